@@ -1,0 +1,263 @@
+//! Raw pointers from the application turned into checked Rust values.
+//!
+//! Nothing here keeps a borrow past the entry point that made it: callers copy what they need
+//! into owned values before returning. Null pointers where the spec requires a valid one, a
+//! wrong `sType` and array pointers that are null with a non-zero count become
+//! `Error::Validation`.
+
+use std::ffi::{CStr, c_char, c_void};
+
+use tessera_runtime::{Error, Result};
+use vulkan_headers::vulkan::vulkan_core::*;
+
+/// Longest `pNext` chain we walk (a guard against cycles in a corrupt chain).
+const MAX_CHAIN: usize = 256;
+
+/// Borrows `*p`, failing on null.
+///
+/// # Safety
+/// `p` must be null or valid for reads of `T` for `'a`.
+pub unsafe fn deref<'a, T>(p: *const T, what: &'static str) -> Result<&'a T> {
+    // SAFETY: caller contract; null is rejected by `as_ref`.
+    unsafe { p.as_ref() }
+        .ok_or_else(|| Error::invalid("VUID-*-parameter", format!("{what} is NULL")))
+}
+
+/// Mutably borrows `*p`, failing on null.
+///
+/// # Safety
+/// `p` must be null or valid for reads and writes of `T` for `'a`, with no other live reference.
+pub unsafe fn deref_mut<'a, T>(p: *mut T, what: &'static str) -> Result<&'a mut T> {
+    // SAFETY: caller contract; null is rejected by `as_mut`.
+    unsafe { p.as_mut() }
+        .ok_or_else(|| Error::invalid("VUID-*-parameter", format!("{what} is NULL")))
+}
+
+/// Writes `value` to the out-parameter `p`.
+///
+/// # Safety
+/// `p` must be null or valid for writes of `T`.
+pub unsafe fn write<T>(p: *mut T, what: &'static str, value: T) -> Result<()> {
+    if p.is_null() {
+        return Err(Error::invalid(
+            "VUID-*-parameter",
+            format!("{what} is NULL"),
+        ));
+    }
+    // SAFETY: non-null (checked) and valid for writes (caller contract); `write` does not read or
+    // drop the old (possibly uninitialised) value.
+    unsafe { p.write(value) };
+    Ok(())
+}
+
+/// Borrows `len` elements at `p`; `len == 0` gives an empty slice whatever `p` is.
+///
+/// # Safety
+/// When `len > 0`, `p` must be null or valid for reads of `len` elements for `'a`.
+pub unsafe fn slice<'a, T>(p: *const T, len: u32, what: &'static str) -> Result<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::invalid(
+            "VUID-*-arraylength",
+            format!("{what} is NULL with a count of {len}"),
+        ));
+    }
+    // SAFETY: non-null, and valid for `len` reads by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, len as usize) })
+}
+
+/// Borrows a NUL-terminated string.
+///
+/// # Safety
+/// `p` must be null or point to a NUL-terminated string valid for `'a`.
+pub unsafe fn cstr<'a>(p: *const c_char, what: &'static str) -> Result<&'a CStr> {
+    if p.is_null() {
+        return Err(Error::invalid(
+            "VUID-*-parameter",
+            format!("{what} is NULL"),
+        ));
+    }
+    // SAFETY: non-null and NUL-terminated by the caller's contract.
+    Ok(unsafe { CStr::from_ptr(p) })
+}
+
+/// Checks a struct's `sType`.
+///
+/// # Errors
+/// `Validation` naming `vuid`.
+pub fn check_stype(
+    actual: VkStructureType,
+    expected: VkStructureType,
+    vuid: &'static str,
+) -> Result<()> {
+    if actual != expected {
+        return Err(Error::invalid(
+            vuid,
+            format!("sType is {actual}, expected {expected}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The structures of an input `pNext` chain, as `(sType, pointer)`.
+///
+/// # Safety
+/// `p_next` must be null or the head of a valid chain of Vulkan structures.
+pub unsafe fn chain(p_next: *const c_void) -> Vec<(VkStructureType, *const VkBaseInStructure)> {
+    let mut out = Vec::new();
+    let mut p = p_next.cast::<VkBaseInStructure>();
+    while !p.is_null() && out.len() < MAX_CHAIN {
+        // SAFETY: every link of a valid chain starts with sType and pNext.
+        let base = unsafe { &*p };
+        out.push((base.sType, p));
+        p = base.pNext;
+    }
+    out
+}
+
+/// The first structure of type `stype` in an input chain, as `T`.
+///
+/// # Safety
+/// As [`chain`]; `T` must be the structure that `stype` names.
+pub unsafe fn find<'a, T>(p_next: *const c_void, stype: VkStructureType) -> Option<&'a T> {
+    // SAFETY: caller contract.
+    let links = unsafe { chain(p_next) };
+    links
+        .into_iter()
+        .find(|(s, _)| *s == stype)
+        // SAFETY: `stype` identifies the structure as a `T` (caller contract).
+        .map(|(_, p)| unsafe { &*p.cast::<T>() })
+}
+
+/// The structures of an output `pNext` chain, as `(sType, pointer)`.
+///
+/// # Safety
+/// `p_next` must be null or the head of a valid, writable chain of Vulkan structures.
+pub unsafe fn chain_mut(p_next: *mut c_void) -> Vec<(VkStructureType, *mut VkBaseOutStructure)> {
+    let mut out = Vec::new();
+    let mut p = p_next.cast::<VkBaseOutStructure>();
+    while !p.is_null() && out.len() < MAX_CHAIN {
+        // SAFETY: every link of a valid chain starts with sType and pNext.
+        let (stype, next) = unsafe { ((*p).sType, (*p).pNext) };
+        out.push((stype, p));
+        p = next;
+    }
+    out
+}
+
+/// Writes a NUL-terminated copy of `src` into a fixed `char` array (truncating).
+pub fn copy_cstr(dst: &mut [c_char], src: &CStr) {
+    let bytes = src.to_bytes();
+    let n = bytes.len().min(dst.len().saturating_sub(1));
+    for (d, s) in dst.iter_mut().zip(&bytes[..n]) {
+        *d = *s as c_char;
+    }
+    if let Some(end) = dst.get_mut(n) {
+        *end = 0;
+    }
+}
+
+/// The two-call idiom: with `out` null, writes the count; otherwise writes up to `*count`
+/// elements produced by `write_item` and returns `VK_INCOMPLETE` when that was not all.
+///
+/// # Safety
+/// `count` must be null or a valid `u32`; when `out` is non-null it must be valid for `*count`
+/// elements.
+pub unsafe fn enumerate<T>(
+    count: *mut u32,
+    out: *mut T,
+    len: usize,
+    mut write_item: impl FnMut(usize, &mut T),
+) -> Result<VkResult> {
+    // SAFETY: caller contract.
+    let count = unsafe { deref_mut(count, "pCount")? };
+    if out.is_null() {
+        *count = len as u32;
+        return Ok(VK_SUCCESS);
+    }
+    let n = (*count as usize).min(len);
+    for i in 0..n {
+        // SAFETY: `i < *count`, and `out` holds `*count` elements (caller contract).
+        write_item(i, unsafe { &mut *out.add(i) });
+    }
+    *count = n as u32;
+    Ok(if n < len { VK_INCOMPLETE } else { VK_SUCCESS })
+}
+
+/// [`enumerate`] for arrays of plain values (no `sType`/`pNext` to preserve).
+///
+/// # Safety
+/// As [`enumerate`].
+pub unsafe fn enumerate_copy<T: Copy>(
+    count: *mut u32,
+    out: *mut T,
+    items: &[T],
+) -> Result<VkResult> {
+    // SAFETY: forwarded caller contract.
+    unsafe { enumerate(count, out, items.len(), |i, slot| *slot = items[i]) }
+}
+
+/// Zeroed value of a plain-old-data Vulkan struct.
+pub fn zeroed<T: Copy>() -> T {
+    // SAFETY: only used for `#[repr(C)]` Vulkan structs made of integers, floats, arrays of
+    // them and raw pointers, for all of which the all-zero bit pattern is valid.
+    unsafe { std::mem::zeroed() }
+}
+
+/// Names of extension strings in a create-info array.
+///
+/// # Safety
+/// `names` must hold `count` valid NUL-terminated strings (or be null with `count == 0`).
+pub unsafe fn extension_names<'a>(
+    names: *const *const c_char,
+    count: u32,
+) -> Result<Vec<&'a CStr>> {
+    // SAFETY: caller contract.
+    let ptrs = unsafe { slice(names, count, "ppEnabledExtensionNames")? };
+    ptrs.iter()
+        // SAFETY: each entry is a valid string (caller contract).
+        .map(|p| unsafe { cstr(*p, "ppEnabledExtensionNames[i]") })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_call_idiom() {
+        let items = [1u32, 2, 3];
+        let mut count = 0;
+        // SAFETY: valid pointers to locals.
+        unsafe {
+            assert_eq!(
+                enumerate_copy(&mut count, std::ptr::null_mut(), &items).unwrap(),
+                VK_SUCCESS
+            );
+            assert_eq!(count, 3);
+            let mut out = [0u32; 3];
+            count = 2;
+            assert_eq!(
+                enumerate_copy(&mut count, out.as_mut_ptr(), &items).unwrap(),
+                VK_INCOMPLETE
+            );
+            assert_eq!((count, out), (2, [1, 2, 0]));
+            count = 5;
+            assert_eq!(
+                enumerate_copy(&mut count, out.as_mut_ptr(), &items).unwrap(),
+                VK_SUCCESS
+            );
+            assert_eq!((count, out), (3, [1, 2, 3]));
+            assert!(enumerate_copy::<u32>(std::ptr::null_mut(), out.as_mut_ptr(), &items).is_err());
+        }
+    }
+
+    #[test]
+    fn copies_strings() {
+        let mut buf = [1 as c_char; 4];
+        copy_cstr(&mut buf, c"abcdef");
+        assert_eq!(buf, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
+    }
+}

@@ -1,0 +1,662 @@
+//! The proc-addr tables: every command we implement, by name, with its dispatch level.
+//!
+//! Each entry is checked at compile time against the `vulkan-headers` PFN type of its name, so a
+//! signature that drifts from the official headers does not build. KHR/EXT aliases of promoted
+//! commands point at the core function. A name that is absent here resolves to NULL.
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::LazyLock;
+
+use vulkan_headers::vulkan::vulkan_core::*;
+
+use crate::entry::{
+    buffer, command, device, instance, memory, physical_device, query, queue, sync, unsupported,
+};
+
+/// The dispatch level a command belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// Callable with no instance (`vkCreateInstance`, enumeration of instance extensions/layers/version).
+    Global,
+    /// Dispatched on a `VkInstance`.
+    Instance,
+    /// Dispatched on a `VkPhysicalDevice`.
+    PhysicalDevice,
+    /// Dispatched on a `VkDevice`, `VkQueue` or `VkCommandBuffer`.
+    Device,
+}
+
+type Table = HashMap<&'static [u8], (Scope, NonNullPFN_vkVoidFunction)>;
+
+/// One table entry; the `let` checks the function's type against the header's PFN type.
+macro_rules! entry {
+    ($scope:ident, $name:ident => $f:path) => {
+        paste::paste! {{
+            let f: [<NonNullPFN_ $name>] = $f;
+            (
+                stringify!($name).as_bytes(),
+                (
+                    Scope::$scope,
+                    // SAFETY: function pointers all have the same size; callers cast the pointer back
+                    // to the command's PFN type before calling it, as the Vulkan ABI requires.
+                    unsafe { std::mem::transmute::<[<NonNullPFN_ $name>], NonNullPFN_vkVoidFunction>(f) },
+                ),
+            )
+        }}
+    };
+}
+
+/// The interface functions the loader may ask `vk_icdGetInstanceProcAddr(NULL, …)` for (interface 7).
+fn loader_interface() -> [(&'static [u8], NonNullPFN_vkVoidFunction); 3] {
+    type Negotiate = unsafe extern "system" fn(*mut u32) -> VkResult;
+    type ProcAddr =
+        unsafe extern "system" fn(VkInstance, *const std::ffi::c_char) -> PFN_vkVoidFunction;
+    let negotiate: Negotiate = crate::vk_icdNegotiateLoaderICDInterfaceVersion;
+    let gipa: ProcAddr = crate::vk_icdGetInstanceProcAddr;
+    let gpdpa: ProcAddr = crate::vk_icdGetPhysicalDeviceProcAddr;
+    // SAFETY: as in `entry!`: the loader casts each pointer back to its true type.
+    unsafe {
+        [
+            (
+                b"vk_icdNegotiateLoaderICDInterfaceVersion",
+                std::mem::transmute::<Negotiate, NonNullPFN_vkVoidFunction>(negotiate),
+            ),
+            (
+                b"vk_icdGetInstanceProcAddr",
+                std::mem::transmute::<ProcAddr, NonNullPFN_vkVoidFunction>(gipa),
+            ),
+            (
+                b"vk_icdGetPhysicalDeviceProcAddr",
+                std::mem::transmute::<ProcAddr, NonNullPFN_vkVoidFunction>(gpdpa),
+            ),
+        ]
+    }
+}
+
+static TABLE: LazyLock<Table> = LazyLock::new(|| {
+    let entries = [
+        entry!(Global, vkCreateInstance => instance::vkCreateInstance),
+        entry!(Global, vkEnumerateInstanceExtensionProperties => instance::vkEnumerateInstanceExtensionProperties),
+        entry!(Global, vkEnumerateInstanceLayerProperties => instance::vkEnumerateInstanceLayerProperties),
+        entry!(Global, vkEnumerateInstanceVersion => instance::vkEnumerateInstanceVersion),
+        entry!(Instance, vkDestroyInstance => instance::vkDestroyInstance),
+        entry!(Instance, vkEnumeratePhysicalDevices => instance::vkEnumeratePhysicalDevices),
+        entry!(Instance, vkEnumeratePhysicalDeviceGroups => instance::vkEnumeratePhysicalDeviceGroups),
+        entry!(Instance, vkGetInstanceProcAddr => instance::vkGetInstanceProcAddr),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceFeatures => physical_device::vkGetPhysicalDeviceFeatures),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceFeatures2 => physical_device::vkGetPhysicalDeviceFeatures2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceProperties => physical_device::vkGetPhysicalDeviceProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceProperties2 => physical_device::vkGetPhysicalDeviceProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceFormatProperties => physical_device::vkGetPhysicalDeviceFormatProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceFormatProperties2 => physical_device::vkGetPhysicalDeviceFormatProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceImageFormatProperties => physical_device::vkGetPhysicalDeviceImageFormatProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceImageFormatProperties2 => physical_device::vkGetPhysicalDeviceImageFormatProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceSparseImageFormatProperties => physical_device::vkGetPhysicalDeviceSparseImageFormatProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceSparseImageFormatProperties2 => physical_device::vkGetPhysicalDeviceSparseImageFormatProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceQueueFamilyProperties => physical_device::vkGetPhysicalDeviceQueueFamilyProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceQueueFamilyProperties2 => physical_device::vkGetPhysicalDeviceQueueFamilyProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceMemoryProperties => physical_device::vkGetPhysicalDeviceMemoryProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceMemoryProperties2 => physical_device::vkGetPhysicalDeviceMemoryProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceExternalBufferProperties => physical_device::vkGetPhysicalDeviceExternalBufferProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceExternalFenceProperties => physical_device::vkGetPhysicalDeviceExternalFenceProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceExternalSemaphoreProperties => physical_device::vkGetPhysicalDeviceExternalSemaphoreProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceToolProperties => physical_device::vkGetPhysicalDeviceToolProperties),
+        entry!(PhysicalDevice, vkEnumerateDeviceExtensionProperties => physical_device::vkEnumerateDeviceExtensionProperties),
+        entry!(PhysicalDevice, vkEnumerateDeviceLayerProperties => physical_device::vkEnumerateDeviceLayerProperties),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceFeatures2KHR => physical_device::vkGetPhysicalDeviceFeatures2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceProperties2KHR => physical_device::vkGetPhysicalDeviceProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceFormatProperties2KHR => physical_device::vkGetPhysicalDeviceFormatProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceImageFormatProperties2KHR => physical_device::vkGetPhysicalDeviceImageFormatProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceSparseImageFormatProperties2KHR => physical_device::vkGetPhysicalDeviceSparseImageFormatProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceQueueFamilyProperties2KHR => physical_device::vkGetPhysicalDeviceQueueFamilyProperties2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceMemoryProperties2KHR => physical_device::vkGetPhysicalDeviceMemoryProperties2),
+        entry!(PhysicalDevice, vkCreateDevice => device::vkCreateDevice),
+        entry!(Device, vkDestroyDevice => device::vkDestroyDevice),
+        entry!(Device, vkGetDeviceProcAddr => device::vkGetDeviceProcAddr),
+        entry!(Device, vkGetDeviceQueue => device::vkGetDeviceQueue),
+        entry!(Device, vkGetDeviceQueue2 => device::vkGetDeviceQueue2),
+        entry!(Device, vkDeviceWaitIdle => device::vkDeviceWaitIdle),
+        entry!(Device, vkGetDeviceGroupPeerMemoryFeatures => device::vkGetDeviceGroupPeerMemoryFeatures),
+        entry!(Device, vkCreatePrivateDataSlot => device::vkCreatePrivateDataSlot),
+        entry!(Device, vkDestroyPrivateDataSlot => device::vkDestroyPrivateDataSlot),
+        entry!(Device, vkSetPrivateData => device::vkSetPrivateData),
+        entry!(Device, vkGetPrivateData => device::vkGetPrivateData),
+        entry!(Device, vkCreatePrivateDataSlotEXT => device::vkCreatePrivateDataSlot),
+        entry!(Device, vkDestroyPrivateDataSlotEXT => device::vkDestroyPrivateDataSlot),
+        entry!(Device, vkSetPrivateDataEXT => device::vkSetPrivateData),
+        entry!(Device, vkGetPrivateDataEXT => device::vkGetPrivateData),
+        entry!(Device, vkAllocateMemory => memory::vkAllocateMemory),
+        entry!(Device, vkFreeMemory => memory::vkFreeMemory),
+        entry!(Device, vkMapMemory => memory::vkMapMemory),
+        entry!(Device, vkUnmapMemory => memory::vkUnmapMemory),
+        entry!(Device, vkMapMemory2 => memory::vkMapMemory2),
+        entry!(Device, vkUnmapMemory2 => memory::vkUnmapMemory2),
+        entry!(Device, vkFlushMappedMemoryRanges => memory::vkFlushMappedMemoryRanges),
+        entry!(Device, vkInvalidateMappedMemoryRanges => memory::vkInvalidateMappedMemoryRanges),
+        entry!(Device, vkGetDeviceMemoryCommitment => memory::vkGetDeviceMemoryCommitment),
+        entry!(Device, vkGetDeviceMemoryOpaqueCaptureAddress => memory::vkGetDeviceMemoryOpaqueCaptureAddress),
+        entry!(Device, vkMapMemory2KHR => memory::vkMapMemory2),
+        entry!(Device, vkUnmapMemory2KHR => memory::vkUnmapMemory2),
+        entry!(Device, vkGetDeviceMemoryOpaqueCaptureAddressKHR => memory::vkGetDeviceMemoryOpaqueCaptureAddress),
+        entry!(Device, vkCreateBuffer => buffer::vkCreateBuffer),
+        entry!(Device, vkDestroyBuffer => buffer::vkDestroyBuffer),
+        entry!(Device, vkGetBufferMemoryRequirements => buffer::vkGetBufferMemoryRequirements),
+        entry!(Device, vkGetBufferMemoryRequirements2 => buffer::vkGetBufferMemoryRequirements2),
+        entry!(Device, vkGetDeviceBufferMemoryRequirements => buffer::vkGetDeviceBufferMemoryRequirements),
+        entry!(Device, vkBindBufferMemory => buffer::vkBindBufferMemory),
+        entry!(Device, vkBindBufferMemory2 => buffer::vkBindBufferMemory2),
+        entry!(Device, vkGetBufferDeviceAddress => buffer::vkGetBufferDeviceAddress),
+        entry!(Device, vkGetBufferOpaqueCaptureAddress => buffer::vkGetBufferOpaqueCaptureAddress),
+        entry!(Device, vkGetBufferMemoryRequirements2KHR => buffer::vkGetBufferMemoryRequirements2),
+        entry!(Device, vkGetDeviceBufferMemoryRequirementsKHR => buffer::vkGetDeviceBufferMemoryRequirements),
+        entry!(Device, vkBindBufferMemory2KHR => buffer::vkBindBufferMemory2),
+        entry!(Device, vkGetBufferDeviceAddressKHR => buffer::vkGetBufferDeviceAddress),
+        entry!(Device, vkGetBufferOpaqueCaptureAddressKHR => buffer::vkGetBufferOpaqueCaptureAddress),
+        entry!(Device, vkCreateCommandPool => command::vkCreateCommandPool),
+        entry!(Device, vkDestroyCommandPool => command::vkDestroyCommandPool),
+        entry!(Device, vkResetCommandPool => command::vkResetCommandPool),
+        entry!(Device, vkTrimCommandPool => command::vkTrimCommandPool),
+        entry!(Device, vkAllocateCommandBuffers => command::vkAllocateCommandBuffers),
+        entry!(Device, vkFreeCommandBuffers => command::vkFreeCommandBuffers),
+        entry!(Device, vkBeginCommandBuffer => command::vkBeginCommandBuffer),
+        entry!(Device, vkEndCommandBuffer => command::vkEndCommandBuffer),
+        entry!(Device, vkResetCommandBuffer => command::vkResetCommandBuffer),
+        entry!(Device, vkCmdCopyBuffer => command::vkCmdCopyBuffer),
+        entry!(Device, vkCmdCopyBuffer2 => command::vkCmdCopyBuffer2),
+        entry!(Device, vkCmdFillBuffer => command::vkCmdFillBuffer),
+        entry!(Device, vkCmdUpdateBuffer => command::vkCmdUpdateBuffer),
+        entry!(Device, vkCmdPipelineBarrier => command::vkCmdPipelineBarrier),
+        entry!(Device, vkCmdPipelineBarrier2 => command::vkCmdPipelineBarrier2),
+        entry!(Device, vkCmdSetEvent => command::vkCmdSetEvent),
+        entry!(Device, vkCmdSetEvent2 => command::vkCmdSetEvent2),
+        entry!(Device, vkCmdResetEvent => command::vkCmdResetEvent),
+        entry!(Device, vkCmdResetEvent2 => command::vkCmdResetEvent2),
+        entry!(Device, vkCmdWaitEvents => command::vkCmdWaitEvents),
+        entry!(Device, vkCmdWaitEvents2 => command::vkCmdWaitEvents2),
+        entry!(Device, vkCmdExecuteCommands => command::vkCmdExecuteCommands),
+        entry!(Device, vkCmdResetQueryPool => command::vkCmdResetQueryPool),
+        entry!(Device, vkCmdWriteTimestamp => command::vkCmdWriteTimestamp),
+        entry!(Device, vkCmdWriteTimestamp2 => command::vkCmdWriteTimestamp2),
+        entry!(Device, vkCmdCopyQueryPoolResults => command::vkCmdCopyQueryPoolResults),
+        entry!(Device, vkCmdSetDeviceMask => command::vkCmdSetDeviceMask),
+        entry!(Device, vkTrimCommandPoolKHR => command::vkTrimCommandPool),
+        entry!(Device, vkCmdCopyBuffer2KHR => command::vkCmdCopyBuffer2),
+        entry!(Device, vkCmdPipelineBarrier2KHR => command::vkCmdPipelineBarrier2),
+        entry!(Device, vkCmdSetEvent2KHR => command::vkCmdSetEvent2),
+        entry!(Device, vkCmdResetEvent2KHR => command::vkCmdResetEvent2),
+        entry!(Device, vkCmdWaitEvents2KHR => command::vkCmdWaitEvents2),
+        entry!(Device, vkCmdWriteTimestamp2KHR => command::vkCmdWriteTimestamp2),
+        entry!(Device, vkQueueSubmit => queue::vkQueueSubmit),
+        entry!(Device, vkQueueSubmit2 => queue::vkQueueSubmit2),
+        entry!(Device, vkQueueWaitIdle => queue::vkQueueWaitIdle),
+        entry!(Device, vkQueueSubmit2KHR => queue::vkQueueSubmit2),
+        entry!(Device, vkCreateFence => sync::vkCreateFence),
+        entry!(Device, vkDestroyFence => sync::vkDestroyFence),
+        entry!(Device, vkResetFences => sync::vkResetFences),
+        entry!(Device, vkGetFenceStatus => sync::vkGetFenceStatus),
+        entry!(Device, vkWaitForFences => sync::vkWaitForFences),
+        entry!(Device, vkCreateSemaphore => sync::vkCreateSemaphore),
+        entry!(Device, vkDestroySemaphore => sync::vkDestroySemaphore),
+        entry!(Device, vkGetSemaphoreCounterValue => sync::vkGetSemaphoreCounterValue),
+        entry!(Device, vkWaitSemaphores => sync::vkWaitSemaphores),
+        entry!(Device, vkSignalSemaphore => sync::vkSignalSemaphore),
+        entry!(Device, vkCreateEvent => sync::vkCreateEvent),
+        entry!(Device, vkDestroyEvent => sync::vkDestroyEvent),
+        entry!(Device, vkGetEventStatus => sync::vkGetEventStatus),
+        entry!(Device, vkSetEvent => sync::vkSetEvent),
+        entry!(Device, vkResetEvent => sync::vkResetEvent),
+        entry!(Device, vkGetSemaphoreCounterValueKHR => sync::vkGetSemaphoreCounterValue),
+        entry!(Device, vkWaitSemaphoresKHR => sync::vkWaitSemaphores),
+        entry!(Device, vkSignalSemaphoreKHR => sync::vkSignalSemaphore),
+        entry!(Device, vkCreateQueryPool => query::vkCreateQueryPool),
+        entry!(Device, vkDestroyQueryPool => query::vkDestroyQueryPool),
+        entry!(Device, vkGetQueryPoolResults => query::vkGetQueryPoolResults),
+        entry!(Device, vkResetQueryPool => query::vkResetQueryPool),
+        entry!(Device, vkResetQueryPoolEXT => query::vkResetQueryPool),
+        entry!(Device, vkCmdBeginRenderPass => unsupported::vkCmdBeginRenderPass),
+        entry!(Device, vkCmdBeginRenderPass2 => unsupported::vkCmdBeginRenderPass2),
+        entry!(Device, vkCmdBeginRendering => unsupported::vkCmdBeginRendering),
+        entry!(Device, vkCmdBindIndexBuffer => unsupported::vkCmdBindIndexBuffer),
+        entry!(Device, vkCmdBindVertexBuffers => unsupported::vkCmdBindVertexBuffers),
+        entry!(Device, vkCmdBindVertexBuffers2 => unsupported::vkCmdBindVertexBuffers2),
+        entry!(Device, vkCmdClearAttachments => unsupported::vkCmdClearAttachments),
+        entry!(Device, vkCmdDraw => unsupported::vkCmdDraw),
+        entry!(Device, vkCmdDrawIndexed => unsupported::vkCmdDrawIndexed),
+        entry!(Device, vkCmdDrawIndexedIndirect => unsupported::vkCmdDrawIndexedIndirect),
+        entry!(Device, vkCmdDrawIndexedIndirectCount => unsupported::vkCmdDrawIndexedIndirectCount),
+        entry!(Device, vkCmdDrawIndirect => unsupported::vkCmdDrawIndirect),
+        entry!(Device, vkCmdDrawIndirectCount => unsupported::vkCmdDrawIndirectCount),
+        entry!(Device, vkCmdEndRenderPass => unsupported::vkCmdEndRenderPass),
+        entry!(Device, vkCmdEndRenderPass2 => unsupported::vkCmdEndRenderPass2),
+        entry!(Device, vkCmdEndRendering => unsupported::vkCmdEndRendering),
+        entry!(Device, vkCmdNextSubpass => unsupported::vkCmdNextSubpass),
+        entry!(Device, vkCmdNextSubpass2 => unsupported::vkCmdNextSubpass2),
+        entry!(Device, vkCmdSetBlendConstants => unsupported::vkCmdSetBlendConstants),
+        entry!(Device, vkCmdSetCullMode => unsupported::vkCmdSetCullMode),
+        entry!(Device, vkCmdSetDepthBias => unsupported::vkCmdSetDepthBias),
+        entry!(Device, vkCmdSetDepthBiasEnable => unsupported::vkCmdSetDepthBiasEnable),
+        entry!(Device, vkCmdSetDepthBounds => unsupported::vkCmdSetDepthBounds),
+        entry!(Device, vkCmdSetDepthBoundsTestEnable => unsupported::vkCmdSetDepthBoundsTestEnable),
+        entry!(Device, vkCmdSetDepthCompareOp => unsupported::vkCmdSetDepthCompareOp),
+        entry!(Device, vkCmdSetDepthTestEnable => unsupported::vkCmdSetDepthTestEnable),
+        entry!(Device, vkCmdSetDepthWriteEnable => unsupported::vkCmdSetDepthWriteEnable),
+        entry!(Device, vkCmdSetFrontFace => unsupported::vkCmdSetFrontFace),
+        entry!(Device, vkCmdSetLineWidth => unsupported::vkCmdSetLineWidth),
+        entry!(Device, vkCmdSetPrimitiveRestartEnable => unsupported::vkCmdSetPrimitiveRestartEnable),
+        entry!(Device, vkCmdSetPrimitiveTopology => unsupported::vkCmdSetPrimitiveTopology),
+        entry!(Device, vkCmdSetRasterizerDiscardEnable => unsupported::vkCmdSetRasterizerDiscardEnable),
+        entry!(Device, vkCmdSetScissor => unsupported::vkCmdSetScissor),
+        entry!(Device, vkCmdSetScissorWithCount => unsupported::vkCmdSetScissorWithCount),
+        entry!(Device, vkCmdSetStencilCompareMask => unsupported::vkCmdSetStencilCompareMask),
+        entry!(Device, vkCmdSetStencilOp => unsupported::vkCmdSetStencilOp),
+        entry!(Device, vkCmdSetStencilReference => unsupported::vkCmdSetStencilReference),
+        entry!(Device, vkCmdSetStencilTestEnable => unsupported::vkCmdSetStencilTestEnable),
+        entry!(Device, vkCmdSetStencilWriteMask => unsupported::vkCmdSetStencilWriteMask),
+        entry!(Device, vkCmdSetViewport => unsupported::vkCmdSetViewport),
+        entry!(Device, vkCmdSetViewportWithCount => unsupported::vkCmdSetViewportWithCount),
+        entry!(Device, vkCmdBeginQuery => unsupported::vkCmdBeginQuery),
+        entry!(Device, vkCmdEndQuery => unsupported::vkCmdEndQuery),
+        entry!(Device, vkCmdBlitImage => unsupported::vkCmdBlitImage),
+        entry!(Device, vkCmdBlitImage2 => unsupported::vkCmdBlitImage2),
+        entry!(Device, vkCmdClearColorImage => unsupported::vkCmdClearColorImage),
+        entry!(Device, vkCmdClearDepthStencilImage => unsupported::vkCmdClearDepthStencilImage),
+        entry!(Device, vkCmdCopyBufferToImage => unsupported::vkCmdCopyBufferToImage),
+        entry!(Device, vkCmdCopyBufferToImage2 => unsupported::vkCmdCopyBufferToImage2),
+        entry!(Device, vkCmdCopyImage => unsupported::vkCmdCopyImage),
+        entry!(Device, vkCmdCopyImage2 => unsupported::vkCmdCopyImage2),
+        entry!(Device, vkCmdCopyImageToBuffer => unsupported::vkCmdCopyImageToBuffer),
+        entry!(Device, vkCmdCopyImageToBuffer2 => unsupported::vkCmdCopyImageToBuffer2),
+        entry!(Device, vkCmdResolveImage => unsupported::vkCmdResolveImage),
+        entry!(Device, vkCmdResolveImage2 => unsupported::vkCmdResolveImage2),
+        entry!(Device, vkCmdBindPipeline => unsupported::vkCmdBindPipeline),
+        entry!(Device, vkCmdBindDescriptorSets => unsupported::vkCmdBindDescriptorSets),
+        entry!(Device, vkCmdPushConstants => unsupported::vkCmdPushConstants),
+        entry!(Device, vkCmdDispatch => unsupported::vkCmdDispatch),
+        entry!(Device, vkCmdDispatchBase => unsupported::vkCmdDispatchBase),
+        entry!(Device, vkCmdDispatchIndirect => unsupported::vkCmdDispatchIndirect),
+        entry!(Device, vkCreateImage => unsupported::vkCreateImage),
+        entry!(Device, vkCreateImageView => unsupported::vkCreateImageView),
+        entry!(Device, vkBindImageMemory => unsupported::vkBindImageMemory),
+        entry!(Device, vkBindImageMemory2 => unsupported::vkBindImageMemory2),
+        entry!(Device, vkCreateBufferView => unsupported::vkCreateBufferView),
+        entry!(Device, vkCreateRenderPass => unsupported::vkCreateRenderPass),
+        entry!(Device, vkCreateRenderPass2 => unsupported::vkCreateRenderPass2),
+        entry!(Device, vkCreateGraphicsPipelines => unsupported::vkCreateGraphicsPipelines),
+        entry!(Device, vkCreateFramebuffer => unsupported::vkCreateFramebuffer),
+        entry!(Device, vkCreateSampler => unsupported::vkCreateSampler),
+        entry!(Device, vkCreateSamplerYcbcrConversion => unsupported::vkCreateSamplerYcbcrConversion),
+        entry!(Device, vkCreateComputePipelines => unsupported::vkCreateComputePipelines),
+        entry!(Device, vkCreateDescriptorPool => unsupported::vkCreateDescriptorPool),
+        entry!(Device, vkCreateDescriptorSetLayout => unsupported::vkCreateDescriptorSetLayout),
+        entry!(Device, vkCreateDescriptorUpdateTemplate => unsupported::vkCreateDescriptorUpdateTemplate),
+        entry!(Device, vkCreatePipelineCache => unsupported::vkCreatePipelineCache),
+        entry!(Device, vkCreatePipelineLayout => unsupported::vkCreatePipelineLayout),
+        entry!(Device, vkCreateShaderModule => unsupported::vkCreateShaderModule),
+        entry!(Device, vkAllocateDescriptorSets => unsupported::vkAllocateDescriptorSets),
+        entry!(Device, vkFreeDescriptorSets => unsupported::vkFreeDescriptorSets),
+        entry!(Device, vkResetDescriptorPool => unsupported::vkResetDescriptorPool),
+        entry!(Device, vkGetPipelineCacheData => unsupported::vkGetPipelineCacheData),
+        entry!(Device, vkMergePipelineCaches => unsupported::vkMergePipelineCaches),
+        entry!(Device, vkQueueBindSparse => unsupported::vkQueueBindSparse),
+        entry!(Device, vkDestroyImage => unsupported::vkDestroyImage),
+        entry!(Device, vkDestroyImageView => unsupported::vkDestroyImageView),
+        entry!(Device, vkDestroyBufferView => unsupported::vkDestroyBufferView),
+        entry!(Device, vkDestroyFramebuffer => unsupported::vkDestroyFramebuffer),
+        entry!(Device, vkDestroyRenderPass => unsupported::vkDestroyRenderPass),
+        entry!(Device, vkDestroySampler => unsupported::vkDestroySampler),
+        entry!(Device, vkDestroySamplerYcbcrConversion => unsupported::vkDestroySamplerYcbcrConversion),
+        entry!(Device, vkDestroyPipeline => unsupported::vkDestroyPipeline),
+        entry!(Device, vkDestroyPipelineCache => unsupported::vkDestroyPipelineCache),
+        entry!(Device, vkDestroyPipelineLayout => unsupported::vkDestroyPipelineLayout),
+        entry!(Device, vkDestroyShaderModule => unsupported::vkDestroyShaderModule),
+        entry!(Device, vkDestroyDescriptorPool => unsupported::vkDestroyDescriptorPool),
+        entry!(Device, vkDestroyDescriptorSetLayout => unsupported::vkDestroyDescriptorSetLayout),
+        entry!(Device, vkDestroyDescriptorUpdateTemplate => unsupported::vkDestroyDescriptorUpdateTemplate),
+        entry!(Device, vkGetImageMemoryRequirements => unsupported::vkGetImageMemoryRequirements),
+        entry!(Device, vkGetImageMemoryRequirements2 => unsupported::vkGetImageMemoryRequirements2),
+        entry!(Device, vkGetImageSparseMemoryRequirements => unsupported::vkGetImageSparseMemoryRequirements),
+        entry!(Device, vkGetImageSparseMemoryRequirements2 => unsupported::vkGetImageSparseMemoryRequirements2),
+        entry!(Device, vkGetImageSubresourceLayout => unsupported::vkGetImageSubresourceLayout),
+        entry!(Device, vkGetDeviceImageMemoryRequirements => unsupported::vkGetDeviceImageMemoryRequirements),
+        entry!(Device, vkGetDeviceImageSparseMemoryRequirements => unsupported::vkGetDeviceImageSparseMemoryRequirements),
+        entry!(Device, vkGetRenderAreaGranularity => unsupported::vkGetRenderAreaGranularity),
+        entry!(Device, vkUpdateDescriptorSets => unsupported::vkUpdateDescriptorSets),
+        entry!(Device, vkUpdateDescriptorSetWithTemplate => unsupported::vkUpdateDescriptorSetWithTemplate),
+        entry!(Device, vkGetDescriptorSetLayoutSupport => unsupported::vkGetDescriptorSetLayoutSupport),
+        entry!(Device, vkCmdCopyImage2KHR => unsupported::vkCmdCopyImage2),
+        entry!(Device, vkCmdCopyBufferToImage2KHR => unsupported::vkCmdCopyBufferToImage2),
+        entry!(Device, vkCmdCopyImageToBuffer2KHR => unsupported::vkCmdCopyImageToBuffer2),
+        entry!(Device, vkCmdBlitImage2KHR => unsupported::vkCmdBlitImage2),
+        entry!(Device, vkCmdResolveImage2KHR => unsupported::vkCmdResolveImage2),
+        entry!(Device, vkGetImageMemoryRequirements2KHR => unsupported::vkGetImageMemoryRequirements2),
+        entry!(Device, vkGetImageSparseMemoryRequirements2KHR => unsupported::vkGetImageSparseMemoryRequirements2),
+        entry!(Device, vkBindImageMemory2KHR => unsupported::vkBindImageMemory2),
+        entry!(Device, vkGetDescriptorSetLayoutSupportKHR => unsupported::vkGetDescriptorSetLayoutSupport),
+        entry!(Device, vkGetDeviceImageMemoryRequirementsKHR => unsupported::vkGetDeviceImageMemoryRequirements),
+        entry!(Device, vkGetDeviceImageSparseMemoryRequirementsKHR => unsupported::vkGetDeviceImageSparseMemoryRequirements),
+    ];
+    entries.into_iter().collect()
+});
+
+/// Every command name we implement, with its scope (for tests and tools).
+pub fn commands() -> impl Iterator<Item = (&'static str, Scope)> {
+    TABLE
+        .iter()
+        .map(|(n, (s, _))| (std::str::from_utf8(n).unwrap_or("?"), *s))
+}
+
+/// Resolves `name` as a proc-addr query of the given kind would:
+/// - [`Scope::Global`]: `vkGetInstanceProcAddr(NULL, name)`: global commands, `vkGetInstanceProcAddr`
+///   and the loader interface functions;
+/// - [`Scope::Instance`]: `vkGetInstanceProcAddr(instance, name)`: every command;
+/// - [`Scope::PhysicalDevice`]: `vk_icdGetPhysicalDeviceProcAddr`: physical-device commands only;
+/// - [`Scope::Device`]: `vkGetDeviceProcAddr`: device commands only.
+pub fn lookup(name: &CStr, query: Scope) -> PFN_vkVoidFunction {
+    let bytes = name.to_bytes();
+    if query == Scope::Global {
+        if let Some((_, f)) = loader_interface().into_iter().find(|(n, _)| *n == bytes) {
+            return Some(f);
+        }
+        if bytes == b"vkGetInstanceProcAddr" {
+            return TABLE.get(bytes).map(|(_, f)| *f);
+        }
+    }
+    let (scope, f) = TABLE.get(bytes)?;
+    let visible = match query {
+        Scope::Global => *scope == Scope::Global,
+        Scope::Instance => true,
+        Scope::PhysicalDevice | Scope::Device => *scope == query,
+    };
+    visible.then_some(*f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_respected() {
+        assert!(lookup(c"vkCreateInstance", Scope::Global).is_some());
+        assert!(lookup(c"vk_icdNegotiateLoaderICDInterfaceVersion", Scope::Global).is_some());
+        assert!(lookup(c"vkGetInstanceProcAddr", Scope::Global).is_some());
+        assert!(lookup(c"vkCreateBuffer", Scope::Global).is_none());
+        assert!(lookup(c"vkCreateBuffer", Scope::Instance).is_some());
+        assert!(lookup(c"vkCreateBuffer", Scope::Device).is_some());
+        assert!(lookup(c"vkCreateBuffer", Scope::PhysicalDevice).is_none());
+        assert!(lookup(c"vkGetPhysicalDeviceProperties", Scope::PhysicalDevice).is_some());
+        assert!(lookup(c"vkGetPhysicalDeviceProperties", Scope::Device).is_none());
+        assert!(lookup(c"vkQueueSubmit2KHR", Scope::Device).is_some());
+        assert!(lookup(c"vkDoesNotExist", Scope::Instance).is_none());
+    }
+
+    /// Every Vulkan 1.0–1.3 core command resolves.
+    #[test]
+    fn every_core_command_resolves() {
+        let core_1_4_only = [
+            "vkCmdBindDescriptorSets2",
+            "vkCmdBindIndexBuffer2",
+            "vkCmdPushConstants2",
+            "vkCmdPushDescriptorSet",
+            "vkCmdPushDescriptorSet2",
+            "vkCmdPushDescriptorSetWithTemplate",
+            "vkCmdPushDescriptorSetWithTemplate2",
+            "vkCmdSetLineStipple",
+            "vkCmdSetRenderingAttachmentLocations",
+            "vkCmdSetRenderingInputAttachmentIndices",
+            "vkCopyImageToImage",
+            "vkCopyImageToMemory",
+            "vkCopyMemoryToImage",
+            "vkGetDeviceImageSubresourceLayout",
+            "vkGetImageSubresourceLayout2",
+            "vkGetRenderingAreaGranularity",
+            "vkTransitionImageLayout",
+        ];
+        let missing: Vec<_> = CORE_COMMANDS
+            .split_whitespace()
+            .filter(|name| !core_1_4_only.contains(name) && !TABLE.contains_key(name.as_bytes()))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "core commands without an entry point: {missing:?}"
+        );
+    }
+
+    /// The Vulkan 1.0–1.4 core commands, as the official headers declare them.
+    const CORE_COMMANDS: &str = "
+vkAllocateCommandBuffers
+vkAllocateDescriptorSets
+vkAllocateMemory
+vkBeginCommandBuffer
+vkBindBufferMemory
+vkBindBufferMemory2
+vkBindImageMemory
+vkBindImageMemory2
+vkCmdBeginQuery
+vkCmdBeginRenderPass
+vkCmdBeginRenderPass2
+vkCmdBeginRendering
+vkCmdBindDescriptorSets
+vkCmdBindDescriptorSets2
+vkCmdBindIndexBuffer
+vkCmdBindIndexBuffer2
+vkCmdBindPipeline
+vkCmdBindVertexBuffers
+vkCmdBindVertexBuffers2
+vkCmdBlitImage
+vkCmdBlitImage2
+vkCmdClearAttachments
+vkCmdClearColorImage
+vkCmdClearDepthStencilImage
+vkCmdCopyBuffer
+vkCmdCopyBuffer2
+vkCmdCopyBufferToImage
+vkCmdCopyBufferToImage2
+vkCmdCopyImage
+vkCmdCopyImage2
+vkCmdCopyImageToBuffer
+vkCmdCopyImageToBuffer2
+vkCmdCopyQueryPoolResults
+vkCmdDispatch
+vkCmdDispatchBase
+vkCmdDispatchIndirect
+vkCmdDraw
+vkCmdDrawIndexed
+vkCmdDrawIndexedIndirect
+vkCmdDrawIndexedIndirectCount
+vkCmdDrawIndirect
+vkCmdDrawIndirectCount
+vkCmdEndQuery
+vkCmdEndRenderPass
+vkCmdEndRenderPass2
+vkCmdEndRendering
+vkCmdExecuteCommands
+vkCmdFillBuffer
+vkCmdNextSubpass
+vkCmdNextSubpass2
+vkCmdPipelineBarrier
+vkCmdPipelineBarrier2
+vkCmdPushConstants
+vkCmdPushConstants2
+vkCmdPushDescriptorSet
+vkCmdPushDescriptorSet2
+vkCmdPushDescriptorSetWithTemplate
+vkCmdPushDescriptorSetWithTemplate2
+vkCmdResetEvent
+vkCmdResetEvent2
+vkCmdResetQueryPool
+vkCmdResolveImage
+vkCmdResolveImage2
+vkCmdSetBlendConstants
+vkCmdSetCullMode
+vkCmdSetDepthBias
+vkCmdSetDepthBiasEnable
+vkCmdSetDepthBounds
+vkCmdSetDepthBoundsTestEnable
+vkCmdSetDepthCompareOp
+vkCmdSetDepthTestEnable
+vkCmdSetDepthWriteEnable
+vkCmdSetDeviceMask
+vkCmdSetEvent
+vkCmdSetEvent2
+vkCmdSetFrontFace
+vkCmdSetLineStipple
+vkCmdSetLineWidth
+vkCmdSetPrimitiveRestartEnable
+vkCmdSetPrimitiveTopology
+vkCmdSetRasterizerDiscardEnable
+vkCmdSetRenderingAttachmentLocations
+vkCmdSetRenderingInputAttachmentIndices
+vkCmdSetScissor
+vkCmdSetScissorWithCount
+vkCmdSetStencilCompareMask
+vkCmdSetStencilOp
+vkCmdSetStencilReference
+vkCmdSetStencilTestEnable
+vkCmdSetStencilWriteMask
+vkCmdSetViewport
+vkCmdSetViewportWithCount
+vkCmdUpdateBuffer
+vkCmdWaitEvents
+vkCmdWaitEvents2
+vkCmdWriteTimestamp
+vkCmdWriteTimestamp2
+vkCopyImageToImage
+vkCopyImageToMemory
+vkCopyMemoryToImage
+vkCreateBuffer
+vkCreateBufferView
+vkCreateCommandPool
+vkCreateComputePipelines
+vkCreateDescriptorPool
+vkCreateDescriptorSetLayout
+vkCreateDescriptorUpdateTemplate
+vkCreateDevice
+vkCreateEvent
+vkCreateFence
+vkCreateFramebuffer
+vkCreateGraphicsPipelines
+vkCreateImage
+vkCreateImageView
+vkCreateInstance
+vkCreatePipelineCache
+vkCreatePipelineLayout
+vkCreatePrivateDataSlot
+vkCreateQueryPool
+vkCreateRenderPass
+vkCreateRenderPass2
+vkCreateSampler
+vkCreateSamplerYcbcrConversion
+vkCreateSemaphore
+vkCreateShaderModule
+vkDestroyBuffer
+vkDestroyBufferView
+vkDestroyCommandPool
+vkDestroyDescriptorPool
+vkDestroyDescriptorSetLayout
+vkDestroyDescriptorUpdateTemplate
+vkDestroyDevice
+vkDestroyEvent
+vkDestroyFence
+vkDestroyFramebuffer
+vkDestroyImage
+vkDestroyImageView
+vkDestroyInstance
+vkDestroyPipeline
+vkDestroyPipelineCache
+vkDestroyPipelineLayout
+vkDestroyPrivateDataSlot
+vkDestroyQueryPool
+vkDestroyRenderPass
+vkDestroySampler
+vkDestroySamplerYcbcrConversion
+vkDestroySemaphore
+vkDestroyShaderModule
+vkDeviceWaitIdle
+vkEndCommandBuffer
+vkEnumerateDeviceExtensionProperties
+vkEnumerateDeviceLayerProperties
+vkEnumerateInstanceExtensionProperties
+vkEnumerateInstanceLayerProperties
+vkEnumerateInstanceVersion
+vkEnumeratePhysicalDeviceGroups
+vkEnumeratePhysicalDevices
+vkFlushMappedMemoryRanges
+vkFreeCommandBuffers
+vkFreeDescriptorSets
+vkFreeMemory
+vkGetBufferDeviceAddress
+vkGetBufferMemoryRequirements
+vkGetBufferMemoryRequirements2
+vkGetBufferOpaqueCaptureAddress
+vkGetDescriptorSetLayoutSupport
+vkGetDeviceBufferMemoryRequirements
+vkGetDeviceGroupPeerMemoryFeatures
+vkGetDeviceImageMemoryRequirements
+vkGetDeviceImageSparseMemoryRequirements
+vkGetDeviceImageSubresourceLayout
+vkGetDeviceMemoryCommitment
+vkGetDeviceMemoryOpaqueCaptureAddress
+vkGetDeviceProcAddr
+vkGetDeviceQueue
+vkGetDeviceQueue2
+vkGetEventStatus
+vkGetFenceStatus
+vkGetImageMemoryRequirements
+vkGetImageMemoryRequirements2
+vkGetImageSparseMemoryRequirements
+vkGetImageSparseMemoryRequirements2
+vkGetImageSubresourceLayout
+vkGetImageSubresourceLayout2
+vkGetInstanceProcAddr
+vkGetPhysicalDeviceExternalBufferProperties
+vkGetPhysicalDeviceExternalFenceProperties
+vkGetPhysicalDeviceExternalSemaphoreProperties
+vkGetPhysicalDeviceFeatures
+vkGetPhysicalDeviceFeatures2
+vkGetPhysicalDeviceFormatProperties
+vkGetPhysicalDeviceFormatProperties2
+vkGetPhysicalDeviceImageFormatProperties
+vkGetPhysicalDeviceImageFormatProperties2
+vkGetPhysicalDeviceMemoryProperties
+vkGetPhysicalDeviceMemoryProperties2
+vkGetPhysicalDeviceProperties
+vkGetPhysicalDeviceProperties2
+vkGetPhysicalDeviceQueueFamilyProperties
+vkGetPhysicalDeviceQueueFamilyProperties2
+vkGetPhysicalDeviceSparseImageFormatProperties
+vkGetPhysicalDeviceSparseImageFormatProperties2
+vkGetPhysicalDeviceToolProperties
+vkGetPipelineCacheData
+vkGetPrivateData
+vkGetQueryPoolResults
+vkGetRenderAreaGranularity
+vkGetRenderingAreaGranularity
+vkGetSemaphoreCounterValue
+vkInvalidateMappedMemoryRanges
+vkMapMemory
+vkMapMemory2
+vkMergePipelineCaches
+vkQueueBindSparse
+vkQueueSubmit
+vkQueueSubmit2
+vkQueueWaitIdle
+vkResetCommandBuffer
+vkResetCommandPool
+vkResetDescriptorPool
+vkResetEvent
+vkResetFences
+vkResetQueryPool
+vkSetEvent
+vkSetPrivateData
+vkSignalSemaphore
+vkTransitionImageLayout
+vkTrimCommandPool
+vkUnmapMemory
+vkUnmapMemory2
+vkUpdateDescriptorSetWithTemplate
+vkUpdateDescriptorSets
+vkWaitForFences
+vkWaitSemaphores
+";
+}

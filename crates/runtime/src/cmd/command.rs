@@ -1,0 +1,322 @@
+//! The recorded command list entry and the validation done when each command is recorded.
+
+use std::sync::Arc;
+
+use crate::buffer::Buffer;
+use crate::limits::MAX_UPDATE_BUFFER_SIZE;
+use crate::query::{QueryKind, QueryPool, ResultFlags};
+use crate::sync::Event;
+use crate::{Result, ensure};
+
+use super::Recording;
+
+/// `VK_BUFFER_USAGE_TRANSFER_SRC_BIT`.
+pub const USAGE_TRANSFER_SRC: u64 = 0x1;
+/// `VK_BUFFER_USAGE_TRANSFER_DST_BIT`.
+pub const USAGE_TRANSFER_DST: u64 = 0x2;
+
+/// One region of a buffer-to-buffer copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferCopy {
+    /// Source offset in bytes.
+    pub src_offset: u64,
+    /// Destination offset in bytes.
+    pub dst_offset: u64,
+    /// Bytes to copy.
+    pub size: u64,
+}
+
+/// A recorded command. Barriers are not recorded: the executor runs one queue's commands in order
+/// on one thread, so every execution and memory dependency within a queue already holds.
+#[derive(Debug)]
+pub enum Command {
+    /// `vkCmdCopyBuffer(2)`.
+    CopyBuffer {
+        src: Arc<Buffer>,
+        dst: Arc<Buffer>,
+        regions: Box<[BufferCopy]>,
+    },
+    /// `vkCmdFillBuffer` (size resolved and a multiple of 4).
+    FillBuffer {
+        dst: Arc<Buffer>,
+        offset: u64,
+        size: u64,
+        data: u32,
+    },
+    /// `vkCmdUpdateBuffer`.
+    UpdateBuffer {
+        dst: Arc<Buffer>,
+        offset: u64,
+        data: Box<[u8]>,
+    },
+    /// `vkCmdSetEvent(2)` (`set`) and `vkCmdResetEvent(2)` (`!set`).
+    SetEvent { event: Arc<Event>, set: bool },
+    /// `vkCmdWaitEvents(2)`.
+    WaitEvents { events: Box<[Arc<Event>]> },
+    /// `vkCmdResetQueryPool`.
+    ResetQueries {
+        pool: Arc<QueryPool>,
+        first: u32,
+        count: u32,
+    },
+    /// `vkCmdWriteTimestamp(2)`.
+    WriteTimestamp { pool: Arc<QueryPool>, query: u32 },
+    /// `vkCmdCopyQueryPoolResults`.
+    CopyQueryResults {
+        pool: Arc<QueryPool>,
+        first: u32,
+        count: u32,
+        dst: Arc<Buffer>,
+        offset: u64,
+        stride: u64,
+        flags: ResultFlags,
+    },
+    /// `vkCmdExecuteCommands`: the secondaries' recordings, run inline.
+    ExecuteCommands { recordings: Box<[Arc<Recording>]> },
+}
+
+impl Command {
+    /// Validates and builds `vkCmdCopyBuffer`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn copy_buffer(
+        src: Arc<Buffer>,
+        dst: Arc<Buffer>,
+        regions: Vec<BufferCopy>,
+    ) -> Result<Self> {
+        ensure!(
+            !regions.is_empty(),
+            "VUID-vkCmdCopyBuffer-regionCount-arraylength",
+            "regionCount is 0"
+        );
+        ensure!(
+            src.usage() & USAGE_TRANSFER_SRC != 0,
+            "VUID-vkCmdCopyBuffer-srcBuffer-00118",
+            "srcBuffer lacks VK_BUFFER_USAGE_TRANSFER_SRC_BIT"
+        );
+        ensure!(
+            dst.usage() & USAGE_TRANSFER_DST != 0,
+            "VUID-vkCmdCopyBuffer-dstBuffer-00120",
+            "dstBuffer lacks VK_BUFFER_USAGE_TRANSFER_DST_BIT"
+        );
+        let sb = src.bound("VUID-vkCmdCopyBuffer-srcBuffer-00119")?;
+        let db = dst.bound("VUID-vkCmdCopyBuffer-dstBuffer-00121")?;
+        let same_memory = Arc::ptr_eq(&sb.memory, &db.memory);
+        for (i, r) in regions.iter().enumerate() {
+            ensure!(
+                r.size > 0,
+                "VUID-VkBufferCopy-size-01988",
+                "region {i}: size is 0"
+            );
+            src.check_range(r.src_offset, r.size, "VUID-vkCmdCopyBuffer-size-00115")?;
+            dst.check_range(r.dst_offset, r.size, "VUID-vkCmdCopyBuffer-size-00116")?;
+            if same_memory {
+                let s = sb.offset + r.src_offset;
+                let d = db.offset + r.dst_offset;
+                ensure!(
+                    s + r.size <= d || d + r.size <= s,
+                    "VUID-vkCmdCopyBuffer-pRegions-00117",
+                    "region {i}: source and destination ranges overlap in memory"
+                );
+            }
+        }
+        Ok(Command::CopyBuffer {
+            src,
+            dst,
+            regions: regions.into(),
+        })
+    }
+
+    /// Validates and builds `vkCmdFillBuffer`; `size == None` is `VK_WHOLE_SIZE`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn fill_buffer(
+        dst: Arc<Buffer>,
+        offset: u64,
+        size: Option<u64>,
+        data: u32,
+    ) -> Result<Self> {
+        ensure!(
+            offset < dst.size(),
+            "VUID-vkCmdFillBuffer-dstOffset-00024",
+            "dstOffset {offset} is not less than the buffer size {}",
+            dst.size()
+        );
+        ensure!(
+            offset % 4 == 0,
+            "VUID-vkCmdFillBuffer-dstOffset-00025",
+            "dstOffset {offset} is not a multiple of 4"
+        );
+        let size = match size {
+            None => (dst.size() - offset) & !3,
+            Some(size) => {
+                ensure!(size > 0, "VUID-vkCmdFillBuffer-size-00026", "size is 0");
+                ensure!(
+                    size % 4 == 0,
+                    "VUID-vkCmdFillBuffer-size-00028",
+                    "size {size} is not a multiple of 4"
+                );
+                dst.check_range(offset, size, "VUID-vkCmdFillBuffer-size-00027")?;
+                size
+            }
+        };
+        ensure!(
+            dst.usage() & USAGE_TRANSFER_DST != 0,
+            "VUID-vkCmdFillBuffer-dstBuffer-00029",
+            "dstBuffer lacks VK_BUFFER_USAGE_TRANSFER_DST_BIT"
+        );
+        dst.bound("VUID-vkCmdFillBuffer-dstBuffer-00031")?;
+        Ok(Command::FillBuffer {
+            dst,
+            offset,
+            size,
+            data,
+        })
+    }
+
+    /// Validates and builds `vkCmdUpdateBuffer`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn update_buffer(dst: Arc<Buffer>, offset: u64, data: Vec<u8>) -> Result<Self> {
+        let size = data.len() as u64;
+        ensure!(
+            size > 0,
+            "VUID-vkCmdUpdateBuffer-dataSize-arraylength",
+            "dataSize is 0"
+        );
+        ensure!(
+            offset % 4 == 0,
+            "VUID-vkCmdUpdateBuffer-dstOffset-00036",
+            "dstOffset {offset} is not a multiple of 4"
+        );
+        ensure!(
+            size % 4 == 0,
+            "VUID-vkCmdUpdateBuffer-dataSize-00038",
+            "dataSize {size} is not a multiple of 4"
+        );
+        ensure!(
+            size <= MAX_UPDATE_BUFFER_SIZE,
+            "VUID-vkCmdUpdateBuffer-dataSize-00037",
+            "dataSize {size} exceeds 65536"
+        );
+        dst.check_range(offset, size, "VUID-vkCmdUpdateBuffer-dataSize-00033")?;
+        ensure!(
+            dst.usage() & USAGE_TRANSFER_DST != 0,
+            "VUID-vkCmdUpdateBuffer-dstBuffer-00034",
+            "dstBuffer lacks VK_BUFFER_USAGE_TRANSFER_DST_BIT"
+        );
+        dst.bound("VUID-vkCmdUpdateBuffer-dstBuffer-00035")?;
+        Ok(Command::UpdateBuffer {
+            dst,
+            offset,
+            data: data.into(),
+        })
+    }
+
+    /// Validates and builds `vkCmdResetQueryPool`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn reset_queries(pool: Arc<QueryPool>, first: u32, count: u32) -> Result<Self> {
+        pool.check_range(first, count, "VUID-vkCmdResetQueryPool-firstQuery-09437")?;
+        Ok(Command::ResetQueries { pool, first, count })
+    }
+
+    /// Validates and builds `vkCmdWriteTimestamp(2)`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn write_timestamp(pool: Arc<QueryPool>, query: u32) -> Result<Self> {
+        ensure!(
+            pool.kind() == QueryKind::Timestamp,
+            "VUID-vkCmdWriteTimestamp2-queryPool-03861",
+            "queryPool was not created with VK_QUERY_TYPE_TIMESTAMP"
+        );
+        pool.check_range(query, 1, "VUID-vkCmdWriteTimestamp2-query-04903")?;
+        Ok(Command::WriteTimestamp { pool, query })
+    }
+
+    /// Validates and builds `vkCmdCopyQueryPoolResults`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn copy_query_results(
+        pool: Arc<QueryPool>,
+        first: u32,
+        count: u32,
+        dst: Arc<Buffer>,
+        offset: u64,
+        stride: u64,
+        flags: ResultFlags,
+    ) -> Result<Self> {
+        pool.check_range(
+            first,
+            count,
+            "VUID-vkCmdCopyQueryPoolResults-firstQuery-09436",
+        )?;
+        ensure!(
+            count > 0,
+            "VUID-vkCmdCopyQueryPoolResults-queryCount-09438",
+            "queryCount is 0"
+        );
+        let word = if flags.wide { 8 } else { 4 };
+        ensure!(
+            offset % word == 0,
+            "VUID-vkCmdCopyQueryPoolResults-flags-00822",
+            "dstOffset {offset} is not a multiple of {word}"
+        );
+        ensure!(
+            stride % word == 0,
+            "VUID-vkCmdCopyQueryPoolResults-flags-00823",
+            "stride {stride} is not a multiple of {word}"
+        );
+        let per_query = word * (1 + u64::from(flags.with_availability));
+        let span = stride
+            .checked_mul(u64::from(count - 1))
+            .and_then(|s| s.checked_add(per_query));
+        ensure!(
+            span.is_some(),
+            "VUID-vkCmdCopyQueryPoolResults-dstBuffer-00824",
+            "stride {stride} overflows"
+        );
+        dst.check_range(
+            offset,
+            span.unwrap_or(0),
+            "VUID-vkCmdCopyQueryPoolResults-dstBuffer-00824",
+        )?;
+        ensure!(
+            dst.usage() & USAGE_TRANSFER_DST != 0,
+            "VUID-vkCmdCopyQueryPoolResults-dstBuffer-00825",
+            "dstBuffer lacks VK_BUFFER_USAGE_TRANSFER_DST_BIT"
+        );
+        dst.bound("VUID-vkCmdCopyQueryPoolResults-dstBuffer-00826")?;
+        Ok(Command::CopyQueryResults {
+            pool,
+            first,
+            count,
+            dst,
+            offset,
+            stride,
+            flags,
+        })
+    }
+
+    /// The `vkCmd*` name, for traces.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::CopyBuffer { .. } => "vkCmdCopyBuffer",
+            Command::FillBuffer { .. } => "vkCmdFillBuffer",
+            Command::UpdateBuffer { .. } => "vkCmdUpdateBuffer",
+            Command::SetEvent { set: true, .. } => "vkCmdSetEvent",
+            Command::SetEvent { set: false, .. } => "vkCmdResetEvent",
+            Command::WaitEvents { .. } => "vkCmdWaitEvents",
+            Command::ResetQueries { .. } => "vkCmdResetQueryPool",
+            Command::WriteTimestamp { .. } => "vkCmdWriteTimestamp",
+            Command::CopyQueryResults { .. } => "vkCmdCopyQueryPoolResults",
+            Command::ExecuteCommands { .. } => "vkCmdExecuteCommands",
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Command pools, command buffers and the commands they record.
+//!
+//! Recording is dumb: each `vkCmd*` validates its arguments and appends one [`Command`] holding
+//! `Arc` clones of the objects it uses. The first invalid command sets a sticky error that
+//! `vkEndCommandBuffer` returns (Vulkan's `vkCmd*` return nothing). `vkEndCommandBuffer` freezes
+//! the list into an immutable [`Recording`] that submissions share.
+
+pub mod buffer;
+pub mod command;
+pub mod pool;
+
+pub use buffer::{CommandBuffer, Level, Recording, State, UsageFlags};
+pub use command::{BufferCopy, Command};
+pub use pool::CommandPool;

@@ -1,0 +1,61 @@
+//! Fixed properties of the CPU device that the runtime enforces and the ICD reports.
+
+use std::sync::OnceLock;
+
+/// Queues in the one queue family (compute | transfer).
+pub const QUEUE_COUNT: u32 = 4;
+/// Alignment of every buffer's memory requirements and of every device-memory allocation's start.
+pub const BUFFER_ALIGNMENT: u64 = 64;
+/// Alignment of the host allocation behind a `VkDeviceMemory` (also `minMemoryMapAlignment`).
+pub const ALLOCATION_ALIGNMENT: usize = 4096;
+/// `maxMemoryAllocationCount`.
+pub const MAX_MEMORY_ALLOCATION_COUNT: u32 = 1 << 20;
+/// `maxStorageBufferRange` and the largest buffer we accept.
+pub const MAX_BUFFER_SIZE: u64 = 1 << 40;
+/// Largest `vkCmdUpdateBuffer` payload (spec: 65536).
+pub const MAX_UPDATE_BUFFER_SIZE: u64 = 65536;
+/// `maxTimelineSemaphoreValueDifference`.
+pub const MAX_TIMELINE_DIFFERENCE: u64 = u64::MAX >> 1;
+
+/// Size of the one memory heap: three quarters of the machine's RAM (at least 1 GiB).
+pub fn heap_size() -> u64 {
+    static SIZE: OnceLock<u64> = OnceLock::new();
+    *SIZE.get_or_init(|| {
+        let total = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|text| parse_mem_total_kib(&text))
+            .map(|kib| kib * 1024)
+            .unwrap_or(8 << 30);
+        (total / 4 * 3).max(1 << 30)
+    })
+}
+
+/// `maxMemoryAllocationSize`: one allocation may take the whole heap.
+pub fn max_allocation_size() -> u64 {
+    heap_size()
+}
+
+fn parse_mem_total_kib(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_meminfo() {
+        let text = "MemTotal:       24576000 kB\nMemFree: 1 kB\n";
+        assert_eq!(parse_mem_total_kib(text), Some(24_576_000));
+        assert_eq!(parse_mem_total_kib("nothing"), None);
+    }
+
+    #[test]
+    fn heap_is_at_least_one_gib() {
+        assert!(heap_size() >= 1 << 30);
+    }
+}
+
+/// Memory types (one: device-local, host-visible, coherent and cached).
+pub const MEMORY_TYPE_COUNT: u32 = 1;

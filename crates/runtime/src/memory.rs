@@ -1,0 +1,369 @@
+//! `VkDeviceMemory`: a zeroed, aligned host allocation that the application may map.
+//!
+//! This is the one place in the runtime with `unsafe`: the allocation is shared with the
+//! application through `vkMapMemory`, so the driver never forms Rust references to it. Every access
+//! goes through raw-pointer copies after a bounds check against the allocation's size, so a bad
+//! offset becomes an [`Error`], never an access outside the allocation. Races between the
+//! application's writes through a mapping and the executor are the application's to synchronise
+//! (that is Vulkan's contract); the driver only ever copies bytes.
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+use crate::limits::{ALLOCATION_ALIGNMENT, MAX_MEMORY_ALLOCATION_COUNT};
+use crate::{Error, Result, ensure};
+
+/// Accounting for the one memory heap: bytes and allocations in use.
+#[derive(Debug)]
+pub struct HeapBudget {
+    size: u64,
+    used: AtomicU64,
+    count: AtomicU32,
+}
+
+impl HeapBudget {
+    /// A heap of `size` bytes.
+    pub fn new(size: u64) -> Self {
+        HeapBudget {
+            size,
+            used: AtomicU64::new(0),
+            count: AtomicU32::new(0),
+        }
+    }
+
+    /// Bytes currently allocated from the heap.
+    pub fn used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// Heap size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn reserve(&self, bytes: u64) -> Result<()> {
+        let count = self.count.fetch_add(1, Ordering::Relaxed);
+        if count >= MAX_MEMORY_ALLOCATION_COUNT {
+            self.count.fetch_sub(1, Ordering::Relaxed);
+            return Err(Error::invalid(
+                "VUID-vkAllocateMemory-maxMemoryAllocationCount-04101",
+                format!("already {count} live allocations (maxMemoryAllocationCount)"),
+            ));
+        }
+        let reserved = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                used.checked_add(bytes).filter(|total| *total <= self.size)
+            });
+        if reserved.is_err() {
+            self.count.fetch_sub(1, Ordering::Relaxed);
+            return Err(Error::OutOfDeviceMemory(format!(
+                "{bytes} bytes requested, {} of {} bytes of the heap in use",
+                self.used(),
+                self.size
+            )));
+        }
+        Ok(())
+    }
+
+    fn release(&self, bytes: u64) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A live mapping of a [`DeviceMemory`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MappedRange {
+    /// First mapped byte.
+    pub offset: u64,
+    /// Mapped length in bytes (resolved from `VK_WHOLE_SIZE`).
+    pub size: u64,
+}
+
+/// A device-memory allocation.
+#[derive(Debug)]
+pub struct DeviceMemory {
+    ptr: NonNull<u8>,
+    layout: Layout,
+    size: u64,
+    memory_type: u32,
+    heap: Arc<HeapBudget>,
+    mapped: Mutex<Option<MappedRange>>,
+}
+
+// SAFETY: the allocation is plain bytes owned by this object; all access goes through raw-pointer
+// copies (no references are handed out), so sharing the pointer across threads is sound.
+unsafe impl Send for DeviceMemory {}
+// SAFETY: as above; `mapped` is behind a mutex.
+unsafe impl Sync for DeviceMemory {}
+
+impl DeviceMemory {
+    /// Allocates `size` zeroed bytes from `heap`.
+    ///
+    /// # Errors
+    /// `OutOfDeviceMemory` when the heap is exhausted or the host refuses the allocation.
+    pub fn allocate(heap: &Arc<HeapBudget>, size: u64, memory_type: u32) -> Result<Self> {
+        ensure!(
+            size > 0,
+            "VUID-VkMemoryAllocateInfo-allocationSize-07897",
+            "allocationSize is 0"
+        );
+        let layout = usize::try_from(size)
+            .ok()
+            .and_then(|bytes| Layout::from_size_align(bytes, ALLOCATION_ALIGNMENT).ok())
+            .ok_or_else(|| Error::OutOfDeviceMemory(format!("{size} bytes is not addressable")))?;
+        heap.reserve(size)?;
+        // SAFETY: `layout` has a non-zero size (checked above).
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(ptr) = NonNull::new(raw) else {
+            heap.release(size);
+            return Err(Error::OutOfDeviceMemory(format!(
+                "the host refused {size} bytes"
+            )));
+        };
+        Ok(DeviceMemory {
+            ptr,
+            layout,
+            size,
+            memory_type,
+            heap: heap.clone(),
+            mapped: Mutex::new(None),
+        })
+    }
+
+    /// Allocation size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The memory type index it was allocated from.
+    pub fn memory_type(&self) -> u32 {
+        self.memory_type
+    }
+
+    /// Host address of byte `offset` (also the buffer-device-address base). Never dereferenced by
+    /// callers in this crate.
+    pub fn address(&self, offset: u64) -> u64 {
+        self.ptr.as_ptr() as u64 + offset
+    }
+
+    /// Maps `[offset, offset + size)` (`size == None` means to the end) and returns the host pointer.
+    ///
+    /// # Errors
+    /// `Validation` when already mapped or the range is outside the allocation.
+    pub fn map(&self, offset: u64, size: Option<u64>) -> Result<*mut u8> {
+        let mut mapped = self.mapped.lock();
+        ensure!(
+            mapped.is_none(),
+            "VUID-vkMapMemory-memory-00678",
+            "memory is already mapped"
+        );
+        ensure!(
+            offset < self.size,
+            "VUID-vkMapMemory-offset-00679",
+            "offset {offset} is not less than the allocation size {}",
+            self.size
+        );
+        let size = size.unwrap_or(self.size - offset);
+        ensure!(size > 0, "VUID-vkMapMemory-size-00680", "size is 0");
+        ensure!(
+            size <= self.size - offset,
+            "VUID-vkMapMemory-size-00681",
+            "offset {offset} + size {size} exceeds the allocation size {}",
+            self.size
+        );
+        *mapped = Some(MappedRange { offset, size });
+        Ok(self.ptr.as_ptr().wrapping_add(offset as usize))
+    }
+
+    /// Ends the mapping.
+    ///
+    /// # Errors
+    /// `Validation` when the memory is not mapped.
+    pub fn unmap(&self) -> Result<()> {
+        let mut mapped = self.mapped.lock();
+        ensure!(
+            mapped.is_some(),
+            "VUID-vkUnmapMemory-memory-00689",
+            "memory is not mapped"
+        );
+        *mapped = None;
+        Ok(())
+    }
+
+    /// The current mapping, if any.
+    pub fn mapped_range(&self) -> Option<MappedRange> {
+        *self.mapped.lock()
+    }
+
+    fn check_range(&self, offset: u64, len: u64) -> Result<usize> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(offset as usize),
+            _ => Err(Error::DeviceLost(format!(
+                "access of {len} bytes at {offset} outside a {}-byte allocation",
+                self.size
+            ))),
+        }
+    }
+
+    /// Copies `dst.len()` bytes starting at `offset` out of the allocation.
+    ///
+    /// # Errors
+    /// `DeviceLost` when the range is outside the allocation (validation should have caught it).
+    pub fn read(&self, offset: u64, dst: &mut [u8]) -> Result<()> {
+        let start = self.check_range(offset, dst.len() as u64)?;
+        // SAFETY: `start + dst.len()` is within the allocation (checked), `dst` is a distinct Rust
+        // buffer, and byte copies have no alignment requirement.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(start), dst.as_mut_ptr(), dst.len())
+        };
+        Ok(())
+    }
+
+    /// Copies `src` into the allocation at `offset`.
+    ///
+    /// # Errors
+    /// `DeviceLost` when the range is outside the allocation.
+    pub fn write(&self, offset: u64, src: &[u8]) -> Result<()> {
+        let start = self.check_range(offset, src.len() as u64)?;
+        // SAFETY: the destination range is inside the allocation (checked) and `src` is a Rust
+        // slice, which cannot alias the allocation because no references to it are ever formed.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr().add(start), src.len())
+        };
+        Ok(())
+    }
+
+    /// Fills `size` bytes at `offset` (a multiple of 4) with the little-endian `pattern`.
+    ///
+    /// # Errors
+    /// `DeviceLost` when the range is outside the allocation.
+    pub fn fill_u32(&self, offset: u64, size: u64, pattern: u32) -> Result<()> {
+        let start = self.check_range(offset, size)?;
+        let bytes = pattern.to_le_bytes();
+        let base = self.ptr.as_ptr().wrapping_add(start);
+        if bytes.iter().all(|b| *b == bytes[0]) {
+            // SAFETY: `[start, start + size)` is inside the allocation (checked).
+            unsafe { std::ptr::write_bytes(base, bytes[0], size as usize) };
+            return Ok(());
+        }
+        for word in 0..(size / 4) as usize {
+            // SAFETY: `word * 4 + 4 <= size`, so the four bytes are inside the checked range.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(word * 4), 4) };
+        }
+        Ok(())
+    }
+
+    /// Copies `size` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Overlapping ranges
+    /// (the same allocation) are copied as if through a temporary.
+    ///
+    /// # Errors
+    /// `DeviceLost` when either range is outside its allocation.
+    pub fn copy(
+        src: &DeviceMemory,
+        src_offset: u64,
+        dst: &DeviceMemory,
+        dst_offset: u64,
+        size: u64,
+    ) -> Result<()> {
+        let s = src.check_range(src_offset, size)?;
+        let d = dst.check_range(dst_offset, size)?;
+        // SAFETY: both ranges are inside their allocations (checked); `copy` allows overlap.
+        unsafe {
+            std::ptr::copy(
+                src.ptr.as_ptr().add(s),
+                dst.ptr.as_ptr().add(d),
+                size as usize,
+            )
+        };
+        Ok(())
+    }
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from `alloc_zeroed(self.layout)` and is freed exactly once, here.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        self.heap.release(self.size);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heap() -> Arc<HeapBudget> {
+        Arc::new(HeapBudget::new(1 << 20))
+    }
+
+    #[test]
+    fn allocation_is_zeroed_and_aligned() {
+        let mem = DeviceMemory::allocate(&heap(), 100, 0).unwrap();
+        let mut out = [1u8; 100];
+        mem.read(0, &mut out).unwrap();
+        assert!(out.iter().all(|b| *b == 0));
+        assert_eq!(mem.address(0) % ALLOCATION_ALIGNMENT as u64, 0);
+    }
+
+    #[test]
+    fn heap_budget_is_enforced_and_released() {
+        let heap = heap();
+        let a = DeviceMemory::allocate(&heap, 1 << 19, 0).unwrap();
+        let _b = DeviceMemory::allocate(&heap, 1 << 19, 0).unwrap();
+        assert!(matches!(
+            DeviceMemory::allocate(&heap, 1, 0),
+            Err(Error::OutOfDeviceMemory(_))
+        ));
+        drop(a);
+        assert_eq!(heap.used(), 1 << 19);
+        DeviceMemory::allocate(&heap, 1 << 19, 0).unwrap();
+    }
+
+    #[test]
+    fn zero_size_is_invalid() {
+        assert!(matches!(
+            DeviceMemory::allocate(&heap(), 0, 0),
+            Err(Error::Validation { .. })
+        ));
+    }
+
+    #[test]
+    fn map_rules() {
+        let mem = DeviceMemory::allocate(&heap(), 64, 0).unwrap();
+        assert!(mem.map(64, None).is_err());
+        assert!(mem.map(8, Some(57)).is_err());
+        let p = mem.map(8, None).unwrap();
+        assert_eq!(p as u64, mem.address(8));
+        assert_eq!(
+            mem.mapped_range(),
+            Some(MappedRange {
+                offset: 8,
+                size: 56
+            })
+        );
+        assert!(mem.map(0, None).is_err());
+        mem.unmap().unwrap();
+        assert!(mem.unmap().is_err());
+    }
+
+    #[test]
+    fn fill_copy_and_bounds() {
+        let mem = DeviceMemory::allocate(&heap(), 32, 0).unwrap();
+        mem.fill_u32(0, 16, 0x0403_0201).unwrap();
+        DeviceMemory::copy(&mem, 0, &mem, 4, 16).unwrap();
+        let mut out = [0u8; 20];
+        mem.read(0, &mut out).unwrap();
+        assert_eq!(&out[..8], &[1, 2, 3, 4, 1, 2, 3, 4]);
+        assert_eq!(&out[16..20], &[1, 2, 3, 4]);
+        assert!(mem.write(30, &[0; 4]).is_err());
+        assert!(mem.read(u64::MAX, &mut [0; 2]).is_err());
+        mem.fill_u32(16, 16, 0).unwrap();
+        mem.read(12, &mut out[..8]).unwrap();
+        assert_eq!(&out[..8], &[1, 2, 3, 4, 0, 0, 0, 0]);
+    }
+}

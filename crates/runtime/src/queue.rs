@@ -1,0 +1,210 @@
+//! `VkQueue`: a worker thread that runs submissions in order.
+//!
+//! `vkQueueSubmit(2)` validates and deep-copies the submission on the caller's thread, then sends
+//! a [`Job`] over a channel; the worker waits on the batch's semaphores, executes its command
+//! buffers, signals its semaphores and finally the fence. A panic in the executor is caught and
+//! marks the device lost instead of killing the thread, so waiters are always released.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+
+use crate::cmd::{CommandBuffer, Recording};
+use crate::exec::{ExecContext, execute};
+use crate::sync::{Fence, Semaphore, SyncHub, WaitOutcome};
+use crate::{Error, Result};
+
+/// A semaphore wait or signal with its value (ignored for binary semaphores).
+#[derive(Debug, Clone)]
+pub struct SemaphoreOp {
+    /// The semaphore.
+    pub semaphore: Arc<Semaphore>,
+    /// The timeline value.
+    pub value: u64,
+}
+
+/// One `VkSubmitInfo(2)`, deep-copied.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// Semaphores to wait on before executing.
+    pub waits: Vec<SemaphoreOp>,
+    /// Command buffers with the recordings captured at submit time.
+    pub command_buffers: Vec<(Arc<CommandBuffer>, Arc<Recording>)>,
+    /// Semaphores to signal afterwards.
+    pub signals: Vec<SemaphoreOp>,
+}
+
+/// A whole `vkQueueSubmit(2)` call.
+#[derive(Debug)]
+pub struct Job {
+    /// The batches, in order.
+    pub batches: Vec<Batch>,
+    /// Signalled when every batch has finished.
+    pub fence: Option<Arc<Fence>>,
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    submitted: AtomicU64,
+    completed: AtomicU64,
+}
+
+/// A queue.
+#[derive(Debug)]
+pub struct Queue {
+    family: u32,
+    index: u32,
+    sender: Mutex<Option<Sender<Job>>>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    progress: Arc<Progress>,
+    hub: Arc<SyncHub>,
+    lost: Arc<AtomicBool>,
+}
+
+impl Queue {
+    /// Starts the worker thread of queue `index` in `family`.
+    ///
+    /// # Errors
+    /// `OutOfHostMemory` when the thread cannot be spawned.
+    pub fn new(family: u32, index: u32, hub: Arc<SyncHub>, lost: Arc<AtomicBool>) -> Result<Self> {
+        let (sender, receiver) = channel();
+        let progress = Arc::new(Progress::default());
+        let worker = {
+            let (progress, hub, lost) = (progress.clone(), hub.clone(), lost.clone());
+            std::thread::Builder::new()
+                .name(format!("tessera-queue-{family}.{index}"))
+                .spawn(move || worker_loop(receiver, &progress, &hub, &lost))
+                .map_err(|e| Error::OutOfHostMemory(format!("cannot start a queue thread: {e}")))?
+        };
+        Ok(Queue {
+            family,
+            index,
+            sender: Mutex::new(Some(sender)),
+            worker: Mutex::new(Some(worker)),
+            progress,
+            hub,
+            lost,
+        })
+    }
+
+    /// Queue family index.
+    pub fn family(&self) -> u32 {
+        self.family
+    }
+
+    /// Index within the family.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Hands a validated job to the worker.
+    ///
+    /// # Errors
+    /// `DeviceLost` when the device was lost or destroyed.
+    pub fn submit(&self, job: Job) -> Result<()> {
+        if self.lost.load(Ordering::Acquire) {
+            release(job, false);
+            return Err(Error::DeviceLost("an earlier submission failed".into()));
+        }
+        let sender = self.sender.lock();
+        let Some(sender) = sender.as_ref() else {
+            release(job, false);
+            return Err(Error::DeviceLost("the device is being destroyed".into()));
+        };
+        self.progress.submitted.fetch_add(1, Ordering::AcqRel);
+        sender.send(job).map_err(|e| {
+            self.progress.completed.fetch_add(1, Ordering::AcqRel);
+            release(e.0, false);
+            Error::DeviceLost("the queue thread has stopped".into())
+        })
+    }
+
+    /// `vkQueueWaitIdle`: waits for everything submitted so far.
+    ///
+    /// # Errors
+    /// `DeviceLost` when the device was lost.
+    pub fn wait_idle(&self) -> Result<()> {
+        let target = self.progress.submitted.load(Ordering::Acquire);
+        self.hub.wait_until(None, || {
+            self.progress.completed.load(Ordering::Acquire) >= target
+        });
+        if self.lost.load(Ordering::Acquire) {
+            return Err(Error::DeviceLost("a submission failed".into()));
+        }
+        Ok(())
+    }
+
+    /// Stops the worker: pending waits are abandoned (the hub must already be shut down), the
+    /// thread is joined.
+    pub fn shut_down(&self) {
+        drop(self.sender.lock().take());
+        if let Some(worker) = self.worker.lock().take()
+            && worker.join().is_err()
+        {
+            tracing::error!("queue thread {}.{} panicked", self.family, self.index);
+        }
+    }
+}
+
+/// Ends the pending state of every command buffer of a job that did not (fully) run.
+fn release(job: Job, executed: bool) {
+    for batch in job.batches {
+        for (cb, _) in batch.command_buffers {
+            cb.end_submit(executed);
+        }
+    }
+}
+
+fn worker_loop(receiver: Receiver<Job>, progress: &Progress, hub: &SyncHub, lost: &AtomicBool) {
+    let ctx = ExecContext { hub };
+    while let Ok(job) = receiver.recv() {
+        run_job(&ctx, job, lost);
+        progress.completed.fetch_add(1, Ordering::AcqRel);
+        hub.notify();
+    }
+}
+
+fn run_job(ctx: &ExecContext<'_>, job: Job, lost: &AtomicBool) {
+    for batch in job.batches {
+        let mut ok = !ctx.hub.is_shut_down();
+        for w in &batch.waits {
+            if ok
+                && ctx
+                    .hub
+                    .wait_until(None, || w.semaphore.try_acquire(w.value))
+                    != WaitOutcome::Ready
+            {
+                ok = false;
+            }
+        }
+        for (cb, recording) in batch.command_buffers {
+            if ok && !lost.load(Ordering::Acquire) {
+                let run = catch_unwind(AssertUnwindSafe(|| execute(ctx, &recording)));
+                let failure = match run {
+                    Ok(Ok(())) => None,
+                    Ok(Err(e)) => Some(e.to_string()),
+                    Err(_) => Some("the executor panicked".to_string()),
+                };
+                if let Some(why) = failure {
+                    if !ctx.hub.is_shut_down() {
+                        tracing::error!("device lost: {why}");
+                    }
+                    lost.store(true, Ordering::Release);
+                    ok = false;
+                }
+            }
+            cb.end_submit(ok);
+        }
+        // Signal even after a failure so that nothing waits forever on a lost device.
+        for s in &batch.signals {
+            s.semaphore.signal(s.value);
+        }
+    }
+    if let Some(fence) = job.fence {
+        fence.signal();
+    }
+}
