@@ -223,16 +223,16 @@ pub fn limits() -> VkPhysicalDeviceLimits {
     l.maxFramebufferWidth = 4096;
     l.maxFramebufferHeight = 4096;
     l.maxFramebufferLayers = 256;
-    l.framebufferColorSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.framebufferDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.framebufferStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.framebufferNoAttachmentsSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
+    l.framebufferColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.framebufferDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.framebufferStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.framebufferNoAttachmentsSampleCounts = VK_SAMPLE_COUNT_1_BIT;
     l.maxColorAttachments = 4;
-    l.sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
-    l.storageImageSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
+    l.sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.storageImageSampleCounts = VK_SAMPLE_COUNT_1_BIT;
     l.maxSampleMaskWords = 1;
     l.timestampComputeAndGraphics = VK_TRUE;
     l.timestampPeriod = 1.0;
@@ -271,8 +271,8 @@ pub fn vulkan11_properties(p: &mut VkPhysicalDeviceVulkan11Properties) {
     p.deviceNodeMask = 0;
     p.deviceLUIDValid = VK_FALSE;
     p.subgroupSize = SUBGROUP_SIZE;
-    p.subgroupSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT as u32;
-    p.subgroupSupportedOperations = VK_SUBGROUP_FEATURE_BASIC_BIT as u32;
+    p.subgroupSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
+    p.subgroupSupportedOperations = VK_SUBGROUP_FEATURE_BASIC_BIT;
     p.subgroupQuadOperationsInAllStages = VK_FALSE;
     p.pointClippingBehavior = VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;
     p.maxMultiviewViewCount = 6;
@@ -313,7 +313,7 @@ pub fn vulkan12_properties(p: &mut VkPhysicalDeviceVulkan12Properties) {
     p.shaderRoundingModeRTEFloat64 = VK_TRUE;
     p.maxUpdateAfterBindDescriptorsInAllPools = 0;
     p.maxTimelineSemaphoreValueDifference = MAX_TIMELINE_DIFFERENCE;
-    p.framebufferIntegerColorSampleCounts = VK_SAMPLE_COUNT_1_BIT as u32;
+    p.framebufferIntegerColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
 }
 
 /// `VkPhysicalDeviceVulkan13Properties` (header fields left for the caller).
@@ -321,7 +321,7 @@ pub fn vulkan13_properties(p: &mut VkPhysicalDeviceVulkan13Properties) {
     p.minSubgroupSize = SUBGROUP_SIZE;
     p.maxSubgroupSize = SUBGROUP_SIZE;
     p.maxComputeWorkgroupSubgroups = 1024 / SUBGROUP_SIZE;
-    p.requiredSubgroupSizeStages = VK_SHADER_STAGE_COMPUTE_BIT as u32;
+    p.requiredSubgroupSizeStages = VK_SHADER_STAGE_COMPUTE_BIT;
     p.maxInlineUniformBlockSize = 256;
     p.maxPerStageDescriptorInlineUniformBlocks = 4;
     p.maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks = 4;
@@ -931,7 +931,7 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
 /// The one queue family.
 pub fn queue_family_properties() -> VkQueueFamilyProperties {
     VkQueueFamilyProperties {
-        queueFlags: (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT) as u32,
+        queueFlags: (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT),
         queueCount: QUEUE_COUNT,
         timestampValidBits: 64,
         minImageTransferGranularity: VkExtent3D {
@@ -950,13 +950,13 @@ pub fn memory_properties() -> VkPhysicalDeviceMemoryProperties {
         propertyFlags: (VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
             | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
             | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-            | VK_MEMORY_PROPERTY_HOST_CACHED_BIT) as u32,
+            | VK_MEMORY_PROPERTY_HOST_CACHED_BIT),
         heapIndex: 0,
     };
     m.memoryHeapCount = 1;
     m.memoryHeaps[0] = VkMemoryHeap {
         size: heap_size(),
-        flags: VK_MEMORY_HEAP_DEVICE_LOCAL_BIT as u32,
+        flags: VK_MEMORY_HEAP_DEVICE_LOCAL_BIT,
     };
     m
 }

@@ -179,3 +179,167 @@ pub fn check_not_lost(device: &Device) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::Buffer;
+    use crate::cmd::{BufferCopy, Command, CommandPool, Level, UsageFlags};
+    use crate::queue::SemaphoreOp;
+    use crate::sync::{Event, Semaphore, SemaphoreKind, WaitOutcome, wait_for_fences};
+
+    fn buffer(dev: &Device, size: u64) -> (Arc<DeviceMemory>, Arc<Buffer>) {
+        let mem = Arc::new(
+            dev.allocate_memory(Buffer::requirements_for(size).size, 0)
+                .unwrap(),
+        );
+        let buf = Arc::new(Buffer::new(size, 3).unwrap());
+        buf.bind(mem.clone(), 0).unwrap();
+        (mem, buf)
+    }
+
+    #[test]
+    fn fill_copy_and_fence() {
+        let dev = Device::new(1).unwrap();
+        let (_ma, a) = buffer(&dev, 64);
+        let (mb, b) = buffer(&dev, 64);
+        let pool = CommandPool::new(false);
+        let cb = pool.allocate(Level::Primary);
+        cb.begin(UsageFlags::default()).unwrap();
+        cb.record("fill", || {
+            Command::fill_buffer(a.clone(), 0, None, 0xAABB_CCDD)
+        });
+        cb.record("copy", || {
+            Command::copy_buffer(
+                a.clone(),
+                b.clone(),
+                vec![BufferCopy {
+                    src_offset: 8,
+                    dst_offset: 16,
+                    size: 8,
+                }],
+            )
+        });
+        cb.end().unwrap();
+        let fence = Arc::new(Fence::new(dev.hub().clone(), false));
+        let batch = SubmitBatch {
+            command_buffers: vec![cb.clone()],
+            ..Default::default()
+        };
+        dev.submit(&dev.queues()[0], vec![batch], Some(fence.clone()))
+            .unwrap();
+        assert_eq!(
+            wait_for_fences(dev.hub(), &[fence], true, u64::MAX),
+            WaitOutcome::Ready
+        );
+        let mut out = [0u8; 32];
+        mb.read(0, &mut out).unwrap();
+        assert_eq!(&out[..16], &[0; 16]);
+        assert_eq!(
+            &out[16..24],
+            &[0xDD, 0xCC, 0xBB, 0xAA, 0xDD, 0xCC, 0xBB, 0xAA]
+        );
+        assert!(!cb.is_pending());
+    }
+
+    #[test]
+    fn semaphore_orders_two_queues() {
+        let dev = Device::new(2).unwrap();
+        let (ma, a) = buffer(&dev, 16);
+        let (mb, b) = buffer(&dev, 16);
+        ma.write(0, &[7; 16]).unwrap();
+        let pool = CommandPool::new(false);
+        let sem = Arc::new(Semaphore::new(
+            dev.hub().clone(),
+            SemaphoreKind::Timeline,
+            0,
+        ));
+        let copy = pool.allocate(Level::Primary);
+        copy.begin(UsageFlags::default()).unwrap();
+        copy.record("copy", || {
+            Command::copy_buffer(
+                a.clone(),
+                b.clone(),
+                vec![BufferCopy {
+                    src_offset: 0,
+                    dst_offset: 0,
+                    size: 16,
+                }],
+            )
+        });
+        copy.end().unwrap();
+        // Queue 1 waits for value 1, which the host signals only after the submit.
+        let fence = Arc::new(Fence::new(dev.hub().clone(), false));
+        let batch = SubmitBatch {
+            waits: vec![SemaphoreOp {
+                semaphore: sem.clone(),
+                value: 1,
+            }],
+            command_buffers: vec![copy],
+            signals: vec![],
+        };
+        dev.submit(&dev.queues()[1], vec![batch], Some(fence.clone()))
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!fence.is_signaled());
+        let mut out = [0u8; 16];
+        mb.read(0, &mut out).unwrap();
+        assert_eq!(out, [0; 16]);
+        sem.signal(1);
+        dev.wait_idle().unwrap();
+        mb.read(0, &mut out).unwrap();
+        assert_eq!(out, [7; 16]);
+        assert!(fence.is_signaled());
+    }
+
+    #[test]
+    fn destroy_with_pending_work_does_not_hang() {
+        let dev = Device::new(1).unwrap();
+        let event = Arc::new(Event::new(dev.hub().clone(), false));
+        let pool = CommandPool::new(false);
+        let cb = pool.allocate(Level::Primary);
+        cb.begin(UsageFlags::default()).unwrap();
+        cb.record("wait", || {
+            Ok(Command::WaitEvents {
+                events: vec![event.clone()].into(),
+            })
+        });
+        cb.end().unwrap();
+        let batch = SubmitBatch {
+            command_buffers: vec![cb.clone()],
+            ..Default::default()
+        };
+        dev.submit(&dev.queues()[0], vec![batch], None).unwrap();
+        dev.destroy();
+        assert!(!cb.is_pending());
+        let batch = SubmitBatch {
+            command_buffers: vec![cb],
+            ..Default::default()
+        };
+        assert!(matches!(
+            dev.submit(&dev.queues()[0], vec![batch], None),
+            Err(Error::DeviceLost(_))
+        ));
+    }
+
+    #[test]
+    fn submit_validation_leaves_nothing_pending() {
+        let dev = Device::new(1).unwrap();
+        let pool = CommandPool::new(false);
+        let ok = pool.allocate(Level::Primary);
+        ok.begin(UsageFlags::default()).unwrap();
+        ok.end().unwrap();
+        let not_ended = pool.allocate(Level::Primary);
+        let batch = SubmitBatch {
+            command_buffers: vec![ok.clone(), not_ended],
+            ..Default::default()
+        };
+        assert!(matches!(
+            dev.submit(&dev.queues()[0], vec![batch], None),
+            Err(Error::Validation { .. })
+        ));
+        assert!(!ok.is_pending());
+        assert!(Device::new(0).is_err());
+        assert!(Device::new(QUEUE_COUNT + 1).is_err());
+    }
+}

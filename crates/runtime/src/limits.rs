@@ -14,6 +14,8 @@ pub const MAX_MEMORY_ALLOCATION_COUNT: u32 = 1 << 20;
 pub const MAX_BUFFER_SIZE: u64 = 1 << 40;
 /// Largest `vkCmdUpdateBuffer` payload (spec: 65536).
 pub const MAX_UPDATE_BUFFER_SIZE: u64 = 65536;
+/// Memory types (one: device-local, host-visible, coherent and cached).
+pub const MEMORY_TYPE_COUNT: u32 = 1;
 /// `maxTimelineSemaphoreValueDifference`.
 pub const MAX_TIMELINE_DIFFERENCE: u64 = u64::MAX >> 1;
 
@@ -56,6 +58,3 @@ mod tests {
         assert!(heap_size() >= 1 << 30);
     }
 }
-
-/// Memory types (one: device-local, host-visible, coherent and cached).
-pub const MEMORY_TYPE_COUNT: u32 = 1;

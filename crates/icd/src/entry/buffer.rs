@@ -37,16 +37,16 @@ unsafe fn read_create_info(info: &VkBufferCreateInfo) -> Result<(u64, u64)> {
         VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         "VUID-VkBufferCreateInfo-sType-sType",
     )?;
-    let sparse = (VK_BUFFER_CREATE_SPARSE_BINDING_BIT
+    let sparse = VK_BUFFER_CREATE_SPARSE_BINDING_BIT
         | VK_BUFFER_CREATE_SPARSE_RESIDENCY_BIT
-        | VK_BUFFER_CREATE_SPARSE_ALIASED_BIT) as u32;
+        | VK_BUFFER_CREATE_SPARSE_ALIASED_BIT;
     ensure!(
         info.flags & sparse == 0,
         "VUID-VkBufferCreateInfo-flags-00915",
         "sparse buffers are not supported (sparseBinding is VK_FALSE)"
     );
     ensure!(
-        info.flags & VK_BUFFER_CREATE_PROTECTED_BIT as u32 == 0,
+        info.flags & VK_BUFFER_CREATE_PROTECTED_BIT == 0,
         "VUID-VkBufferCreateInfo-flags-01887",
         "protected memory is not supported"
     );

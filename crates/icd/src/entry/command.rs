@@ -76,7 +76,7 @@ pub unsafe extern "system" fn vkCreateCommandPool(
             "VUID-VkCommandPoolCreateInfo-sType-sType",
         )?;
         ensure!(
-            info.flags & VK_COMMAND_POOL_CREATE_PROTECTED_BIT as u32 == 0,
+            info.flags & VK_COMMAND_POOL_CREATE_PROTECTED_BIT == 0,
             "VUID-VkCommandPoolCreateInfo-flags-02860",
             "protected memory is not supported"
         );
@@ -86,7 +86,7 @@ pub unsafe extern "system" fn vkCreateCommandPool(
             "queueFamilyIndex {} does not exist",
             info.queueFamilyIndex
         );
-        let resettable = info.flags & VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT as u32 != 0;
+        let resettable = info.flags & VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT != 0;
         let obj = CommandPoolObj {
             pool: CommandPool::new(resettable),
             handles: Mutex::new(Vec::new()),
@@ -241,7 +241,7 @@ pub unsafe extern "system" fn vkBeginCommandBuffer(
         )?;
         if cb.level() == Level::Secondary {
             ensure!(
-                info.flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT as u32 == 0,
+                info.flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT == 0,
                 "VUID-VkCommandBufferBeginInfo-flags-09123",
                 "RENDER_PASS_CONTINUE needs a graphics queue"
             );
@@ -252,8 +252,8 @@ pub unsafe extern "system" fn vkBeginCommandBuffer(
             );
         }
         let usage = UsageFlags {
-            one_time_submit: info.flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT as u32 != 0,
-            simultaneous_use: info.flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT as u32 != 0,
+            one_time_submit: info.flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT != 0,
+            simultaneous_use: info.flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT != 0,
         };
         cb.begin(usage)?;
         Ok(VK_SUCCESS)

@@ -204,9 +204,9 @@ pub unsafe extern "system" fn vkCreateDevice(
             "VUID-VkDeviceCreateInfo-sType-sType",
         )?;
         // SAFETY: the spec requires `enabledExtensionCount` valid strings.
-        for name in
-            unsafe { extension_names(info.ppEnabledExtensionNames, info.enabledExtensionCount)? }
-        {
+        let names =
+            unsafe { extension_names(info.ppEnabledExtensionNames, info.enabledExtensionCount)? };
+        for name in names {
             if !is_listed(DEVICE_EXTENSIONS, name) {
                 return Err(Error::ExtensionNotPresent(format!(
                     "device extension {name:?}"

@@ -123,9 +123,9 @@ pub unsafe extern "system" fn vkMapMemory2(
             "VUID-VkMemoryMapInfo-sType-sType",
         )?;
         ensure!(
-            info.flags & !(VK_MEMORY_MAP_PLACED_BIT_EXT as u32) == 0 && info.flags == 0,
+            info.flags == 0,
             "VUID-VkMemoryMapInfo-flags-09569",
-            "flags {:#x}: VK_EXT_map_memory_placed is not supported",
+            "flags {:#x}: no map flags are supported (VK_EXT_map_memory_placed is not)",
             info.flags
         );
         map(info.memory, info.offset, info.size, ppData)

@@ -31,10 +31,10 @@ pub fn query_pool(pool: VkQueryPool) -> Result<Arc<QueryPool>> {
 /// # Errors
 /// `Validation` for unknown bits.
 pub fn result_flags(flags: VkQueryResultFlags) -> Result<ResultFlags> {
-    let known = (VK_QUERY_RESULT_64_BIT
+    let known = VK_QUERY_RESULT_64_BIT
         | VK_QUERY_RESULT_WAIT_BIT
         | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT
-        | VK_QUERY_RESULT_PARTIAL_BIT) as u32;
+        | VK_QUERY_RESULT_PARTIAL_BIT;
     ensure!(
         flags & !known == 0,
         "VUID-vkGetQueryPoolResults-flags-parameter",
@@ -42,10 +42,10 @@ pub fn result_flags(flags: VkQueryResultFlags) -> Result<ResultFlags> {
         flags & !known
     );
     Ok(ResultFlags {
-        wide: flags & VK_QUERY_RESULT_64_BIT as u32 != 0,
-        wait: flags & VK_QUERY_RESULT_WAIT_BIT as u32 != 0,
-        with_availability: flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT as u32 != 0,
-        partial: flags & VK_QUERY_RESULT_PARTIAL_BIT as u32 != 0,
+        wide: flags & VK_QUERY_RESULT_64_BIT != 0,
+        wait: flags & VK_QUERY_RESULT_WAIT_BIT != 0,
+        with_availability: flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT != 0,
+        partial: flags & VK_QUERY_RESULT_PARTIAL_BIT != 0,
     })
 }
 

@@ -159,7 +159,7 @@ unsafe fn read_submit2(info: &VkSubmitInfo2) -> Result<SubmitBatch> {
         "VUID-VkSubmitInfo2-sType-sType",
     )?;
     ensure!(
-        info.flags & VK_SUBMIT_PROTECTED_BIT as u32 == 0,
+        info.flags & VK_SUBMIT_PROTECTED_BIT == 0,
         "VUID-VkSubmitInfo2-flags-03886",
         "protected submissions are not supported"
     );

@@ -77,7 +77,7 @@ pub unsafe extern "system" fn vkCreateFence(
             VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
             "VUID-VkFenceCreateInfo-sType-sType",
         )?;
-        let signaled = info.flags & VK_FENCE_CREATE_SIGNALED_BIT as u32 != 0;
+        let signaled = info.flags & VK_FENCE_CREATE_SIGNALED_BIT != 0;
         let h = handle::insert(Arc::new(Fence::new(dev.rt.hub().clone(), signaled)));
         // SAFETY: valid out pointer per the spec.
         unsafe { write(pFence, "pFence", VkFence::from_raw(h))? };
@@ -276,7 +276,7 @@ pub unsafe extern "system" fn vkWaitSemaphores(
             .zip(values)
             .map(|(s, v)| Ok((semaphore(*s)?, *v)))
             .collect::<Result<Vec<_>>>()?;
-        let any = info.flags & VK_SEMAPHORE_WAIT_ANY_BIT as u32 != 0;
+        let any = info.flags & VK_SEMAPHORE_WAIT_ANY_BIT != 0;
         wait_result(rt::wait_semaphores(dev.rt.hub(), &waits, any, timeout)?)
     })
 }
@@ -325,7 +325,7 @@ pub unsafe extern "system" fn vkCreateEvent(
             VK_STRUCTURE_TYPE_EVENT_CREATE_INFO,
             "VUID-VkEventCreateInfo-sType-sType",
         )?;
-        let device_only = info.flags & VK_EVENT_CREATE_DEVICE_ONLY_BIT as u32 != 0;
+        let device_only = info.flags & VK_EVENT_CREATE_DEVICE_ONLY_BIT != 0;
         let h = handle::insert(Arc::new(Event::new(dev.rt.hub().clone(), device_only)));
         // SAFETY: valid out pointer per the spec.
         unsafe { write(pEvent, "pEvent", VkEvent::from_raw(h))? };

@@ -1,0 +1,135 @@
+//! `cargo xtask`: the chores behind the README's two commands.
+//!
+//! - `cargo xtask demo`: installs the Vulkan loader if missing, builds the ICD and the demo in
+//!   release mode, and runs the demo through the real loader with our manifest.
+//! - `cargo xtask test`: installs the loader and `vulkaninfo` if missing, builds the ICD, and runs
+//!   every test of the workspace (unit, loader end-to-end, vulkaninfo, direct loading).
+//!
+//! Installation uses `apt-get` (as root, or through `sudo`), so it works on a fresh Debian or
+//! Ubuntu machine; elsewhere it says what to install.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("demo") => demo(),
+        Some("test") => test(&args[1..]),
+        Some("setup") => setup(&["libvulkan1", "vulkan-tools"]),
+        _ => Err("usage: cargo xtask <demo | test [cargo test args…] | setup>".to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from("."))
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed with {status}"))
+    }
+}
+
+fn has_loader() -> bool {
+    Command::new("sh")
+        .args(["-c", "ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn has_command(name: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {name} >/dev/null")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Installs the Debian packages that are missing.
+fn setup(packages: &[&str]) -> Result<(), String> {
+    let missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|p| match *p {
+            "libvulkan1" => !has_loader(),
+            "vulkan-tools" => !has_command("vulkaninfo"),
+            other => !has_command(other),
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if !has_command("apt-get") {
+        return Err(format!(
+            "please install {missing:?} (the Khronos Vulkan loader and vulkaninfo)"
+        ));
+    }
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    let sudo = if is_root { vec![] } else { vec!["sudo"] };
+    let apt = |args: &[&str]| {
+        let mut all: Vec<&str> = sudo.clone();
+        all.push("apt-get");
+        all.extend_from_slice(args);
+        let mut cmd = Command::new(all[0]);
+        cmd.args(&all[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+        run(&mut cmd)
+    };
+    apt(&["update", "-qq"])?;
+    let mut install = vec!["install", "-y", "-qq", "--no-install-recommends"];
+    install.extend_from_slice(&missing);
+    apt(&install)
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root());
+    cmd
+}
+
+fn manifest() -> PathBuf {
+    root().join("icd-manifest/tessera_icd.json")
+}
+
+fn demo() -> Result<(), String> {
+    setup(&["libvulkan1"])?;
+    run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
+    run(cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "tessera-e2e",
+        "--bin",
+        "tessera-demo",
+    ]))?;
+    run(Command::new(root().join("target/release/tessera-demo"))
+        .env("VK_DRIVER_FILES", manifest())
+        .env("VK_ICD_FILENAMES", manifest())
+        .env("VK_LOADER_LAYERS_DISABLE", "*"))
+}
+
+fn test(extra: &[String]) -> Result<(), String> {
+    setup(&["libvulkan1", "vulkan-tools"])?;
+    run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
+    run(cargo()
+        .args(["test", "--release", "--workspace"])
+        .args(extra))
+}
