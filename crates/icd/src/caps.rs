@@ -391,18 +391,22 @@ pub fn vulkan13_features(f: &mut VkPhysicalDeviceVulkan13Features) {
     f.maintenance4 = VK_TRUE;
 }
 
-/// Copies the named fields from `$src` into the struct at `$p` (of type `$ty`).
+/// Copies the named fields (all members of the struct) from `$src` into the struct at `$p` (of
+/// type `$ty`) and returns the offset just past the last member, so that tail padding, whose
+/// contents the spec leaves undefined, is never compared.
 macro_rules! copy_fields {
     ($p:expr, $ty:ty, $src:expr, [$($field:ident),* $(,)?]) => {{
         // SAFETY: the caller matched `sType` to `$ty`, so `$p` points to a writable `$ty`.
         let dst = unsafe { &mut *$p.cast::<$ty>() };
         $(dst.$field = $src.$field;)*
-        Some(std::mem::size_of::<$ty>())
+        let end = 0usize $(.max(std::mem::offset_of!($ty, $field) + std::mem::size_of_val(&dst.$field)))*;
+        Some(end)
     }};
 }
 
 /// Writes our supported features into the feature struct at `p` (by its `sType`) and returns the
-/// struct's size; `None` for a struct we do not know (left untouched).
+/// end of its last member (its size without tail padding); `None` for a struct we do not know
+/// (left untouched).
 ///
 /// # Safety
 /// `p` must point to a writable structure of the type that `stype` names.

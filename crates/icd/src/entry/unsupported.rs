@@ -37,6 +37,10 @@ pub enum Why {
 impl Why {
     fn error(self, command: &'static str) -> Error {
         match self {
+            Why::Graphics if command.starts_with("vkCmd") => Error::invalid(
+                "VUID-vkCmd*-commandBuffer-cmdpool",
+                format!("{command} needs a graphics queue; Tessera's only queue family is COMPUTE | TRANSFER"),
+            ),
             Why::Graphics => Error::NotSupported(format!(
                 "{command} needs graphics, and Tessera's only queue family is COMPUTE | TRANSFER"
             )),
