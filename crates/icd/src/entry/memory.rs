@@ -241,7 +241,9 @@ pub unsafe extern "system" fn vkGetDeviceMemoryCommitment(
         let size = self::memory(memory)?.size();
         // VUID-vkGetDeviceMemoryCommitment-memory-00690 asks for a LAZILY_ALLOCATED memory type,
         // which Tessera does not have; every byte of an allocation is committed, so say so.
-        tracing::debug!("vkGetDeviceMemoryCommitment on memory that is not lazily allocated: {size} bytes");
+        tracing::debug!(
+            "vkGetDeviceMemoryCommitment on memory that is not lazily allocated: {size} bytes"
+        );
         // SAFETY: valid out pointer per the spec.
         unsafe { write(pCommittedMemoryInBytes, "pCommittedMemoryInBytes", size) }
     })

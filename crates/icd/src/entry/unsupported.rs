@@ -39,7 +39,9 @@ impl Why {
         match self {
             Why::Graphics if command.starts_with("vkCmd") => Error::invalid(
                 "VUID-vkCmd*-commandBuffer-cmdpool",
-                format!("{command} needs a graphics queue; Tessera's only queue family is COMPUTE | TRANSFER"),
+                format!(
+                    "{command} needs a graphics queue; Tessera's only queue family is COMPUTE | TRANSFER"
+                ),
             ),
             Why::Graphics => Error::NotSupported(format!(
                 "{command} needs graphics, and Tessera's only queue family is COMPUTE | TRANSFER"
