@@ -165,6 +165,19 @@ pub fn entry() -> Entry {
 }
 
 /// Creates a Vulkan 1.3 instance with the given instance extensions.
+/// Serialises the loader calls that create, destroy and look up logical devices.
+///
+/// The Khronos loader walks a process-wide list of logical devices in `vkGetDeviceProcAddr` (and
+/// so inside `vkCreateDevice`, which resolves the new device's table) while `vkCreateDevice` and
+/// `vkDestroyDevice` on other threads add and free its nodes without a lock
+/// (KhronosGroup/Vulkan-Loader#2018; still present in 1.4.341, and in Debian 12's 1.3.239).
+/// Tests run on many threads in one process, so each of those calls holds this lock. This is a
+/// loader bug, not a driver one: the direct-loading tests do not need it.
+pub fn loader_device_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub fn create_instance(entry: &Entry, extensions: &[&CStr]) -> VkResult<Instance> {
     let app = vk::ApplicationInfo::builder()
         .application_name(b"tessera-e2e\0")
@@ -461,9 +474,11 @@ impl Ctx {
             .enabled_extension_names(&ext_ptrs)
             .push_next(&mut e12)
             .push_next(&mut e13);
+        let guard = loader_device_lock();
         // SAFETY: `info` and its chain outlive the call.
         let device = unsafe { instance.create_device(physical_device, &info, None) }
             .unwrap_or_else(|e| panic!("vkCreateDevice failed: {e:?}"));
+        drop(guard);
         // SAFETY: the queues were requested at device creation.
         let queues = (0..queue_count)
             .map(|i| unsafe { device.get_device_queue(queue_family, i) })
@@ -749,6 +764,7 @@ impl Ctx {
     /// driver must neither crash nor hang. Child objects are leaked.
     pub fn destroy_without_waiting(self) {
         let this = std::mem::ManuallyDrop::new(self);
+        let _guard = loader_device_lock();
         // SAFETY: `this` is never used again and its `Drop` never runs, so
         // the device and instance are destroyed exactly once.
         unsafe {
@@ -759,6 +775,7 @@ impl Ctx {
 
     /// Looks a device command up with `vkGetDeviceProcAddr`.
     pub fn device_proc_addr(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
+        let _guard = loader_device_lock();
         // SAFETY: `device` is a live device of `instance`.
         unsafe {
             self.instance
@@ -792,6 +809,7 @@ impl Drop for Ctx {
                     Owned::PrivateDataSlot(s) => self.device.destroy_private_data_slot(s, None),
                 }
             }
+            let _guard = loader_device_lock();
             self.device.destroy_device(None);
             self.instance.destroy_instance(None);
         }

@@ -27,6 +27,7 @@ impl Inst {
 
     /// Creates a device with `info`, destroying it again on success.
     fn try_device(&self, info: &vk::DeviceCreateInfo) -> VkResult<()> {
+        let _guard = loader_device_lock();
         // SAFETY: `info` is a complete create info whose pointers outlive the call.
         let device = unsafe { self.instance.create_device(self.pd, info, None) }?;
         // SAFETY: the device has no children and no work.
