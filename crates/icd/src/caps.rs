@@ -996,7 +996,10 @@ mod tests {
         // 4 header words and 47 members; the struct's size also counts 4 bytes of tail padding,
         // which must not be compared at device creation.
         assert_eq!(size, Some(16 + 47 * 4));
-        assert_eq!(std::mem::size_of::<VkPhysicalDeviceVulkan12Features>(), 16 + 48 * 4);
+        assert_eq!(
+            std::mem::size_of::<VkPhysicalDeviceVulkan12Features>(),
+            16 + 48 * 4
+        );
         assert_eq!(f.timelineSemaphore, VK_TRUE);
         assert_eq!(
             f.sType,
