@@ -46,8 +46,13 @@ fn uuid(tag: u8) -> [u8; VK_UUID_SIZE as usize] {
     id
 }
 
+/// `VK_ARM_tensors` revision we implement (the 1.4.342 headers still say 1; revision 2 adds
+/// the bfloat16 and float8 tensor formats).
+pub const ARM_TENSORS_SPEC_VERSION: u32 = 2;
+
 /// The device extensions we implement: `(name, specVersion)`.
 pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
+    (VK_ARM_TENSORS_EXTENSION_NAME, ARM_TENSORS_SPEC_VERSION),
     (
         VK_KHR_16BIT_STORAGE_EXTENSION_NAME,
         VK_KHR_16BIT_STORAGE_SPEC_VERSION,
@@ -389,6 +394,33 @@ pub fn vulkan13_features(f: &mut VkPhysicalDeviceVulkan13Features) {
     f.dynamicRendering = VK_TRUE;
     f.shaderIntegerDotProduct = VK_TRUE;
     f.maintenance4 = VK_TRUE;
+}
+
+/// `VkPhysicalDeviceTensorFeaturesARM` (header fields left zero). Shader access to tensors
+/// arrives with compute shaders (issue #4).
+pub fn tensor_features() -> VkPhysicalDeviceTensorFeaturesARM {
+    let mut f: VkPhysicalDeviceTensorFeaturesARM = zeroed();
+    f.tensorNonPacked = VK_TRUE;
+    f.tensors = VK_TRUE;
+    f
+}
+
+/// `VkPhysicalDeviceTensorPropertiesARM` (header fields left for the caller).
+pub fn tensor_properties(p: &mut VkPhysicalDeviceTensorPropertiesARM) {
+    use tessera_runtime::limits as l;
+    p.maxTensorDimensionCount = l::MAX_TENSOR_DIMENSIONS;
+    p.maxTensorElements = l::max_tensor_elements();
+    p.maxPerDimensionTensorElements = l::MAX_PER_DIMENSION_TENSOR_ELEMENTS;
+    p.maxTensorStride = l::max_tensor_stride() as i64;
+    p.maxTensorSize = l::max_tensor_size();
+    p.maxTensorShaderAccessArrayLength = l::MAX_TENSOR_SHADER_ACCESS_ARRAY_LENGTH;
+    p.maxTensorShaderAccessSize = l::MAX_TENSOR_SHADER_ACCESS_SIZE;
+    p.maxDescriptorSetStorageTensors = 1 << 20;
+    p.maxPerStageDescriptorSetStorageTensors = 1 << 20;
+    p.maxDescriptorSetUpdateAfterBindStorageTensors = 0;
+    p.maxPerStageDescriptorUpdateAfterBindStorageTensors = 0;
+    p.shaderStorageTensorArrayNonUniformIndexingNative = VK_TRUE;
+    p.shaderTensorSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
 }
 
 /// Copies the named fields (all members of the struct) from `$src` into the struct at `$p` (of
@@ -758,6 +790,22 @@ pub unsafe fn fill_features(stype: VkStructureType, p: *mut VkBaseOutStructure) 
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES => {
             copy_fields!(p, VkPhysicalDeviceMaintenance4Features, v13, [maintenance4])
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_FEATURES_ARM => {
+            let t = tensor_features();
+            copy_fields!(
+                p,
+                VkPhysicalDeviceTensorFeaturesARM,
+                t,
+                [
+                    tensorNonPacked,
+                    shaderTensorAccess,
+                    shaderStorageTensorArrayDynamicIndexing,
+                    shaderStorageTensorArrayNonUniformIndexing,
+                    descriptorBindingStorageTensorUpdateAfterBind,
+                    tensors,
+                ]
+            )
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TEXTURE_COMPRESSION_ASTC_HDR_FEATURES => {
             copy_fields!(
                 p,
@@ -919,6 +967,12 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
                 uniformTexelBufferOffsetSingleTexelAlignment,
             ]
         ),
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_PROPERTIES_ARM => {
+            // SAFETY: `stype` names this struct (caller contract).
+            let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceTensorPropertiesARM>() };
+            tensor_properties(dst);
+            Some(0)
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES => {
             copy_fields!(
                 p,

@@ -11,7 +11,8 @@ use std::sync::LazyLock;
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::entry::{
-    buffer, command, device, instance, memory, physical_device, query, queue, sync, unsupported,
+    buffer, command, device, instance, memory, physical_device, query, queue, sync, tensor,
+    unsupported,
 };
 
 /// The dispatch level a command belongs to.
@@ -187,6 +188,17 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
         entry!(Device, vkCmdResetEvent2KHR => command::vkCmdResetEvent2),
         entry!(Device, vkCmdWaitEvents2KHR => command::vkCmdWaitEvents2),
         entry!(Device, vkCmdWriteTimestamp2KHR => command::vkCmdWriteTimestamp2),
+        entry!(PhysicalDevice, vkGetPhysicalDeviceExternalTensorPropertiesARM => tensor::vkGetPhysicalDeviceExternalTensorPropertiesARM),
+        entry!(Device, vkCreateTensorARM => tensor::vkCreateTensorARM),
+        entry!(Device, vkDestroyTensorARM => tensor::vkDestroyTensorARM),
+        entry!(Device, vkCreateTensorViewARM => tensor::vkCreateTensorViewARM),
+        entry!(Device, vkDestroyTensorViewARM => tensor::vkDestroyTensorViewARM),
+        entry!(Device, vkGetTensorMemoryRequirementsARM => tensor::vkGetTensorMemoryRequirementsARM),
+        entry!(Device, vkGetDeviceTensorMemoryRequirementsARM => tensor::vkGetDeviceTensorMemoryRequirementsARM),
+        entry!(Device, vkBindTensorMemoryARM => tensor::vkBindTensorMemoryARM),
+        entry!(Device, vkCmdCopyTensorARM => tensor::vkCmdCopyTensorARM),
+        entry!(Device, vkGetTensorOpaqueCaptureDescriptorDataARM => tensor::vkGetTensorOpaqueCaptureDescriptorDataARM),
+        entry!(Device, vkGetTensorViewOpaqueCaptureDescriptorDataARM => tensor::vkGetTensorViewOpaqueCaptureDescriptorDataARM),
         entry!(Device, vkQueueSubmit => queue::vkQueueSubmit),
         entry!(Device, vkQueueSubmit2 => queue::vkQueueSubmit2),
         entry!(Device, vkQueueWaitIdle => queue::vkQueueWaitIdle),

@@ -3,26 +3,9 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::limits::{BUFFER_ALIGNMENT, MAX_BUFFER_SIZE};
-use crate::memory::DeviceMemory;
+use crate::memory::{BindVuids, DeviceMemory, check_bind};
+pub use crate::memory::{Binding, MemoryRequirements};
 use crate::{Error, Result, ensure};
-
-/// What `vkGet*BufferMemoryRequirements*` report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemoryRequirements {
-    /// Bytes the buffer needs.
-    pub size: u64,
-    /// Required alignment of the binding offset.
-    pub alignment: u64,
-}
-
-/// The memory range a buffer is bound to.
-#[derive(Debug, Clone)]
-pub struct Binding {
-    /// The memory object (kept alive by the buffer).
-    pub memory: Arc<DeviceMemory>,
-    /// Offset of the buffer's first byte in `memory`.
-    pub offset: u64,
-}
 
 /// A buffer.
 #[derive(Debug)]
@@ -87,31 +70,21 @@ impl Buffer {
     /// # Errors
     /// `Validation` when already bound, misaligned, or the range does not fit in the memory.
     pub fn bind(&self, memory: Arc<DeviceMemory>, offset: u64) -> Result<()> {
-        let req = self.requirements();
         ensure!(
             self.binding.get().is_none(),
             "VUID-VkBindBufferMemoryInfo-buffer-07459",
             "buffer is already bound to memory"
         );
-        ensure!(
-            offset < memory.size(),
-            "VUID-VkBindBufferMemoryInfo-memoryOffset-01031",
-            "memoryOffset {offset} is not less than the memory size {}",
-            memory.size()
-        );
-        ensure!(
-            offset % req.alignment == 0,
-            "VUID-VkBindBufferMemoryInfo-memoryOffset-01036",
-            "memoryOffset {offset} is not a multiple of the required alignment {}",
-            req.alignment
-        );
-        ensure!(
-            req.size <= memory.size() - offset,
-            "VUID-VkBindBufferMemoryInfo-size-01037",
-            "buffer needs {} bytes but only {} remain after memoryOffset {offset}",
-            req.size,
-            memory.size() - offset
-        );
+        check_bind(
+            &memory,
+            offset,
+            self.requirements(),
+            BindVuids {
+                offset: "VUID-VkBindBufferMemoryInfo-memoryOffset-01031",
+                alignment: "VUID-VkBindBufferMemoryInfo-memoryOffset-01036",
+                size: "VUID-VkBindBufferMemoryInfo-size-01037",
+            },
+        )?;
         self.binding.set(Binding { memory, offset }).map_err(|_| {
             Error::invalid(
                 "VUID-VkBindBufferMemoryInfo-buffer-07459",

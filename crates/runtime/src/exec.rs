@@ -91,6 +91,12 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
             pool.write_results(*first, *count, *stride, *flags, &mut bytes)?;
             d.memory.write(d.offset + offset, &bytes)?;
         }
+        Command::CopyTensor { src, dst, plan } => {
+            let lost = || Error::DeviceLost("tensor lost its memory binding".into());
+            let s = src.binding().ok_or_else(lost)?;
+            let d = dst.binding().ok_or_else(lost)?;
+            DeviceMemory::copy_strided(plan, &s.memory, s.offset, &d.memory, d.offset)?;
+        }
         Command::ExecuteCommands { recordings } => {
             for rec in recordings.iter() {
                 execute(ctx, rec)?;

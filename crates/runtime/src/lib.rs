@@ -21,11 +21,13 @@ pub mod cmd;
 pub mod device;
 pub mod error;
 pub mod exec;
+pub mod format;
 pub mod limits;
 pub mod memory;
 pub mod private_data;
 pub mod query;
 pub mod queue;
 pub mod sync;
+pub mod tensor;
 
 pub use error::{Error, Result};

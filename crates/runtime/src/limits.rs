@@ -19,6 +19,33 @@ pub const MEMORY_TYPE_COUNT: u32 = 1;
 /// `maxTimelineSemaphoreValueDifference`.
 pub const MAX_TIMELINE_DIFFERENCE: u64 = u64::MAX >> 1;
 
+/// `maxTensorDimensionCount`.
+pub const MAX_TENSOR_DIMENSIONS: u32 = 8;
+/// `maxPerDimensionTensorElements` (shader coordinates are 32-bit signed).
+pub const MAX_PER_DIMENSION_TENSOR_ELEMENTS: u64 = (1 << 31) - 1;
+/// Alignment of a tensor's memory requirements.
+pub const TENSOR_ALIGNMENT: u64 = 64;
+/// `maxTensorShaderAccessArrayLength`.
+pub const MAX_TENSOR_SHADER_ACCESS_ARRAY_LENGTH: u32 = 256;
+/// `maxTensorShaderAccessSize` in bytes.
+pub const MAX_TENSOR_SHADER_ACCESS_SIZE: u32 = 2048;
+
+/// `maxTensorSize` in bytes: one tensor may fill the largest allocation.
+pub fn max_tensor_size() -> u64 {
+    max_allocation_size()
+}
+
+/// `maxTensorStride` in bytes.
+pub fn max_tensor_stride() -> u64 {
+    max_tensor_size()
+}
+
+/// `maxTensorElements`: chosen so that any packed tensor within it (elements of at most 8 bytes)
+/// also fits in `maxTensorSize`.
+pub fn max_tensor_elements() -> u64 {
+    max_tensor_size() / 8
+}
+
 /// Size of the one memory heap: three quarters of the machine's RAM (at least 1 GiB).
 pub fn heap_size() -> u64 {
     static SIZE: OnceLock<u64> = OnceLock::new();

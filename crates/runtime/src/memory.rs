@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
+use tessera_kernels::CopyPlan;
 
 use crate::limits::{ALLOCATION_ALIGNMENT, MAX_MEMORY_ALLOCATION_COUNT};
 use crate::{Error, Result, ensure};
@@ -76,6 +77,67 @@ impl HeapBudget {
     }
 }
 
+/// What `vkGet*MemoryRequirements*` report for a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryRequirements {
+    /// Bytes the resource needs.
+    pub size: u64,
+    /// Required alignment of the binding offset.
+    pub alignment: u64,
+}
+
+/// The memory range a resource (buffer or tensor) is bound to.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// The memory object (kept alive by the resource).
+    pub memory: Arc<DeviceMemory>,
+    /// Offset of the resource's first byte in `memory`.
+    pub offset: u64,
+}
+
+/// The VUIDs a binding check reports, per resource kind.
+#[derive(Debug, Clone, Copy)]
+pub struct BindVuids {
+    /// `memoryOffset` must be less than the allocation size.
+    pub offset: &'static str,
+    /// `memoryOffset` must be a multiple of the required alignment.
+    pub alignment: &'static str,
+    /// The resource must fit between `memoryOffset` and the end of the allocation.
+    pub size: &'static str,
+}
+
+/// Checks that a resource with requirements `req` may be bound to `memory` at `offset`.
+///
+/// # Errors
+/// `Validation` naming the VUID of `vuids` that is broken.
+pub fn check_bind(
+    memory: &DeviceMemory,
+    offset: u64,
+    req: MemoryRequirements,
+    vuids: BindVuids,
+) -> Result<()> {
+    ensure!(
+        offset < memory.size(),
+        vuids.offset,
+        "memoryOffset {offset} is not less than the memory size {}",
+        memory.size()
+    );
+    ensure!(
+        offset % req.alignment == 0,
+        vuids.alignment,
+        "memoryOffset {offset} is not a multiple of the required alignment {}",
+        req.alignment
+    );
+    ensure!(
+        req.size <= memory.size() - offset,
+        vuids.size,
+        "the resource needs {} bytes but only {} remain after memoryOffset {offset}",
+        req.size,
+        memory.size() - offset
+    );
+    Ok(())
+}
+
 /// A live mapping of a [`DeviceMemory`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MappedRange {
@@ -94,6 +156,7 @@ pub struct DeviceMemory {
     memory_type: u32,
     heap: Arc<HeapBudget>,
     mapped: Mutex<Option<MappedRange>>,
+    dedicated_to: std::sync::OnceLock<usize>,
 }
 
 // SAFETY: the allocation is plain bytes owned by this object; all access goes through raw-pointer
@@ -133,6 +196,7 @@ impl DeviceMemory {
             memory_type,
             heap: heap.clone(),
             mapped: Mutex::new(None),
+            dedicated_to: std::sync::OnceLock::new(),
         })
     }
 
@@ -144,6 +208,17 @@ impl DeviceMemory {
     /// The memory type index it was allocated from.
     pub fn memory_type(&self) -> u32 {
         self.memory_type
+    }
+
+    /// Records that this is a dedicated allocation for the resource identified by `key` (the
+    /// address of its runtime object).
+    pub fn set_dedicated_to(&self, key: usize) {
+        let _ = self.dedicated_to.set(key);
+    }
+
+    /// The resource this allocation is dedicated to, if any.
+    pub fn dedicated_to(&self) -> Option<usize> {
+        self.dedicated_to.get().copied()
     }
 
     /// Host address of byte `offset` (also the buffer-device-address base). Never dereferenced by
@@ -281,6 +356,48 @@ impl DeviceMemory {
                 size as usize,
             )
         };
+        Ok(())
+    }
+}
+
+impl DeviceMemory {
+    /// Runs a planned strided copy from `src` at `src_offset` to `dst` at `dst_offset` (the
+    /// tensors' binding offsets). When both ranges lie in the same allocation and overlap (aliased
+    /// tensors, or a tensor copied onto itself), the source bytes go through a temporary first,
+    /// so the result is as if every element were read before any was written.
+    ///
+    /// # Errors
+    /// `DeviceLost` when a range is outside its allocation; `OutOfHostMemory` when the temporary
+    /// cannot be allocated.
+    pub fn copy_strided(
+        plan: &CopyPlan,
+        src: &DeviceMemory,
+        src_offset: u64,
+        dst: &DeviceMemory,
+        dst_offset: u64,
+    ) -> Result<()> {
+        let (src_len, dst_len) = (plan.src_extent(), plan.dst_extent());
+        let s = src.check_range(src_offset, src_len)?;
+        let d = dst.check_range(dst_offset, dst_len)?;
+        let overlap = std::ptr::eq(src, dst)
+            && src_offset < dst_offset + dst_len
+            && dst_offset < src_offset + src_len;
+        let dst_ptr = dst.ptr.as_ptr().wrapping_add(d);
+        if overlap {
+            let mut tmp = Vec::new();
+            tmp.try_reserve_exact(src_len as usize).map_err(|_| {
+                Error::OutOfHostMemory(format!("{src_len} bytes for an overlapping tensor copy"))
+            })?;
+            tmp.resize(src_len as usize, 0);
+            src.read(src_offset, &mut tmp)?;
+            // SAFETY: `tmp` holds the plan's whole source extent; the destination range was
+            // checked to lie inside `dst`; `tmp` is a separate allocation, so they do not overlap.
+            unsafe { plan.execute_raw(tmp.as_ptr(), dst_ptr) };
+        } else {
+            // SAFETY: both ranges were checked to lie inside their allocations, and they do not
+            // overlap (different allocations, or disjoint ranges of the same one).
+            unsafe { plan.execute_raw(src.ptr.as_ptr().wrapping_add(s), dst_ptr) };
+        }
         Ok(())
     }
 }

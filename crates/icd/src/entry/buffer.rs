@@ -119,7 +119,7 @@ fn vk_requirements(req: MemoryRequirements) -> VkMemoryRequirements {
 ///
 /// # Safety
 /// `out` must be a valid `VkMemoryRequirements2` with a valid output chain.
-unsafe fn write_requirements2(
+pub(crate) unsafe fn write_requirements2(
     out: *mut VkMemoryRequirements2,
     req: MemoryRequirements,
 ) -> Result<()> {

@@ -442,7 +442,9 @@ unsafe fn check_dependency_info(info: *const VkDependencyInfo) -> Result<()> {
         bufs.iter().map(|b| (b.buffer, b.offset, b.size)),
         info.imageMemoryBarrierCount,
         "VUID-VkImageMemoryBarrier2-image-parameter",
-    )
+    )?;
+    // SAFETY: the chain of a valid VkDependencyInfo.
+    unsafe { crate::entry::tensor::check_tensor_barriers(info.pNext) }
 }
 
 /// # Safety

@@ -17,9 +17,20 @@ use crate::dispatch::{self, Scope};
 use crate::entry::physical_device::PhysicalDevice;
 use crate::handle::{self, Object, RawHandle};
 
+/// The features and extensions enabled at device creation that change what commands accept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EnabledFeatures {
+    /// `VkPhysicalDeviceTensorFeaturesARM::tensors` (with `VK_ARM_tensors`).
+    pub tensors: bool,
+    /// `VkPhysicalDeviceTensorFeaturesARM::tensorNonPacked`.
+    pub tensor_non_packed: bool,
+}
+
 /// A logical device: the runtime device plus the handles of its queues.
 #[derive(Debug)]
 pub struct Device {
+    /// What was enabled at creation.
+    pub features: EnabledFeatures,
     /// The runtime device.
     pub rt: Arc<RtDevice>,
     /// Dispatchable handles of the queues, by index in family 0.
@@ -206,6 +217,7 @@ pub unsafe extern "system" fn vkCreateDevice(
         // SAFETY: the spec requires `enabledExtensionCount` valid strings.
         let names =
             unsafe { extension_names(info.ppEnabledExtensionNames, info.enabledExtensionCount)? };
+        let tensors_enabled = names.contains(&VK_ARM_TENSORS_EXTENSION_NAME);
         for name in names {
             if !is_listed(DEVICE_EXTENSIONS, name) {
                 return Err(Error::ExtensionNotPresent(format!(
@@ -227,9 +239,21 @@ pub unsafe extern "system" fn vkCreateDevice(
             // SAFETY: non-null, valid per the spec.
             check_features10(unsafe { &*info.pEnabledFeatures }, "pEnabledFeatures")?;
         }
+        let mut features = EnabledFeatures::default();
         for (stype, p) in &links {
             // SAFETY: each link is the struct its sType names.
             unsafe { check_feature_struct(*stype, *p)? };
+            if *stype == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_FEATURES_ARM {
+                ensure!(
+                    tensors_enabled,
+                    "VUID-VkDeviceCreateInfo-pNext-pNext",
+                    "VkPhysicalDeviceTensorFeaturesARM is chained but VK_ARM_tensors is not enabled"
+                );
+                // SAFETY: the sType names a VkPhysicalDeviceTensorFeaturesARM.
+                let t = unsafe { &*p.cast::<VkPhysicalDeviceTensorFeaturesARM>() };
+                features.tensors = t.tensors != VK_FALSE;
+                features.tensor_non_packed = t.tensorNonPacked != VK_FALSE;
+            }
         }
         // SAFETY: `queueCreateInfoCount` valid structs per the spec.
         let queue_infos = unsafe {
@@ -287,6 +311,7 @@ pub unsafe extern "system" fn vkCreateDevice(
             })
             .collect();
         let dev = handle::insert_dispatchable(Arc::new(Device {
+            features,
             rt,
             queue_handles,
             queue_flags: q.flags,

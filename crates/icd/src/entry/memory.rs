@@ -49,9 +49,15 @@ pub unsafe extern "system" fn vkAllocateMemory(
         )?;
         // Chained VkMemoryAllocateFlagsInfo (device address), VkMemoryDedicatedAllocateInfo and
         // VkMemoryPriorityAllocateInfo need nothing special: every allocation can do all of it.
+        // SAFETY: a valid chain per the spec.
+        let dedicated =
+            unsafe { crate::entry::tensor::dedicated_tensor(info.pNext, info.allocationSize)? };
         let mem = dev
             .rt
             .allocate_memory(info.allocationSize, info.memoryTypeIndex)?;
+        if let Some(key) = dedicated {
+            mem.set_dedicated_to(key);
+        }
         let h = handle::insert(Arc::new(mem));
         // SAFETY: valid out pointer per the spec.
         unsafe { write(pMemory, "pMemory", VkDeviceMemory::from_raw(h))? };

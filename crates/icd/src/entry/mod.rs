@@ -19,4 +19,5 @@ pub mod physical_device;
 pub mod query;
 pub mod queue;
 pub mod sync;
+pub mod tensor;
 pub mod unsupported;

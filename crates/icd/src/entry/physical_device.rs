@@ -5,6 +5,9 @@ use std::ffi::c_char;
 use tessera_runtime::{Error, Result};
 use vulkan_headers::vulkan::vulkan_core::*;
 
+use tessera_runtime::format::tensor_format;
+use tessera_runtime::tensor::{Tiling, format_features};
+
 use crate::boundary;
 use crate::caps::{self, DEVICE_EXTENSIONS, extension_properties};
 use crate::conv::{chain_mut, check_stype, deref_mut, enumerate, enumerate_copy, write};
@@ -131,7 +134,7 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties(
 /// See [`crate::entry`].
 pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties2(
     physicalDevice: VkPhysicalDevice,
-    _format: VkFormat,
+    format: VkFormat,
     pFormatProperties: *mut VkFormatProperties2,
 ) {
     boundary::void("vkGetPhysicalDeviceFormatProperties2", || {
@@ -150,6 +153,19 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties2(
         };
         // SAFETY: a valid output chain per the spec.
         for (stype, p) in unsafe { chain_mut(props.pNext) } {
+            if stype == VK_STRUCTURE_TYPE_TENSOR_FORMAT_PROPERTIES_ARM {
+                // SAFETY: the sType names a VkTensorFormatPropertiesARM.
+                let t = unsafe { &mut *p.cast::<VkTensorFormatPropertiesARM>() };
+                let (optimal, linear) = match tensor_format(format) {
+                    Some(f) => (
+                        format_features(f, Tiling::Optimal),
+                        format_features(f, Tiling::Linear),
+                    ),
+                    None => (0, 0),
+                };
+                t.optimalTilingTensorFeatures = optimal;
+                t.linearTilingTensorFeatures = linear;
+            }
             if stype == VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3 {
                 // SAFETY: the sType names a VkFormatProperties3.
                 let p3 = unsafe { &mut *p.cast::<VkFormatProperties3>() };

@@ -6,7 +6,11 @@ use crate::buffer::Buffer;
 use crate::limits::MAX_UPDATE_BUFFER_SIZE;
 use crate::query::{QueryKind, QueryPool, ResultFlags};
 use crate::sync::Event;
-use crate::{Result, ensure};
+use crate::tensor::{
+    Tensor, USAGE_TRANSFER_DST as TENSOR_TRANSFER_DST, USAGE_TRANSFER_SRC as TENSOR_TRANSFER_SRC,
+};
+use crate::{Error, Result, ensure};
+use tessera_kernels::CopyPlan;
 
 use super::Recording;
 
@@ -24,6 +28,19 @@ pub struct BufferCopy {
     pub dst_offset: u64,
     /// Bytes to copy.
     pub size: u64,
+}
+
+/// One `VkTensorCopyARM` region, read into owned values (`None` for a NULL pointer).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TensorCopy {
+    /// `dimensionCount` (0: the pointers are ignored).
+    pub dimension_count: u32,
+    /// `pSrcOffset`.
+    pub src_offset: Option<Vec<u64>>,
+    /// `pDstOffset`.
+    pub dst_offset: Option<Vec<u64>>,
+    /// `pExtent`.
+    pub extent: Option<Vec<u64>>,
 }
 
 /// A recorded command. Barriers are not recorded: the executor runs one queue's commands in order
@@ -70,6 +87,12 @@ pub enum Command {
         offset: u64,
         stride: u64,
         flags: ResultFlags,
+    },
+    /// `vkCmdCopyTensorARM`, planned once at record time.
+    CopyTensor {
+        src: Arc<Tensor>,
+        dst: Arc<Tensor>,
+        plan: Box<CopyPlan>,
     },
     /// `vkCmdExecuteCommands`: the secondaries' recordings, run inline.
     ExecuteCommands { recordings: Box<[Arc<Recording>]> },
@@ -304,6 +327,95 @@ impl Command {
         })
     }
 
+    /// Validates and plans `vkCmdCopyTensorARM`: a whole-tensor raw copy between tensors of the
+    /// same shape, each with its own strides.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn copy_tensor(
+        src: Arc<Tensor>,
+        dst: Arc<Tensor>,
+        regions: Vec<TensorCopy>,
+    ) -> Result<Self> {
+        let (sd, dd) = (src.desc(), dst.desc());
+        ensure!(
+            regions.len() == 1,
+            "VUID-VkCopyTensorInfoARM-regionCount-09686",
+            "regionCount is {}, must be 1",
+            regions.len()
+        );
+        ensure!(
+            sd.rank() == dd.rank(),
+            "VUID-VkCopyTensorInfoARM-dimensionCount-09684",
+            "srcTensor has {} dimensions, dstTensor {}",
+            sd.rank(),
+            dd.rank()
+        );
+        ensure!(
+            sd.dims == dd.dims,
+            "VUID-VkCopyTensorInfoARM-pDimensions-09685",
+            "srcTensor dimensions {:?} differ from dstTensor dimensions {:?}",
+            sd.dims,
+            dd.dims
+        );
+        let r = &regions[0];
+        ensure!(
+            r.dimension_count == 0 || r.dimension_count as usize == sd.rank(),
+            "VUID-VkCopyTensorInfoARM-pRegions-09954",
+            "region dimensionCount {} is neither 0 nor the tensors' rank {}",
+            r.dimension_count,
+            sd.rank()
+        );
+        ensure!(
+            r.src_offset
+                .as_ref()
+                .is_none_or(|o| o.iter().all(|x| *x == 0)),
+            "VUID-VkCopyTensorInfoARM-pRegions-09687",
+            "pSrcOffset is not all zeros"
+        );
+        ensure!(
+            r.dst_offset
+                .as_ref()
+                .is_none_or(|o| o.iter().all(|x| *x == 0)),
+            "VUID-VkCopyTensorInfoARM-pRegions-09688",
+            "pDstOffset is not all zeros"
+        );
+        ensure!(
+            r.extent.as_ref().is_none_or(|e| *e == sd.dims),
+            "VUID-VkCopyTensorInfoARM-pRegions-09689",
+            "pExtent {:?} differs from the tensors' dimensions {:?}",
+            r.extent,
+            sd.dims
+        );
+        ensure!(
+            sd.usage & TENSOR_TRANSFER_SRC != 0,
+            "VUID-VkCopyTensorInfoARM-srcTensor-09691",
+            "srcTensor lacks VK_TENSOR_USAGE_TRANSFER_SRC_BIT_ARM"
+        );
+        ensure!(
+            dd.usage & TENSOR_TRANSFER_DST != 0,
+            "VUID-VkCopyTensorInfoARM-dstTensor-09693",
+            "dstTensor lacks VK_TENSOR_USAGE_TRANSFER_DST_BIT_ARM"
+        );
+        // The spec copies raw bits element by element; elements of different sizes cannot be.
+        ensure!(
+            sd.format.size == dd.format.size,
+            "VkCopyTensorInfoARM (element sizes)",
+            "{} and {} have different element sizes",
+            sd.format.name,
+            dd.format.name
+        );
+        src.bound("VUID-VkCopyTensorInfoARM-srcTensor-09694")?;
+        dst.bound("VUID-VkCopyTensorInfoARM-dstTensor-09695")?;
+        let plan = CopyPlan::new(sd.format.size as usize, &sd.dims, &sd.strides, &dd.strides)
+            .map_err(|e| Error::DeviceLost(format!("tensor copy plan: {e}")))?;
+        Ok(Command::CopyTensor {
+            src,
+            dst,
+            plan: Box::new(plan),
+        })
+    }
+
     /// The `vkCmd*` name, for traces.
     pub fn name(&self) -> &'static str {
         match self {
@@ -316,6 +428,7 @@ impl Command {
             Command::ResetQueries { .. } => "vkCmdResetQueryPool",
             Command::WriteTimestamp { .. } => "vkCmdWriteTimestamp",
             Command::CopyQueryResults { .. } => "vkCmdCopyQueryPoolResults",
+            Command::CopyTensor { .. } => "vkCmdCopyTensorARM",
             Command::ExecuteCommands { .. } => "vkCmdExecuteCommands",
         }
     }
