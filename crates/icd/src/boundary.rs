@@ -1,7 +1,8 @@
 //! The wrapper every entry point runs in: catches panics, maps [`Error`] to `VkResult`, logs.
 //!
 //! Log levels: application errors (`Validation`, out of memory) are `warn`; answers that are
-//! part of normal probing (`VK_ERROR_FORMAT_NOT_SUPPORTED`, feature or extension not present) are
+//! part of normal probing (`VK_ERROR_FORMAT_NOT_SUPPORTED`, feature or extension not present, a
+//! full descriptor pool) are
 //! `info`/`debug`; internal failures (`DeviceLost`, panics) are `error`.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -18,6 +19,7 @@ pub fn vk_result(err: &Error) -> VkResult {
         Error::FeatureNotPresent(_) => VK_ERROR_FEATURE_NOT_PRESENT,
         Error::ExtensionNotPresent(_) => VK_ERROR_EXTENSION_NOT_PRESENT,
         Error::LayerNotPresent(_) => VK_ERROR_LAYER_NOT_PRESENT,
+        Error::OutOfPoolMemory(_) => VK_ERROR_OUT_OF_POOL_MEMORY,
         Error::FormatNotSupported(_) => VK_ERROR_FORMAT_NOT_SUPPORTED,
         Error::DeviceLost(_) => VK_ERROR_DEVICE_LOST,
         Error::NotSupported(_) => VK_ERROR_UNKNOWN,
@@ -33,7 +35,10 @@ pub fn log_error(command: &'static str, err: &Error) {
         | Error::NotSupported(_) => {
             tracing::warn!(command, "{err}")
         }
-        Error::FeatureNotPresent(_) | Error::ExtensionNotPresent(_) | Error::LayerNotPresent(_) => {
+        Error::FeatureNotPresent(_)
+        | Error::ExtensionNotPresent(_)
+        | Error::LayerNotPresent(_)
+        | Error::OutOfPoolMemory(_) => {
             tracing::info!(command, "{err}")
         }
         Error::FormatNotSupported(_) => tracing::debug!(command, "{err}"),

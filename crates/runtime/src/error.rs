@@ -24,6 +24,9 @@ pub enum Error {
     /// A requested layer is not available (layers belong to the loader).
     #[error("layer not present: {0}")]
     LayerNotPresent(String),
+    /// A descriptor pool has no room left (`VK_ERROR_OUT_OF_POOL_MEMORY`).
+    #[error("out of pool memory: {0}")]
+    OutOfPoolMemory(String),
     /// The requested format/usage combination is not supported.
     #[error("format not supported: {0}")]
     FormatNotSupported(String),

@@ -18,6 +18,7 @@
 
 pub mod buffer;
 pub mod cmd;
+pub mod descriptor;
 pub mod device;
 pub mod error;
 pub mod exec;

@@ -19,6 +19,8 @@ pub const MEMORY_TYPE_COUNT: u32 = 1;
 /// `maxTimelineSemaphoreValueDifference`.
 pub const MAX_TIMELINE_DIFFERENCE: u64 = u64::MAX >> 1;
 
+/// `maxPushConstantsSize`.
+pub const MAX_PUSH_CONSTANTS_SIZE: u32 = 256;
 /// `maxTensorDimensionCount`.
 pub const MAX_TENSOR_DIMENSIONS: u32 = 8;
 /// `maxPerDimensionTensorElements` (shader coordinates are 32-bit signed).

@@ -12,6 +12,7 @@
 
 pub mod buffer;
 pub mod command;
+pub mod descriptor;
 pub mod device;
 pub mod instance;
 pub mod memory;

@@ -1038,45 +1038,6 @@ pub unsafe extern "system" fn vkCreateComputePipelines(
     unsupported_result("vkCreateComputePipelines", Why::Pipeline)
 }
 
-/// `vkCreateDescriptorPool`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreateDescriptorPool(
-    _device: VkDevice,
-    _pCreateInfo: *const VkDescriptorPoolCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pDescriptorPool: *mut VkDescriptorPool,
-) -> VkResult {
-    unsupported_result("vkCreateDescriptorPool", Why::Pipeline)
-}
-
-/// `vkCreateDescriptorSetLayout`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreateDescriptorSetLayout(
-    _device: VkDevice,
-    _pCreateInfo: *const VkDescriptorSetLayoutCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pSetLayout: *mut VkDescriptorSetLayout,
-) -> VkResult {
-    unsupported_result("vkCreateDescriptorSetLayout", Why::Pipeline)
-}
-
-/// `vkCreateDescriptorUpdateTemplate`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreateDescriptorUpdateTemplate(
-    _device: VkDevice,
-    _pCreateInfo: *const VkDescriptorUpdateTemplateCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pDescriptorUpdateTemplate: *mut VkDescriptorUpdateTemplate,
-) -> VkResult {
-    unsupported_result("vkCreateDescriptorUpdateTemplate", Why::Pipeline)
-}
-
 /// `vkCreatePipelineCache`: not executed by Tessera (see [`Why`]).
 ///
 /// # Safety
@@ -1090,19 +1051,6 @@ pub unsafe extern "system" fn vkCreatePipelineCache(
     unsupported_result("vkCreatePipelineCache", Why::Pipeline)
 }
 
-/// `vkCreatePipelineLayout`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreatePipelineLayout(
-    _device: VkDevice,
-    _pCreateInfo: *const VkPipelineLayoutCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pPipelineLayout: *mut VkPipelineLayout,
-) -> VkResult {
-    unsupported_result("vkCreatePipelineLayout", Why::Pipeline)
-}
-
 /// `vkCreateShaderModule`: not executed by Tessera (see [`Why`]).
 ///
 /// # Safety
@@ -1114,43 +1062,6 @@ pub unsafe extern "system" fn vkCreateShaderModule(
     _pShaderModule: *mut VkShaderModule,
 ) -> VkResult {
     unsupported_result("vkCreateShaderModule", Why::Pipeline)
-}
-
-/// `vkAllocateDescriptorSets`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkAllocateDescriptorSets(
-    _device: VkDevice,
-    _pAllocateInfo: *const VkDescriptorSetAllocateInfo,
-    _pDescriptorSets: *mut VkDescriptorSet,
-) -> VkResult {
-    unsupported_result("vkAllocateDescriptorSets", Why::Pipeline)
-}
-
-/// `vkFreeDescriptorSets`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkFreeDescriptorSets(
-    _device: VkDevice,
-    _descriptorPool: VkDescriptorPool,
-    _descriptorSetCount: u32,
-    _pDescriptorSets: *const VkDescriptorSet,
-) -> VkResult {
-    unsupported_result("vkFreeDescriptorSets", Why::Pipeline)
-}
-
-/// `vkResetDescriptorPool`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkResetDescriptorPool(
-    _device: VkDevice,
-    _descriptorPool: VkDescriptorPool,
-    _flags: VkDescriptorPoolResetFlags,
-) -> VkResult {
-    unsupported_result("vkResetDescriptorPool", Why::Pipeline)
 }
 
 /// `vkGetPipelineCacheData`: not executed by Tessera (see [`Why`]).
@@ -1308,22 +1219,6 @@ pub unsafe extern "system" fn vkDestroyPipelineCache(
     );
 }
 
-/// `vkDestroyPipelineLayout`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyPipelineLayout(
-    _device: VkDevice,
-    pipelineLayout: VkPipelineLayout,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy(
-        "vkDestroyPipelineLayout",
-        pipelineLayout.raw(),
-        "VkPipelineLayout",
-    );
-}
-
 /// `vkDestroyShaderModule`: not executed by Tessera (see [`Why`]).
 ///
 /// # Safety
@@ -1337,54 +1232,6 @@ pub unsafe extern "system" fn vkDestroyShaderModule(
         "vkDestroyShaderModule",
         shaderModule.raw(),
         "VkShaderModule",
-    );
-}
-
-/// `vkDestroyDescriptorPool`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyDescriptorPool(
-    _device: VkDevice,
-    descriptorPool: VkDescriptorPool,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy(
-        "vkDestroyDescriptorPool",
-        descriptorPool.raw(),
-        "VkDescriptorPool",
-    );
-}
-
-/// `vkDestroyDescriptorSetLayout`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyDescriptorSetLayout(
-    _device: VkDevice,
-    descriptorSetLayout: VkDescriptorSetLayout,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy(
-        "vkDestroyDescriptorSetLayout",
-        descriptorSetLayout.raw(),
-        "VkDescriptorSetLayout",
-    );
-}
-
-/// `vkDestroyDescriptorUpdateTemplate`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyDescriptorUpdateTemplate(
-    _device: VkDevice,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy(
-        "vkDestroyDescriptorUpdateTemplate",
-        descriptorUpdateTemplate.raw(),
-        "VkDescriptorUpdateTemplate",
     );
 }
 
@@ -1486,43 +1333,4 @@ pub unsafe extern "system" fn vkGetRenderAreaGranularity(
     _pGranularity: *mut VkExtent2D,
 ) {
     unsupported_void("vkGetRenderAreaGranularity", Why::Graphics);
-}
-
-/// `vkUpdateDescriptorSets`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkUpdateDescriptorSets(
-    _device: VkDevice,
-    _descriptorWriteCount: u32,
-    _pDescriptorWrites: *const VkWriteDescriptorSet,
-    _descriptorCopyCount: u32,
-    _pDescriptorCopies: *const VkCopyDescriptorSet,
-) {
-    unsupported_void("vkUpdateDescriptorSets", Why::Pipeline);
-}
-
-/// `vkUpdateDescriptorSetWithTemplate`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkUpdateDescriptorSetWithTemplate(
-    _device: VkDevice,
-    _descriptorSet: VkDescriptorSet,
-    _descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
-    _pData: *const c_void,
-) {
-    unsupported_void("vkUpdateDescriptorSetWithTemplate", Why::Pipeline);
-}
-
-/// `vkGetDescriptorSetLayoutSupport`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkGetDescriptorSetLayoutSupport(
-    _device: VkDevice,
-    _pCreateInfo: *const VkDescriptorSetLayoutCreateInfo,
-    _pSupport: *mut VkDescriptorSetLayoutSupport,
-) {
-    unsupported_void("vkGetDescriptorSetLayoutSupport", Why::Pipeline);
 }
