@@ -351,6 +351,117 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
     entries.into_iter().collect()
 });
 
+/// The device extension that provides `name`, when it is an extension command (or the
+/// KHR/EXT alias of a promoted one): `vkGetDeviceProcAddr` returns NULL for it unless the device
+/// enabled that extension.
+pub fn device_extension_of(name: &[u8]) -> Option<&'static CStr> {
+    let name = std::str::from_utf8(name).ok()?;
+    let by_suffix: &[(&CStr, &[&str])] = &[
+        (
+            VK_ARM_TENSORS_EXTENSION_NAME,
+            &[
+                "vkCreateTensorARM",
+                "vkDestroyTensorARM",
+                "vkCreateTensorViewARM",
+                "vkDestroyTensorViewARM",
+                "vkGetTensorMemoryRequirementsARM",
+                "vkGetDeviceTensorMemoryRequirementsARM",
+                "vkBindTensorMemoryARM",
+                "vkCmdCopyTensorARM",
+                "vkGetTensorOpaqueCaptureDescriptorDataARM",
+                "vkGetTensorViewOpaqueCaptureDescriptorDataARM",
+            ],
+        ),
+        (
+            VK_EXT_PRIVATE_DATA_EXTENSION_NAME,
+            &[
+                "vkCreatePrivateDataSlotEXT",
+                "vkDestroyPrivateDataSlotEXT",
+                "vkSetPrivateDataEXT",
+                "vkGetPrivateDataEXT",
+            ],
+        ),
+        (
+            VK_KHR_MAP_MEMORY_2_EXTENSION_NAME,
+            &["vkMapMemory2KHR", "vkUnmapMemory2KHR"],
+        ),
+        (
+            VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME,
+            &[
+                "vkGetBufferDeviceAddressKHR",
+                "vkGetBufferOpaqueCaptureAddressKHR",
+                "vkGetDeviceMemoryOpaqueCaptureAddressKHR",
+            ],
+        ),
+        (
+            VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME,
+            &[
+                "vkGetBufferMemoryRequirements2KHR",
+                "vkGetImageMemoryRequirements2KHR",
+                "vkGetImageSparseMemoryRequirements2KHR",
+            ],
+        ),
+        (
+            VK_KHR_MAINTENANCE_4_EXTENSION_NAME,
+            &[
+                "vkGetDeviceBufferMemoryRequirementsKHR",
+                "vkGetDeviceImageMemoryRequirementsKHR",
+                "vkGetDeviceImageSparseMemoryRequirementsKHR",
+            ],
+        ),
+        (
+            VK_KHR_BIND_MEMORY_2_EXTENSION_NAME,
+            &["vkBindBufferMemory2KHR", "vkBindImageMemory2KHR"],
+        ),
+        (
+            VK_KHR_MAINTENANCE_1_EXTENSION_NAME,
+            &["vkTrimCommandPoolKHR"],
+        ),
+        (
+            VK_KHR_MAINTENANCE_3_EXTENSION_NAME,
+            &["vkGetDescriptorSetLayoutSupportKHR"],
+        ),
+        (
+            VK_KHR_COPY_COMMANDS_2_EXTENSION_NAME,
+            &[
+                "vkCmdCopyBuffer2KHR",
+                "vkCmdCopyImage2KHR",
+                "vkCmdCopyBufferToImage2KHR",
+                "vkCmdCopyImageToBuffer2KHR",
+                "vkCmdBlitImage2KHR",
+                "vkCmdResolveImage2KHR",
+            ],
+        ),
+        (
+            VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME,
+            &[
+                "vkCmdPipelineBarrier2KHR",
+                "vkCmdSetEvent2KHR",
+                "vkCmdResetEvent2KHR",
+                "vkCmdWaitEvents2KHR",
+                "vkCmdWriteTimestamp2KHR",
+                "vkQueueSubmit2KHR",
+            ],
+        ),
+        (
+            VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME,
+            &[
+                "vkGetSemaphoreCounterValueKHR",
+                "vkWaitSemaphoresKHR",
+                "vkSignalSemaphoreKHR",
+            ],
+        ),
+        (
+            VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME,
+            &["vkResetQueryPoolEXT"],
+        ),
+    ];
+    by_suffix
+        .iter()
+        .find(|(_, names)| names.contains(&name))
+        .map(|(ext, _)| *ext)
+}
+
 /// Every command name we implement, with its scope (for tests and tools).
 pub fn commands() -> impl Iterator<Item = (&'static str, Scope)> {
     TABLE
@@ -386,6 +497,21 @@ pub fn lookup(name: &CStr, query: Scope) -> PFN_vkVoidFunction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_device_extension_alias_names_an_advertised_extension() {
+        for (name, scope) in commands() {
+            let is_alias = name.ends_with("KHR") || name.ends_with("EXT") || name.ends_with("ARM");
+            if scope == Scope::Device && is_alias {
+                let ext = device_extension_of(name.as_bytes())
+                    .unwrap_or_else(|| panic!("{name} has no extension in device_extension_of"));
+                assert!(
+                    crate::caps::is_listed(crate::caps::DEVICE_EXTENSIONS, ext),
+                    "{ext:?} is not advertised"
+                );
+            }
+        }
+    }
 
     #[test]
     fn scopes_are_respected() {

@@ -31,6 +31,8 @@ pub struct EnabledFeatures {
 pub struct Device {
     /// What was enabled at creation.
     pub features: EnabledFeatures,
+    /// The device extensions enabled at creation.
+    pub extensions: Vec<&'static CStr>,
     /// The runtime device.
     pub rt: Arc<RtDevice>,
     /// Dispatchable handles of the queues, by index in family 0.
@@ -218,6 +220,11 @@ pub unsafe extern "system" fn vkCreateDevice(
         let names =
             unsafe { extension_names(info.ppEnabledExtensionNames, info.enabledExtensionCount)? };
         let tensors_enabled = names.contains(&VK_ARM_TENSORS_EXTENSION_NAME);
+        let extensions: Vec<&'static CStr> = DEVICE_EXTENSIONS
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| names.contains(n))
+            .collect();
         for name in names {
             if !is_listed(DEVICE_EXTENSIONS, name) {
                 return Err(Error::ExtensionNotPresent(format!(
@@ -312,6 +319,7 @@ pub unsafe extern "system" fn vkCreateDevice(
             .collect();
         let dev = handle::insert_dispatchable(Arc::new(Device {
             features,
+            extensions,
             rt,
             queue_handles,
             queue_flags: q.flags,
@@ -340,7 +348,8 @@ pub unsafe extern "system" fn vkDestroyDevice(
     })
 }
 
-/// `vkGetDeviceProcAddr`: device-level commands only (NULL for instance-level names).
+/// `vkGetDeviceProcAddr`: device-level commands only (NULL for instance-level names and for the
+/// commands of extensions the device did not enable).
 ///
 /// # Safety
 /// See [`crate::entry`].
@@ -349,9 +358,14 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
     pName: *const c_char,
 ) -> PFN_vkVoidFunction {
     boundary::value("vkGetDeviceProcAddr", None, || {
-        self::device(device)?;
+        let dev = self::device(device)?;
         // SAFETY: NUL-terminated per the spec (null rejected).
         let name: &CStr = unsafe { conv::cstr(pName, "pName")? };
+        if let Some(ext) = dispatch::device_extension_of(name.to_bytes())
+            && !dev.extensions.contains(&ext)
+        {
+            return Ok(None);
+        }
         Ok(dispatch::lookup(name, Scope::Device))
     })
 }

@@ -1,0 +1,338 @@
+//! `vkCmdCopyTensorARM` through the Khronos loader: submit + fence round
+//! trips of whole-tensor copies, each group next to a single-threaded
+//! `copy_from_slice` of the same payload so the ratio to memcpy can be read
+//! from one run.
+//!
+//! 1. `tensor_packed_64MiB`: R32_UINT 4096×4096 packed → packed.
+//! 2. `tensor_padded_rank4`: R32_UINT 64×64×64×64 packed → padded (13·4 bytes
+//!    of padding on every outer stride, as the CTS does).
+//! 3. `tensor_rows_{1,2,4,16,64}B`: R8_UINT `[N, row]` packed → padded (13
+//!    bytes of padding on the outer stride), 32 MiB payload.
+//!
+//! The driver is Tessera by default (`cargo build --release -p tessera-icd`
+//! first). Set `TESSERA_BENCH_ICD` to another ICD manifest to measure that
+//! driver instead; layers then come from the usual loader variables, e.g.
+//! lavapipe with Arm's tensor emulation layer:
+//!
+//! ```text
+//! TESSERA_BENCH_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \
+//! VK_LAYER_PATH=$SITE/emulation_layer/deploy/share/vulkan/explicit_layer.d \
+//! VK_INSTANCE_LAYERS=VK_LAYER_ML_Tensor_Emulation \
+//! cargo bench -p tessera-benches --bench tensor_vulkan
+//! ```
+
+use std::ffi::CString;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use tessera_e2e::vulkanalia::loader::{LIBRARY, LibloadingLoader};
+use tessera_e2e::vulkanalia::prelude::v1_3::*;
+use tessera_e2e::vulkanalia::vk::ArmTensorsExtensionDeviceCommands;
+use tessera_e2e::*;
+
+/// A device with `VK_ARM_tensors`, on whichever driver the environment selects.
+struct Gpu {
+    _entry: Entry,
+    instance: Instance,
+    device: Device,
+    queue: vk::Queue,
+    memory_properties: vk::PhysicalDeviceMemoryProperties,
+    pool: vk::CommandPool,
+    fence: vk::Fence,
+    non_packed: bool,
+    name: String,
+}
+
+fn open_gpu() -> Gpu {
+    match std::env::var_os("TESSERA_BENCH_ICD") {
+        Some(manifest) => {
+            for key in ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"] {
+                // SAFETY: single-threaded, before the loader is loaded.
+                unsafe { std::env::set_var(key, &manifest) };
+            }
+        }
+        None => setup_env(),
+    }
+    // SAFETY: loading the system Vulkan loader runs only its initialisers.
+    let loader = unsafe { LibloadingLoader::new(LIBRARY) }.expect("load the Vulkan loader");
+    // SAFETY: the loader exports vkGetInstanceProcAddr.
+    let entry = unsafe { Entry::new(loader) }.expect("Vulkan entry points");
+    let instance = create_instance(&entry, &[]).expect("vkCreateInstance");
+    // SAFETY: live instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }.expect("physical devices");
+    let pd = devices
+        .into_iter()
+        .find(|&pd| {
+            device_extension_names(&instance, pd)
+                .iter()
+                .any(|e| e == ARM_TENSORS_EXTENSION_NAME)
+        })
+        .expect("a physical device with VK_ARM_tensors (is the emulation layer enabled?)");
+    // SAFETY: `pd` belongs to `instance`.
+    let (props, memory_properties, families) = unsafe {
+        (
+            instance.get_physical_device_properties(pd),
+            instance.get_physical_device_memory_properties(pd),
+            instance.get_physical_device_queue_family_properties(pd),
+        )
+    };
+    let family = families
+        .iter()
+        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+        .expect("a compute queue family") as u32;
+    let mut supported = vk::PhysicalDeviceTensorFeaturesARM::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::builder().push_next(&mut supported);
+    // SAFETY: valid, writable chain.
+    unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+    let non_packed = supported.tensor_non_packed == vk::TRUE;
+    let mut enable = vk::PhysicalDeviceTensorFeaturesARM {
+        tensors: vk::TRUE,
+        tensor_non_packed: supported.tensor_non_packed,
+        ..Default::default()
+    };
+    let mut sync2 = vk::PhysicalDeviceVulkan13Features {
+        synchronization2: vk::TRUE,
+        ..Default::default()
+    };
+    let ext = CString::new(ARM_TENSORS_EXTENSION_NAME).unwrap();
+    let ext_ptrs = [ext.as_ptr()];
+    let priorities = [1.0f32];
+    let queue_info = [vk::DeviceQueueCreateInfo::builder()
+        .queue_family_index(family)
+        .queue_priorities(&priorities)];
+    let info = vk::DeviceCreateInfo::builder()
+        .queue_create_infos(&queue_info)
+        .enabled_extension_names(&ext_ptrs)
+        .push_next(&mut enable)
+        .push_next(&mut sync2);
+    // SAFETY: `info` and its chain outlive the call.
+    let device = unsafe { instance.create_device(pd, &info, None) }.expect("vkCreateDevice");
+    // SAFETY: the queue was requested above.
+    let queue = unsafe { device.get_device_queue(family, 0) };
+    let pool_info = vk::CommandPoolCreateInfo::builder().queue_family_index(family);
+    // SAFETY: valid create infos on a live device.
+    let (pool, fence) = unsafe {
+        (
+            device.create_command_pool(&pool_info, None).expect("pool"),
+            device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .expect("fence"),
+        )
+    };
+    let name = device_name(&props);
+    eprintln!("tensor_vulkan: device {name:?}, tensorNonPacked {non_packed}");
+    Gpu {
+        _entry: entry,
+        instance,
+        device,
+        queue,
+        memory_properties,
+        pool,
+        fence,
+        non_packed,
+        name,
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // SAFETY: everything created from the device was destroyed by the
+        // cases; the pool and fence are idle.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_fence(self.fence, None);
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// A tensor with its own mapped memory.
+struct BoundTensor {
+    tensor: vk::TensorARM,
+    memory: vk::DeviceMemory,
+    ptr: *mut u8,
+    footprint: usize,
+}
+
+impl Gpu {
+    fn bound_tensor(&self, mut info: TensorInfo) -> BoundTensor {
+        let tensor = create_tensor(&self.device, &mut info).expect("vkCreateTensorARM");
+        let (reqs, _) = tensor_requirements(&self.device, tensor);
+        let ty = find_memory_type(
+            &self.memory_properties,
+            reqs.memory_type_bits,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )
+        .expect("a host-visible memory type for tensors");
+        let alloc = vk::MemoryAllocateInfo::builder()
+            .allocation_size(reqs.size)
+            .memory_type_index(ty);
+        // SAFETY: valid allocate info; fresh, unbound tensor; host-visible memory.
+        unsafe {
+            let memory = self
+                .device
+                .allocate_memory(&alloc, None)
+                .expect("vkAllocateMemory");
+            bind_tensor(&self.device, tensor, memory, 0).expect("vkBindTensorMemoryARM");
+            let ptr = self
+                .device
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .expect("vkMapMemory")
+                .cast();
+            BoundTensor {
+                tensor,
+                memory,
+                ptr,
+                footprint: info.footprint() as usize,
+            }
+        }
+    }
+
+    fn bytes(&self, t: &BoundTensor) -> &[u8] {
+        // SAFETY: `ptr` maps at least `footprint` bytes; no device work runs
+        // while the slice is used.
+        unsafe { std::slice::from_raw_parts(t.ptr, t.footprint) }
+    }
+
+    fn destroy(&self, t: BoundTensor) {
+        // SAFETY: the device is idle (every submit is waited for).
+        unsafe {
+            self.device.destroy_tensor_arm(t.tensor, None);
+            self.device.free_memory(t.memory, None);
+        }
+    }
+
+    fn submit_wait(&self, cb: vk::CommandBuffer) {
+        let cbs = [cb];
+        let submit = vk::SubmitInfo::builder().command_buffers(&cbs);
+        // SAFETY: `cb` is executable; the fence is unsignalled.
+        unsafe {
+            self.device
+                .queue_submit(self.queue, &[submit], self.fence)
+                .expect("vkQueueSubmit");
+            self.device
+                .wait_for_fences(&[self.fence], true, WAIT_TIMEOUT_NS)
+                .expect("vkWaitForFences");
+            self.device
+                .reset_fences(&[self.fence])
+                .expect("vkResetFences");
+        }
+    }
+}
+
+fn group<'a>(c: &'a mut Criterion, name: &str, payload: u64) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes(payload));
+    g
+}
+
+/// Benchmarks `src` → `dst` (same shape) in a group of its own, with a
+/// memcpy baseline of the same payload.
+fn copy_group(c: &mut Criterion, gpu: &Gpu, name: &str, src: TensorInfo, dst: TensorInfo) {
+    if dst.strides.is_some() && !gpu.non_packed {
+        eprintln!("{name}: skipped, {} lacks tensorNonPacked", gpu.name);
+        return;
+    }
+    let elem = src.elem() as usize;
+    let dims = src.dims.clone();
+    let count: i64 = dims.iter().product();
+    let payload = count as u64 * elem as u64;
+    let src_strides = src.effective_strides();
+    let dst_strides = dst.effective_strides();
+    let s = gpu.bound_tensor(src);
+    let d = gpu.bound_tensor(dst);
+    let data = pattern_bytes(s.footprint, 0x7E);
+    // SAFETY: the mapping holds `footprint` bytes; the device is idle.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr, data.len()) };
+
+    let alloc = vk::CommandBufferAllocateInfo::builder()
+        .command_pool(gpu.pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    // SAFETY: live pool; the command buffer is recorded once and reused.
+    let cb = unsafe { gpu.device.allocate_command_buffers(&alloc) }.expect("command buffer")[0];
+    // SAFETY: fresh primary command buffer.
+    unsafe {
+        gpu.device
+            .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
+            .expect("vkBeginCommandBuffer");
+    }
+    cmd_copy_whole_tensor(&gpu.device, cb, s.tensor, d.tensor);
+    // SAFETY: recording command buffer.
+    unsafe { gpu.device.end_command_buffer(cb) }.expect("vkEndCommandBuffer");
+
+    // Check once that the copy really happens, element by element.
+    gpu.submit_wait(cb);
+    let out = gpu.bytes(&d);
+    let bad = element_offsets(&dims, &src_strides)
+        .into_iter()
+        .zip(element_offsets(&dims, &dst_strides))
+        .position(|(so, dof)| {
+            let (so, dof) = (so as usize, dof as usize);
+            data[so..so + elem] != out[dof..dof + elem]
+        });
+    assert_eq!(bad, None, "{name}: first wrong element on {}", gpu.name);
+
+    let host_src = pattern_bytes(payload as usize, 0x3C);
+    let mut host_dst = vec![0u8; payload as usize];
+    let mut g = group(c, name, payload);
+    g.bench_function("vkCmdCopyTensorARM_submit_wait", |b| {
+        b.iter(|| gpu.submit_wait(cb))
+    });
+    g.bench_function("memcpy_copy_from_slice", |b| {
+        b.iter(|| {
+            host_dst.copy_from_slice(black_box(&host_src));
+            black_box(&mut host_dst);
+        })
+    });
+    g.finish();
+    // SAFETY: the command buffer is idle.
+    unsafe { gpu.device.free_command_buffers(gpu.pool, &[cb]) };
+    gpu.destroy(s);
+    gpu.destroy(d);
+}
+
+fn tensor_copies(c: &mut Criterion) {
+    let gpu = open_gpu();
+    let r32 = vk::Format::R32_UINT;
+
+    let dims = [4096i64, 4096];
+    copy_group(
+        c,
+        &gpu,
+        "tensor_packed_64MiB",
+        TensorInfo::linear(r32, &dims),
+        TensorInfo::linear(r32, &dims),
+    );
+
+    let dims = [64i64, 64, 64, 64];
+    copy_group(
+        c,
+        &gpu,
+        "tensor_padded_rank4",
+        TensorInfo::linear(r32, &dims),
+        TensorInfo::linear(r32, &dims).with_strides(&padded_strides(4, &dims, 13 * 4)),
+    );
+
+    for row in [1i64, 2, 4, 16, 64] {
+        let dims = [(32 << 20) / row, row];
+        copy_group(
+            c,
+            &gpu,
+            &format!("tensor_rows_{row}B"),
+            TensorInfo::linear(vk::Format::R8_UINT, &dims),
+            TensorInfo::linear(vk::Format::R8_UINT, &dims)
+                .with_strides(&padded_strides(1, &dims, 13)),
+        );
+    }
+}
+
+criterion_group!(benches, tensor_copies);
+criterion_main!(benches);
