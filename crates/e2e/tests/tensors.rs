@@ -154,7 +154,7 @@ fn tensor_features_and_properties() {
     assert_eq!(features.tensor_non_packed, vk::TRUE, "tensorNonPacked");
     assert_eq!(
         features.shader_tensor_access,
-        vk::FALSE,
+        vk::TRUE,
         "shaderTensorAccess"
     );
     assert_eq!(
@@ -203,13 +203,6 @@ fn unsupported_tensor_features_are_not_present() {
         ..Default::default()
     };
     let cases = [
-        (
-            "shaderTensorAccess",
-            vk::PhysicalDeviceTensorFeaturesARM {
-                shader_tensor_access: vk::TRUE,
-                ..base
-            },
-        ),
         (
             "shaderStorageTensorArrayDynamicIndexing",
             vk::PhysicalDeviceTensorFeaturesARM {
@@ -262,11 +255,31 @@ fn tensor_format_properties() {
         )
     };
     assert_eq!(TENSOR_FORMATS.len(), 23);
+    // Formats with a SPIR-V element type (bool, integers, IEEE floats) also have TENSOR_SHADER.
+    let shader_formats = [
+        vk::Format::R8_BOOL_ARM,
+        vk::Format::R8_UINT,
+        vk::Format::R8_SINT,
+        vk::Format::R16_UINT,
+        vk::Format::R16_SINT,
+        vk::Format::R16_SFLOAT,
+        vk::Format::R32_UINT,
+        vk::Format::R32_SINT,
+        vk::Format::R32_SFLOAT,
+        vk::Format::R64_UINT,
+        vk::Format::R64_SINT,
+        vk::Format::R64_SFLOAT,
+    ];
     for (format, _) in TENSOR_FORMATS {
+        let shader = if shader_formats.contains(format) {
+            1u64 << 39
+        } else {
+            0
+        };
         assert_eq!(
             query(*format),
-            (0xC000, 0xC000),
-            "{format:?}: TRANSFER_SRC|TRANSFER_DST for both tilings"
+            (0xC000 | shader, 0xC000 | shader),
+            "{format:?}: TRANSFER_SRC|TRANSFER_DST (+TENSOR_SHADER) for both tilings"
         );
     }
     for format in [
@@ -620,7 +633,7 @@ fn dedicated_allocations() {
 }
 
 #[test]
-fn tensor_views_fail_validation() {
+fn tensor_view_rules() {
     let ctx = Ctx::with_tensors();
     let memory = ctx.memory(4096);
     let mut transfer = TensorInfo::linear(vk::Format::R32_UINT, &[8]);
@@ -645,10 +658,22 @@ fn tensor_views_fail_validation() {
     );
     let s = ctx.tensor(&mut shader);
     ctx.bind_tensor(s, memory, 1024).unwrap();
+    assert!(
+        ctx.try_tensor_view(s, vk::Format::R32_UINT, 0).is_ok(),
+        "view of a bound SHADER tensor in its own format"
+    );
+    let mut unorm = TensorInfo::new(
+        LINEAR,
+        vk::Format::R8_UNORM,
+        &[8],
+        TENSOR_USAGE_SHADER | TENSOR_USAGE_TRANSFER,
+    );
+    let u = ctx.tensor(&mut unorm);
+    ctx.bind_tensor(u, memory, 2048).unwrap();
     assert_eq!(
-        ctx.try_tensor_view(s, vk::Format::R32_UINT, 0),
+        ctx.try_tensor_view(u, vk::Format::R8_UNORM, 0),
         Err(VALIDATION_FAILED),
-        "no format has TENSOR_SHADER yet (VUID-VkTensorViewCreateInfoARM-usage-09748)"
+        "R8_UNORM has no TENSOR_SHADER (VUID-VkTensorViewCreateInfoARM-usage-09748)"
     );
     assert_eq!(
         ctx.try_tensor_view(s, vk::Format::R32_SFLOAT, 0),

@@ -396,11 +396,12 @@ pub fn vulkan13_features(f: &mut VkPhysicalDeviceVulkan13Features) {
     f.maintenance4 = VK_TRUE;
 }
 
-/// `VkPhysicalDeviceTensorFeaturesARM` (header fields left zero). Shader access to tensors
-/// arrives with compute shaders (issue #4).
+/// `VkPhysicalDeviceTensorFeaturesARM` (header fields left zero). Arrays of tensors with dynamic
+/// or non-uniform indexing and update-after-bind are not reported yet.
 pub fn tensor_features() -> VkPhysicalDeviceTensorFeaturesARM {
     let mut f: VkPhysicalDeviceTensorFeaturesARM = zeroed();
     f.tensorNonPacked = VK_TRUE;
+    f.shaderTensorAccess = VK_TRUE;
     f.tensors = VK_TRUE;
     f
 }

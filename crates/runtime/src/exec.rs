@@ -4,8 +4,9 @@
 
 use std::sync::LazyLock;
 
-use crate::cmd::{Command, Recording};
+use crate::cmd::{Command, DispatchState, Recording};
 use crate::memory::DeviceMemory;
+use crate::pipeline::{ResolvedResources, dispatch_threads};
 use crate::sync::{SyncHub, WaitOutcome};
 use crate::{Error, Result};
 
@@ -97,6 +98,32 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
             let d = dst.binding().ok_or_else(lost)?;
             DeviceMemory::copy_strided(plan, &s.memory, s.offset, &d.memory, d.offset)?;
         }
+        Command::Dispatch { state, base, count } => dispatch(state, *base, *count)?,
+        Command::DispatchIndirect {
+            state,
+            buffer,
+            offset,
+        } => {
+            let b = bound(buffer)?;
+            let mut words = [0u8; 12];
+            b.memory.read(b.offset + offset, &mut words)?;
+            let count: [u32; 3] = std::array::from_fn(|i| {
+                u32::from_le_bytes([
+                    words[4 * i],
+                    words[4 * i + 1],
+                    words[4 * i + 2],
+                    words[4 * i + 3],
+                ])
+            });
+            let max = crate::limits::MAX_COMPUTE_WORK_GROUP_COUNT;
+            if count.iter().zip(max).any(|(c, m)| *c > m) {
+                tracing::warn!(
+                    "VUID-VkDispatchIndirectCommand-x-00417: indirect group count {count:?} exceeds maxComputeWorkGroupCount; dispatch skipped"
+                );
+            } else {
+                dispatch(state, [0; 3], count)?;
+            }
+        }
         Command::ExecuteCommands { recordings } => {
             for rec in recordings.iter() {
                 execute(ctx, rec)?;
@@ -104,6 +131,20 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn dispatch(state: &DispatchState, base: [u32; 3], count: [u32; 3]) -> Result<()> {
+    if count.contains(&0) {
+        return Ok(());
+    }
+    let program = state.pipeline.program();
+    let resources = ResolvedResources::resolve(program.resources(), &state.sets)?;
+    // SAFETY: every record in `resources` points into a live allocation (the bound sets hold the
+    // buffers and tensors, which hold their memory) or into `resources`' own inline copies, and
+    // each was range-checked by `DeviceMemory::raw_range`; other access to that memory follows
+    // the Vulkan ordering rules the queue enforces.
+    unsafe { program.dispatch(&resources, &state.push, base, count, dispatch_threads()) }
+        .map_err(|e| Error::DeviceLost(format!("dispatch failed: {e}")))
 }
 
 fn bound(buffer: &crate::buffer::Buffer) -> Result<&crate::buffer::Binding> {

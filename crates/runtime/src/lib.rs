@@ -25,6 +25,7 @@ pub mod exec;
 pub mod format;
 pub mod limits;
 pub mod memory;
+pub mod pipeline;
 pub mod private_data;
 pub mod query;
 pub mod queue;

@@ -19,6 +19,8 @@ pub const MEMORY_TYPE_COUNT: u32 = 1;
 /// `maxTimelineSemaphoreValueDifference`.
 pub const MAX_TIMELINE_DIFFERENCE: u64 = u64::MAX >> 1;
 
+/// `maxComputeWorkGroupCount`.
+pub const MAX_COMPUTE_WORK_GROUP_COUNT: [u32; 3] = [u32::MAX, 65535, 65535];
 /// `maxPushConstantsSize`.
 pub const MAX_PUSH_CONSTANTS_SIZE: u32 = 256;
 /// `maxTensorDimensionCount`.

@@ -147,11 +147,24 @@ pub struct MappedRange {
     pub size: u64,
 }
 
+/// Where an allocation's bytes come from.
+#[derive(Debug, Clone, Copy)]
+enum Backing {
+    /// The Rust allocator (small allocations).
+    Heap(Layout),
+    /// An anonymous private mapping of `len` bytes: zero pages on demand, so a large allocation
+    /// costs nothing until it is touched.
+    Mapped { len: usize },
+}
+
+/// Allocations of at least this many bytes are anonymous mappings.
+const MMAP_THRESHOLD: usize = 256 * 1024;
+
 /// A device-memory allocation.
 #[derive(Debug)]
 pub struct DeviceMemory {
     ptr: NonNull<u8>,
-    layout: Layout,
+    backing: Backing,
     size: u64,
     memory_type: u32,
     heap: Arc<HeapBudget>,
@@ -181,8 +194,32 @@ impl DeviceMemory {
             .and_then(|bytes| Layout::from_size_align(bytes, ALLOCATION_ALIGNMENT).ok())
             .ok_or_else(|| Error::OutOfDeviceMemory(format!("{size} bytes is not addressable")))?;
         heap.reserve(size)?;
-        // SAFETY: `layout` has a non-zero size (checked above).
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let (raw, backing) = if layout.size() >= MMAP_THRESHOLD {
+            // SAFETY: an anonymous private mapping of a non-zero length; no existing memory is
+            // affected. The kernel returns page-aligned (≥ ALLOCATION_ALIGNMENT), zeroed pages.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    layout.size(),
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            let p = if p == libc::MAP_FAILED {
+                std::ptr::null_mut()
+            } else {
+                p.cast::<u8>()
+            };
+            (p, Backing::Mapped { len: layout.size() })
+        } else {
+            // SAFETY: `layout` has a non-zero size (checked above).
+            (
+                unsafe { std::alloc::alloc_zeroed(layout) },
+                Backing::Heap(layout),
+            )
+        };
         let Some(ptr) = NonNull::new(raw) else {
             heap.release(size);
             return Err(Error::OutOfDeviceMemory(format!(
@@ -191,7 +228,7 @@ impl DeviceMemory {
         };
         Ok(DeviceMemory {
             ptr,
-            layout,
+            backing,
             size,
             memory_type,
             heap: heap.clone(),
@@ -284,6 +321,16 @@ impl DeviceMemory {
                 self.size
             ))),
         }
+    }
+
+    /// The host address of `[offset, offset + len)` after checking that it lies in the
+    /// allocation (for the interpreter's memory records; never dereferenced here).
+    ///
+    /// # Errors
+    /// `DeviceLost` when the range is outside the allocation.
+    pub fn raw_range(&self, offset: u64, len: u64) -> Result<*mut u8> {
+        let start = self.check_range(offset, len)?;
+        Ok(self.ptr.as_ptr().wrapping_add(start))
     }
 
     /// Copies `dst.len()` bytes starting at `offset` out of the allocation.
@@ -404,8 +451,16 @@ impl DeviceMemory {
 
 impl Drop for DeviceMemory {
     fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc_zeroed(self.layout)` and is freed exactly once, here.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        match self.backing {
+            // SAFETY: `ptr` came from `alloc_zeroed(layout)` and is freed exactly once, here.
+            Backing::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) },
+            Backing::Mapped { len } => {
+                // SAFETY: `ptr` and `len` are the mapping made in `allocate`, unmapped once, here.
+                if unsafe { libc::munmap(self.ptr.as_ptr().cast(), len) } != 0 {
+                    tracing::error!("munmap of a {len}-byte device-memory allocation failed");
+                }
+            }
+        }
         self.heap.release(self.size);
     }
 }
@@ -439,6 +494,20 @@ mod tests {
         drop(a);
         assert_eq!(heap.used(), 1 << 19);
         DeviceMemory::allocate(&heap, 1 << 19, 0).unwrap();
+    }
+
+    #[test]
+    fn large_allocations_are_mapped_and_zeroed() {
+        let heap = Arc::new(HeapBudget::new(1 << 30));
+        let mem = DeviceMemory::allocate(&heap, 64 << 20, 0).unwrap();
+        assert!(matches!(mem.backing, Backing::Mapped { .. }));
+        let mut out = [1u8; 16];
+        mem.read((64 << 20) - 16, &mut out).unwrap();
+        assert_eq!(out, [0; 16]);
+        mem.write(1 << 20, &[7; 4]).unwrap();
+        mem.read(1 << 20, &mut out[..4]).unwrap();
+        assert_eq!(&out[..4], &[7; 4]);
+        assert_eq!(mem.address(0) % ALLOCATION_ALIGNMENT as u64, 0);
     }
 
     #[test]

@@ -64,10 +64,13 @@ pub enum Tiling {
 
 /// The format features a tensor format has with a tiling (`VkTensorFormatPropertiesARM`).
 ///
-/// Every tensor format can be copied. `TENSOR_SHADER` arrives with compute shaders (issue #4);
-/// `TENSOR_IMAGE_ALIASING` needs images, which Tessera does not support.
-pub fn format_features(_format: &TensorFormat, _tiling: Tiling) -> u64 {
-    FEATURE_TRANSFER_SRC | FEATURE_TRANSFER_DST
+/// Every tensor format can be copied. Shaders can access the formats that have a SPIR-V element
+/// type without the bfloat16/float8 shader extensions (bool, 8/16/32/64-bit integers, 16/32/64-bit
+/// floats); `TENSOR_IMAGE_ALIASING` needs images, which Tessera does not support.
+pub fn format_features(format: &TensorFormat, _tiling: Tiling) -> u64 {
+    let shader =
+        crate::pipeline::tensor_element(format.vk).is_some() && !format.name.contains("FPENCODING");
+    FEATURE_TRANSFER_SRC | FEATURE_TRANSFER_DST | if shader { FEATURE_TENSOR_SHADER } else { 0 }
 }
 
 /// The format features each usage bit needs.
@@ -471,7 +474,7 @@ impl TensorView {
         ensure!(
             missing == 0,
             "VUID-VkTensorViewCreateInfoARM-usage-09748",
-            "{} lacks format features {missing:#x} that the tensor's usage needs (tensor shaders arrive with issue #4)",
+            "{} lacks format features {missing:#x} that the tensor's usage needs",
             view_format.name
         );
         tensor.bound("VUID-VkTensorViewCreateInfoARM-tensor-09749")?;
@@ -749,10 +752,12 @@ mod tests {
             vuid(TensorView::new(t.clone(), R32_UINT, shader)),
             "VUID-VkTensorViewCreateInfoARM-tensor-09744"
         );
+        // R8_UNORM (same class, MUTABLE_FORMAT) has no SPIR-V type, so no TENSOR_SHADER feature.
         assert_eq!(
-            vuid(TensorView::new(t.clone(), R8_UINT, format_features)),
+            vuid(TensorView::new(t.clone(), 9, format_features)),
             "VUID-VkTensorViewCreateInfoARM-usage-09748"
         );
+        assert!(TensorView::new(t.clone(), R8_UINT, format_features).is_ok());
         assert!(Tensor::new(t.desc().clone(), CREATE_PROTECTED).is_err());
     }
 }

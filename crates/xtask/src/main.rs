@@ -2,8 +2,9 @@
 //!
 //! - `cargo xtask demo`: installs the Vulkan loader if missing, builds the ICD and the demo in
 //!   release mode, and runs the demo through the real loader with our manifest.
-//! - `cargo xtask test`: installs the loader and `vulkaninfo` if missing, builds the ICD, and runs
-//!   every test of the workspace (unit, loader end-to-end, vulkaninfo, direct loading).
+//! - `cargo xtask test`: installs the loader, `vulkaninfo` and Arm's scenario-runner and graph
+//!   emulation layer (PyPI) if missing, builds the ICD, and runs every test of the workspace (unit,
+//!   loader end-to-end, vulkaninfo, direct loading, scenario-runner).
 //!
 //! Installation uses `apt-get` (as root, or through `sudo`), so it works on a fresh Debian or
 //! Ubuntu machine; elsewhere it says what to install.
@@ -16,7 +17,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
-        Some("setup") => setup(&["libvulkan1", "vulkan-tools"]),
+        Some("setup") => setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python()),
         _ => Err("usage: cargo xtask <demo | test [cargo test args…] | setup>".to_string()),
     };
     match result {
@@ -99,6 +100,39 @@ fn setup(packages: &[&str]) -> Result<(), String> {
     apt(&install)
 }
 
+/// PyPI packages the tests drive Tessera with: (import name, package name).
+const PYTHON_PACKAGES: &[(&str, &str)] = &[
+    ("scenario_runner", "ai-ml-sdk-scenario-runner"),
+    ("emulation_layer", "ai-ml-emulation-layer-for-vulkan"),
+];
+
+/// Installs the PyPI packages that are missing (with the machine's `python3 -m pip`).
+fn setup_python() -> Result<(), String> {
+    let missing: Vec<&str> = PYTHON_PACKAGES
+        .iter()
+        .filter(|(module, _)| {
+            !Command::new("python3")
+                .args(["-c", &format!("import {module}")])
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .map(|(_, package)| *package)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ])
+    .args(&missing);
+    run(&mut cmd)
+}
+
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root());
@@ -128,6 +162,7 @@ fn demo() -> Result<(), String> {
 
 fn test(extra: &[String]) -> Result<(), String> {
     setup(&["libvulkan1", "vulkan-tools"])?;
+    setup_python()?;
     run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
     run(cargo()
         .args(["test", "--release", "--workspace"])

@@ -17,6 +17,7 @@ pub mod device;
 pub mod instance;
 pub mod memory;
 pub mod physical_device;
+pub mod pipeline;
 pub mod query;
 pub mod queue;
 pub mod sync;

@@ -1,7 +1,6 @@
 //! Vulkan 1.3 core commands that Tessera resolves but does not execute: graphics (the only queue
 //! family is compute | transfer), images (no format supports an image, as
-//! `vkGetPhysicalDeviceImageFormatProperties` reports), sparse binding, and compute pipelines,
-//! shaders and descriptors (issue #4).
+//! `vkGetPhysicalDeviceImageFormatProperties` reports) and sparse binding.
 //!
 //! A `vkCmd*` here makes the command buffer's recording fail (`vkEndCommandBuffer` returns the
 //! error); a `VkResult` command returns an error; a `void` command logs one. None reads its pointer
@@ -9,8 +8,6 @@
 //! types and are checked against them at compile time by the dispatch table.
 
 #![allow(non_snake_case)]
-
-use std::ffi::c_void;
 
 use tessera_runtime::Error;
 use vulkan_headers::vulkan::vulkan_core::*;
@@ -28,8 +25,6 @@ pub enum Why {
     Image,
     /// Needs the sampler Y′CbCr conversion feature, which is not supported.
     Ycbcr,
-    /// Needs compute pipelines, shader modules or descriptors (issue #4).
-    Pipeline,
     /// Needs sparse binding, which is not supported.
     Sparse,
 }
@@ -54,9 +49,6 @@ impl Why {
                 "VUID-vkCreateSamplerYcbcrConversion-None-01648",
                 "the samplerYcbcrConversion feature is not supported",
             ),
-            Why::Pipeline => Error::NotSupported(format!(
-                "{command}: compute pipelines, shader modules and descriptors are not implemented yet (issue #4)"
-            )),
             Why::Sparse => Error::invalid(
                 "VUID-vkQueueBindSparse-queuetype",
                 "the queue family does not support VK_QUEUE_SPARSE_BINDING_BIT",
@@ -794,91 +786,6 @@ pub unsafe extern "system" fn vkCmdResolveImage2(
     unsupported_cmd(commandBuffer, "vkCmdResolveImage2", Why::Image);
 }
 
-/// `vkCmdBindPipeline`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCmdBindPipeline(
-    commandBuffer: VkCommandBuffer,
-    _pipelineBindPoint: VkPipelineBindPoint,
-    _pipeline: VkPipeline,
-) {
-    unsupported_cmd(commandBuffer, "vkCmdBindPipeline", Why::Pipeline);
-}
-
-/// `vkCmdBindDescriptorSets`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCmdBindDescriptorSets(
-    commandBuffer: VkCommandBuffer,
-    _pipelineBindPoint: VkPipelineBindPoint,
-    _layout: VkPipelineLayout,
-    _firstSet: u32,
-    _descriptorSetCount: u32,
-    _pDescriptorSets: *const VkDescriptorSet,
-    _dynamicOffsetCount: u32,
-    _pDynamicOffsets: *const u32,
-) {
-    unsupported_cmd(commandBuffer, "vkCmdBindDescriptorSets", Why::Pipeline);
-}
-
-/// `vkCmdPushConstants`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCmdPushConstants(
-    commandBuffer: VkCommandBuffer,
-    _layout: VkPipelineLayout,
-    _stageFlags: VkShaderStageFlags,
-    _offset: u32,
-    _size: u32,
-    _pValues: *const c_void,
-) {
-    unsupported_cmd(commandBuffer, "vkCmdPushConstants", Why::Pipeline);
-}
-
-/// `vkCmdDispatch`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCmdDispatch(
-    commandBuffer: VkCommandBuffer,
-    _groupCountX: u32,
-    _groupCountY: u32,
-    _groupCountZ: u32,
-) {
-    unsupported_cmd(commandBuffer, "vkCmdDispatch", Why::Pipeline);
-}
-
-/// `vkCmdDispatchBase`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCmdDispatchBase(
-    commandBuffer: VkCommandBuffer,
-    _baseGroupX: u32,
-    _baseGroupY: u32,
-    _baseGroupZ: u32,
-    _groupCountX: u32,
-    _groupCountY: u32,
-    _groupCountZ: u32,
-) {
-    unsupported_cmd(commandBuffer, "vkCmdDispatchBase", Why::Pipeline);
-}
-
-/// `vkCmdDispatchIndirect`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCmdDispatchIndirect(
-    commandBuffer: VkCommandBuffer,
-    _buffer: VkBuffer,
-    _offset: VkDeviceSize,
-) {
-    unsupported_cmd(commandBuffer, "vkCmdDispatchIndirect", Why::Pipeline);
-}
-
 /// `vkCreateImage`: not executed by Tessera (see [`Why`]).
 ///
 /// # Safety
@@ -1023,73 +930,6 @@ pub unsafe extern "system" fn vkCreateSamplerYcbcrConversion(
     unsupported_result("vkCreateSamplerYcbcrConversion", Why::Ycbcr)
 }
 
-/// `vkCreateComputePipelines`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreateComputePipelines(
-    _device: VkDevice,
-    _pipelineCache: VkPipelineCache,
-    _createInfoCount: u32,
-    _pCreateInfos: *const VkComputePipelineCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pPipelines: *mut VkPipeline,
-) -> VkResult {
-    unsupported_result("vkCreateComputePipelines", Why::Pipeline)
-}
-
-/// `vkCreatePipelineCache`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreatePipelineCache(
-    _device: VkDevice,
-    _pCreateInfo: *const VkPipelineCacheCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pPipelineCache: *mut VkPipelineCache,
-) -> VkResult {
-    unsupported_result("vkCreatePipelineCache", Why::Pipeline)
-}
-
-/// `vkCreateShaderModule`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreateShaderModule(
-    _device: VkDevice,
-    _pCreateInfo: *const VkShaderModuleCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pShaderModule: *mut VkShaderModule,
-) -> VkResult {
-    unsupported_result("vkCreateShaderModule", Why::Pipeline)
-}
-
-/// `vkGetPipelineCacheData`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkGetPipelineCacheData(
-    _device: VkDevice,
-    _pipelineCache: VkPipelineCache,
-    _pDataSize: *mut usize,
-    _pData: *mut c_void,
-) -> VkResult {
-    unsupported_result("vkGetPipelineCacheData", Why::Pipeline)
-}
-
-/// `vkMergePipelineCaches`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkMergePipelineCaches(
-    _device: VkDevice,
-    _dstCache: VkPipelineCache,
-    _srcCacheCount: u32,
-    _pSrcCaches: *const VkPipelineCache,
-) -> VkResult {
-    unsupported_result("vkMergePipelineCaches", Why::Pipeline)
-}
-
 /// `vkQueueBindSparse`: not executed by Tessera (see [`Why`]).
 ///
 /// # Safety
@@ -1188,50 +1028,6 @@ pub unsafe extern "system" fn vkDestroySamplerYcbcrConversion(
         "vkDestroySamplerYcbcrConversion",
         ycbcrConversion.raw(),
         "VkSamplerYcbcrConversion",
-    );
-}
-
-/// `vkDestroyPipeline`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyPipeline(
-    _device: VkDevice,
-    pipeline: VkPipeline,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy("vkDestroyPipeline", pipeline.raw(), "VkPipeline");
-}
-
-/// `vkDestroyPipelineCache`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyPipelineCache(
-    _device: VkDevice,
-    pipelineCache: VkPipelineCache,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy(
-        "vkDestroyPipelineCache",
-        pipelineCache.raw(),
-        "VkPipelineCache",
-    );
-}
-
-/// `vkDestroyShaderModule`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroyShaderModule(
-    _device: VkDevice,
-    shaderModule: VkShaderModule,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy(
-        "vkDestroyShaderModule",
-        shaderModule.raw(),
-        "VkShaderModule",
     );
 }
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use parking_lot::Mutex;
 
-use super::Command;
+use super::{Command, ComputeState};
 use crate::{Error, Result, ensure};
 
 /// Primary or secondary.
@@ -54,6 +54,7 @@ struct Inner {
     commands: Vec<Command>,
     error: Option<Error>,
     recording: Option<Arc<Recording>>,
+    compute: ComputeState,
 }
 
 /// A command buffer.
@@ -78,6 +79,7 @@ impl CommandBuffer {
                 commands: Vec::new(),
                 error: None,
                 recording: None,
+                compute: ComputeState::default(),
             }),
             pending: AtomicU32::new(0),
         }
@@ -118,6 +120,7 @@ impl CommandBuffer {
         inner.error = None;
         inner.recording = None;
         inner.usage = usage;
+        inner.compute = ComputeState::default();
         inner.state = State::Recording;
         Ok(())
     }
@@ -185,6 +188,34 @@ impl CommandBuffer {
     /// Validates a command that records nothing (barriers): `check` may still fail.
     pub fn record_check(&self, name: &'static str, check: impl FnOnce() -> Result<()>) {
         self.record_with(name, |_| check());
+    }
+
+    /// Records a command that reads or changes the bound compute state (bind, push, dispatch):
+    /// `f` may update the state and returns the command to append, if any.
+    pub fn record_compute(
+        &self,
+        name: &'static str,
+        f: impl FnOnce(&mut ComputeState) -> Result<Option<Command>>,
+    ) {
+        let mut inner = self.inner.lock();
+        if inner.state != State::Recording {
+            tracing::warn!(
+                command = name,
+                "VUID-{name}-commandBuffer-recording: command buffer is not in the recording state; command ignored"
+            );
+            return;
+        }
+        if inner.error.is_some() {
+            return;
+        }
+        match f(&mut inner.compute) {
+            Ok(Some(cmd)) => inner.commands.push(cmd),
+            Ok(None) => {}
+            Err(err) => {
+                tracing::warn!(command = name, "{err} (vkEndCommandBuffer will return it)");
+                inner.error = Some(err);
+            }
+        }
     }
 
     fn record_with(&self, name: &'static str, f: impl FnOnce(&mut Vec<Command>) -> Result<()>) {

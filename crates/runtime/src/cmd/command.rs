@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::buffer::Buffer;
 use crate::limits::MAX_UPDATE_BUFFER_SIZE;
+use crate::pipeline::{BoundSet, ComputePipeline};
 use crate::query::{QueryKind, QueryPool, ResultFlags};
 use crate::sync::Event;
 use crate::tensor::{
@@ -28,6 +29,57 @@ pub struct BufferCopy {
     pub dst_offset: u64,
     /// Bytes to copy.
     pub size: u64,
+}
+
+/// What a dispatch captured at record time: the pipeline, the bound sets and push constants.
+#[derive(Debug, Clone)]
+pub struct DispatchState {
+    /// The bound compute pipeline.
+    pub pipeline: Arc<ComputePipeline>,
+    /// Bound descriptor sets by set number.
+    pub sets: Vec<Option<BoundSet>>,
+    /// Push-constant bytes.
+    pub push: Vec<u8>,
+}
+
+/// The compute state a command buffer accumulates while recording.
+#[derive(Debug, Clone, Default)]
+pub struct ComputeState {
+    /// `vkCmdBindPipeline`.
+    pub pipeline: Option<Arc<ComputePipeline>>,
+    /// `vkCmdBindDescriptorSets`.
+    pub sets: Vec<Option<BoundSet>>,
+    /// `vkCmdPushConstants`.
+    pub push: Vec<u8>,
+}
+
+impl ComputeState {
+    /// Snapshot for a dispatch, checking that a pipeline and every set it uses are bound.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn dispatch_state(&self) -> Result<DispatchState> {
+        let Some(pipeline) = self.pipeline.clone() else {
+            return Err(Error::invalid(
+                "VUID-vkCmdDispatch-None-08606",
+                "no compute pipeline is bound",
+            ));
+        };
+        for r in pipeline.program().resources() {
+            let bound = self.sets.get(r.set as usize).is_some_and(|s| s.is_some());
+            ensure!(
+                bound,
+                "VUID-vkCmdDispatch-None-08600",
+                "the pipeline uses descriptor set {} and none is bound",
+                r.set
+            );
+        }
+        Ok(DispatchState {
+            pipeline,
+            sets: self.sets.clone(),
+            push: self.push.clone(),
+        })
+    }
 }
 
 /// One `VkTensorCopyARM` region, read into owned values (`None` for a NULL pointer).
@@ -93,6 +145,18 @@ pub enum Command {
         src: Arc<Tensor>,
         dst: Arc<Tensor>,
         plan: Box<CopyPlan>,
+    },
+    /// `vkCmdDispatch` / `vkCmdDispatchBase`, with the state bound when it was recorded.
+    Dispatch {
+        state: Box<DispatchState>,
+        base: [u32; 3],
+        count: [u32; 3],
+    },
+    /// `vkCmdDispatchIndirect`: the group counts are read from `buffer` at execution.
+    DispatchIndirect {
+        state: Box<DispatchState>,
+        buffer: Arc<Buffer>,
+        offset: u64,
     },
     /// `vkCmdExecuteCommands`: the secondaries' recordings, run inline.
     ExecuteCommands { recordings: Box<[Arc<Recording>]> },
@@ -429,6 +493,8 @@ impl Command {
             Command::WriteTimestamp { .. } => "vkCmdWriteTimestamp",
             Command::CopyQueryResults { .. } => "vkCmdCopyQueryPoolResults",
             Command::CopyTensor { .. } => "vkCmdCopyTensorARM",
+            Command::Dispatch { .. } => "vkCmdDispatch",
+            Command::DispatchIndirect { .. } => "vkCmdDispatchIndirect",
             Command::ExecuteCommands { .. } => "vkCmdExecuteCommands",
         }
     }

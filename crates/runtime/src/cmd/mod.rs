@@ -10,5 +10,5 @@ pub mod command;
 pub mod pool;
 
 pub use buffer::{CommandBuffer, Level, Recording, State, UsageFlags};
-pub use command::{BufferCopy, Command, TensorCopy};
+pub use command::{BufferCopy, Command, ComputeState, DispatchState, TensorCopy};
 pub use pool::CommandPool;

@@ -1,0 +1,494 @@
+//! Compute pipelines through the loader: shader modules, descriptor sets, push and
+//! specialization constants, `vkCmdDispatch`, `vkCmdDispatchBase` and `vkCmdDispatchIndirect`,
+//! and the errors for shaders or bindings the device cannot run.
+
+use tessera_e2e::vulkanalia::prelude::v1_3::*;
+use tessera_e2e::*;
+
+const LINEAR: vk::TensorTilingARM = vk::TensorTilingARM::LINEAR;
+const DOUBLE_SPV: &[u8] = include_bytes!("../shaders/double.spv");
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The objects of the `double` pipeline: out[i] = in[i] * 2 + push.
+struct DoublePipeline {
+    module: vk::ShaderModule,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+}
+
+fn shader_module(ctx: &Ctx, code: &[u32]) -> vk::ShaderModule {
+    let info = vk::ShaderModuleCreateInfo::builder()
+        .code_size(code.len() * 4)
+        .code(code);
+    // SAFETY: valid create info on a live device.
+    unsafe { ctx.device.create_shader_module(&info, None) }.expect("vkCreateShaderModule")
+}
+
+fn storage_layout(ctx: &Ctx, bindings: u32) -> vk::DescriptorSetLayout {
+    let b: Vec<_> = (0..bindings)
+        .map(|i| {
+            vk::DescriptorSetLayoutBinding::builder()
+                .binding(i)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        })
+        .collect();
+    let info = vk::DescriptorSetLayoutCreateInfo::builder().bindings(&b);
+    // SAFETY: valid create info on a live device.
+    unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
+        .expect("vkCreateDescriptorSetLayout")
+}
+
+fn pipeline_layout(
+    ctx: &Ctx,
+    set_layout: vk::DescriptorSetLayout,
+    push: u32,
+) -> vk::PipelineLayout {
+    let range = [vk::PushConstantRange::builder()
+        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        .offset(0)
+        .size(push)];
+    let ranges: &[_] = if push == 0 { &[] } else { &range };
+    let layouts = [set_layout];
+    let info = vk::PipelineLayoutCreateInfo::builder()
+        .set_layouts(&layouts)
+        .push_constant_ranges(ranges);
+    // SAFETY: valid create info on a live device.
+    unsafe { ctx.device.create_pipeline_layout(&info, None) }.expect("vkCreatePipelineLayout")
+}
+
+fn compute_pipeline(
+    ctx: &Ctx,
+    module: vk::ShaderModule,
+    layout: vk::PipelineLayout,
+    local_x: u32,
+) -> VkResult<vk::Pipeline> {
+    let entries = [vk::SpecializationMapEntry::builder()
+        .constant_id(0)
+        .offset(0)
+        .size(4)];
+    let data = local_x.to_le_bytes();
+    let spec = vk::SpecializationInfo::builder()
+        .map_entries(&entries)
+        .data(&data);
+    let stage = vk::PipelineShaderStageCreateInfo::builder()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module)
+        .name(b"main\0")
+        .specialization_info(&spec);
+    let info = [vk::ComputePipelineCreateInfo::builder()
+        .stage(stage)
+        .layout(layout)];
+    // SAFETY: valid create infos on a live device.
+    unsafe {
+        ctx.device
+            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+    }
+    .map(|(p, _)| p[0])
+}
+
+fn double_pipeline(ctx: &Ctx, input: vk::Buffer, output: vk::Buffer) -> DoublePipeline {
+    let module = shader_module(ctx, &words(DOUBLE_SPV));
+    let set_layout = storage_layout(ctx, 2);
+    let layout = pipeline_layout(ctx, set_layout, 4);
+    let pipeline = compute_pipeline(ctx, module, layout, 64).expect("vkCreateComputePipelines");
+    let sizes = [vk::DescriptorPoolSize::builder()
+        .type_(vk::DescriptorType::STORAGE_BUFFER)
+        .descriptor_count(2)];
+    let info = vk::DescriptorPoolCreateInfo::builder()
+        .max_sets(1)
+        .pool_sizes(&sizes);
+    // SAFETY: valid create info on a live device.
+    let pool =
+        unsafe { ctx.device.create_descriptor_pool(&info, None) }.expect("vkCreateDescriptorPool");
+    let layouts = [set_layout];
+    let alloc = vk::DescriptorSetAllocateInfo::builder()
+        .descriptor_pool(pool)
+        .set_layouts(&layouts);
+    // SAFETY: valid allocate info on a live device.
+    let set = unsafe { ctx.device.allocate_descriptor_sets(&alloc) }
+        .expect("vkAllocateDescriptorSets")[0];
+    let infos = [
+        [vk::DescriptorBufferInfo::builder()
+            .buffer(input)
+            .offset(0)
+            .range(vk::WHOLE_SIZE)],
+        [vk::DescriptorBufferInfo::builder()
+            .buffer(output)
+            .offset(0)
+            .range(vk::WHOLE_SIZE)],
+    ];
+    let writes: Vec<_> = infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            vk::WriteDescriptorSet::builder()
+                .dst_set(set)
+                .dst_binding(i as u32)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(info)
+        })
+        .collect();
+    // SAFETY: the writes name live objects of this device.
+    unsafe {
+        ctx.device
+            .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet])
+    };
+    DoublePipeline {
+        module,
+        set_layout,
+        layout,
+        pipeline,
+        pool,
+        set,
+    }
+}
+
+impl DoublePipeline {
+    fn record(&self, device: &Device, cb: vk::CommandBuffer, add: u32) {
+        // SAFETY: recording state, live objects.
+        unsafe {
+            device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, self.pipeline);
+            device.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                self.layout,
+                0,
+                &[self.set],
+                &[],
+            );
+            device.cmd_push_constants(
+                cb,
+                self.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &add.to_le_bytes(),
+            );
+        }
+    }
+
+    fn destroy(self, ctx: &Ctx) {
+        // SAFETY: the device is idle (every test waits for its submissions).
+        unsafe {
+            ctx.device.destroy_pipeline(self.pipeline, None);
+            ctx.device.destroy_descriptor_pool(self.pool, None);
+            ctx.device.destroy_pipeline_layout(self.layout, None);
+            ctx.device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+            ctx.device.destroy_shader_module(self.module, None);
+        }
+    }
+}
+
+#[test]
+fn dispatch_runs_the_shader() {
+    let ctx = Ctx::new();
+    let n = 64 * 257;
+    let input = ctx.host_buffer(4 * n as u64);
+    let output = ctx.host_buffer(4 * n as u64);
+    let values: Vec<u32> = (0..n).map(|i| i * 7 + 1).collect();
+    input.write_u32s(&values);
+    output.fill(0xAB);
+    let p = double_pipeline(&ctx, input.buffer, output.buffer);
+    ctx.run(|d, cb| {
+        p.record(d, cb, 5);
+        // SAFETY: recording state with a pipeline and set bound.
+        unsafe { d.cmd_dispatch(cb, n / 64, 1, 1) };
+    });
+    let got = output.read_u32s();
+    for (i, (g, v)) in got.iter().zip(&values).enumerate() {
+        assert_eq!(*g, v.wrapping_mul(2).wrapping_add(5), "element {i}");
+    }
+    p.destroy(&ctx);
+}
+
+#[test]
+fn dispatch_base_and_indirect() {
+    let ctx = Ctx::new();
+    let n = 64 * 8;
+    let input = ctx.host_buffer(4 * n as u64);
+    let output = ctx.host_buffer(4 * n as u64);
+    input.write_u32s(&(0..n).collect::<Vec<_>>());
+    output.fill(0);
+    let indirect = ctx.buffer(
+        12,
+        vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+    );
+    let mem = ctx.memory(64);
+    // SAFETY: fresh buffer and memory.
+    unsafe { ctx.device.bind_buffer_memory(indirect, mem, 0) }.expect("bind");
+    let p = double_pipeline(&ctx, input.buffer, output.buffer);
+    ctx.run(|d, cb| {
+        p.record(d, cb, 1);
+        // SAFETY: recording state; the update happens before the indirect read in queue order.
+        unsafe {
+            d.cmd_update_buffer(cb, indirect, 0, &u32_bytes(&[2, 1, 1]));
+            // Workgroups 2..4 with vkCmdDispatchBase, then 0..2 through the indirect buffer.
+            d.cmd_dispatch_base(cb, 2, 0, 0, 2, 1, 1);
+            d.cmd_dispatch_indirect(cb, indirect, 0);
+        }
+    });
+    let got = output.read_u32s();
+    for i in 0..n {
+        let want = if i < 4 * 64 { i * 2 + 1 } else { 0 };
+        assert_eq!(got[i as usize], want, "element {i}");
+    }
+    p.destroy(&ctx);
+}
+
+#[test]
+fn bad_shaders_and_bindings_fail_at_pipeline_creation() {
+    let ctx = Ctx::new();
+    let set_layout = storage_layout(&ctx, 2);
+    let layout = pipeline_layout(&ctx, set_layout, 4);
+    let code = words(DOUBLE_SPV);
+    // Truncated module, garbage words, and a module whose bindings the layout lacks.
+    let truncated = shader_module(&ctx, &code[..code.len() / 2]);
+    let garbage = shader_module(
+        &ctx,
+        &[0x0723_0203, 0x0001_0000, 0, 100, 0, 0xdead_beef, 0x1234],
+    );
+    let one_binding = storage_layout(&ctx, 1);
+    let small_layout = pipeline_layout(&ctx, one_binding, 4);
+    let good = shader_module(&ctx, &code);
+    for (module, layout) in [(truncated, layout), (garbage, layout), (good, small_layout)] {
+        let r = compute_pipeline(&ctx, module, layout, 64);
+        assert_eq!(r.err(), Some(vk::ErrorCode::VALIDATION_FAILED));
+    }
+    // A layout without the push-constant range the shader reads.
+    let no_push = pipeline_layout(&ctx, set_layout, 0);
+    let r = compute_pipeline(&ctx, good, no_push, 64);
+    assert_eq!(r.err(), Some(vk::ErrorCode::VALIDATION_FAILED));
+    // SAFETY: objects of this device, unused by pending work.
+    unsafe {
+        for m in [truncated, garbage, good] {
+            ctx.device.destroy_shader_module(m, None);
+        }
+        ctx.device.destroy_pipeline_layout(layout, None);
+        ctx.device.destroy_pipeline_layout(small_layout, None);
+        ctx.device.destroy_pipeline_layout(no_push, None);
+        ctx.device.destroy_descriptor_set_layout(set_layout, None);
+        ctx.device.destroy_descriptor_set_layout(one_binding, None);
+    }
+}
+
+#[test]
+fn dispatch_without_pipeline_or_sets_is_a_recording_error() {
+    let ctx = Ctx::new();
+    let buf = ctx.host_buffer(256);
+    let p = double_pipeline(&ctx, buf.buffer, buf.buffer);
+    let pool = ctx.command_pool(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+    let cb = ctx.command_buffer(pool);
+    for case in 0..2 {
+        ctx.begin(cb, vk::CommandBufferUsageFlags::empty());
+        // SAFETY: recording state.
+        unsafe {
+            if case == 1 {
+                ctx.device
+                    .cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
+            }
+            ctx.device.cmd_dispatch(cb, 1, 1, 1);
+        }
+        // SAFETY: the buffer is recording.
+        let r = unsafe { ctx.device.end_command_buffer(cb) };
+        assert_eq!(
+            r.err(),
+            Some(vk::ErrorCode::VALIDATION_FAILED),
+            "case {case}"
+        );
+        // SAFETY: not pending.
+        unsafe {
+            ctx.device
+                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+        }
+        .expect("reset");
+    }
+    p.destroy(&ctx);
+}
+
+#[test]
+fn pipeline_cache_data_has_the_standard_header() {
+    let ctx = Ctx::new();
+    let info = vk::PipelineCacheCreateInfo::builder();
+    // SAFETY: valid create info on a live device.
+    let cache =
+        unsafe { ctx.device.create_pipeline_cache(&info, None) }.expect("vkCreatePipelineCache");
+    // SAFETY: live cache.
+    let data =
+        unsafe { ctx.device.get_pipeline_cache_data(cache) }.expect("vkGetPipelineCacheData");
+    assert_eq!(data.len(), 32);
+    assert_eq!(u32::from_le_bytes(data[0..4].try_into().unwrap()), 32);
+    assert_eq!(u32::from_le_bytes(data[4..8].try_into().unwrap()), 1);
+    // SAFETY: live cache, not in use.
+    unsafe { ctx.device.destroy_pipeline_cache(cache, None) };
+}
+
+const TENSOR_SCALE_SPV: &[u8] = include_bytes!("../shaders/tensor_scale.spv");
+
+/// A GLSL `GL_ARM_tensors` shader through the loader: tensor reads (packed source), writes (padded
+/// destination), size queries and an out-of-bounds read with an explicit value.
+#[test]
+fn tensor_shader_reads_writes_and_queries() {
+    let ctx = Ctx::with_tensors();
+    let (rows, cols) = (13i64, 17i64);
+    let usage = TENSOR_USAGE_SHADER | TENSOR_USAGE_TRANSFER;
+    let mut src_info = TensorInfo::new(LINEAR, vk::Format::R32_UINT, &[rows, cols], usage);
+    let padded = padded_strides(4, &[rows, cols], 13 * 4);
+    let mut dst_info =
+        TensorInfo::new(LINEAR, vk::Format::R32_UINT, &[rows, cols], usage).with_strides(&padded);
+    let mem = ctx.host_memory(16384);
+    let src = ctx.tensor(&mut src_info);
+    let dst = ctx.tensor(&mut dst_info);
+    ctx.bind_tensor(src, mem.memory, 0).unwrap();
+    ctx.bind_tensor(dst, mem.memory, 4096).unwrap();
+    let values: Vec<u32> = (0..(rows * cols) as u32).map(|i| i * 11 + 3).collect();
+    mem.write(0, &u32_bytes(&values));
+    mem.write(4096, &vec![0xEE; 8192]);
+    let src_view = ctx
+        .try_tensor_view(src, vk::Format::R32_UINT, 0)
+        .expect("source view");
+    let dst_view = ctx
+        .try_tensor_view(dst, vk::Format::R32_UINT, 0)
+        .expect("destination view");
+    let oob = ctx.host_buffer(16);
+    oob.fill(0);
+
+    let bindings = [
+        (0, vk::DescriptorType::TENSOR_ARM),
+        (1, vk::DescriptorType::TENSOR_ARM),
+        (2, vk::DescriptorType::STORAGE_BUFFER),
+    ]
+    .map(|(b, t)| {
+        vk::DescriptorSetLayoutBinding::builder()
+            .binding(b)
+            .descriptor_type(t)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+    });
+    let info = vk::DescriptorSetLayoutCreateInfo::builder().bindings(&bindings);
+    // SAFETY: valid create infos on a live device throughout.
+    unsafe {
+        let set_layout = ctx
+            .device
+            .create_descriptor_set_layout(&info, None)
+            .expect("layout");
+        let layouts = [set_layout];
+        let layout = ctx
+            .device
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::builder().set_layouts(&layouts),
+                None,
+            )
+            .expect("pipeline layout");
+        let module = shader_module(&ctx, &words(TENSOR_SCALE_SPV));
+        let stage = vk::PipelineShaderStageCreateInfo::builder()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(b"main\0");
+        let pinfo = [vk::ComputePipelineCreateInfo::builder()
+            .stage(stage)
+            .layout(layout)];
+        let pipeline = ctx
+            .device
+            .create_compute_pipelines(vk::PipelineCache::null(), &pinfo, None)
+            .expect("tensor pipeline")
+            .0[0];
+        let sizes = [
+            vk::DescriptorPoolSize::builder()
+                .type_(vk::DescriptorType::TENSOR_ARM)
+                .descriptor_count(2),
+            vk::DescriptorPoolSize::builder()
+                .type_(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1),
+        ];
+        let pool = ctx
+            .device
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::builder()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
+                None,
+            )
+            .expect("pool");
+        let set = ctx
+            .device
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::builder()
+                    .descriptor_pool(pool)
+                    .set_layouts(&layouts),
+            )
+            .expect("set")[0];
+        let views = [[src_view], [dst_view]];
+        let tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = views
+            .iter()
+            .map(|v| vk::WriteDescriptorSetTensorARM {
+                tensor_view_count: 1,
+                tensor_views: v.as_ptr(),
+                ..Default::default()
+            })
+            .collect();
+        let buffer_info = [vk::DescriptorBufferInfo::builder()
+            .buffer(oob.buffer)
+            .range(vk::WHOLE_SIZE)];
+        let mut writes: Vec<vk::WriteDescriptorSet> = tensor_writes
+            .iter()
+            .enumerate()
+            .map(|(i, tw)| vk::WriteDescriptorSet {
+                next: (tw as *const vk::WriteDescriptorSetTensorARM).cast(),
+                dst_set: set,
+                dst_binding: i as u32,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::TENSOR_ARM,
+                ..Default::default()
+            })
+            .collect();
+        writes.push(
+            *vk::WriteDescriptorSet::builder()
+                .dst_set(set)
+                .dst_binding(2)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(&buffer_info),
+        );
+        ctx.device
+            .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet]);
+        let groups = ((rows * cols) as u32).div_ceil(16);
+        ctx.run(|d, cb| {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+            d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
+            d.cmd_dispatch(cb, groups, 1, 1);
+        });
+        ctx.device.destroy_pipeline(pipeline, None);
+        ctx.device.destroy_descriptor_pool(pool, None);
+        ctx.device.destroy_pipeline_layout(layout, None);
+        ctx.device.destroy_descriptor_set_layout(set_layout, None);
+        ctx.device.destroy_shader_module(module, None);
+    }
+    assert_eq!(
+        oob.read_u32s(),
+        vec![77, rows as u32, cols as u32, 0],
+        "OOB value and sizes"
+    );
+    let bytes = mem.read();
+    let row_stride = padded[0] as usize;
+    for r in 0..rows as usize {
+        let row = &bytes[4096 + r * row_stride..4096 + (r + 1) * row_stride];
+        for c in 0..cols as usize {
+            let got = u32::from_le_bytes(row[4 * c..4 * c + 4].try_into().unwrap());
+            assert_eq!(got, values[r * cols as usize + c] * 3, "element ({r}, {c})");
+        }
+        assert!(
+            row[4 * cols as usize..].iter().all(|b| *b == 0xEE),
+            "padding of row {r} untouched"
+        );
+    }
+}

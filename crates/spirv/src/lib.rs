@@ -1,0 +1,321 @@
+//! Tessera's Vulkan-agnostic SPIR-V pipeline for compute shaders, including `SPV_ARM_tensors`.
+//!
+//! Stages:
+//! 1. [`Module::parse`] — words → `rspirv` data representation. Never panics on malformed input
+//!    (truncated modules, bad word counts, unknown opcodes give a [`SpirvError`]).
+//! 2. [`Program::new`] — checks the capability/extension allow-list, applies specialization
+//!    constants, inlines every call, scalarises every value into dense registers, turns memory
+//!    accesses into explicit byte-offset loads/stores with layout decorations applied, and orders
+//!    the blocks for lockstep execution (see `ir`). Everything unsupported is rejected here with an
+//!    error naming the opcode/capability and where it is.
+//! 3. [`Program::dispatch`] — runs workgroups as lane groups (one workgroup, or several tiny fused
+//!    workgroups when the shader has no barrier or shared memory) with an active mask, on
+//!    `threads` scoped worker threads. All application memory is touched through the
+//!    bounds-checked `mem` module, the only place with `unsafe` code.
+//!
+//! Invariants: no shader value can make Rust arithmetic panic or hit UB (see `alu`); a
+//! [`Program`] is immutable and shareable between threads.
+
+mod alu;
+mod exec;
+mod ir;
+mod lower;
+mod mem;
+
+use std::fmt;
+
+/// Why a module could not be parsed, specialised, lowered or run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpirvError {
+    msg: String,
+}
+
+impl SpirvError {
+    pub(crate) fn new(msg: impl Into<String>) -> SpirvError {
+        SpirvError { msg: msg.into() }
+    }
+
+    /// The message (same as `Display`).
+    pub fn message(&self) -> &str {
+        &self.msg
+    }
+}
+
+impl fmt::Display for SpirvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SPIR-V: {}", self.msg)
+    }
+}
+
+impl std::error::Error for SpirvError {}
+
+/// A parsed SPIR-V module (not yet specialised).
+#[derive(Debug)]
+pub struct Module {
+    pub(crate) dr: rspirv::dr::Module,
+    /// Word offset of the instruction defining each result id (for error messages).
+    pub(crate) id_offsets: std::collections::HashMap<u32, usize>,
+    /// `OpExecutionModeId` instructions (entry point, mode, operand ids): rspirv 0.13's loader
+    /// rejects them, so they are taken out of the stream before loading.
+    pub(crate) mode_ids: Vec<(u32, u32, Vec<u32>)>,
+}
+
+impl Module {
+    /// Parses a SPIR-V binary. Malformed input gives an error, never a panic.
+    pub fn parse(words: &[u32]) -> Result<Module, SpirvError> {
+        if words.len() < 5 {
+            return Err(SpirvError::new(format!(
+                "module is {} words long; the header alone needs 5",
+                words.len()
+            )));
+        }
+        if words[0] != 0x0723_0203 {
+            return Err(SpirvError::new(format!(
+                "bad magic number {:#010x} at word 0",
+                words[0]
+            )));
+        }
+        let (id_offsets, mode_ids, filtered) = scan_offsets(words)?;
+        let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&filtered))
+            .map_err(|_| SpirvError::new("the SPIR-V parser failed on malformed input"))?;
+        let dr = parsed.map_err(|e| SpirvError::new(format!("parse error: {e}")))?;
+        Ok(Module {
+            dr,
+            id_offsets,
+            mode_ids,
+        })
+    }
+
+    /// Entry points: name and whether the execution model is `GLCompute`.
+    pub fn entry_points(&self) -> Vec<(String, bool)> {
+        self.dr
+            .entry_points
+            .iter()
+            .filter_map(|ep| {
+                let model = match ep.operands.first()? {
+                    rspirv::dr::Operand::ExecutionModel(m) => *m,
+                    _ => return None,
+                };
+                let name = match ep.operands.get(2)? {
+                    rspirv::dr::Operand::LiteralString(s) => s.clone(),
+                    _ => return None,
+                };
+                Some((name, model == rspirv::spirv::ExecutionModel::GLCompute))
+            })
+            .collect()
+    }
+}
+
+type Scan = (
+    std::collections::HashMap<u32, usize>,
+    Vec<(u32, u32, Vec<u32>)>,
+    Vec<u32>,
+);
+
+/// Walks the instruction stream once, checking word counts, records where each result id is
+/// defined (used to put word offsets in error messages) and extracts `OpExecutionModeId`.
+fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
+    const OP_EXECUTION_MODE_ID: u32 = 331;
+    let mut map = std::collections::HashMap::new();
+    let mut mode_ids = Vec::new();
+    let mut filtered = Vec::with_capacity(words.len());
+    filtered.extend_from_slice(&words[..5]);
+    let mut at = 5usize;
+    while at < words.len() {
+        let wc = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if wc == 0 {
+            return Err(SpirvError::new(format!(
+                "word count 0 at word {at} (opcode {opcode})"
+            )));
+        }
+        if at + wc > words.len() {
+            return Err(SpirvError::new(format!(
+                "truncated module: instruction with opcode {opcode} at word {at} needs {wc} words, {} left",
+                words.len() - at
+            )));
+        }
+        if let Some(g) = rspirv::grammar::INSTRUCTION_TABLE.lookup_opcode(opcode) {
+            use rspirv::grammar::OperandKind as K;
+            let mut idx = 1;
+            for op in g.operands.iter().take(2) {
+                match op.kind {
+                    K::IdResultType => idx += 1,
+                    K::IdResult => {
+                        if let Some(&id) = words.get(at + idx) {
+                            if idx < wc {
+                                map.insert(id, at);
+                            }
+                        }
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if opcode == OP_EXECUTION_MODE_ID {
+            if wc < 3 {
+                return Err(SpirvError::new(format!(
+                    "malformed OpExecutionModeId at word {at}"
+                )));
+            }
+            mode_ids.push((
+                words[at + 1],
+                words[at + 2],
+                words[at + 3..at + wc].to_vec(),
+            ));
+        } else {
+            filtered.extend_from_slice(&words[at..at + wc]);
+        }
+        at += wc;
+    }
+    Ok((map, mode_ids, filtered))
+}
+
+/// A descriptor used by an entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceDecl {
+    pub set: u32,
+    pub binding: u32,
+    pub kind: ResourceKind,
+    /// `None` = not an array; `Some(0)` = runtime array.
+    pub array_len: Option<u32>,
+}
+
+/// What kind of descriptor a resource is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceKind {
+    StorageBuffer,
+    UniformBuffer,
+    Tensor {
+        rank: Option<u32>,
+        element: ScalarType,
+    },
+}
+
+/// Scalar types (tensor element types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    Bool,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F16,
+    F32,
+    F64,
+    /// `OpTypeFloat 16 BFloat16KHR`.
+    BF16,
+    /// `OpTypeFloat 8 Float8E4M3EXT`.
+    F8E4M3,
+    /// `OpTypeFloat 8 Float8E5M2EXT`.
+    F8E5M2,
+}
+
+/// What a descriptor is bound to at dispatch.
+#[derive(Debug, Clone)]
+pub enum BoundResource {
+    Buffer {
+        ptr: *mut u8,
+        len: usize,
+    },
+    Tensor {
+        ptr: *mut u8,
+        /// Bytes from `ptr` the tensor may touch.
+        len: usize,
+        format: TensorElement,
+        dims: Vec<u64>,
+        /// Byte strides, outermost first.
+        strides: Vec<u64>,
+    },
+    Null,
+}
+
+/// A tensor view's element format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TensorElement {
+    Bool8,
+    U8,
+    I8,
+    U16,
+    I16,
+    F16,
+    BF16,
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+    F8E4M3,
+    F8E5M2,
+}
+
+/// Looks up bound descriptors at dispatch.
+pub trait Resources: Sync {
+    fn get(&self, set: u32, binding: u32, index: u32) -> Option<&BoundResource>;
+}
+
+/// A specialised, lowered entry point: immutable and shareable.
+#[derive(Debug)]
+pub struct Program {
+    pub(crate) ir: ir::Ir,
+    pub(crate) local_size: [u32; 3],
+    pub(crate) resources: Vec<ResourceDecl>,
+    pub(crate) push_size: u32,
+}
+
+impl Program {
+    /// Specialises and lowers `entry_point`. `spec`: (SpecId, little-endian bytes) pairs.
+    pub fn new(
+        module: &Module,
+        entry_point: &str,
+        spec: &[(u32, Vec<u8>)],
+    ) -> Result<Program, SpirvError> {
+        // Lowering checks everything it reads; the unwind guard only turns a bug into an error
+        // instead of taking the driver down.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lower::lower(module, entry_point, spec)
+        }))
+        .unwrap_or_else(|_| Err(SpirvError::new("internal error: lowering panicked")))
+    }
+
+    /// The workgroup size after specialization.
+    pub fn local_size(&self) -> [u32; 3] {
+        self.local_size
+    }
+
+    /// Every descriptor the entry point uses.
+    pub fn resources(&self) -> &[ResourceDecl] {
+        &self.resources
+    }
+
+    /// Bytes of push constants the shader reads (0 if none).
+    pub fn push_constant_size(&self) -> u32 {
+        self.push_size
+    }
+
+    /// Runs workgroups `base..base+count` over `threads` worker threads (1 = inline).
+    /// Out-of-range buffer loads give 0 and stores are dropped; tensor reads out of bounds give
+    /// the `OutOfBoundsValueARM` operand or zero, writes are dropped.
+    ///
+    /// # Safety
+    /// Every Buffer/Tensor record's `ptr` must be valid for reads and writes of `len` bytes for the
+    /// whole call; other threads may access the same memory only in ways the Vulkan memory model
+    /// allows (the interpreter uses unaligned raw reads/writes and real atomics, never Rust
+    /// references to that memory).
+    pub unsafe fn dispatch(
+        &self,
+        resources: &dyn Resources,
+        push_constants: &[u8],
+        base: [u32; 3],
+        count: [u32; 3],
+        threads: usize,
+    ) -> Result<(), SpirvError> {
+        // SAFETY: forwarded contract — the caller guarantees the bound memory is valid.
+        unsafe { exec::dispatch(self, resources, push_constants, base, count, threads) }
+    }
+}

@@ -1,0 +1,111 @@
+//! Malformed or unsupported SPIR-V must produce a `SpirvError`, never a panic.
+#![allow(clippy::needless_range_loop)]
+mod common;
+use common::*;
+use tessera_spirv::{Module, Program, SpirvError};
+
+fn compile(words: &[u32]) -> Result<Program, SpirvError> {
+    let m = Module::parse(words)?;
+    Program::new(&m, "main", &[])
+}
+
+/// Word offsets of every instruction with `opcode`.
+fn find(words: &[u32], opcode: u32) -> Vec<usize> {
+    let mut at = 5;
+    let mut out = Vec::new();
+    while at < words.len() {
+        let wc = (words[at] >> 16) as usize;
+        if words[at] & 0xffff == opcode {
+            out.push(at);
+        }
+        at += wc.max(1);
+    }
+    out
+}
+
+#[test]
+fn truncated_modules() {
+    let w = words("arith_i32");
+    for cut in [0, 1, 4, 5, 6, 7, w.len() / 3, w.len() / 2, w.len() - 1] {
+        let e = compile(&w[..cut]);
+        assert!(e.is_err(), "cut at {cut} should fail");
+    }
+    let at = find(&w, 128)[0];
+    let e = Module::parse(&w[..at + 2]).unwrap_err().to_string();
+    assert!(e.contains("truncated"), "{e}");
+}
+
+#[test]
+fn bad_id() {
+    let mut w = words("arith_i32");
+    let at = find(&w, 128)[0]; // OpIAdd: result type, result, a, b
+    w[at + 3] = 0xFFFF;
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(e.contains("%65535"), "{e}");
+    assert!(e.contains("OpIAdd"), "{e}");
+}
+
+#[test]
+fn unknown_opcode() {
+    let mut w = words("arith_i32");
+    let at = find(&w, 128)[0];
+    w[at] = (w[at] & 0xffff_0000) | 0x7ff0;
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(e.to_lowercase().contains("opcode"), "{e}");
+}
+
+#[test]
+fn unsupported_capability_and_instruction() {
+    let mut w = words("arith_i32");
+    let at = find(&w, 17)[0]; // OpCapability Shader
+    w[at + 1] = 2; // Geometry
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(e.contains("Geometry"), "{e}");
+
+    // A valid opcode we do not implement (OpOuterProduct = 147) in place of an OpIAdd.
+    let mut w = words("arith_i32");
+    let at = find(&w, 128)[0];
+    w[at] = (5 << 16) | 147;
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(
+        e.contains("unsupported") && e.contains("OuterProduct"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_entry_point() {
+    let m = Module::parse(&words("arith_i32")).unwrap();
+    assert_eq!(m.entry_points(), vec![("main".to_string(), true)]);
+    assert!(Program::new(&m, "nope", &[]).is_err());
+}
+
+#[test]
+fn random_mutations_never_panic() {
+    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    for name in [
+        "arith_i32",
+        "control_opt",
+        "tensor_read_i32_r3",
+        "tensor_array_u8_n3",
+        "shared",
+        "spec",
+    ] {
+        let base = words(name);
+        for _ in 0..400 {
+            let mut w = base.clone();
+            for _ in 0..1 + rng.next() % 3 {
+                let i = 5 + (rng.next() as usize) % (w.len() - 5);
+                w[i] = match rng.next() % 4 {
+                    0 => rng.next() as u32,
+                    1 => w[i] ^ (1 << (rng.next() % 32)),
+                    2 => w[i].wrapping_add(1),
+                    _ => (rng.next() % 200) as u32,
+                };
+            }
+            if let Err(e) = compile(&w) {
+                assert!(!e.to_string().contains("internal error"), "{name}: {e}");
+            }
+        }
+    }
+}
