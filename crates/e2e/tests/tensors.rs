@@ -159,15 +159,15 @@ fn tensor_features_and_properties() {
     );
     assert_eq!(
         features.shader_storage_tensor_array_dynamic_indexing,
-        vk::FALSE
+        vk::TRUE
     );
     assert_eq!(
         features.shader_storage_tensor_array_non_uniform_indexing,
-        vk::FALSE
+        vk::TRUE
     );
     assert_eq!(
         features.descriptor_binding_storage_tensor_update_after_bind,
-        vk::FALSE
+        vk::TRUE
     );
 
     let mut props = vk::PhysicalDeviceTensorPropertiesARM::default();
@@ -197,41 +197,20 @@ fn tensor_features_and_properties() {
 }
 
 #[test]
-fn unsupported_tensor_features_are_not_present() {
-    let base = vk::PhysicalDeviceTensorFeaturesARM {
+fn every_tensor_feature_can_be_enabled() {
+    let all = vk::PhysicalDeviceTensorFeaturesARM {
+        tensor_non_packed: vk::TRUE,
+        shader_tensor_access: vk::TRUE,
+        shader_storage_tensor_array_dynamic_indexing: vk::TRUE,
+        shader_storage_tensor_array_non_uniform_indexing: vk::TRUE,
+        descriptor_binding_storage_tensor_update_after_bind: vk::TRUE,
         tensors: vk::TRUE,
         ..Default::default()
     };
-    let cases = [
-        (
-            "shaderStorageTensorArrayDynamicIndexing",
-            vk::PhysicalDeviceTensorFeaturesARM {
-                shader_storage_tensor_array_dynamic_indexing: vk::TRUE,
-                ..base
-            },
-        ),
-        (
-            "shaderStorageTensorArrayNonUniformIndexing",
-            vk::PhysicalDeviceTensorFeaturesARM {
-                shader_storage_tensor_array_non_uniform_indexing: vk::TRUE,
-                ..base
-            },
-        ),
-        (
-            "descriptorBindingStorageTensorUpdateAfterBind",
-            vk::PhysicalDeviceTensorFeaturesARM {
-                descriptor_binding_storage_tensor_update_after_bind: vk::TRUE,
-                ..base
-            },
-        ),
-    ];
-    for (name, features) in cases {
-        assert_eq!(
-            Ctx::with_tensor_features(features).map(|_| ()).err(),
-            Some(vk::ErrorCode::FEATURE_NOT_PRESENT),
-            "requesting {name}"
-        );
-    }
+    assert!(
+        Ctx::with_tensor_features(all).is_ok(),
+        "every tensor feature the device reports can be enabled"
+    );
 }
 
 #[test]
@@ -271,8 +250,9 @@ fn tensor_format_properties() {
         vk::Format::R64_SFLOAT,
     ];
     for (format, _) in TENSOR_FORMATS {
+        // TENSOR_SHADER (bit 39) and TENSOR_DATA_GRAPH (bit 48, for Arm's graph layer).
         let shader = if shader_formats.contains(format) {
-            1u64 << 39
+            (1u64 << 39) | (1u64 << 48)
         } else {
             0
         };
@@ -651,9 +631,11 @@ fn tensor_view_rules() {
         TENSOR_USAGE_SHADER | TENSOR_USAGE_TRANSFER,
     );
     let unbound = ctx.tensor(&mut shader);
-    assert_eq!(
-        ctx.try_tensor_view(unbound, vk::Format::R32_UINT, 0),
-        Err(VALIDATION_FAILED),
+    // Accepted with a warning (VUID-VkTensorViewCreateInfoARM-tensor-09749): Arm's graph layer
+    // creates views before binding; the view reads as out of bounds until the tensor is bound.
+    assert!(
+        ctx.try_tensor_view(unbound, vk::Format::R32_UINT, 0)
+            .is_ok(),
         "view of an unbound tensor"
     );
     let s = ctx.tensor(&mut shader);

@@ -316,7 +316,15 @@ pub fn vulkan12_properties(p: &mut VkPhysicalDeviceVulkan12Properties) {
     p.shaderRoundingModeRTEFloat16 = VK_TRUE;
     p.shaderRoundingModeRTEFloat32 = VK_TRUE;
     p.shaderRoundingModeRTEFloat64 = VK_TRUE;
-    p.maxUpdateAfterBindDescriptorsInAllPools = 0;
+    p.maxUpdateAfterBindDescriptorsInAllPools = 1 << 20;
+    p.robustBufferAccessUpdateAfterBind = VK_TRUE;
+    p.maxPerStageDescriptorUpdateAfterBindUniformBuffers = 15;
+    p.maxPerStageDescriptorUpdateAfterBindStorageBuffers = 1 << 20;
+    p.maxPerStageUpdateAfterBindResources = 1 << 20;
+    p.maxDescriptorSetUpdateAfterBindUniformBuffers = 90;
+    p.maxDescriptorSetUpdateAfterBindUniformBuffersDynamic = 8;
+    p.maxDescriptorSetUpdateAfterBindStorageBuffers = 1 << 20;
+    p.maxDescriptorSetUpdateAfterBindStorageBuffersDynamic = 8;
     p.maxTimelineSemaphoreValueDifference = MAX_TIMELINE_DIFFERENCE;
     p.framebufferIntegerColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
 }
@@ -371,6 +379,12 @@ pub fn vulkan12_features(f: &mut VkPhysicalDeviceVulkan12Features) {
     f.uniformBufferStandardLayout = VK_TRUE;
     f.shaderSubgroupExtendedTypes = VK_TRUE;
     f.separateDepthStencilLayouts = VK_TRUE;
+    // Descriptors are read when a dispatch executes and an unwritten one reads as out of bounds,
+    // so these descriptor-indexing behaviours come for free (Arm's graph layer relies on them).
+    f.descriptorBindingUniformBufferUpdateAfterBind = VK_TRUE;
+    f.descriptorBindingStorageBufferUpdateAfterBind = VK_TRUE;
+    f.descriptorBindingUpdateUnusedWhilePending = VK_TRUE;
+    f.descriptorBindingPartiallyBound = VK_TRUE;
     f.hostQueryReset = VK_TRUE;
     f.timelineSemaphore = VK_TRUE;
     f.bufferDeviceAddress = VK_TRUE;
@@ -396,12 +410,14 @@ pub fn vulkan13_features(f: &mut VkPhysicalDeviceVulkan13Features) {
     f.maintenance4 = VK_TRUE;
 }
 
-/// `VkPhysicalDeviceTensorFeaturesARM` (header fields left zero). Arrays of tensors with dynamic
-/// or non-uniform indexing and update-after-bind are not reported yet.
+/// `VkPhysicalDeviceTensorFeaturesARM` (header fields left zero).
 pub fn tensor_features() -> VkPhysicalDeviceTensorFeaturesARM {
     let mut f: VkPhysicalDeviceTensorFeaturesARM = zeroed();
     f.tensorNonPacked = VK_TRUE;
     f.shaderTensorAccess = VK_TRUE;
+    f.shaderStorageTensorArrayDynamicIndexing = VK_TRUE;
+    f.shaderStorageTensorArrayNonUniformIndexing = VK_TRUE;
+    f.descriptorBindingStorageTensorUpdateAfterBind = VK_TRUE;
     f.tensors = VK_TRUE;
     f
 }
@@ -418,8 +434,8 @@ pub fn tensor_properties(p: &mut VkPhysicalDeviceTensorPropertiesARM) {
     p.maxTensorShaderAccessSize = l::MAX_TENSOR_SHADER_ACCESS_SIZE;
     p.maxDescriptorSetStorageTensors = 1 << 20;
     p.maxPerStageDescriptorSetStorageTensors = 1 << 20;
-    p.maxDescriptorSetUpdateAfterBindStorageTensors = 0;
-    p.maxPerStageDescriptorUpdateAfterBindStorageTensors = 0;
+    p.maxDescriptorSetUpdateAfterBindStorageTensors = 1 << 20;
+    p.maxPerStageDescriptorUpdateAfterBindStorageTensors = 1 << 20;
     p.shaderStorageTensorArrayNonUniformIndexingNative = VK_TRUE;
     p.shaderTensorSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
 }

@@ -249,9 +249,13 @@ impl ResolvedResources {
                         match tensor_element(view.format().vk) {
                             None => BoundResource::Null,
                             Some(format) => {
-                                let b = t.binding().ok_or_else(|| {
-                                    Error::DeviceLost("a tensor lost its memory".into())
-                                })?;
+                                let Some(b) = t.binding() else {
+                                    // A view made before its tensor was bound, still unbound:
+                                    // it reads as out of bounds.
+                                    out.map
+                                        .insert((d.set, d.binding, index), BoundResource::Null);
+                                    continue;
+                                };
                                 let len = desc.footprint();
                                 let ptr = b.memory.raw_range(b.offset, len)?;
                                 BoundResource::Tensor {

@@ -2397,6 +2397,87 @@ impl<'m> Lowerer<'m> {
                 }
                 return Ok(());
             }
+            // PackHalf2x16: two f32 → f16 bit patterns in one u32 (x in the low half).
+            58 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                if x.len() != 2 {
+                    return err(format!("{}: PackHalf2x16 needs a 2-vector", self.at));
+                }
+                let sixteen = self.imm(16)?;
+                let [lo, hi, shifted, d] = [0; 4].map(|_| self.alloc(1));
+                let [lo, hi, shifted, d] = [lo?, hi?, shifted?, d?];
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 32,
+                    to: 16,
+                    d: lo,
+                    a: x[0],
+                });
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 32,
+                    to: 16,
+                    d: hi,
+                    a: x[1],
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Shl,
+                    w: 32,
+                    d: shifted,
+                    a: hi,
+                    b: sixteen,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Or,
+                    w: 32,
+                    d,
+                    a: shifted,
+                    b: lo,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // UnpackHalf2x16: the two f16 halves of a u32 as a 2-vector of f32.
+            62 => {
+                let x = self.reg1(vals, idref(args.first())?)?;
+                let (sixteen, mask) = (self.imm(16)?, self.imm(0xFFFF)?);
+                let [lo_bits, hi_bits, lo, hi] = [0; 4].map(|_| self.alloc(1));
+                let [lo_bits, hi_bits, lo, hi] = [lo_bits?, hi_bits?, lo?, hi?];
+                self.emit(Op::IBin {
+                    op: IBin::And,
+                    w: 32,
+                    d: lo_bits,
+                    a: x,
+                    b: mask,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::ShrL,
+                    w: 32,
+                    d: hi_bits,
+                    a: x,
+                    b: sixteen,
+                });
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 16,
+                    to: 32,
+                    d: lo,
+                    a: lo_bits,
+                });
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 16,
+                    to: 32,
+                    d: hi,
+                    a: hi_bits,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![lo, hi]));
+                }
+                return Ok(());
+            }
             _ => {
                 return err(format!(
                     "{}: unsupported GLSL.std.450 instruction {n}",

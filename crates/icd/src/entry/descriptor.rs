@@ -114,6 +114,39 @@ pub fn descriptor_kind(ty: VkDescriptorType) -> Result<DescriptorKind> {
     })
 }
 
+/// Checks `VkDescriptorBindingFlags` against the descriptor-indexing features Tessera reports:
+/// update-after-bind (every descriptor is read when a dispatch executes), update-unused-while-
+/// pending and partially-bound (an unwritten descriptor reads as out of bounds) for the
+/// non-dynamic buffer and tensor descriptors; no variable descriptor counts.
+fn check_binding_flags(
+    kind: DescriptorKind,
+    flags: VkDescriptorBindingFlags,
+    uab_pool: bool,
+) -> Result<()> {
+    let uab = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
+    let supported = uab
+        | VK_DESCRIPTOR_BINDING_UPDATE_UNUSED_WHILE_PENDING_BIT
+        | VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT;
+    ensure!(
+        flags & !supported == 0,
+        "VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-descriptorBindingVariableDescriptorCount-03014",
+        "binding flags {flags:#x}: variable descriptor counts are not supported"
+    );
+    if flags & uab != 0 {
+        ensure!(
+            !kind.is_dynamic() && kind != DescriptorKind::InlineUniformBlock,
+            "VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-None-03005",
+            "UPDATE_AFTER_BIND on a {kind:?} binding is not supported"
+        );
+        ensure!(
+            uab_pool,
+            "VUID-VkDescriptorSetLayoutCreateInfo-flags-03000",
+            "an UPDATE_AFTER_BIND binding needs a layout created with UPDATE_AFTER_BIND_POOL"
+        );
+    }
+    Ok(())
+}
+
 /// Reads a `VkDescriptorSetLayoutCreateInfo` into runtime bindings.
 ///
 /// # Safety
@@ -124,10 +157,11 @@ unsafe fn read_layout(info: &VkDescriptorSetLayoutCreateInfo) -> Result<Descript
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         "VUID-VkDescriptorSetLayoutCreateInfo-sType-sType",
     )?;
+    let uab_pool = VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
     ensure!(
-        info.flags == 0,
+        info.flags & !uab_pool == 0,
         "VUID-VkDescriptorSetLayoutCreateInfo-flags-parameter",
-        "layout flags {:#x}: push descriptors and update-after-bind pools are not supported",
+        "layout flags {:#x}: only UPDATE_AFTER_BIND_POOL is supported (no push descriptors)",
         info.flags
     );
     // SAFETY: `bindingCount` structs per the spec.
@@ -147,22 +181,24 @@ unsafe fn read_layout(info: &VkDescriptorSetLayoutCreateInfo) -> Result<Descript
             f.bindingCount,
             info.bindingCount
         );
-        // SAFETY: `bindingCount` flags per the spec.
-        let all = unsafe { slice(f.pBindingFlags, f.bindingCount, "pBindingFlags")? };
-        ensure!(
-            all.iter().all(|x| *x == 0),
-            "VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-descriptorBindingUniformBufferUpdateAfterBind-03005",
-            "descriptor binding flags need descriptor-indexing features this device does not report"
-        );
     }
+    let binding_flags: &[VkDescriptorBindingFlags] = match flags {
+        // SAFETY: `bindingCount` flags per the spec.
+        Some(f) => unsafe { slice(f.pBindingFlags, f.bindingCount, "pBindingFlags")? },
+        None => &[],
+    };
     let bindings = bindings
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(i, b)| {
+            let kind = descriptor_kind(b.descriptorType)?;
+            let flags = binding_flags.get(i).copied().unwrap_or(0);
+            check_binding_flags(kind, flags, info.flags & uab_pool != 0)?;
             Ok(LayoutBinding {
                 binding: b.binding,
-                kind: descriptor_kind(b.descriptorType)?,
+                kind,
                 count: b.descriptorCount,
-                flags: 0,
+                flags,
             })
         })
         .collect::<Result<Vec<_>>>()?;
