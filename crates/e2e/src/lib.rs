@@ -414,11 +414,38 @@ impl Ctx {
         Self::build(1, Some(features))
     }
 
+    /// A context for running arbitrary compute shaders (the `spirv-tests` cases): one queue,
+    /// `VK_ARM_tensors` with every tensor shader-access feature, and the shader arithmetic and
+    /// 8/16-bit storage features (`shaderInt64`, `shaderFloat64`, `shaderInt16`, `shaderInt8`,
+    /// `shaderFloat16`, `storageBuffer8/16BitAccess`, …) the device reports.
+    pub fn for_shaders() -> Self {
+        let tensors = vk::PhysicalDeviceTensorFeaturesARM {
+            tensors: vk::TRUE,
+            tensor_non_packed: vk::TRUE,
+            shader_tensor_access: vk::TRUE,
+            shader_storage_tensor_array_dynamic_indexing: vk::TRUE,
+            shader_storage_tensor_array_non_uniform_indexing: vk::TRUE,
+            ..Default::default()
+        };
+        Self::build_with(1, Some(tensors), true)
+            .unwrap_or_else(|e| panic!("vkCreateDevice with shader features failed: {e:?}"))
+    }
+
     /// Creates the context; `tensor_features` enables `VK_ARM_tensors` and
     /// chains the struct.
     fn build(
         queue_count: u32,
         tensor_features: Option<vk::PhysicalDeviceTensorFeaturesARM>,
+    ) -> VkResult<Self> {
+        Self::build_with(queue_count, tensor_features, false)
+    }
+
+    /// [`Ctx::build`]; `shader_features` also enables the supported shader arithmetic and
+    /// small-type storage features.
+    fn build_with(
+        queue_count: u32,
+        tensor_features: Option<vk::PhysicalDeviceTensorFeaturesARM>,
+        shader_features: bool,
     ) -> VkResult<Self> {
         let entry = entry();
         let instance = create_instance(&entry, &[]).expect("vkCreateInstance");
@@ -457,13 +484,16 @@ impl Ctx {
             .collect();
         let ext_ptrs: Vec<_> = ext_c.iter().map(|e| e.as_ptr()).collect();
 
+        let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
         let mut supported = vk::PhysicalDeviceFeatures2::builder()
+            .push_next(&mut s11)
             .push_next(&mut s12)
             .push_next(&mut s13);
         // SAFETY: the chain is made of valid, writable structs.
         unsafe { instance.get_physical_device_features2(physical_device, &mut supported) };
+        let s10 = supported.features;
         let features = EnabledFeatures {
             timeline_semaphore: s12.timeline_semaphore == vk::TRUE,
             buffer_device_address: s12.buffer_device_address == vk::TRUE,
@@ -478,6 +508,29 @@ impl Ctx {
             host_query_reset: features.host_query_reset.into(),
             ..Default::default()
         };
+        // Only the features a shader may need, and only when asked for and supported.
+        let want = |b: vk::Bool32| vk::Bool32::from(shader_features && b == vk::TRUE);
+        let e10 = vk::PhysicalDeviceFeatures {
+            shader_float64: want(s10.shader_float64),
+            shader_int64: want(s10.shader_int64),
+            shader_int16: want(s10.shader_int16),
+            ..Default::default()
+        };
+        let mut e11 = vk::PhysicalDeviceVulkan11Features {
+            storage_buffer_16bit_access: want(s11.storage_buffer_16bit_access),
+            uniform_and_storage_buffer_16bit_access: want(
+                s11.uniform_and_storage_buffer_16bit_access,
+            ),
+            storage_push_constant16: want(s11.storage_push_constant16),
+            ..Default::default()
+        };
+        e12.storage_buffer_8bit_access = want(s12.storage_buffer_8bit_access);
+        e12.uniform_and_storage_buffer_8bit_access =
+            want(s12.uniform_and_storage_buffer_8bit_access);
+        e12.storage_push_constant8 = want(s12.storage_push_constant8);
+        e12.shader_float16 = want(s12.shader_float16);
+        e12.shader_int8 = want(s12.shader_int8);
+        e12.vulkan_memory_model = want(s12.vulkan_memory_model);
         let mut e13 = vk::PhysicalDeviceVulkan13Features {
             synchronization2: features.synchronization2.into(),
             maintenance4: features.maintenance4.into(),
@@ -512,6 +565,9 @@ impl Ctx {
             .enabled_extension_names(&ext_ptrs)
             .push_next(&mut e12)
             .push_next(&mut e13);
+        if shader_features {
+            info = info.enabled_features(&e10).push_next(&mut e11);
+        }
         if let Some(t) = tensors.as_mut() {
             info = info.push_next(t);
         }

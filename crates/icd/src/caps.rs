@@ -277,7 +277,14 @@ pub fn vulkan11_properties(p: &mut VkPhysicalDeviceVulkan11Properties) {
     p.deviceLUIDValid = VK_FALSE;
     p.subgroupSize = SUBGROUP_SIZE;
     p.subgroupSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
-    p.subgroupSupportedOperations = VK_SUBGROUP_FEATURE_BASIC_BIT;
+    p.subgroupSupportedOperations = VK_SUBGROUP_FEATURE_BASIC_BIT
+        | VK_SUBGROUP_FEATURE_VOTE_BIT
+        | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT
+        | VK_SUBGROUP_FEATURE_BALLOT_BIT
+        | VK_SUBGROUP_FEATURE_SHUFFLE_BIT
+        | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT
+        | VK_SUBGROUP_FEATURE_CLUSTERED_BIT
+        | VK_SUBGROUP_FEATURE_QUAD_BIT;
     p.subgroupQuadOperationsInAllStages = VK_FALSE;
     p.pointClippingBehavior = VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;
     p.maxMultiviewViewCount = 6;

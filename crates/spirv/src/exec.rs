@@ -6,12 +6,17 @@
 //! topological order (see `ir`), lanes that diverge reconverge at merge blocks, barriers in uniform
 //! control flow see every lane, and each lane follows its own path exactly.
 //!
+//! Subgroup operations run over each workgroup's 32-lane chunks of the lane group under the
+//! active mask (see `subgroup`); since the chunks never cross a workgroup, fusion stays legal for
+//! shaders using them (a subgroup-scope barrier does not disable fusion either).
+//!
 //! Invariants: registers of inactive lanes are never written; memory is touched only through
 //! `mem` (checked), so a wrong shader cannot access memory outside what was bound.
 
 use crate::alu::{self, trunc};
 use crate::ir::{DescIdx, Edge, Ir, Op, Reg, Space, TensorAcc, Term};
 use crate::mem::{self, Raw, Trusted};
+use crate::subgroup::{self, SUBGROUP_SIZE, SubOp};
 use crate::{BoundResource, Program, Resources, ScalarType, SpirvError, TensorElement};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -297,17 +302,25 @@ impl<'e, 'a> Machine<'e, 'a> {
             self.shared.fill(0);
         }
         let blocks = &env.ir.blocks;
+        // `Some(pc)`: the previous block ran on every lane and sent them all to `pc`, so the mask
+        // is still all-true and the scan over `pcs` can be skipped.
+        let mut uniform: Option<u32> = None;
         loop {
-            let min = self.pcs.iter().copied().min().unwrap_or(DONE);
+            let min = match uniform {
+                Some(pc) => pc,
+                None => self.pcs.iter().copied().min().unwrap_or(DONE),
+            };
             if min == DONE {
                 break;
             }
-            let mut cnt = 0usize;
-            for (m, &p) in self.mask.iter_mut().zip(&self.pcs) {
-                *m = p == min;
-                cnt += usize::from(p == min);
+            if uniform.is_none() {
+                let mut cnt = 0usize;
+                for (m, &p) in self.mask.iter_mut().zip(&self.pcs) {
+                    *m = p == min;
+                    cnt += usize::from(p == min);
+                }
+                self.full = cnt == self.l;
             }
-            self.full = cnt == self.l;
             let Some(blk) = blocks.get(min as usize) else {
                 // Cannot happen for a verified IR; retire the lanes rather than loop forever.
                 for i in 0..self.l {
@@ -315,12 +328,13 @@ impl<'e, 'a> Machine<'e, 'a> {
                         self.pcs[i] = DONE;
                     }
                 }
+                uniform = None;
                 continue;
             };
             for op in &blk.ops {
                 self.op(op);
             }
-            self.term(&blk.term);
+            uniform = self.term(&blk.term);
         }
     }
 
@@ -389,6 +403,33 @@ impl<'e, 'a> Machine<'e, 'a> {
         {
             let v = f(x, y, z);
             *o = if m { v } else { *o };
+        }
+    }
+
+    /// A subgroup operation: the lane group is cut into workgroups, each workgroup into subgroups
+    /// of `SUBGROUP_SIZE` lanes (the last one possibly partial), so fused workgroups never mix.
+    fn subgroup(&mut self, op: SubOp, w: u8, d: Reg, a: Reg, b: Reg) {
+        let l = self.l;
+        let (d, a, b) = (d as usize * l, a as usize * l, b as usize * l);
+        self.ta.copy_from_slice(&self.regs[a..a + l]);
+        self.tb.copy_from_slice(&self.regs[b..b + l]);
+        let dst = &mut self.regs[d..d + l];
+        let wgs = (self.env.wg_size as usize).max(1);
+        for wg in (0..l).step_by(wgs) {
+            let wg_end = (wg + wgs).min(l);
+            for s in (wg..wg_end).step_by(SUBGROUP_SIZE) {
+                let e = (s + SUBGROUP_SIZE).min(wg_end);
+                if self.mask[s..e].iter().any(|&m| m) {
+                    subgroup::segment(
+                        op,
+                        w,
+                        &self.mask[s..e],
+                        &self.ta[s..e],
+                        &self.tb[s..e],
+                        &mut dst[s..e],
+                    );
+                }
+            }
         }
     }
 
@@ -522,6 +563,7 @@ impl<'e, 'a> Machine<'e, 'a> {
                 self.tri(d, a, b, c, |x, y, z| alu::tern(op, w, x, y, z))
             }
             Op::Conv { op, from, to, d, a } => self.un(d, a, |x| alu::conv(op, from, to, x)),
+            Op::Sub { op, w, d, a, b } => self.subgroup(op, w, d, a, b),
             Op::Select { d, c, a, b } => self.tri(d, c, a, b, |c, x, y| if c != 0 { x } else { y }),
             Op::Pick { d, idx, ref srcs } => {
                 for i in 0..self.l {
@@ -726,6 +768,27 @@ impl<'e, 'a> Machine<'e, 'a> {
                     }
                 }
             }
+            Op::TensorQuery { ref t, dim, w, d } if matches!(t.desc, DescIdx::Const(_)) => {
+                // One descriptor for every lane: look the dimensions up once.
+                let dims: &[u64] = match self.tensor_of(t, 0) {
+                    Some(Bound::Tensor { dims, .. }) => dims,
+                    _ => &[],
+                };
+                let l = self.l;
+                let (d, k) = (d as usize * l, dim as usize * l);
+                self.ta.copy_from_slice(&self.regs[k..k + l]);
+                let dst = &mut self.regs[d..d + l];
+                for ((o, &k), &m) in dst.iter_mut().zip(&self.ta).zip(&self.mask) {
+                    if m {
+                        let v = usize::try_from(k)
+                            .ok()
+                            .and_then(|k| dims.get(k))
+                            .copied()
+                            .unwrap_or(0);
+                        *o = trunc(v, w);
+                    }
+                }
+            }
             Op::TensorQuery { ref t, dim, w, d } => {
                 for i in 0..self.l {
                     if self.mask[i] {
@@ -794,28 +857,59 @@ impl<'e, 'a> Machine<'e, 'a> {
             return true;
         };
         // ta = byte offset of the outer coordinates, tb = innermost coordinate, sub = in bounds.
+        // Branch-free lane loops (they vectorise): `ta` wraps instead of saturating, which only
+        // matters for lanes that `sub` already marks out of bounds (every in-bounds offset is below
+        // the tensor's footprint), and every access is still checked against `raw`.
         self.ta.fill(0);
         self.sub.copy_from_slice(&self.mask);
         let last = dims.len() - 1;
         for (k, &cr) in coords.iter().enumerate() {
             let row = &self.regs[cr as usize * l..(cr as usize + 1) * l];
-            for (i, &raw_c) in row.iter().enumerate() {
-                let neg = signed && alu::sext(raw_c, cw) < 0;
-                if k == last {
-                    self.tb[i] = raw_c;
-                    self.sub[i] &= !neg;
-                } else {
-                    self.sub[i] &= !neg && raw_c < dims[k];
-                    self.ta[i] = self.ta[i].saturating_add(raw_c.saturating_mul(strides[k]));
+            let lanes = self.sub.iter_mut().zip(row);
+            if k == last {
+                self.tb.copy_from_slice(row);
+                if signed {
+                    for (s, &c) in lanes {
+                        *s &= alu::sext(c, cw) >= 0;
+                    }
+                }
+            } else {
+                let (dim, stride) = (dims[k], strides[k]);
+                for ((s, &c), t) in lanes.zip(self.ta.iter_mut()) {
+                    let neg = signed && alu::sext(c, cw) < 0;
+                    *s &= !neg & (c < dim);
+                    *t = t.wrapping_add(c.wrapping_mul(stride));
                 }
             }
         }
         let (dim, stride) = (dims[last], strides[last]);
+        let is_bool = t.elem == ScalarType::Bool;
+        // Fast path: one element per lane (not an array), no bool conversion.
+        match acc {
+            TAccess::Read { d: &[dr], oob } if !is_bool => {
+                match size {
+                    1 => self.tensor_read1::<1>(raw, dim, stride, dr, oob),
+                    2 => self.tensor_read1::<2>(raw, dim, stride, dr, oob),
+                    4 => self.tensor_read1::<4>(raw, dim, stride, dr, oob),
+                    _ => self.tensor_read1::<8>(raw, dim, stride, dr, oob),
+                }
+                return true;
+            }
+            TAccess::Write { v: &[vr] } if !is_bool => {
+                match size {
+                    1 => self.tensor_write1::<1>(raw, dim, stride, vr),
+                    2 => self.tensor_write1::<2>(raw, dim, stride, vr),
+                    4 => self.tensor_write1::<4>(raw, dim, stride, vr),
+                    _ => self.tensor_write1::<8>(raw, dim, stride, vr),
+                }
+                return true;
+            }
+            _ => {}
+        }
         let off = |base: u64, inner: u64, j: u64| -> Option<u64> {
             let e = inner.checked_add(j)?;
             (e < dim).then(|| base.saturating_add(e.saturating_mul(stride)))
         };
-        let is_bool = t.elem == ScalarType::Bool;
         match acc {
             TAccess::Read { d, oob } => {
                 for (j, &dr) in d.iter().enumerate() {
@@ -852,6 +946,61 @@ impl<'e, 'a> Machine<'e, 'a> {
             }
         }
         true
+    }
+
+    /// [`Self::tensor_group`]'s read of one `N`-byte element per lane: `ta` holds the outer byte
+    /// offset, `tb` the innermost coordinate, `sub` the active lanes whose other coordinates are in
+    /// bounds. Out-of-bounds lanes get the `oob` value or zero.
+    #[inline(always)]
+    fn tensor_read1<const N: usize>(
+        &mut self,
+        raw: Raw,
+        dim: u64,
+        stride: u64,
+        d: Reg,
+        oob: Option<Reg>,
+    ) {
+        let l = self.l;
+        match oob {
+            Some(r) => self
+                .tc
+                .copy_from_slice(&self.regs[r as usize * l..(r as usize + 1) * l]),
+            None => self.tc.fill(0),
+        }
+        let d = d as usize * l;
+        let dst = &mut self.regs[d..d + l];
+        for ((((o, &m), &s), (&base, &inner)), &fallback) in dst
+            .iter_mut()
+            .zip(&self.mask)
+            .zip(&self.sub)
+            .zip(self.ta.iter().zip(&self.tb))
+            .zip(&self.tc)
+        {
+            let v = if s && inner < dim {
+                raw.load(base.wrapping_add(inner.wrapping_mul(stride)), N)
+            } else {
+                None
+            };
+            if m {
+                *o = v.unwrap_or(fallback);
+            }
+        }
+    }
+
+    /// [`Self::tensor_group`]'s write of one `N`-byte element per lane (see `tensor_read1`).
+    #[inline(always)]
+    fn tensor_write1<const N: usize>(&mut self, raw: Raw, dim: u64, stride: u64, v: Reg) {
+        let l = self.l;
+        let v = v as usize * l;
+        for ((&x, &s), (&base, &inner)) in self.regs[v..v + l]
+            .iter()
+            .zip(&self.sub)
+            .zip(self.ta.iter().zip(&self.tb))
+        {
+            if s && inner < dim {
+                raw.store(base.wrapping_add(inner.wrapping_mul(stride)), N, x);
+            }
+        }
     }
 
     /// One lane's tensor read or write (each element checked on its own).
@@ -991,24 +1140,41 @@ impl<'e, 'a> Machine<'e, 'a> {
         self.full = full_saved;
     }
 
-    fn term(&mut self, t: &Term) {
+    /// Runs a terminator. Returns `Some(block)` when the mask was full and every lane moved to
+    /// `block` (then every `pcs` entry is `block` and the mask is unchanged).
+    fn term(&mut self, t: &Term) -> Option<u32> {
+        let full = self.full;
         match t {
-            Term::Exit => self.set_pcs(DONE),
-            Term::Jump(e) => self.take_edge(e, false),
+            Term::Exit => {
+                self.set_pcs(DONE);
+                full.then_some(DONE)
+            }
+            Term::Jump(e) => {
+                self.take_edge(e, false);
+                full.then_some(e.target)
+            }
             Term::Branch { c, t, f } => {
+                let l = self.l;
+                let c = *c as usize * l;
                 let (mut any_t, mut any_f) = (false, false);
-                for i in 0..self.l {
-                    if self.mask[i] {
-                        let v = self.r(*c, i) != 0;
-                        self.tgt[i] = u32::from(v);
-                        any_t |= v;
-                        any_f |= !v;
-                    }
+                // Branch-free over all lanes (vectorises); `tgt` is only read for active lanes.
+                for ((g, &m), &v) in self
+                    .tgt
+                    .iter_mut()
+                    .zip(&self.mask)
+                    .zip(&self.regs[c..c + l])
+                {
+                    let v = v != 0;
+                    *g = u32::from(v);
+                    any_t |= m & v;
+                    any_f |= m & !v;
                 }
                 if !any_f {
                     self.take_edge(t, false);
+                    full.then_some(t.target)
                 } else if !any_t {
                     self.take_edge(f, false);
+                    full.then_some(f.target)
                 } else {
                     for (want, e) in [(1, t), (0, f)] {
                         for i in 0..self.l {
@@ -1016,6 +1182,7 @@ impl<'e, 'a> Machine<'e, 'a> {
                         }
                         self.take_edge(e, true);
                     }
+                    None
                 }
             }
             Term::Switch { sel, cases, edges } => {
@@ -1038,9 +1205,9 @@ impl<'e, 'a> Machine<'e, 'a> {
                     }
                 }
                 if uniform {
-                    if let Some(e) = first.and_then(|k| edges.get(k)) {
-                        self.take_edge(e, false);
-                    }
+                    let e = first.and_then(|k| edges.get(k))?;
+                    self.take_edge(e, false);
+                    full.then_some(e.target)
                 } else {
                     for (k, e) in edges.iter().enumerate() {
                         let mut any = false;
@@ -1053,6 +1220,7 @@ impl<'e, 'a> Machine<'e, 'a> {
                             self.take_edge(e, true);
                         }
                     }
+                    None
                 }
             }
         }

@@ -13,6 +13,7 @@
 use crate::ScalarType;
 use crate::alu::{Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
 use crate::mem::AtomicOp;
+use crate::subgroup::SubOp;
 
 /// A register index.
 pub(crate) type Reg = u32;
@@ -188,6 +189,15 @@ pub(crate) enum Op {
         w: u8,
         d: Reg,
     },
+    /// A subgroup operation on values of width `w` (see `subgroup`): reads `a` and `b` of the
+    /// active lanes of each subgroup, writes `d` of its active lanes.
+    Sub {
+        op: SubOp,
+        w: u8,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
 }
 
 /// A control-flow edge with the parallel copies of the target's `OpPhi`s.
@@ -243,7 +253,8 @@ pub(crate) struct Ir {
     pub consts: Vec<(Reg, u64)>,
     pub builtins: Builtins,
     pub shared_size: u32,
-    /// Barriers, shared memory or anything else that forbids fusing workgroups.
+    /// Workgroup-scope barriers, shared memory or anything else that forbids fusing workgroups
+    /// (subgroup operations do not: `exec` never lets a subgroup span two workgroups).
     pub needs_whole_group: bool,
 }
 
@@ -270,6 +281,7 @@ impl Op {
             | Op::FBin { d, a, b, .. }
             | Op::FCmp { d, a, b, .. } => out.extend([*d, *a, *b]),
             Op::Tern { d, a, b, c, .. } => out.extend([*d, *a, *b, *c]),
+            Op::Sub { d, a, b, .. } => out.extend([*d, *a, *b]),
             Op::Select { d, c, a, b } => out.extend([*d, *c, *a, *b]),
             Op::Pick { d, idx, srcs } => {
                 out.extend([*d, *idx]);

@@ -9,9 +9,15 @@
 //!    the blocks for lockstep execution (see `ir`). Everything unsupported is rejected here with an
 //!    error naming the opcode/capability and where it is.
 //! 3. [`Program::dispatch`] — runs workgroups as lane groups (one workgroup, or several tiny fused
-//!    workgroups when the shader has no barrier or shared memory) with an active mask, on
-//!    `threads` scoped worker threads. All application memory is touched through the
+//!    workgroups when the shader has no workgroup-scope barrier or shared memory) with an active
+//!    mask, on `threads` scoped worker threads. All application memory is touched through the
 //!    bounds-checked `mem` module, the only place with `unsafe` code.
+//!
+//! Subgroups (`GroupNonUniform*` capabilities: basic, vote, ballot, arithmetic, clustered,
+//! shuffle, shuffle relative, quad): the subgroup size is fixed at 32; a subgroup is 32
+//! consecutive invocations of one workgroup by `LocalInvocationIndex` (the last one of a
+//! workgroup may be partial). Subgroup operations are cut per workgroup, so fusing tiny
+//! workgroups stays allowed and never mixes them; inactive lanes do not participate.
 //!
 //! Invariants: no shader value can make Rust arithmetic panic or hit UB (see `alu`); a
 //! [`Program`] is immutable and shareable between threads.
@@ -21,6 +27,7 @@ mod exec;
 mod ir;
 mod lower;
 mod mem;
+mod subgroup;
 
 use std::fmt;
 

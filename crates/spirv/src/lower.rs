@@ -4,7 +4,9 @@
 //! `OpSpecConstantOp`, folded by lowering the op into scratch IR and evaluating it with the same
 //! `alu` functions the interpreter uses), global variable materialisation (descriptors → resource
 //! slots, builtins and `Private`/`Function` variables → per-lane registers, `Workgroup` → shared
-//! bytes), function inlining, scalarisation and block ordering.
+//! bytes), function inlining, scalarisation and block ordering. Subgroup built-ins are computed
+//! from `LocalInvocationIndex` in the entry block; `OpGroupNonUniform*` become `Op::Sub` (see
+//! `subgroup`), except ballot bit extraction and find-LSB/MSB, which are plain per-lane ALU ops.
 //!
 //! Invariants: every id lookup is checked (a bad id is an error, never a panic); values are
 //! scalarised into registers; pointers are compile-time descriptors (base + constant offset +
@@ -13,10 +15,12 @@
 use crate::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
 use crate::ir::{Block, Builtins, DescIdx, Edge, Ir, Op, Reg, Space, TensorAcc, Term};
 use crate::mem::AtomicOp;
+use crate::subgroup::{Arith, SUBGROUP_SIZE, Scan, SubOp};
 use crate::{Module, Program, ResourceDecl, ResourceKind, ScalarType, SpirvError};
 use rspirv::dr::{Function, Instruction, Operand};
 use rspirv::spirv::{
-    BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op as S, StorageClass,
+    BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, GroupOperation, Op as S, Scope,
+    StorageClass,
 };
 use std::collections::HashMap;
 
@@ -165,6 +169,7 @@ struct Lowerer<'m> {
     shared_size: u64,
     builtins: Builtins,
     needs_whole: bool,
+    local_size: [u32; 3],
     call_stack: Vec<Id>,
     entry_init: Vec<Op>,
     /// Where we are, for error messages.
@@ -220,6 +225,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         shared_size: 0,
         builtins: Builtins::default(),
         needs_whole: false,
+        local_size: [1, 1, 1],
         call_stack: Vec::new(),
         entry_init: Vec::new(),
         at: String::new(),
@@ -228,6 +234,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
     l.collect()?;
     l.types_and_consts()?;
     let (func, local_size) = l.entry(entry)?;
+    l.local_size = local_size;
     // Block 0 runs the private-variable initialisers, then jumps to the entry function.
     l.blocks.push(Block {
         ops: Vec::new(),
@@ -378,6 +385,14 @@ impl<'m> Lowerer<'m> {
                     | C::VulkanMemoryModelDeviceScope
                     | C::BFloat16TypeKHR
                     | C::Float8EXT
+                    | C::GroupNonUniform
+                    | C::GroupNonUniformVote
+                    | C::GroupNonUniformArithmetic
+                    | C::GroupNonUniformBallot
+                    | C::GroupNonUniformShuffle
+                    | C::GroupNonUniformShuffleRelative
+                    | C::GroupNonUniformClustered
+                    | C::GroupNonUniformQuad
             );
             if !ok {
                 return err(format!("unsupported capability {c:?} ({})", *c as u32));
@@ -1034,6 +1049,13 @@ impl<'m> Lowerer<'m> {
                     return err("malformed BuiltIn");
                 };
                 let n = self.nleaves(pointee)?;
+                if let Some(base) = self.subgroup_builtin(*b, pointee, n)? {
+                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                }
+                if *b == BuiltIn::LocalInvocationIndex && n == 1 {
+                    let base = self.local_index_reg()?;
+                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                }
                 let base = self.alloc(n)?;
                 let slot = match b {
                     BuiltIn::GlobalInvocationId => &mut self.builtins.global_id,
@@ -1774,6 +1796,43 @@ impl<'m> Lowerer<'m> {
             S::LogicalNot | S::Not => alu!(K::IU(IUn::Not)),
             S::SNegate => alu!(K::IU(IUn::Neg)),
             S::BitCount => alu!(K::IU(IUn::BitCount)),
+            S::BitFieldUExtract | S::BitFieldSExtract | S::BitFieldInsert => {
+                let out = self.bitfield(inst, vals)?;
+                set(vals, Val::Regs(out));
+            }
+            S::Transpose => {
+                // Matrices are scalarised column-major: transposing is a renaming.
+                let m_id = idref(o.first())?;
+                let m = self.regs(vals, m_id)?;
+                let rows = self.matrix_rows(m_id)?;
+                let cols = m.len() / rows.max(1);
+                let out = (0..rows)
+                    .flat_map(|r| (0..cols).map(move |c| (c, r)))
+                    .map(|(c, r)| m[c * rows + r])
+                    .collect();
+                set(vals, Val::Regs(out));
+            }
+            S::OuterProduct => {
+                // result column j, row i = a[i] * b[j]
+                let a = self.regs(vals, idref(o.first())?)?;
+                let b = self.regs(vals, idref(o.get(1))?)?;
+                let w = self.fw(inst)?;
+                let mut out = Vec::with_capacity(a.len() * b.len());
+                for bj in &b {
+                    for ai in &a {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::FBin {
+                            op: FBin::Mul,
+                            w,
+                            d,
+                            a: *ai,
+                            b: *bj,
+                        });
+                        out.push(d);
+                    }
+                }
+                set(vals, Val::Regs(out));
+            }
             S::BitReverse => alu!(K::IU(IUn::BitReverse)),
             S::IEqual => alu!(K::IC(ICmp::Eq)),
             S::INotEqual => alu!(K::IC(ICmp::Ne)),
@@ -2081,7 +2140,47 @@ impl<'m> Lowerer<'m> {
                 });
                 set(vals, Val::Regs(vec![d]));
             }
-            S::ControlBarrier => self.needs_whole = true,
+            S::ControlBarrier => {
+                // A subgroup-scope barrier is free in lockstep and does not stop fusion.
+                let scope = idref(o.first()).and_then(|id| self.const_u32(id)).ok();
+                if scope != Some(Scope::Subgroup as u32) {
+                    self.needs_whole = true;
+                }
+            }
+            S::GroupNonUniformElect
+            | S::GroupNonUniformAll
+            | S::GroupNonUniformAny
+            | S::GroupNonUniformAllEqual
+            | S::GroupNonUniformBroadcast
+            | S::GroupNonUniformBroadcastFirst
+            | S::GroupNonUniformBallot
+            | S::GroupNonUniformInverseBallot
+            | S::GroupNonUniformBallotBitExtract
+            | S::GroupNonUniformBallotBitCount
+            | S::GroupNonUniformBallotFindLSB
+            | S::GroupNonUniformBallotFindMSB
+            | S::GroupNonUniformShuffle
+            | S::GroupNonUniformShuffleXor
+            | S::GroupNonUniformShuffleUp
+            | S::GroupNonUniformShuffleDown
+            | S::GroupNonUniformIAdd
+            | S::GroupNonUniformFAdd
+            | S::GroupNonUniformIMul
+            | S::GroupNonUniformFMul
+            | S::GroupNonUniformSMin
+            | S::GroupNonUniformUMin
+            | S::GroupNonUniformFMin
+            | S::GroupNonUniformSMax
+            | S::GroupNonUniformUMax
+            | S::GroupNonUniformFMax
+            | S::GroupNonUniformBitwiseAnd
+            | S::GroupNonUniformBitwiseOr
+            | S::GroupNonUniformBitwiseXor
+            | S::GroupNonUniformLogicalAnd
+            | S::GroupNonUniformLogicalOr
+            | S::GroupNonUniformLogicalXor
+            | S::GroupNonUniformQuadBroadcast
+            | S::GroupNonUniformQuadSwap => self.group(inst, vals)?,
             S::MemoryBarrier => {}
             S::AtomicLoad
             | S::AtomicStore
@@ -2112,6 +2211,334 @@ impl<'m> Lowerer<'m> {
             | S::MemberName
             | S::String => {}
             _ => return err(format!("unsupported instruction {}", self.at)),
+        }
+        Ok(())
+    }
+
+    /// The `LocalInvocationIndex` register (allocated on first use; `exec` fills it).
+    fn local_index_reg(&mut self) -> R<Reg> {
+        if let Some(r) = self.builtins.local_index {
+            return Ok(r);
+        }
+        let r = self.alloc(1)?;
+        self.builtins.local_index = Some(r);
+        Ok(r)
+    }
+
+    /// Registers of a subgroup built-in (`None` if `b` is not one), computed from
+    /// `LocalInvocationIndex` by ops run in the entry block. Masks are `uvec4` with only `x`
+    /// meaningful (32 lanes).
+    fn subgroup_builtin(&mut self, b: BuiltIn, pointee: Id, n: u32) -> R<Option<Reg>> {
+        let leaves = self.leaves(pointee)?;
+        let is_mask = matches!(
+            b,
+            BuiltIn::SubgroupEqMask
+                | BuiltIn::SubgroupGeMask
+                | BuiltIn::SubgroupGtMask
+                | BuiltIn::SubgroupLeMask
+                | BuiltIn::SubgroupLtMask
+        );
+        let is_scalar = matches!(
+            b,
+            BuiltIn::SubgroupSize
+                | BuiltIn::SubgroupLocalInvocationId
+                | BuiltIn::NumSubgroups
+                | BuiltIn::SubgroupId
+        );
+        if !is_mask && !is_scalar {
+            return Ok(None);
+        }
+        let want = if is_mask { 4 } else { 1 };
+        if n != want || leaves.iter().any(|s| !matches!(s, Sc::Int(32, _))) {
+            return err(format!(
+                "built-in {b:?} must be a {}",
+                if is_mask { "uvec4" } else { "32-bit integer" }
+            ));
+        }
+        let base = self.alloc(n)?;
+        let li = self.local_index_reg()?;
+        let [x, y, z] = self.local_size.map(u64::from);
+        let sg = SUBGROUP_SIZE as u64;
+        let mut ops = Vec::new();
+        let mut bin = |l: &mut Self, op: IBin, d: Reg, a: Reg, bv: u64| -> R<()> {
+            let b = l.imm(bv)?;
+            ops.push(Op::IBin { op, w: 32, d, a, b });
+            Ok(())
+        };
+        match b {
+            BuiltIn::SubgroupSize => {
+                let a = self.imm(sg)?;
+                ops.push(Op::Mov { d: base, a });
+            }
+            BuiltIn::NumSubgroups => {
+                let a = self.imm((x * y * z).div_ceil(sg))?;
+                ops.push(Op::Mov { d: base, a });
+            }
+            BuiltIn::SubgroupId => bin(self, IBin::ShrL, base, li, sg.trailing_zeros().into())?,
+            BuiltIn::SubgroupLocalInvocationId => bin(self, IBin::And, base, li, sg - 1)?,
+            _ => {
+                let lane = self.alloc(1)?;
+                bin(self, IBin::And, lane, li, sg - 1)?;
+                let ones = self.imm(0xffff_ffff)?;
+                let (start, invert) = match b {
+                    BuiltIn::SubgroupEqMask => (1, false),
+                    BuiltIn::SubgroupGeMask => (0xffff_ffff, false),
+                    BuiltIn::SubgroupGtMask => (0xffff_fffe, false),
+                    BuiltIn::SubgroupLeMask => (0xffff_fffe, true),
+                    _ => (0xffff_ffff, true),
+                };
+                let s = self.imm(start)?;
+                let t = if invert { self.alloc(1)? } else { base };
+                ops.push(Op::IBin {
+                    op: IBin::Shl,
+                    w: 32,
+                    d: t,
+                    a: s,
+                    b: lane,
+                });
+                if invert {
+                    ops.push(Op::IBin {
+                        op: IBin::Xor,
+                        w: 32,
+                        d: base,
+                        a: t,
+                        b: ones,
+                    });
+                }
+                let zero = self.imm(0)?;
+                for k in 1..4 {
+                    ops.push(Op::Mov {
+                        d: base + k,
+                        a: zero,
+                    });
+                }
+            }
+        }
+        self.entry_init.extend(ops);
+        Ok(Some(base))
+    }
+
+    /// One subgroup op into a new register.
+    fn sub1(&mut self, op: SubOp, w: u8, a: Reg, b: Reg) -> R<Reg> {
+        let d = self.alloc(1)?;
+        self.emit(Op::Sub { op, w, d, a, b });
+        Ok(d)
+    }
+
+    /// `OpGroupNonUniform*`: vectors are scalarised; ballots are `uvec4` whose `x` holds the 32
+    /// lanes' bits (`y`, `z`, `w` are zero).
+    fn group(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+        let o = &inst.operands;
+        let scope = self.const_u32(idref(o.first())?)?;
+        if scope != Scope::Subgroup as u32 {
+            return err(format!(
+                "{}: only Subgroup scope is supported (scope {scope})",
+                self.at
+            ));
+        }
+        let res = self.result_leaves(inst)?;
+        let zero = self.imm(0)?;
+        let value = |l: &mut Self, k: usize| -> R<(Vec<Reg>, Vec<Sc>)> {
+            let id = idref(o.get(k))?;
+            let v = l.regs(vals, id)?;
+            let lv = l.typed_leaves(id)?;
+            if lv.len() != v.len() || v.is_empty() {
+                return err(format!("{}: operand %{id} has the wrong type", l.at));
+            }
+            Ok((v, lv))
+        };
+        let scan = |l: &Self, k: usize| -> R<Scan> {
+            Ok(match o.get(k) {
+                Some(Operand::GroupOperation(GroupOperation::Reduce)) => {
+                    Scan::Clustered(SUBGROUP_SIZE as u32)
+                }
+                Some(Operand::GroupOperation(GroupOperation::InclusiveScan)) => Scan::Inclusive,
+                Some(Operand::GroupOperation(GroupOperation::ExclusiveScan)) => Scan::Exclusive,
+                Some(Operand::GroupOperation(GroupOperation::ClusteredReduce)) => {
+                    let c = l.const_u32(idref(o.get(k + 2))?)?;
+                    if !c.is_power_of_two() {
+                        return err(format!("{}: cluster size {c} is not a power of two", l.at));
+                    }
+                    Scan::Clustered(c)
+                }
+                other => return err(format!("{}: unsupported group operation {other:?}", l.at)),
+            })
+        };
+        let out: Vec<Reg> = match inst.class.opcode {
+            S::GroupNonUniformElect => vec![self.sub1(SubOp::Elect, 1, zero, zero)?],
+            S::GroupNonUniformAll | S::GroupNonUniformAny => {
+                let v = self.reg1(vals, idref(o.get(1))?)?;
+                let op = if inst.class.opcode == S::GroupNonUniformAll {
+                    SubOp::All
+                } else {
+                    SubOp::Any
+                };
+                vec![self.sub1(op, 1, v, zero)?]
+            }
+            S::GroupNonUniformAllEqual => {
+                let (v, lv) = value(self, 1)?;
+                let mut acc: Option<Reg> = None;
+                for (&r, sc) in v.iter().zip(&lv) {
+                    let float = matches!(sc, Sc::Float(_));
+                    let e = self.sub1(SubOp::AllEqual { float }, sc.w(), r, zero)?;
+                    acc = Some(match acc {
+                        None => e,
+                        Some(x) => {
+                            let d = self.alloc(1)?;
+                            self.emit(Op::IBin {
+                                op: IBin::And,
+                                w: 1,
+                                d,
+                                a: x,
+                                b: e,
+                            });
+                            d
+                        }
+                    });
+                }
+                vec![acc.ok_or_else(|| SpirvError::new(format!("{}: empty value", self.at)))?]
+            }
+            S::GroupNonUniformBroadcast
+            | S::GroupNonUniformBroadcastFirst
+            | S::GroupNonUniformShuffle
+            | S::GroupNonUniformShuffleXor
+            | S::GroupNonUniformShuffleUp
+            | S::GroupNonUniformShuffleDown
+            | S::GroupNonUniformQuadBroadcast
+            | S::GroupNonUniformQuadSwap => {
+                let (v, lv) = value(self, 1)?;
+                let op = match inst.class.opcode {
+                    S::GroupNonUniformBroadcast | S::GroupNonUniformShuffle => SubOp::Broadcast,
+                    S::GroupNonUniformBroadcastFirst => SubOp::BroadcastFirst,
+                    S::GroupNonUniformShuffleXor => SubOp::ShuffleXor,
+                    S::GroupNonUniformShuffleUp => SubOp::ShuffleUp,
+                    S::GroupNonUniformShuffleDown => SubOp::ShuffleDown,
+                    S::GroupNonUniformQuadBroadcast => SubOp::QuadBroadcast,
+                    _ => SubOp::QuadSwap,
+                };
+                let b = if op == SubOp::BroadcastFirst {
+                    zero
+                } else {
+                    self.reg1(vals, idref(o.get(2))?)?
+                };
+                let mut out = Vec::with_capacity(v.len());
+                for (&r, sc) in v.iter().zip(&lv) {
+                    out.push(self.sub1(op, sc.w(), r, b)?);
+                }
+                out
+            }
+            S::GroupNonUniformBallot => {
+                let p = self.reg1(vals, idref(o.get(1))?)?;
+                let x = self.sub1(SubOp::Ballot, 32, p, zero)?;
+                vec![x, zero, zero, zero]
+            }
+            S::GroupNonUniformInverseBallot => {
+                let (v, _) = value(self, 1)?;
+                vec![self.sub1(SubOp::InverseBallot, 32, v[0], zero)?]
+            }
+            S::GroupNonUniformBallotBitCount => {
+                let sc = scan(self, 1)?;
+                if matches!(sc, Scan::Clustered(c) if c != SUBGROUP_SIZE as u32) {
+                    return err(format!("{}: clustered ballot bit count", self.at));
+                }
+                let (v, _) = value(self, 2)?;
+                vec![self.sub1(SubOp::BitCount(sc), 32, v[0], zero)?]
+            }
+            S::GroupNonUniformBallotFindLSB | S::GroupNonUniformBallotFindMSB => {
+                let (v, _) = value(self, 1)?;
+                let op = if inst.class.opcode == S::GroupNonUniformBallotFindLSB {
+                    IUn::FindILsb
+                } else {
+                    IUn::FindUMsb
+                };
+                let d = self.alloc(1)?;
+                self.emit(Op::IUn {
+                    op,
+                    w: 32,
+                    d,
+                    a: v[0],
+                });
+                vec![d]
+            }
+            S::GroupNonUniformBallotBitExtract => {
+                // Pure per lane: bit `index % 32` of component `index / 32`.
+                let (v, _) = value(self, 1)?;
+                let iid = idref(o.get(2))?;
+                let idx = self.reg1(vals, iid)?;
+                let iw = self.typed_leaves(iid)?.first().map(|s| s.w()).unwrap_or(32);
+                let (five, low, one) = (self.imm(5)?, self.imm(31)?, self.imm(1)?);
+                let [word, comp, bit, sh, d] = [0; 5].map(|_| self.alloc(1));
+                let [word, comp, bit, sh, d] = [word?, comp?, bit?, sh?, d?];
+                self.emit(Op::IBin {
+                    op: IBin::ShrL,
+                    w: iw,
+                    d: word,
+                    a: idx,
+                    b: five,
+                });
+                self.emit(Op::Pick {
+                    d: comp,
+                    idx: word,
+                    srcs: v.into(),
+                });
+                self.emit(Op::IBin {
+                    op: IBin::And,
+                    w: iw,
+                    d: bit,
+                    a: idx,
+                    b: low,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::ShrL,
+                    w: 32,
+                    d: sh,
+                    a: comp,
+                    b: bit,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::And,
+                    w: 32,
+                    d,
+                    a: sh,
+                    b: one,
+                });
+                vec![d]
+            }
+            op => {
+                let ar = match op {
+                    S::GroupNonUniformIAdd => Arith::I(IBin::Add),
+                    S::GroupNonUniformFAdd => Arith::F(FBin::Add),
+                    S::GroupNonUniformIMul => Arith::I(IBin::Mul),
+                    S::GroupNonUniformFMul => Arith::F(FBin::Mul),
+                    S::GroupNonUniformSMin => Arith::I(IBin::SMin),
+                    S::GroupNonUniformUMin => Arith::I(IBin::UMin),
+                    S::GroupNonUniformFMin => Arith::F(FBin::Min),
+                    S::GroupNonUniformSMax => Arith::I(IBin::SMax),
+                    S::GroupNonUniformUMax => Arith::I(IBin::UMax),
+                    S::GroupNonUniformFMax => Arith::F(FBin::Max),
+                    S::GroupNonUniformBitwiseAnd | S::GroupNonUniformLogicalAnd => {
+                        Arith::I(IBin::And)
+                    }
+                    S::GroupNonUniformBitwiseOr | S::GroupNonUniformLogicalOr => Arith::I(IBin::Or),
+                    S::GroupNonUniformBitwiseXor | S::GroupNonUniformLogicalXor => {
+                        Arith::I(IBin::Xor)
+                    }
+                    _ => return err(format!("unsupported instruction {}", self.at)),
+                };
+                let sc = scan(self, 1)?;
+                let (v, lv) = value(self, 2)?;
+                let mut out = Vec::with_capacity(v.len());
+                for (&r, l) in v.iter().zip(&lv) {
+                    out.push(self.sub1(SubOp::Reduce(ar, sc), l.w(), r, zero)?);
+                }
+                out
+            }
+        };
+        if out.len() != res.len() {
+            return err(format!("{}: result has the wrong type", self.at));
+        }
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(out));
         }
         Ok(())
     }
@@ -2252,6 +2679,80 @@ impl<'m> Lowerer<'m> {
             vals.insert(r, Val::Regs(out));
         }
         Ok(())
+    }
+
+    /// Rows of the matrix value `id` (the length of one scalarised column).
+    fn matrix_rows(&self, id: Id) -> R<usize> {
+        let t = *self
+            .id_types
+            .get(&id)
+            .ok_or_else(|| SpirvError::new("untyped matrix"))?;
+        match self.ty(t)? {
+            Ty::Matrix { col, .. } => Ok(self.nleaves(*col)? as usize),
+            _ => err(format!("{}: expected a matrix", self.at)),
+        }
+    }
+
+    /// `OpBitFieldUExtract` / `SExtract` / `Insert`, per component, with the shift semantics of
+    /// `alu` (a shift by the full width gives 0), so `count == width` selects every bit.
+    fn bitfield(&mut self, inst: &Instruction, vals: &HashMap<Id, Val>) -> R<Vec<Reg>> {
+        let o = &inst.operands;
+        let insert = inst.class.opcode == S::BitFieldInsert;
+        let base = self.regs(vals, idref(o.first())?)?;
+        let ins = if insert {
+            self.regs(vals, idref(o.get(1))?)?
+        } else {
+            Vec::new()
+        };
+        let k = usize::from(insert);
+        let offset = self.reg1(vals, idref(o.get(1 + k))?)?;
+        let count = self.reg1(vals, idref(o.get(2 + k))?)?;
+        let res = self.result_leaves(inst)?;
+        let one = self.imm(1)?;
+        let mut out = Vec::with_capacity(base.len());
+        for (i, b) in base.iter().enumerate() {
+            let w = res.get(i).or(res.first()).map(|x| x.w()).unwrap_or(32);
+            let bin = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
+                let d = l.alloc(1)?;
+                l.emit(Op::IBin { op, w, d, a, b });
+                Ok(d)
+            };
+            // mask = (1 << count) - 1: all ones when count == width (the shift gives 0).
+            let shifted_one = bin(self, IBin::Shl, one, count)?;
+            let mask = bin(self, IBin::Sub, shifted_one, one)?;
+            let d = match inst.class.opcode {
+                S::BitFieldUExtract | S::BitFieldSExtract => {
+                    let v = bin(self, IBin::ShrL, *b, offset)?;
+                    let field = bin(self, IBin::And, v, mask)?;
+                    if inst.class.opcode == S::BitFieldUExtract {
+                        field
+                    } else {
+                        // Sign-extend from `count` bits: shift the field to the top and back.
+                        let width = self.imm(u64::from(w))?;
+                        let up = bin(self, IBin::Sub, width, count)?;
+                        let top = bin(self, IBin::Shl, field, up)?;
+                        bin(self, IBin::ShrA, top, up)?
+                    }
+                }
+                _ => {
+                    let placed_mask = bin(self, IBin::Shl, mask, offset)?;
+                    let keep = self.alloc(1)?;
+                    self.emit(Op::IUn {
+                        op: IUn::Not,
+                        w,
+                        d: keep,
+                        a: placed_mask,
+                    });
+                    let kept = bin(self, IBin::And, *b, keep)?;
+                    let v = ins.get(i).copied().unwrap_or(ins[0]);
+                    let moved = bin(self, IBin::Shl, v, offset)?;
+                    let new_bits = bin(self, IBin::And, moved, placed_mask)?;
+                    bin(self, IBin::Or, kept, new_bits)?
+                }
+            };
+            out.push(d);
+        }
+        Ok(out)
     }
 
     fn ext_inst(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {

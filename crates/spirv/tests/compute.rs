@@ -337,29 +337,6 @@ fn resources_are_reported() {
     assert_eq!(p.push_constant_size(), 0);
 }
 
-/// Throughput check (run with `--release --ignored --nocapture`).
-#[test]
-#[ignore]
-fn perf_elementwise_add() {
-    let p = program("add", &[]);
-    let n = 1usize << 24;
-    let mut a: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
-    let mut b = a.clone();
-    let mut o = vec![0u8; n * 4];
-    let mut r = Res::default();
-    r.buf(0, &mut a).buf(1, &mut b).buf(2, &mut o);
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        run(&p, &r, &[], [(n / 256) as u32, 1, 1], 2);
-        let dt = t.elapsed();
-        eprintln!(
-            "{n} invocations: {dt:?} = {:.2} ns/invocation",
-            dt.as_nanos() as f64 / n as f64
-        );
-    }
-    assert_eq!(f32::from_le_bytes(o[40..44].try_into().unwrap()), 20.0);
-}
-
 fn diverge_ref(l: u32) -> u32 {
     let mut acc = 0u32;
     for k in 0..l {

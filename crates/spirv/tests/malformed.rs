@@ -62,13 +62,14 @@ fn unsupported_capability_and_instruction() {
     let e = compile(&w).unwrap_err().to_string();
     assert!(e.contains("Geometry"), "{e}");
 
-    // A valid opcode we do not implement (OpOuterProduct = 147) in place of an OpIAdd.
+    // A valid opcode we do not implement (OpImageSampleImplicitLod = 87, same word count as
+    // OpIAdd) in place of an OpIAdd.
     let mut w = words("arith_i32");
     let at = find(&w, 128)[0];
-    w[at] = (5 << 16) | 147;
+    w[at] = (5 << 16) | 87;
     let e = compile(&w).unwrap_err().to_string();
     assert!(
-        e.contains("unsupported") && e.contains("OuterProduct"),
+        e.contains("unsupported") && e.contains("ImageSampleImplicitLod"),
         "{e}"
     );
 }

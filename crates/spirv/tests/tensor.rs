@@ -462,29 +462,3 @@ fn bfloat16_and_float8_tensors() {
         );
     }
 }
-
-/// Throughput of a 64 MiB elementwise tensor add (run with `--release --ignored --nocapture`).
-#[test]
-#[ignore]
-fn perf_tensor_add() {
-    let p = program("tensor_add", &[]);
-    let n = 1usize << 24;
-    let mut a: Vec<u8> = (0..n as i32).flat_map(|i| i.to_le_bytes()).collect();
-    let mut b = a.clone();
-    let mut c = vec![0u8; n * 4];
-    let d = [n as u64];
-    let mut r = Res::default();
-    r.tensor(0, &mut a, TE::I32, &d, &[4])
-        .tensor(1, &mut b, TE::I32, &d, &[4])
-        .tensor(2, &mut c, TE::I32, &d, &[4]);
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        run(&p, &r, &[], [(n / 256) as u32, 1, 1], 2);
-        let dt = t.elapsed();
-        eprintln!(
-            "tensor add, {n} elements: {dt:?} = {:.2} ns/invocation",
-            dt.as_nanos() as f64 / n as f64
-        );
-    }
-    assert_eq!(&c[40..44], &20i32.to_le_bytes());
-}

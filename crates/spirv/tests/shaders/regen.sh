@@ -35,6 +35,18 @@ for n in 2 3 4; do
     build tensor_array_u8_n$n tensor_array T=uint8_t N=$n
 done
 
+# Subgroup operations (this glslc emits SPIR-V 1.6).
+for s in sg_basic sg_ballot sg_shuffle sg_tiny sg_loop; do build $s $s; done
+build sg_arith_i32 sg_arith T=int tvec2=ivec2 INT=1
+build sg_arith_u32 sg_arith T=uint tvec2=uvec2 INT=1
+build sg_arith_i64 sg_arith T=int64_t tvec2=i64vec2 INT=1 I64=1
+build sg_arith_i8 sg_arith T=int8_t tvec2=i8vec2 INT=1 I8=1
+build sg_arith_u16 sg_arith T=uint16_t tvec2=u16vec2 INT=1 I16=1
+build sg_arith_f32 sg_arith T=float tvec2=vec2
+build sg_arith_f16 sg_arith T=float16_t tvec2=f16vec2 F16=1
+build sg_arith_f64 sg_arith T=double tvec2=dvec2
+spirv-opt -O sg_ballot.spv -o sg_ballot_opt.spv && spirv-val --target-env vulkan1.3 sg_ballot_opt.spv
+
 # Hand-kept SPIR-V 1.0 variant (CTS modules are 1.0): assembled from its .spvasm source.
 spirv-as --target-env spv1.0 src/tensor_read_i32_r4_spv10.spvasm -o tensor_read_i32_r4_spv10.spv
 spirv-val --target-env vulkan1.0 tensor_read_i32_r4_spv10.spv

@@ -1,0 +1,31 @@
+#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(set = 0, binding = 2) writeonly buffer O { float o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float x = a[i];
+    float y = b[i];
+    uint k = i * 16u;
+    o[k + 0u] = x + y;
+    o[k + 1u] = x - y;
+    o[k + 2u] = x * y;
+    o[k + 3u] = x / y;
+    o[k + 4u] = -x;
+    o[k + 5u] = mod(x, y);
+    o[k + 6u] = min(x, y);
+    o[k + 7u] = max(x, y);
+    o[k + 8u] = abs(x);
+    o[k + 9u] = floor(x);
+    o[k + 10u] = ceil(x);
+    o[k + 11u] = fract(x);
+    o[k + 12u] = trunc(x);
+    o[k + 13u] = sign(x);
+    o[k + 14u] = clamp(x, float(-10), float(10));
+    o[k + 15u] = x * y + x;
+}
