@@ -7,16 +7,10 @@ use tessera_spirv::{BoundResource, Module, Program, Resources, TensorElement};
 use tessera_spirv_tests::{Case, Elem, Kind, Outcome, catch, load_all, report};
 
 /// Cases that fail because of a known Tessera bug: (name, reason).
-const EXPECTED_FAILURES: &[(&str, &str)] = &[
-    (
-        "glsl_std450_ldexp_frexp_modf",
-        "the interpreter does not lower GLSL.std.450 Ldexp, Frexp(Struct) or Modf(Struct)",
-    ),
-    (
-        "matrix_transpose_outer_det",
-        "the interpreter does not lower GLSL.std.450 Determinant",
-    ),
-];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[(
+    "glsl_std450_ldexp_frexp_modf",
+    "the interpreter does not lower GLSL.std.450 FrexpStruct",
+)];
 
 struct Res(HashMap<(u32, u32, u32), BoundResource>);
 

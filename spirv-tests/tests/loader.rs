@@ -12,16 +12,10 @@ use tessera_spirv_tests::{Case, Elem, Kind, Outcome, Tiling, catch, load_all, re
 
 /// Cases that fail because of a known Tessera bug: (name, reason). The driver runs shaders on the
 /// same interpreter, so the list matches `tests/interpreter.rs`.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[
-    (
-        "glsl_std450_ldexp_frexp_modf",
-        "the interpreter does not lower GLSL.std.450 Ldexp, Frexp(Struct) or Modf(Struct)",
-    ),
-    (
-        "matrix_transpose_outer_det",
-        "the interpreter does not lower GLSL.std.450 Determinant",
-    ),
-];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[(
+    "glsl_std450_ldexp_frexp_modf",
+    "the interpreter does not lower GLSL.std.450 FrexpStruct",
+)];
 
 fn vk_format(e: Elem) -> vk::Format {
     match e {

@@ -2681,6 +2681,44 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// Determinant of the `n`×`n` column-major matrix `m`, expanded along the first column.
+    fn determinant(&mut self, w: u8, m: &[Reg], n: usize) -> R<Reg> {
+        let at = |c: usize, r: usize| m[c * n + r];
+        let fbin = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::FBin { op, w, d, a, b });
+            Ok(d)
+        };
+        if n == 1 {
+            return Ok(m[0]);
+        }
+        if n == 2 {
+            let ad = fbin(self, FBin::Mul, at(0, 0), at(1, 1))?;
+            let cb = fbin(self, FBin::Mul, at(1, 0), at(0, 1))?;
+            return fbin(self, FBin::Sub, ad, cb);
+        }
+        let mut acc: Option<Reg> = None;
+        for r in 0..n {
+            // Minor without column 0 and row r, column-major.
+            let minor: Vec<Reg> = (1..n)
+                .flat_map(|c| (0..n).filter(move |rr| *rr != r).map(move |rr| (c, rr)))
+                .map(|(c, rr)| at(c, rr))
+                .collect();
+            let sub = self.determinant(w, &minor, n - 1)?;
+            let term = fbin(self, FBin::Mul, at(0, r), sub)?;
+            acc = Some(match acc {
+                None => term,
+                Some(a) => fbin(
+                    self,
+                    if r % 2 == 0 { FBin::Add } else { FBin::Sub },
+                    a,
+                    term,
+                )?,
+            });
+        }
+        acc.ok_or_else(|| SpirvError::new("empty matrix"))
+    }
+
     /// Rows of the matrix value `id` (the length of one scalarised column).
     fn matrix_rows(&self, id: Id) -> R<usize> {
         let t = *self
@@ -2893,6 +2931,85 @@ impl<'m> Lowerer<'m> {
                         vec![len]
                     }
                 };
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Determinant of a square matrix, by cofactor expansion along the first column.
+            33 => {
+                let m_id = idref(args.first())?;
+                let m = self.regs(vals, m_id)?;
+                let n = self.matrix_rows(m_id)?;
+                if n == 0 || m.len() != n * n || n > 4 {
+                    return err(format!(
+                        "{}: Determinant needs a 2x2, 3x3 or 4x4 matrix",
+                        self.at
+                    ));
+                }
+                let w = self.fw(inst)?;
+                let d = self.determinant(w, &m, n)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // ModfStruct: { fract = x - trunc(x), whole = trunc(x) } per component.
+            36 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let w = self.fw(inst)?;
+                let whole = self.map_n(std::slice::from_ref(&x), x.len(), |_, d, a| Op::FUn {
+                    op: FUn::Trunc,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let fract =
+                    self.map_n(&[x.clone(), whole.clone()], x.len(), |_, d, a| Op::FBin {
+                        op: FBin::Sub,
+                        w,
+                        d,
+                        a: a[0],
+                        b: a[1],
+                    })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(fract.into_iter().chain(whole).collect()));
+                }
+                return Ok(());
+            }
+            // Ldexp: x * 2^exp.
+            53 => {
+                let x_id = idref(args.first())?;
+                let x = self.regs(vals, x_id)?;
+                let e_id = idref(args.get(1))?;
+                let e = self.regs(vals, e_id)?;
+                let w = self.fw(inst)?;
+                let ew = self
+                    .typed_leaves(e_id)?
+                    .first()
+                    .map(|s| s.w())
+                    .unwrap_or(32);
+                let ef = self.map_n(&[e], x.len(), |_, d, a| Op::Conv {
+                    op: Conv::SToF,
+                    from: ew,
+                    to: w,
+                    d,
+                    a: a[0],
+                })?;
+                let scale = self.map_n(&[ef], x.len(), |_, d, a| Op::FUn {
+                    op: FUn::Exp2,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let n = x.len();
+                let out = self.map_n(&[x, scale], n, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(out));
                 }
