@@ -411,6 +411,24 @@ fn check_barriers(
     Ok(())
 }
 
+/// Checks the buffer and image barriers of `vkCmdPipelineBarrier` / `vkCmdWaitEvents`.
+///
+/// # Safety
+/// `barriers` must hold `count` valid structs (or be null with `count == 0`).
+unsafe fn check_v1_barriers(
+    count: u32,
+    barriers: *const VkBufferMemoryBarrier,
+    image_barriers: u32,
+) -> Result<()> {
+    // SAFETY: caller contract.
+    let bufs = unsafe { slice(barriers, count, "pBufferMemoryBarriers")? };
+    check_barriers(
+        bufs.iter().map(|b| (b.buffer, b.offset, b.size)),
+        image_barriers,
+        "VUID-VkImageMemoryBarrier-image-parameter",
+    )
+}
+
 /// Validates a `VkDependencyInfo`.
 ///
 /// # Safety
@@ -466,18 +484,13 @@ pub unsafe extern "system" fn vkCmdPipelineBarrier(
         // at execution, but its arguments are still checked.
         cb.record_check("vkCmdPipelineBarrier", || {
             // SAFETY: counts and arrays per the spec.
-            let bufs = unsafe {
-                slice(
-                    pBufferMemoryBarriers,
+            unsafe {
+                check_v1_barriers(
                     bufferMemoryBarrierCount,
-                    "pBufferMemoryBarriers",
-                )?
-            };
-            check_barriers(
-                bufs.iter().map(|b| (b.buffer, b.offset, b.size)),
-                imageMemoryBarrierCount,
-                "VUID-VkImageMemoryBarrier-image-parameter",
-            )
+                    pBufferMemoryBarriers,
+                    imageMemoryBarrierCount,
+                )
+            }
         })
     })
 }
@@ -586,18 +599,13 @@ pub unsafe extern "system" fn vkCmdWaitEvents(
     cmd("vkCmdWaitEvents", commandBuffer, |cb| {
         cb.record("vkCmdWaitEvents", || {
             // SAFETY: counts and arrays per the spec.
-            let bufs = unsafe {
-                slice(
-                    pBufferMemoryBarriers,
+            unsafe {
+                check_v1_barriers(
                     bufferMemoryBarrierCount,
-                    "pBufferMemoryBarriers",
-                )?
-            };
-            check_barriers(
-                bufs.iter().map(|b| (b.buffer, b.offset, b.size)),
-                imageMemoryBarrierCount,
-                "VUID-VkImageMemoryBarrier-image-parameter",
-            )?;
+                    pBufferMemoryBarriers,
+                    imageMemoryBarrierCount,
+                )
+            }?;
             Ok(Command::WaitEvents {
                 events: events(pEvents, eventCount)?,
             })
