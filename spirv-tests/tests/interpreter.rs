@@ -7,10 +7,7 @@ use tessera_spirv::{BoundResource, Module, Program, Resources, TensorElement};
 use tessera_spirv_tests::{Case, Elem, Kind, Outcome, catch, load_all, report};
 
 /// Cases that fail because of a known Tessera bug: (name, reason).
-const EXPECTED_FAILURES: &[(&str, &str)] = &[(
-    "glsl_std450_ldexp_frexp_modf",
-    "the interpreter does not lower GLSL.std.450 FrexpStruct",
-)];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[];
 
 struct Res(HashMap<(u32, u32, u32), BoundResource>);
 

@@ -12,10 +12,7 @@ use tessera_spirv_tests::{Case, Elem, Kind, Outcome, Tiling, catch, load_all, re
 
 /// Cases that fail because of a known Tessera bug: (name, reason). The driver runs shaders on the
 /// same interpreter, so the list matches `tests/interpreter.rs`.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[(
-    "glsl_std450_ldexp_frexp_modf",
-    "the interpreter does not lower GLSL.std.450 FrexpStruct",
-)];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[];
 
 fn vk_format(e: Elem) -> vk::Format {
     match e {

@@ -2681,6 +2681,103 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
+    /// `frexp` of one float register of width `w`: the significand (magnitude in [0.5, 1), sign
+    /// of `x`) and the exponent as an integer of width `ew`. Zero gives (x, 0); infinities and
+    /// NaNs give (x, 0); denormals are scaled into the normal range first.
+    fn frexp(&mut self, w: u8, ew: u8, x: Reg) -> R<(Reg, Reg)> {
+        let (mant_bits, exp_bits) = match w {
+            16 => (10u32, 5u32),
+            32 => (23, 8),
+            _ => (52, 11),
+        };
+        let bias = (1u64 << (exp_bits - 1)) - 1;
+        let emask = (1u64 << exp_bits) - 1;
+        let scale_k = u64::from(mant_bits) + 2;
+        let i = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::IBin { op, w, d, a, b });
+            Ok(d)
+        };
+        let c = |l: &mut Self, op: ICmp, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::ICmp { op, w, d, a, b });
+            Ok(d)
+        };
+        let sel = |l: &mut Self, cond: Reg, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::Select { d, c: cond, a, b });
+            Ok(d)
+        };
+        let (k_mant, k_emask, k_zero) = (
+            self.imm(u64::from(mant_bits))?,
+            self.imm(emask)?,
+            self.imm(0)?,
+        );
+        let field = |l: &mut Self, v: Reg| -> R<Reg> {
+            let sh = i(l, IBin::ShrL, v, k_mant)?;
+            i(l, IBin::And, sh, k_emask)
+        };
+        // Scale denormals by 2^k so that their exponent field is non-zero.
+        let e0 = field(self, x)?;
+        let is_sub = c(self, ICmp::Eq, e0, k_zero)?;
+        let two_k = self.imm(match w {
+            16 => u64::from(half::f16::from_f32((scale_k as f32).exp2()).to_bits()),
+            32 => u64::from((scale_k as f32).exp2().to_bits()),
+            _ => (scale_k as f64).exp2().to_bits(),
+        })?;
+        let scaled = self.alloc(1)?;
+        self.emit(Op::FBin {
+            op: FBin::Mul,
+            w,
+            d: scaled,
+            a: x,
+            b: two_k,
+        });
+        let xn = sel(self, is_sub, scaled, x)?;
+        let adj = {
+            let k = self.imm(scale_k)?;
+            sel(self, is_sub, k, k_zero)?
+        };
+        let e = field(self, xn)?;
+        // exponent = e - (bias - 1) - adj, computed at width `w` then converted to `ew`.
+        let bias_m1 = self.imm(bias - 1)?;
+        let e1 = i(self, IBin::Sub, e, bias_m1)?;
+        let e2 = i(self, IBin::Sub, e1, adj)?;
+        // significand: clear the exponent field, set it to bias - 1.
+        let placed = self.imm(emask << mant_bits)?;
+        let keep = self.alloc(1)?;
+        self.emit(Op::IUn {
+            op: IUn::Not,
+            w,
+            d: keep,
+            a: placed,
+        });
+        let cleared = i(self, IBin::And, xn, keep)?;
+        let half_exp = self.imm((bias - 1) << mant_bits)?;
+        let m = i(self, IBin::Or, cleared, half_exp)?;
+        // Zero (magnitude bits all 0) and inf/NaN (exponent field all ones) give (x, 0).
+        let sign_off = self.imm(if w == 64 {
+            u64::MAX >> 1
+        } else {
+            (1u64 << (w - 1)) - 1
+        })?;
+        let mag = i(self, IBin::And, x, sign_off)?;
+        let is_zero = c(self, ICmp::Eq, mag, k_zero)?;
+        let is_special = c(self, ICmp::Eq, e0, k_emask)?;
+        let passthrough = i(self, IBin::Or, is_zero, is_special)?;
+        let m_out = sel(self, passthrough, x, m)?;
+        let e_out = sel(self, passthrough, k_zero, e2)?;
+        let e_conv = self.alloc(1)?;
+        self.emit(Op::Conv {
+            op: Conv::SToS,
+            from: w,
+            to: ew,
+            d: e_conv,
+            a: e_out,
+        });
+        Ok((m_out, e_conv))
+    }
+
     /// Determinant of the `n`×`n` column-major matrix `m`, expanded along the first column.
     fn determinant(&mut self, w: u8, m: &[Reg], n: usize) -> R<Reg> {
         let at = |c: usize, r: usize| m[c * n + r];
@@ -2951,6 +3048,24 @@ impl<'m> Lowerer<'m> {
                 let d = self.determinant(w, &m, n)?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // FrexpStruct: { significand in [0.5, 1) with x's sign, exponent } per component.
+            52 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let w = self.fw(inst)?;
+                let res = self.result_leaves(inst)?;
+                let ew = res.last().map(|l| l.w()).unwrap_or(32);
+                let mut sig = Vec::with_capacity(x.len());
+                let mut exp = Vec::with_capacity(x.len());
+                for xi in &x {
+                    let (m, e) = self.frexp(w, ew, *xi)?;
+                    sig.push(m);
+                    exp.push(e);
+                }
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(sig.into_iter().chain(exp).collect()));
                 }
                 return Ok(());
             }

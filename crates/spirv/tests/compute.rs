@@ -451,3 +451,52 @@ fn api_types_are_send_and_sync() {
     check::<tessera_spirv::BoundResource>();
     check::<tessera_spirv::SpirvError>();
 }
+
+/// GLSL `frexp` (GLSL.std.450 FrexpStruct) on the edge cases, against Rust's bit-level reference.
+#[test]
+fn frexp_edge_cases() {
+    fn reference(x: f32) -> (u32, i32) {
+        if x == 0.0 || !x.is_finite() {
+            return (x.to_bits(), 0);
+        }
+        let (mut m, mut e) = (x.abs(), 0i32);
+        while m >= 1.0 {
+            m /= 2.0;
+            e += 1;
+        }
+        while m < 0.5 {
+            m *= 2.0;
+            e -= 1;
+        }
+        (m.copysign(x).to_bits(), e)
+    }
+    let xs = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -3.5,
+        0.75,
+        1e-40,
+        -1.4e-45,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::INFINITY,
+        1234.5678,
+        -0.1,
+        2.0,
+        0.5,
+        3e38,
+        7.0e-39,
+    ];
+    let p = program("frexp", &[]);
+    let mut input: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut out = vec![0u8; xs.len() * 8];
+    let mut r = Res::default();
+    r.buf(0, &mut input).buf(1, &mut out);
+    run(&p, &r, &[], [2, 1, 1], 1);
+    let got = to_u32(&out);
+    for (k, x) in xs.iter().enumerate() {
+        let (m, e) = reference(*x);
+        assert_eq!((got[2 * k], got[2 * k + 1] as i32), (m, e), "frexp({x:e})");
+    }
+}
