@@ -17,7 +17,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
-        Some("setup") => setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python()),
+        Some("setup") => {
+            setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
+        }
         _ => Err("usage: cargo xtask <demo | test [cargo test args…] | setup>".to_string()),
     };
     match result {
@@ -106,31 +108,50 @@ const PYTHON_PACKAGES: &[(&str, &str)] = &[
     ("emulation_layer", "ai-ml-emulation-layer-for-vulkan"),
 ];
 
-/// Installs the PyPI packages that are missing (with the machine's `python3 -m pip`).
-fn setup_python() -> Result<(), String> {
-    let missing: Vec<&str> = PYTHON_PACKAGES
-        .iter()
-        .filter(|(module, _)| {
-            !Command::new("python3")
-                .args(["-c", &format!("import {module}")])
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-        .map(|(_, package)| *package)
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
+/// Whether `python` can import every package the tests need.
+fn has_python_packages(python: &Path) -> bool {
+    PYTHON_PACKAGES.iter().all(|(module, _)| {
+        Command::new(python)
+            .args(["-c", &format!("import {module}")])
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// Makes Arm's PyPI packages importable and returns the Python that has them: the machine's
+/// `python3` when it already does, else a virtual environment in `target/python` (a system
+/// Python on Debian 12 refuses `pip install` outside one). Installs `python3-venv` when needed.
+fn setup_python() -> Result<PathBuf, String> {
+    let system = PathBuf::from("python3");
+    if has_python_packages(&system) {
+        return Ok(system);
     }
-    let mut cmd = Command::new("python3");
-    cmd.args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-    ])
-    .args(&missing);
-    run(&mut cmd)
+    let venv = root().join("target/python");
+    let python = venv.join("bin/python3");
+    if !python.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            setup(&["python3-venv"])?;
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        }
+    }
+    if !has_python_packages(&python) {
+        let packages: Vec<&str> = PYTHON_PACKAGES.iter().map(|(_, p)| *p).collect();
+        run(Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(&packages))?;
+    }
+    Ok(python)
 }
 
 fn cargo() -> Command {
@@ -162,9 +183,11 @@ fn demo() -> Result<(), String> {
 
 fn test(extra: &[String]) -> Result<(), String> {
     setup(&["libvulkan1", "vulkan-tools"])?;
-    setup_python()?;
+    let python = setup_python()?;
     run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
+    // The scenario-runner tests find Arm's packages through $PYTHON.
     run(cargo()
         .args(["test", "--release", "--workspace"])
-        .args(extra))
+        .args(extra)
+        .env("PYTHON", python))
 }
