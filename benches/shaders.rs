@@ -30,12 +30,11 @@
 //! with `ERROR_FEATURE_NOT_PRESENT` ("requires extension: VK_ARM_tensors") on this system's
 //! loader and lavapipe, although the tensor layer below it advertises the extension.
 
-use std::ffi::CString;
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use tessera_e2e::vulkanalia::loader::{LIBRARY, LibloadingLoader};
+use tessera_e2e::bench::BenchGpu;
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::vulkanalia::vk::ArmTensorsExtensionDeviceCommands;
 use tessera_e2e::*;
@@ -57,124 +56,29 @@ fn words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// A device with `VK_ARM_tensors`, on whichever driver the environment selects.
-struct Gpu {
-    _entry: Entry,
-    instance: Instance,
-    device: Device,
-    queue: vk::Queue,
-    memory_properties: vk::PhysicalDeviceMemoryProperties,
-    pool: vk::CommandPool,
-    fence: vk::Fence,
-    name: String,
+/// The bench device.
+struct Gpu(BenchGpu);
+
+impl std::ops::Deref for Gpu {
+    type Target = BenchGpu;
+    fn deref(&self) -> &BenchGpu {
+        &self.0
+    }
 }
 
 fn open_gpu() -> Gpu {
-    match std::env::var_os("TESSERA_BENCH_ICD") {
-        Some(manifest) => {
-            for key in ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"] {
-                // SAFETY: single-threaded, before the loader is loaded.
-                unsafe { std::env::set_var(key, &manifest) };
-            }
-        }
-        None => setup_env(),
-    }
-    // SAFETY: loading the system Vulkan loader runs only its initialisers.
-    let loader = unsafe { LibloadingLoader::new(LIBRARY) }.expect("load the Vulkan loader");
-    // SAFETY: the loader exports vkGetInstanceProcAddr.
-    let entry = unsafe { Entry::new(loader) }.expect("Vulkan entry points");
-    let instance = create_instance(&entry, &[]).expect("vkCreateInstance");
-    // SAFETY: live instance.
-    let devices = unsafe { instance.enumerate_physical_devices() }.expect("physical devices");
-    let pd = devices
-        .into_iter()
-        .find(|&pd| {
-            device_extension_names(&instance, pd)
-                .iter()
-                .any(|e| e == ARM_TENSORS_EXTENSION_NAME)
-        })
-        .expect("a physical device with VK_ARM_tensors (is the emulation layer enabled?)");
-    // SAFETY: `pd` belongs to `instance`.
-    let (props, memory_properties, families) = unsafe {
-        (
-            instance.get_physical_device_properties(pd),
-            instance.get_physical_device_memory_properties(pd),
-            instance.get_physical_device_queue_family_properties(pd),
-        )
-    };
-    let family = families
-        .iter()
-        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-        .expect("a compute queue family") as u32;
-    let mut supported = vk::PhysicalDeviceTensorFeaturesARM::default();
-    let mut f2 = vk::PhysicalDeviceFeatures2::builder().push_next(&mut supported);
-    // SAFETY: valid, writable chain.
-    unsafe { instance.get_physical_device_features2(pd, &mut f2) };
     // Only what the shaders need, and only if reported (the emulation layer reports fewer
     // features than Tessera).
-    let mut enable = vk::PhysicalDeviceTensorFeaturesARM {
-        tensors: vk::TRUE,
-        shader_tensor_access: supported.shader_tensor_access,
+    let gpu = BenchGpu::open(|s| vk::PhysicalDeviceTensorFeaturesARM {
+        shader_tensor_access: s.shader_tensor_access,
         ..Default::default()
-    };
-    let mut sync2 = vk::PhysicalDeviceVulkan13Features {
-        synchronization2: vk::TRUE,
-        ..Default::default()
-    };
-    let ext = CString::new(ARM_TENSORS_EXTENSION_NAME).unwrap();
-    let ext_ptrs = [ext.as_ptr()];
-    let priorities = [1.0f32];
-    let queue_info = [vk::DeviceQueueCreateInfo::builder()
-        .queue_family_index(family)
-        .queue_priorities(&priorities)];
-    let info = vk::DeviceCreateInfo::builder()
-        .queue_create_infos(&queue_info)
-        .enabled_extension_names(&ext_ptrs)
-        .push_next(&mut enable)
-        .push_next(&mut sync2);
-    // SAFETY: `info` and its chain outlive the call.
-    let device = unsafe { instance.create_device(pd, &info, None) }.expect("vkCreateDevice");
-    // SAFETY: the queue was requested above.
-    let queue = unsafe { device.get_device_queue(family, 0) };
-    let pool_info = vk::CommandPoolCreateInfo::builder().queue_family_index(family);
-    // SAFETY: valid create infos on a live device.
-    let (pool, fence) = unsafe {
-        (
-            device.create_command_pool(&pool_info, None).expect("pool"),
-            device
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .expect("fence"),
-        )
-    };
-    let name = device_name(&props);
+    });
     eprintln!(
-        "shaders: device {name:?}, shaderTensorAccess {}",
-        supported.shader_tensor_access == vk::TRUE
+        "shaders: device {:?}, shaderTensorAccess {}",
+        gpu.name,
+        gpu.supported.shader_tensor_access == vk::TRUE
     );
-    Gpu {
-        _entry: entry,
-        instance,
-        device,
-        queue,
-        memory_properties,
-        pool,
-        fence,
-        name,
-    }
-}
-
-impl Drop for Gpu {
-    fn drop(&mut self) {
-        // SAFETY: everything created from the device was destroyed by the cases; the pool and
-        // fence are idle.
-        unsafe {
-            let _ = self.device.device_wait_idle();
-            self.device.destroy_fence(self.fence, None);
-            self.device.destroy_command_pool(self.pool, None);
-            self.device.destroy_device(None);
-            self.instance.destroy_instance(None);
-        }
-    }
+    Gpu(gpu)
 }
 
 /// Host-visible, mapped memory bound to a tensor (with a view) or a buffer.

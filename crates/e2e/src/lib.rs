@@ -21,6 +21,8 @@
 //! submissions. Objects created through a `Ctx` helper are destroyed when the
 //! `Ctx` is dropped (after `vkDeviceWaitIdle`).
 
+pub mod bench;
+
 use std::ffi::{CStr, CString, OsString, c_void};
 use std::fmt;
 use std::marker::PhantomData;

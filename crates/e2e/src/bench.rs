@@ -1,0 +1,151 @@
+//! A device for the benchmarks: Tessera by default, or any ICD named by `TESSERA_BENCH_ICD`
+//! (e.g. lavapipe with Arm's tensor emulation layer, whose layers come from the usual loader
+//! variables), so the same bench measures both drivers in one session.
+
+use std::ffi::CString;
+
+use vulkanalia::loader::{LIBRARY, LibloadingLoader};
+use vulkanalia::prelude::v1_3::*;
+
+use crate::{
+    ARM_TENSORS_EXTENSION_NAME, create_instance, device_extension_names, device_name, setup_env,
+};
+
+/// A device with `VK_ARM_tensors` and synchronization2, one compute queue, a command pool and a
+/// fence, on whichever driver the environment selects. Dropping it destroys everything.
+pub struct BenchGpu {
+    _entry: Entry,
+    /// The instance.
+    pub instance: Instance,
+    /// The device.
+    pub device: Device,
+    /// Queue 0 of the first compute family.
+    pub queue: vk::Queue,
+    /// The physical device's memory properties.
+    pub memory_properties: vk::PhysicalDeviceMemoryProperties,
+    /// A command pool on the queue's family.
+    pub pool: vk::CommandPool,
+    /// An unsignalled fence.
+    pub fence: vk::Fence,
+    /// The device name.
+    pub name: String,
+    /// The tensor features the driver reports (what the bench may enable).
+    pub supported: vk::PhysicalDeviceTensorFeaturesARM,
+}
+
+impl std::fmt::Debug for BenchGpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BenchGpu")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BenchGpu {
+    /// Opens the device, enabling the tensor features `enable` picks from the reported ones
+    /// (`tensors` is always enabled).
+    pub fn open(
+        enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
+    ) -> BenchGpu {
+        match std::env::var_os("TESSERA_BENCH_ICD") {
+            Some(manifest) => {
+                for key in ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"] {
+                    // SAFETY: single-threaded, before the loader is loaded.
+                    unsafe { std::env::set_var(key, &manifest) };
+                }
+            }
+            None => setup_env(),
+        }
+        // SAFETY: loading the system Vulkan loader runs only its initialisers.
+        let loader = unsafe { LibloadingLoader::new(LIBRARY) }.expect("load the Vulkan loader");
+        // SAFETY: the loader exports vkGetInstanceProcAddr.
+        let entry = unsafe { Entry::new(loader) }.expect("Vulkan entry points");
+        let instance = create_instance(&entry, &[]).expect("vkCreateInstance");
+        // SAFETY: live instance.
+        let devices = unsafe { instance.enumerate_physical_devices() }.expect("physical devices");
+        let pd = devices
+            .into_iter()
+            .find(|&pd| {
+                device_extension_names(&instance, pd)
+                    .iter()
+                    .any(|e| e == ARM_TENSORS_EXTENSION_NAME)
+            })
+            .expect("a physical device with VK_ARM_tensors (is the emulation layer enabled?)");
+        // SAFETY: `pd` belongs to `instance`.
+        let (props, memory_properties, families) = unsafe {
+            (
+                instance.get_physical_device_properties(pd),
+                instance.get_physical_device_memory_properties(pd),
+                instance.get_physical_device_queue_family_properties(pd),
+            )
+        };
+        let family = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .expect("a compute queue family") as u32;
+        let mut supported = vk::PhysicalDeviceTensorFeaturesARM::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::builder().push_next(&mut supported);
+        // SAFETY: valid, writable chain.
+        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        supported.next = std::ptr::null_mut();
+        let mut enabled = vk::PhysicalDeviceTensorFeaturesARM {
+            tensors: vk::TRUE,
+            next: std::ptr::null_mut(),
+            ..enable(&supported)
+        };
+        let mut sync2 = vk::PhysicalDeviceVulkan13Features {
+            synchronization2: vk::TRUE,
+            ..Default::default()
+        };
+        let ext = CString::new(ARM_TENSORS_EXTENSION_NAME).expect("no NUL in the extension name");
+        let ext_ptrs = [ext.as_ptr()];
+        let priorities = [1.0f32];
+        let queue_info = [vk::DeviceQueueCreateInfo::builder()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let info = vk::DeviceCreateInfo::builder()
+            .queue_create_infos(&queue_info)
+            .enabled_extension_names(&ext_ptrs)
+            .push_next(&mut enabled)
+            .push_next(&mut sync2);
+        // SAFETY: `info` and its chain outlive the call.
+        let device = unsafe { instance.create_device(pd, &info, None) }.expect("vkCreateDevice");
+        // SAFETY: the queue was requested above.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        let pool_info = vk::CommandPoolCreateInfo::builder().queue_family_index(family);
+        // SAFETY: valid create infos on a live device.
+        let (pool, fence) = unsafe {
+            (
+                device.create_command_pool(&pool_info, None).expect("pool"),
+                device
+                    .create_fence(&vk::FenceCreateInfo::default(), None)
+                    .expect("fence"),
+            )
+        };
+        BenchGpu {
+            _entry: entry,
+            instance,
+            device,
+            queue,
+            memory_properties,
+            pool,
+            fence,
+            name: device_name(&props),
+            supported,
+        }
+    }
+}
+
+impl Drop for BenchGpu {
+    fn drop(&mut self) {
+        // SAFETY: everything the benches created from the device was destroyed; the pool and
+        // fence are idle.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_fence(self.fence, None);
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
