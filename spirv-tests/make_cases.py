@@ -1587,5 +1587,118 @@ void main() {
 
 tensor_array_of_tensors()
 
+SHAPED_ASM = """; Shaped and unranked OpTypeTensorARM (VUID-RuntimeSpirv-OpTypeTensorARM-09902/-09907 forbid them
+; in shader stages; Tessera tolerates them with a warning). Invocation i reads element (i/4, i%4) of
+; two 3x4 int tensors through a shaped type [3,4] (matches) and a shaped type [4,3] (does not match:
+; reads give the out-of-bounds value, writes are dropped), and queries their sizes. The unranked
+; type is only declared: SPV_ARM_tensors accesses need a rank.
+               OpCapability Shader
+               OpCapability TensorsARM
+               OpExtension "SPV_ARM_tensors"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %t0 %t1 %out
+               OpExecutionMode %main LocalSize 12 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %t0 DescriptorSet 0
+               OpDecorate %t0 Binding 0
+               OpDecorate %t1 DescriptorSet 0
+               OpDecorate %t1 Binding 1
+               OpDecorate %rt ArrayStride 4
+               OpMemberDecorate %O 0 Offset 0
+               OpDecorate %O Block
+               OpDecorate %t2 DescriptorSet 0
+               OpDecorate %t2 Binding 7
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 2
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %uint3 = OpTypeVector %uint 3
+     %pin3   = OpTypePointer Input %uint3
+        %gid = OpVariable %pin3 Input
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+         %u4 = OpConstant %uint 4
+        %u10 = OpConstant %uint 10
+      %i_m1  = OpConstant %int -1
+      %i1000 = OpConstant %int 1000
+      %i5555 = OpConstant %int 5555
+     %arr2   = OpTypeArray %uint %u2
+    %shape34 = OpConstantComposite %arr2 %u3 %u4
+    %shape43 = OpConstantComposite %arr2 %u4 %u3
+      %ts34  = OpTypeTensorARM %int %u2 %shape34
+      %ts43  = OpTypeTensorARM %int %u2 %shape43
+      %tun   = OpTypeTensorARM %int
+      %p34   = OpTypePointer UniformConstant %ts34
+      %p43   = OpTypePointer UniformConstant %ts43
+      %pun   = OpTypePointer UniformConstant %tun
+         %t0 = OpVariable %p34 UniformConstant
+         %t1 = OpVariable %p43 UniformConstant
+         %t2 = OpVariable %pun UniformConstant ; declared, never accessed
+         %rt = OpTypeRuntimeArray %int
+          %O = OpTypeStruct %rt
+       %pO   = OpTypePointer StorageBuffer %O
+        %out = OpVariable %pO StorageBuffer
+      %pint  = OpTypePointer StorageBuffer %int
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %uint3 %gid
+          %i = OpCompositeExtract %uint %g3 0
+          %r = OpUDiv %uint %i %u4
+          %c = OpUMod %uint %i %u4
+         %rc = OpCompositeConstruct %arr2 %r %c
+        %l0  = OpLoad %ts34 %t0
+        %l1  = OpLoad %ts43 %t1
+        %v0  = OpTensorReadARM %int %l0 %rc OutOfBoundsValueARM %i_m1
+        %v1  = OpTensorReadARM %int %l1 %rc OutOfBoundsValueARM %i_m1
+        %a0  = OpTensorQuerySizeARM %uint %l0 %u0
+        %a1  = OpTensorQuerySizeARM %uint %l0 %u1
+        %c0  = OpTensorQuerySizeARM %uint %l1 %u0
+        %c1  = OpTensorQuerySizeARM %uint %l1 %u1
+       %a10  = OpIMul %uint %a0 %u10
+       %c10  = OpIMul %uint %c0 %u10
+        %sa  = OpIAdd %uint %a10 %a1
+        %sc  = OpIAdd %uint %c10 %c1
+        %s0i = OpBitcast %int %sa
+        %szi = OpBitcast %int %sc
+        %b   = OpIMul %uint %i %u4
+        %b1  = OpIAdd %uint %b %u1
+        %b2  = OpIAdd %uint %b %u2
+        %b3  = OpIAdd %uint %b %u3
+        %p0  = OpAccessChain %pint %out %u0 %b
+        %p1  = OpAccessChain %pint %out %u0 %b1
+        %p2  = OpAccessChain %pint %out %u0 %b2
+        %p3  = OpAccessChain %pint %out %u0 %b3
+               OpStore %p0 %v0
+               OpStore %p1 %v1
+               OpStore %p2 %s0i
+               OpStore %p3 %szi
+        %w0  = OpIAdd %int %v0 %i1000
+               OpTensorWriteARM %l0 %rc %w0
+               OpTensorWriteARM %l1 %rc %i5555
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+def tensor_shaped():
+    a = (np.arange(12).reshape(3, 4) * 3 - 5).astype(np.int32)
+    b = (np.arange(12).reshape(3, 4) * -7 + 2).astype(np.int32)
+    out = []
+    for i in range(12):
+        r, c = divmod(i, 4)
+        out += [int(a[r, c]), -1, 34, 34]
+    case("tensor_shaped_asm", SHAPED_ASM,
+         [tensor(0, tensor_el("i32", a, a + 1000, strides="padded")),
+          tensor(1, tensor_el("i32", b, b)),
+          buf(2, np.zeros(len(out), np.int32), out, dtype=np.int32)],
+         [1, 1, 1], lang="spvasm")
+
+
+tensor_shaped()
+
 if __name__ == "__main__":
     write_all()

@@ -92,6 +92,9 @@ impl ComputePipeline {
                 e.to_string(),
             )
         })?;
+        for w in program.warnings() {
+            tracing::warn!("compute shader entry point {entry:?}: {w}");
+        }
         for r in program.resources() {
             let binding = layout
                 .set_layouts

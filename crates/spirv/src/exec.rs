@@ -808,6 +808,15 @@ impl<'e, 'a> Machine<'e, 'a> {
         }
     }
 
+    /// Whether a bound view has the rank (and, for a shaped type, the shape) the access declares.
+    /// A mismatch makes reads poison (we give the out-of-bounds value) and drops writes.
+    fn view_matches(&self, t: &TensorAcc, dims: &[u64]) -> bool {
+        !dims.is_empty()
+            && dims.len() == t.rank as usize
+            && t.shape
+                .is_none_or(|s| self.env.ir.shapes.get(usize::from(s)).map(|s| &**s) == Some(dims))
+    }
+
     /// Tensor read/write over the whole lane group when the descriptor is the same for every lane
     /// (the usual case): the view is validated once, then offsets are computed coordinate by
     /// coordinate over all lanes. Returns `false` if the per-lane path must be used.
@@ -835,9 +844,7 @@ impl<'e, 'a> Machine<'e, 'a> {
                 dims,
                 strides,
             }) => compat(t.elem, *fmt)
-                .filter(|_| {
-                    dims.len() == t.rank as usize && !dims.is_empty() && coords.len() == dims.len()
-                })
+                .filter(|_| self.view_matches(t, dims) && coords.len() == dims.len())
                 .map(|size| (*raw, size, dims, strides)),
             _ => None,
         };
@@ -1022,10 +1029,7 @@ impl<'e, 'a> Machine<'e, 'a> {
             strides,
         }) = self.tensor_of(t, lane)
         {
-            if let (Some(size), true) = (
-                compat(t.elem, *fmt),
-                dims.len() == t.rank as usize && !dims.is_empty(),
-            ) {
+            if let (Some(size), true) = (compat(t.elem, *fmt), self.view_matches(t, dims)) {
                 let mut base = 0u64;
                 let mut ok = true;
                 let mut inner = 0;

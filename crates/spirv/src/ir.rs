@@ -36,13 +36,15 @@ pub(crate) enum Space {
     Shared,
 }
 
-/// A tensor operand: resource slot, descriptor index, SPIR-V element type and declared rank.
+/// A tensor operand: resource slot, descriptor index, SPIR-V element type, declared rank (0 for an
+/// unranked type until an access fixes it) and, for a shaped type, its index in `Ir::shapes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TensorAcc {
     pub slot: u32,
     pub desc: DescIdx,
     pub elem: ScalarType,
     pub rank: u32,
+    pub shape: Option<u16>,
 }
 
 /// One scalar IR operation over all active lanes.
@@ -256,6 +258,8 @@ pub(crate) struct Ir {
     /// Workgroup-scope barriers, shared memory or anything else that forbids fusing workgroups
     /// (subgroup operations do not: `exec` never lets a subgroup span two workgroups).
     pub needs_whole_group: bool,
+    /// Declared shapes of shaped tensor types.
+    pub shapes: Vec<Box<[u64]>>,
 }
 
 impl Op {

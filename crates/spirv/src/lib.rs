@@ -273,6 +273,7 @@ pub struct Program {
     pub(crate) local_size: [u32; 3],
     pub(crate) resources: Vec<ResourceDecl>,
     pub(crate) push_size: u32,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Program {
@@ -288,6 +289,12 @@ impl Program {
             lower::lower(module, entry_point, spec)
         }))
         .unwrap_or_else(|_| Err(SpirvError::new("internal error: lowering panicked")))
+    }
+
+    /// Things the module does that Vulkan forbids but the interpreter tolerates, one sentence each
+    /// naming the rule (the driver logs them).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The workgroup size after specialization.

@@ -91,14 +91,34 @@ impl Sc {
 enum Ty {
     Void,
     Scalar(Sc),
-    Vector { elem: Id, n: u32 },
-    Matrix { col: Id, n: u32 },
-    Array { elem: Id, len: u32 },
-    RuntimeArray { elem: Id },
-    Struct { members: Vec<Id> },
-    Pointer { pointee: Id },
+    Vector {
+        elem: Id,
+        n: u32,
+    },
+    Matrix {
+        col: Id,
+        n: u32,
+    },
+    Array {
+        elem: Id,
+        len: u32,
+    },
+    RuntimeArray {
+        elem: Id,
+    },
+    Struct {
+        members: Vec<Id>,
+    },
+    Pointer {
+        pointee: Id,
+    },
     Function,
-    Tensor { elem: Sc, rank: Option<u32> },
+    /// `rank` is `None` for an unranked type; `shape` indexes `Lower::shapes` for a shaped one.
+    Tensor {
+        elem: Sc,
+        rank: Option<u32>,
+        shape: Option<u16>,
+    },
     Other(&'static str),
 }
 
@@ -167,6 +187,10 @@ struct Lowerer<'m> {
     resources: Vec<ResourceDecl>,
     push_size: u32,
     shared_size: u64,
+    /// Shapes of shaped tensor types (`TensorAcc::shape` indexes this).
+    shapes: Vec<Box<[u64]>>,
+    /// See `Program::warnings`.
+    warnings: Vec<String>,
     builtins: Builtins,
     needs_whole: bool,
     local_size: [u32; 3],
@@ -223,6 +247,8 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         resources: Vec::new(),
         push_size: 0,
         shared_size: 0,
+        shapes: Vec::new(),
+        warnings: Vec::new(),
         builtins: Builtins::default(),
         needs_whole: false,
         local_size: [1, 1, 1],
@@ -260,6 +286,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         builtins: l.builtins,
         shared_size,
         needs_whole_group: l.needs_whole || shared_size > 0,
+        shapes: l.shapes,
     };
     ir.verify()?;
     Ok(Program {
@@ -267,6 +294,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         local_size,
         resources: l.resources,
         push_size: l.push_size,
+        warnings: l.warnings,
     })
 }
 
@@ -732,11 +760,39 @@ impl<'m> Lowerer<'m> {
                     Some(x) => Some(self.const_u32(idref(Some(x))?)?),
                     None => None,
                 };
-                if o.len() > 2 {
-                    Some(Ty::Other("shaped OpTypeTensorARM (graphs only)"))
-                } else {
-                    Some(Ty::Tensor { elem, rank })
+                if rank.is_none() {
+                    self.warnings.push(format!(
+                        "{}: OpTypeTensorARM without a Rank (VUID-RuntimeSpirv-OpTypeTensorARM-09907); \
+                         it cannot be accessed",
+                        self.at
+                    ));
                 }
+                let shape = match o.get(2) {
+                    Some(x) => {
+                        let sid = idref(Some(x))?;
+                        let dims = match self.consts.get(&sid) {
+                            Some(v) if Some(v.len() as u32) == rank => v.clone(),
+                            _ => {
+                                return err(format!(
+                                    "{}: the Shape of OpTypeTensorARM must be a constant array of Rank integers",
+                                    self.at
+                                ));
+                            }
+                        };
+                        self.warnings.push(format!(
+                            "{}: OpTypeTensorARM with a Shape (VUID-RuntimeSpirv-OpTypeTensorARM-09902); \
+                             accesses to a tensor of another shape read zero and drop writes",
+                            self.at
+                        ));
+                        let Ok(n) = u16::try_from(self.shapes.len()) else {
+                            return err("too many shaped tensor types");
+                        };
+                        self.shapes.push(dims.into_boxed_slice());
+                        Some(n)
+                    }
+                    None => None,
+                };
+                Some(Ty::Tensor { elem, rank, shape })
             }
             S::TypeImage => Some(Ty::Other("OpTypeImage")),
             S::TypeSampler => Some(Ty::Other("OpTypeSampler")),
@@ -1144,7 +1200,7 @@ impl<'m> Lowerer<'m> {
                     Ty::RuntimeArray { elem } => (elem, Some(0)),
                     _ => (pointee, None),
                 };
-                let Ty::Tensor { elem, rank } = self.ty(tt)?.clone() else {
+                let Ty::Tensor { elem, rank, .. } = self.ty(tt)?.clone() else {
                     return err(format!(
                         "UniformConstant variable %{id} is not a tensor (images/samplers are not supported)"
                     ));
@@ -3420,20 +3476,15 @@ impl<'m> Lowerer<'m> {
                 Ok(Val::Regs(out))
             }
             PK::Tensor { slot, desc } => {
-                let Ty::Tensor { elem, rank } = self.ty(p.ty)?.clone() else {
+                let Ty::Tensor { elem, rank, shape } = self.ty(p.ty)?.clone() else {
                     return err(format!("{}: load of a non-tensor descriptor", self.at));
-                };
-                let Some(rank) = rank else {
-                    return err(format!(
-                        "{}: tensor accesses need a ranked tensor type",
-                        self.at
-                    ));
                 };
                 Ok(Val::Tensor(TensorAcc {
                     slot,
                     desc,
                     elem: elem.scalar_type(),
-                    rank,
+                    rank: rank.unwrap_or(0),
+                    shape,
                 }))
             }
             PK::BufArr { .. } | PK::TensorArr { .. } => {
@@ -3571,6 +3622,12 @@ impl<'m> Lowerer<'m> {
             },
             _ => return err(format!("{}: operand is not a tensor", self.at)),
         };
+        if t.rank == 0 {
+            return err(format!(
+                "{}: SPV_ARM_tensors accesses need an OpTypeTensorARM with a Rank",
+                self.at
+            ));
+        }
         if inst.class.opcode == S::TensorQuerySizeARM {
             let dim = self.reg1(vals, idref(o.get(1))?)?;
             let w = self.fw(inst)?;

@@ -75,6 +75,18 @@ fn unsupported_capability_and_instruction() {
 }
 
 #[test]
+fn unranked_tensor_access_is_rejected() {
+    // tensor_add with its OpTypeTensorARM (4163) rewritten to drop the Rank operand.
+    let mut w = words("tensor_add");
+    let at = find(&w, 4163)[0];
+    assert_eq!(w[at] >> 16, 4, "ranked type expected");
+    w[at] = (3 << 16) | 4163;
+    w.remove(at + 3);
+    let e = compile(&w).unwrap_err().to_string();
+    assert!(e.contains("need an OpTypeTensorARM with a Rank"), "{e}");
+}
+
+#[test]
 fn missing_entry_point() {
     let m = Module::parse(&words("arith_i32")).unwrap();
     assert_eq!(m.entry_points(), vec![("main".to_string(), true)]);
