@@ -64,6 +64,7 @@ pub const REQUIRED_DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_shader_float16_int8",
     "VK_KHR_vulkan_memory_model",
     "VK_EXT_pipeline_creation_cache_control",
+    "VK_KHR_maintenance6",
 ];
 
 /// The workspace root (two levels above this crate).

@@ -3,6 +3,7 @@
 //! and the errors for shaders or bindings the device cannot run.
 
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
+use tessera_e2e::vulkanalia::vk::KhrMaintenance6ExtensionDeviceCommands;
 use tessera_e2e::*;
 
 const LINEAR: vk::TensorTilingARM = vk::TensorTilingARM::LINEAR;
@@ -298,6 +299,103 @@ fn dispatch_without_pipeline_or_sets_is_a_recording_error() {
                     .cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
             }
             ctx.device.cmd_dispatch(cb, 1, 1, 1);
+        }
+        // SAFETY: the buffer is recording.
+        let r = unsafe { ctx.device.end_command_buffer(cb) };
+        assert_eq!(
+            r.err(),
+            Some(vk::ErrorCode::VALIDATION_FAILED),
+            "case {case}"
+        );
+        // SAFETY: not pending.
+        unsafe {
+            ctx.device
+                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
+        }
+        .expect("reset");
+    }
+    p.destroy(&ctx);
+}
+
+/// `vkCmdBindDescriptorSets2KHR` / `vkCmdPushConstants2KHR` (VK_KHR_maintenance6) do what the
+/// original commands do; a stage mask without COMPUTE binds nothing, and a null layout or an
+/// empty stage mask is a recording error.
+#[test]
+fn maintenance6_bind_and_push_commands() {
+    let ctx = Ctx::new();
+    assert!(
+        ctx.enabled_extensions
+            .iter()
+            .any(|e| e == "VK_KHR_maintenance6")
+    );
+    let n = 64u32 * 3;
+    let input = ctx.host_buffer(4 * u64::from(n));
+    let output = ctx.host_buffer(4 * u64::from(n));
+    let values: Vec<u32> = (0..n).map(|i| i * 3 + 2).collect();
+    input.write_u32s(&values);
+    output.fill(0);
+    let p = double_pipeline(&ctx, input.buffer, output.buffer);
+    let sets = [p.set];
+    let add = 11u32.to_le_bytes();
+    ctx.run(|d, cb| {
+        let bind = vk::BindDescriptorSetsInfo::builder()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .layout(p.layout)
+            .first_set(0)
+            .descriptor_sets(&sets);
+        let push = vk::PushConstantsInfo::builder()
+            .layout(p.layout)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .values(&add);
+        // A graphics-only bind must not disturb the compute bind point.
+        let graphics_only = vk::BindDescriptorSetsInfo::builder()
+            .stage_flags(vk::ShaderStageFlags::VERTEX)
+            .layout(p.layout)
+            .first_set(0)
+            .descriptor_sets(&sets);
+        // SAFETY: recording state, live objects.
+        unsafe {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p.pipeline);
+            d.cmd_bind_descriptor_sets2_khr(cb, &bind);
+            d.cmd_bind_descriptor_sets2_khr(cb, &graphics_only);
+            d.cmd_push_constants2_khr(cb, &push);
+            d.cmd_dispatch(cb, n / 64, 1, 1);
+        }
+    });
+    let got = output.read_u32s();
+    for (i, (g, v)) in got.iter().zip(&values).enumerate() {
+        assert_eq!(*g, v.wrapping_mul(2).wrapping_add(11), "element {i}");
+    }
+
+    let pool = ctx.command_pool(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+    let cb = ctx.command_buffer(pool);
+    for case in 0..3 {
+        ctx.begin(cb, vk::CommandBufferUsageFlags::empty());
+        let bind = vk::BindDescriptorSetsInfo::builder()
+            .stage_flags(if case == 0 {
+                vk::ShaderStageFlags::empty()
+            } else {
+                vk::ShaderStageFlags::COMPUTE
+            })
+            .layout(if case == 1 {
+                vk::PipelineLayout::null()
+            } else {
+                p.layout
+            })
+            .descriptor_sets(&sets);
+        let push = vk::PushConstantsInfo::builder()
+            .layout(p.layout)
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(2)
+            .values(&add);
+        // SAFETY: recording state.
+        unsafe {
+            if case < 2 {
+                ctx.device.cmd_bind_descriptor_sets2_khr(cb, &bind);
+            } else {
+                ctx.device.cmd_push_constants2_khr(cb, &push);
+            }
         }
         // SAFETY: the buffer is recording.
         let r = unsafe { ctx.device.end_command_buffer(cb) };

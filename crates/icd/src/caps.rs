@@ -102,6 +102,10 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
         VK_KHR_MAINTENANCE_4_SPEC_VERSION,
     ),
     (
+        VK_KHR_MAINTENANCE_6_EXTENSION_NAME,
+        VK_KHR_MAINTENANCE_6_SPEC_VERSION,
+    ),
+    (
         VK_KHR_MAP_MEMORY_2_EXTENSION_NAME,
         VK_KHR_MAP_MEMORY_2_SPEC_VERSION,
     ),
@@ -814,6 +818,11 @@ pub unsafe fn fill_features(stype: VkStructureType, p: *mut VkBaseOutStructure) 
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES => {
             copy_fields!(p, VkPhysicalDeviceMaintenance4Features, v13, [maintenance4])
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES => {
+            let mut m6: VkPhysicalDeviceMaintenance6Features = zeroed();
+            m6.maintenance6 = VK_TRUE;
+            copy_fields!(p, VkPhysicalDeviceMaintenance6Features, m6, [maintenance6])
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_FEATURES_ARM => {
             let t = tensor_features();
             copy_fields!(
@@ -996,6 +1005,24 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
             let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceTensorPropertiesARM>() };
             tensor_properties(dst);
             Some(0)
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_PROPERTIES => {
+            // No images or samplers: no block-texel views, no fragment shading rate. Three
+            // descriptors covers any multi-planar format, should one ever be supported.
+            let mut m6: VkPhysicalDeviceMaintenance6Properties = zeroed();
+            m6.blockTexelViewCompatibleMultipleLayers = VK_FALSE;
+            m6.maxCombinedImageSamplerDescriptorCount = 3;
+            m6.fragmentShadingRateClampCombinerInputs = VK_FALSE;
+            copy_fields!(
+                p,
+                VkPhysicalDeviceMaintenance6Properties,
+                m6,
+                [
+                    blockTexelViewCompatibleMultipleLayers,
+                    maxCombinedImageSamplerDescriptorCount,
+                    fragmentShadingRateClampCombinerInputs,
+                ]
+            )
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES => {
             copy_fields!(

@@ -284,6 +284,8 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
         entry!(Device, vkCmdBindPipeline => pipeline::vkCmdBindPipeline),
         entry!(Device, vkCmdBindDescriptorSets => pipeline::vkCmdBindDescriptorSets),
         entry!(Device, vkCmdPushConstants => pipeline::vkCmdPushConstants),
+        entry!(Device, vkCmdBindDescriptorSets2KHR => pipeline::vkCmdBindDescriptorSets2),
+        entry!(Device, vkCmdPushConstants2KHR => pipeline::vkCmdPushConstants2),
         entry!(Device, vkCmdDispatch => pipeline::vkCmdDispatch),
         entry!(Device, vkCmdDispatchBase => pipeline::vkCmdDispatchBase),
         entry!(Device, vkCmdDispatchIndirect => pipeline::vkCmdDispatchIndirect),
@@ -416,6 +418,10 @@ pub fn device_extension_of(name: &[u8]) -> Option<&'static CStr> {
         (
             VK_KHR_MAINTENANCE_1_EXTENSION_NAME,
             &["vkTrimCommandPoolKHR"],
+        ),
+        (
+            VK_KHR_MAINTENANCE_6_EXTENSION_NAME,
+            &["vkCmdBindDescriptorSets2KHR", "vkCmdPushConstants2KHR"],
         ),
         (
             VK_KHR_MAINTENANCE_3_EXTENSION_NAME,

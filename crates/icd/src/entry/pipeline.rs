@@ -5,7 +5,8 @@
 use std::ffi::{CStr, c_void};
 use std::sync::Arc;
 
-use tessera_runtime::cmd::Command;
+use tessera_runtime::cmd::{Command, ComputeState};
+use tessera_runtime::descriptor::PipelineLayout;
 use tessera_runtime::limits::MAX_COMPUTE_WORK_GROUP_COUNT;
 use tessera_runtime::pipeline::{BoundSet, ComputePipeline, ShaderModule};
 use tessera_runtime::{Error, Result, ensure};
@@ -367,7 +368,6 @@ pub unsafe extern "system" fn vkCmdBindDescriptorSets(
                 pipelineBindPoint,
                 "VUID-vkCmdBindDescriptorSets-pipelineBindPoint-00361",
             )?;
-            let layout = pipeline_layout(layout)?;
             // SAFETY: counts and arrays per the spec.
             let (sets, offsets) = unsafe {
                 (
@@ -375,61 +375,125 @@ pub unsafe extern "system" fn vkCmdBindDescriptorSets(
                     slice(pDynamicOffsets, dynamicOffsetCount, "pDynamicOffsets")?,
                 )
             };
-            ensure!(
-                u64::from(firstSet) + sets.len() as u64 <= layout.set_layouts.len() as u64,
-                "VUID-vkCmdBindDescriptorSets-firstSet-00360",
-                "sets {firstSet}..{} exceed the layout's {} set layouts",
-                u64::from(firstSet) + sets.len() as u64,
-                layout.set_layouts.len()
-            );
-            let mut next_offset = 0usize;
-            for (i, h) in sets.iter().enumerate() {
-                let index = firstSet as usize + i;
-                if h.is_null() {
-                    continue;
-                }
-                let set = descriptor_set(*h)?;
-                let compatible = layout.set_layouts[index].as_ref().is_some_and(|l| {
-                    Arc::ptr_eq(l, set.layout()) || l.bindings() == set.layout().bindings()
-                });
-                ensure!(
-                    compatible,
-                    "VUID-vkCmdBindDescriptorSets-pDescriptorSets-00358",
-                    "set {index}'s layout is not compatible with the pipeline layout's"
-                );
-                let dynamic = set.layout().dynamic_count() as usize;
-                ensure!(
-                    next_offset + dynamic <= offsets.len(),
-                    "VUID-vkCmdBindDescriptorSets-dynamicOffsetCount-00359",
-                    "dynamicOffsetCount {} is less than the sets' dynamic descriptors",
-                    offsets.len()
-                );
-                let dynamic_offsets = offsets[next_offset..next_offset + dynamic].to_vec();
-                ensure!(
-                    dynamic_offsets.iter().all(|o| o % 16 == 0),
-                    "VUID-vkCmdBindDescriptorSets-pDynamicOffsets-01971",
-                    "a dynamic offset is not a multiple of the minimum offset alignment (16)"
-                );
-                next_offset += dynamic;
-                if state.sets.len() <= index {
-                    state.sets.resize(index + 1, None);
-                }
-                state.sets[index] = Some(BoundSet {
-                    set,
-                    dynamic_offsets,
-                });
-            }
-            ensure!(
-                next_offset == offsets.len(),
-                "VUID-vkCmdBindDescriptorSets-dynamicOffsetCount-00359",
-                "dynamicOffsetCount {} differs from the sets' {} dynamic descriptors",
-                offsets.len(),
-                next_offset
-            );
+            bind_descriptor_sets(state, pipeline_layout(layout)?, firstSet, sets, offsets)?;
             Ok(None)
         });
         Ok(())
     })
+}
+
+/// # Safety
+/// See [`crate::entry`].
+pub unsafe extern "system" fn vkCmdBindDescriptorSets2(
+    commandBuffer: VkCommandBuffer,
+    pBindDescriptorSetsInfo: *const VkBindDescriptorSetsInfo,
+) {
+    boundary::void("vkCmdBindDescriptorSets2", || {
+        command_buffer(commandBuffer)?.record_compute("vkCmdBindDescriptorSets2", |state| {
+            // SAFETY: a valid struct per the spec.
+            let info = unsafe { deref(pBindDescriptorSetsInfo, "pBindDescriptorSetsInfo")? };
+            check_stype(
+                info.sType,
+                VK_STRUCTURE_TYPE_BIND_DESCRIPTOR_SETS_INFO,
+                "VUID-VkBindDescriptorSetsInfo-sType-sType",
+            )?;
+            ensure!(
+                info.stageFlags != 0,
+                "VUID-VkBindDescriptorSetsInfo-stageFlags-requiredbitmask",
+                "stageFlags is 0"
+            );
+            ensure!(
+                !info.layout.is_null(),
+                "VUID-VkBindDescriptorSetsInfo-None-09495",
+                "layout is VK_NULL_HANDLE (the dynamicPipelineLayout feature is not supported)"
+            );
+            // SAFETY: counts and arrays per the spec.
+            let (sets, offsets) = unsafe {
+                (
+                    slice(
+                        info.pDescriptorSets,
+                        info.descriptorSetCount,
+                        "pDescriptorSets",
+                    )?,
+                    slice(
+                        info.pDynamicOffsets,
+                        info.dynamicOffsetCount,
+                        "pDynamicOffsets",
+                    )?,
+                )
+            };
+            let layout = pipeline_layout(info.layout)?;
+            if info.stageFlags & VK_SHADER_STAGE_COMPUTE_BIT != 0 {
+                bind_descriptor_sets(state, layout, info.firstSet, sets, offsets)?;
+            }
+            // Other stages have no bind point on this device: nothing to record for them.
+            Ok(None)
+        });
+        Ok(())
+    })
+}
+
+/// Validates and records a descriptor-set binding for the compute bind point (shared by
+/// `vkCmdBindDescriptorSets` and `vkCmdBindDescriptorSets2`).
+fn bind_descriptor_sets(
+    state: &mut ComputeState,
+    layout: Arc<PipelineLayout>,
+    firstSet: u32,
+    sets: &[VkDescriptorSet],
+    offsets: &[u32],
+) -> Result<()> {
+    ensure!(
+        u64::from(firstSet) + sets.len() as u64 <= layout.set_layouts.len() as u64,
+        "VUID-vkCmdBindDescriptorSets-firstSet-00360",
+        "sets {firstSet}..{} exceed the layout's {} set layouts",
+        u64::from(firstSet) + sets.len() as u64,
+        layout.set_layouts.len()
+    );
+    let mut next_offset = 0usize;
+    for (i, h) in sets.iter().enumerate() {
+        let index = firstSet as usize + i;
+        if h.is_null() {
+            continue;
+        }
+        let set = descriptor_set(*h)?;
+        let compatible = layout.set_layouts[index].as_ref().is_some_and(|l| {
+            Arc::ptr_eq(l, set.layout()) || l.bindings() == set.layout().bindings()
+        });
+        ensure!(
+            compatible,
+            "VUID-vkCmdBindDescriptorSets-pDescriptorSets-00358",
+            "set {index}'s layout is not compatible with the pipeline layout's"
+        );
+        let dynamic = set.layout().dynamic_count() as usize;
+        ensure!(
+            next_offset + dynamic <= offsets.len(),
+            "VUID-vkCmdBindDescriptorSets-dynamicOffsetCount-00359",
+            "dynamicOffsetCount {} is less than the sets' dynamic descriptors",
+            offsets.len()
+        );
+        let dynamic_offsets = offsets[next_offset..next_offset + dynamic].to_vec();
+        ensure!(
+            dynamic_offsets.iter().all(|o| o % 16 == 0),
+            "VUID-vkCmdBindDescriptorSets-pDynamicOffsets-01971",
+            "a dynamic offset is not a multiple of the minimum offset alignment (16)"
+        );
+        next_offset += dynamic;
+        if state.sets.len() <= index {
+            state.sets.resize(index + 1, None);
+        }
+        state.sets[index] = Some(BoundSet {
+            set,
+            dynamic_offsets,
+        });
+    }
+    ensure!(
+        next_offset == offsets.len(),
+        "VUID-vkCmdBindDescriptorSets-dynamicOffsetCount-00359",
+        "dynamicOffsetCount {} differs from the sets' {} dynamic descriptors",
+        offsets.len(),
+        next_offset
+    );
+    Ok(())
 }
 
 /// # Safety
@@ -444,32 +508,93 @@ pub unsafe extern "system" fn vkCmdPushConstants(
 ) {
     boundary::void("vkCmdPushConstants", || {
         command_buffer(commandBuffer)?.record_compute("vkCmdPushConstants", |state| {
-            let layout = pipeline_layout(layout)?;
-            ensure!(
-                offset % 4 == 0 && size % 4 == 0 && size > 0,
-                "VUID-vkCmdPushConstants-offset-00368",
-                "offset {offset} and size {size} must be non-zero multiples of 4"
-            );
-            let end = u64::from(offset) + u64::from(size);
-            let covered = layout
-                .push_ranges
-                .iter()
-                .any(|r| r.stages & stageFlags == stageFlags && r.offset <= offset && end <= u64::from(r.offset + r.size));
-            ensure!(
-                covered,
-                "VUID-vkCmdPushConstants-offset-01795",
-                "bytes {offset}..{end} for stages {stageFlags:#x} are not inside one of the layout's push-constant ranges"
-            );
-            // SAFETY: `size` bytes per the spec.
-            let bytes = unsafe { slice(pValues.cast::<u8>(), size, "pValues")? };
-            if state.push.len() < end as usize {
-                state.push.resize(end as usize, 0);
-            }
-            state.push[offset as usize..end as usize].copy_from_slice(bytes);
+            // SAFETY: `pValues` holds `size` bytes per the spec.
+            unsafe { push_constants(state, layout, stageFlags, offset, size, pValues)? };
             Ok(None)
         });
         Ok(())
     })
+}
+
+/// # Safety
+/// See [`crate::entry`].
+pub unsafe extern "system" fn vkCmdPushConstants2(
+    commandBuffer: VkCommandBuffer,
+    pPushConstantsInfo: *const VkPushConstantsInfo,
+) {
+    boundary::void("vkCmdPushConstants2", || {
+        command_buffer(commandBuffer)?.record_compute("vkCmdPushConstants2", |state| {
+            // SAFETY: a valid struct per the spec.
+            let info = unsafe { deref(pPushConstantsInfo, "pPushConstantsInfo")? };
+            check_stype(
+                info.sType,
+                VK_STRUCTURE_TYPE_PUSH_CONSTANTS_INFO,
+                "VUID-VkPushConstantsInfo-sType-sType",
+            )?;
+            ensure!(
+                !info.layout.is_null(),
+                "VUID-VkPushConstantsInfo-None-09495",
+                "layout is VK_NULL_HANDLE (the dynamicPipelineLayout feature is not supported)"
+            );
+            // SAFETY: `pValues` holds `size` bytes per the spec.
+            unsafe {
+                push_constants(
+                    state,
+                    info.layout,
+                    info.stageFlags,
+                    info.offset,
+                    info.size,
+                    info.pValues,
+                )?;
+            }
+            Ok(None)
+        });
+        Ok(())
+    })
+}
+
+/// Validates and records a push-constant update (shared by `vkCmdPushConstants` and
+/// `vkCmdPushConstants2`; the VUIDs are those of the first, the second has the same rules).
+///
+/// # Safety
+/// `pValues` must point to `size` readable bytes (the entry points' contract).
+unsafe fn push_constants(
+    state: &mut ComputeState,
+    layout: VkPipelineLayout,
+    stageFlags: VkShaderStageFlags,
+    offset: u32,
+    size: u32,
+    pValues: *const c_void,
+) -> Result<()> {
+    let layout = pipeline_layout(layout)?;
+    ensure!(
+        stageFlags != 0,
+        "VUID-vkCmdPushConstants-stageFlags-requiredbitmask",
+        "stageFlags is 0"
+    );
+    ensure!(
+        offset % 4 == 0 && size % 4 == 0 && size > 0,
+        "VUID-vkCmdPushConstants-offset-00368",
+        "offset {offset} and size {size} must be non-zero multiples of 4"
+    );
+    let end = u64::from(offset) + u64::from(size);
+    let covered = layout.push_ranges.iter().any(|r| {
+        r.stages & stageFlags == stageFlags
+            && r.offset <= offset
+            && end <= u64::from(r.offset) + u64::from(r.size)
+    });
+    ensure!(
+        covered,
+        "VUID-vkCmdPushConstants-offset-01795",
+        "bytes {offset}..{end} for stages {stageFlags:#x} are not inside one of the layout's push-constant ranges"
+    );
+    // SAFETY: `size` bytes (this function's contract).
+    let bytes = unsafe { slice(pValues.cast::<u8>(), size, "pValues")? };
+    if state.push.len() < end as usize {
+        state.push.resize(end as usize, 0);
+    }
+    state.push[offset as usize..end as usize].copy_from_slice(bytes);
+    Ok(())
 }
 
 fn check_counts(count: [u32; 3], base: [u32; 3]) -> Result<()> {
