@@ -906,6 +906,67 @@ void main() {
 control_flow()
 
 
+def copy_propagation():
+    # Patterns the IR optimiser (crates/spirv/src/opt.rs) must not break: a variable read before
+    # its store in a loop (last iteration's value), a variable stored only in a branch, a copy
+    # of a variable taken before the variable changes, and function results copied around.
+    n = 64
+    a = [(i * 37 + 11) % 1000 for i in range(n)]
+    out = []
+    for i in range(n):
+        prev = None
+        first = 0
+        s = 0
+        for k in range(6):
+            cur = a[(i + k) % n] + k
+            if k > 0:
+                s += prev * (k + 1)
+            prev = cur
+            if k == 2:
+                first = cur
+        x = i
+        y = x
+        x = x + 7
+        z = y * 3 + x
+        t = z * 2
+        u = t
+        t = t + 1
+        out += [s & 0xFFFFFFFF, first, z, (u + t) & 0xFFFFFFFF]
+    src = HEADER + """
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) readonly buffer I { uint a[]; };
+layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };
+uint twice(uint x) { return x * 2u; }
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    uint prev;
+    uint first = 0u;
+    uint sum = 0u;
+    for (uint k = 0u; k < 6u; k++) {
+        uint cur = a[(i + k) % 64u] + k;
+        if (k > 0u) sum += prev * (k + 1u);
+        prev = cur;
+        if (k == 2u) first = cur;
+    }
+    uint x = i;
+    uint y = x;
+    x = x + 7u;
+    uint z = y * 3u + x;
+    uint t = twice(z);
+    uint u = t;
+    t = t + 1u;
+    uint b = i * 4u;
+    o[b] = sum; o[b + 1u] = first; o[b + 2u] = z; o[b + 3u] = u + t;
+}
+"""
+    case("copy_propagation", src,
+         [buf(0, np.array(a, np.uint32)), buf(1, np.zeros(n * 4, np.uint32), out)],
+         [n // 16, 1, 1])
+
+
+copy_propagation()
+
+
 def functions():
     n = 32
 

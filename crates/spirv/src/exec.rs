@@ -244,7 +244,26 @@ impl<'e, 'a> Machine<'e, 'a> {
         }
     }
 
+    /// Runs lane group `g`, with the lane loops compiled for AVX2 when the CPU has it.
     fn run_group(&mut self, g: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { self.run_group_avx2(g) };
+            return;
+        }
+        self.run_group_any(g);
+    }
+
+    /// `run_group_any` compiled with AVX2 (everything it calls is `inline(always)`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_group_avx2(&mut self, g: u64) {
+        self.run_group_any(g);
+    }
+
+    #[inline(always)]
+    fn run_group_any(&mut self, g: u64) {
         let env = self.env;
         let first_wg = g * u64::from(env.fuse);
         let nwg = (env.total_wg - first_wg).min(u64::from(env.fuse)) as usize;
@@ -340,22 +359,30 @@ impl<'e, 'a> Machine<'e, 'a> {
 
     // ------------------------------------------------------------------ lane loops
     //
-    // Sources are copied into scratch rows first (a memcpy), so the destination row can be
-    // borrowed mutably and the loops are plain zips that LLVM vectorises. Every `alu` function is
-    // total, so a partial mask computes all lanes and selects what is kept.
+    // When the destination row differs from the source rows they are borrowed in place (see
+    // `rows`); otherwise the sources are copied into scratch rows first. Either way the loops are
+    // plain zips that LLVM vectorises. Every `alu` function is total, so a partial mask computes
+    // all lanes and selects what is kept.
 
     #[inline(always)]
     fn un(&mut self, d: Reg, a: Reg, f: impl Fn(u64) -> u64) {
         let l = self.l;
-        let (d, a) = (d as usize * l, a as usize * l);
-        self.ta.copy_from_slice(&self.regs[a..a + l]);
-        let dst = &mut self.regs[d..d + l];
-        if self.full {
-            for (o, &x) in dst.iter_mut().zip(&self.ta) {
+        let full = self.full;
+        let (dst, x) = if d != a {
+            let (dst, [x, _, _]) = rows(&mut self.regs, l, d, [a, a, a]);
+            (dst, x)
+        } else {
+            let a = a as usize * l;
+            self.ta.copy_from_slice(&self.regs[a..a + l]);
+            let d = d as usize * l;
+            (&mut self.regs[d..d + l], &self.ta[..])
+        };
+        if full {
+            for (o, &x) in dst.iter_mut().zip(x) {
                 *o = f(x);
             }
         } else {
-            for ((o, &x), &m) in dst.iter_mut().zip(&self.ta).zip(&self.mask) {
+            for ((o, &x), &m) in dst.iter_mut().zip(x).zip(&self.mask) {
                 let v = f(x);
                 *o = if m { v } else { *o };
             }
@@ -365,16 +392,23 @@ impl<'e, 'a> Machine<'e, 'a> {
     #[inline(always)]
     fn bin(&mut self, d: Reg, a: Reg, b: Reg, f: impl Fn(u64, u64) -> u64) {
         let l = self.l;
-        let (d, a, b) = (d as usize * l, a as usize * l, b as usize * l);
-        self.ta.copy_from_slice(&self.regs[a..a + l]);
-        self.tb.copy_from_slice(&self.regs[b..b + l]);
-        let dst = &mut self.regs[d..d + l];
-        if self.full {
-            for ((o, &x), &y) in dst.iter_mut().zip(&self.ta).zip(&self.tb) {
+        let full = self.full;
+        let (dst, x, y) = if d != a && d != b {
+            let (dst, [x, y, _]) = rows(&mut self.regs, l, d, [a, b, b]);
+            (dst, x, y)
+        } else {
+            let (a, b) = (a as usize * l, b as usize * l);
+            self.ta.copy_from_slice(&self.regs[a..a + l]);
+            self.tb.copy_from_slice(&self.regs[b..b + l]);
+            let d = d as usize * l;
+            (&mut self.regs[d..d + l], &self.ta[..], &self.tb[..])
+        };
+        if full {
+            for ((o, &x), &y) in dst.iter_mut().zip(x).zip(y) {
                 *o = f(x, y);
             }
         } else {
-            for (((o, &x), &y), &m) in dst.iter_mut().zip(&self.ta).zip(&self.tb).zip(&self.mask) {
+            for (((o, &x), &y), &m) in dst.iter_mut().zip(x).zip(y).zip(&self.mask) {
                 let v = f(x, y);
                 *o = if m { v } else { *o };
             }
@@ -384,23 +418,23 @@ impl<'e, 'a> Machine<'e, 'a> {
     #[inline(always)]
     fn tri(&mut self, d: Reg, a: Reg, b: Reg, c: Reg, f: impl Fn(u64, u64, u64) -> u64) {
         let l = self.l;
-        let (d, a, b, c) = (
-            d as usize * l,
-            a as usize * l,
-            b as usize * l,
-            c as usize * l,
-        );
-        self.ta.copy_from_slice(&self.regs[a..a + l]);
-        self.tb.copy_from_slice(&self.regs[b..b + l]);
-        self.tc.copy_from_slice(&self.regs[c..c + l]);
-        let dst = &mut self.regs[d..d + l];
-        for ((((o, &x), &y), &z), &m) in dst
-            .iter_mut()
-            .zip(&self.ta)
-            .zip(&self.tb)
-            .zip(&self.tc)
-            .zip(&self.mask)
-        {
+        let (dst, x, y, z) = if d != a && d != b && d != c {
+            let (dst, [x, y, z]) = rows(&mut self.regs, l, d, [a, b, c]);
+            (dst, x, y, z)
+        } else {
+            let (a, b, c) = (a as usize * l, b as usize * l, c as usize * l);
+            self.ta.copy_from_slice(&self.regs[a..a + l]);
+            self.tb.copy_from_slice(&self.regs[b..b + l]);
+            self.tc.copy_from_slice(&self.regs[c..c + l]);
+            let d = d as usize * l;
+            (
+                &mut self.regs[d..d + l],
+                &self.ta[..],
+                &self.tb[..],
+                &self.tc[..],
+            )
+        };
+        for ((((o, &x), &y), &z), &m) in dst.iter_mut().zip(x).zip(y).zip(z).zip(&self.mask) {
             let v = f(x, y, z);
             *o = if m { v } else { *o };
         }
@@ -511,6 +545,7 @@ impl<'e, 'a> Machine<'e, 'a> {
         }
     }
 
+    #[inline(always)]
     fn op(&mut self, op: &Op) {
         match *op {
             Op::Mov { d, a } => {
@@ -820,6 +855,7 @@ impl<'e, 'a> Machine<'e, 'a> {
     /// Tensor read/write over the whole lane group when the descriptor is the same for every lane
     /// (the usual case): the view is validated once, then offsets are computed coordinate by
     /// coordinate over all lanes. Returns `false` if the per-lane path must be used.
+    #[inline(always)]
     fn tensor_group(
         &mut self,
         t: &TensorAcc,
@@ -1111,6 +1147,7 @@ impl<'e, 'a> Machine<'e, 'a> {
         }
     }
 
+    #[inline(always)]
     fn take_edge(&mut self, e: &Edge, use_sub: bool) {
         if use_sub {
             std::mem::swap(&mut self.mask, &mut self.sub);
@@ -1146,6 +1183,7 @@ impl<'e, 'a> Machine<'e, 'a> {
 
     /// Runs a terminator. Returns `Some(block)` when the mask was full and every lane moved to
     /// `block` (then every `pcs` entry is `block` and the mask is unchanged).
+    #[inline(always)]
     fn term(&mut self, t: &Term) -> Option<u32> {
         let full = self.full;
         match t {
@@ -1234,4 +1272,23 @@ impl<'e, 'a> Machine<'e, 'a> {
 enum TAccess<'o> {
     Read { d: &'o [Reg], oob: Option<Reg> },
     Write { v: &'o [Reg] },
+}
+
+/// Borrows register row `d` mutably and rows `src` (each different from `d`, possibly equal to
+/// each other) immutably, out of the flat register file with `l` lanes per row.
+#[inline(always)]
+fn rows(regs: &mut [u64], l: usize, d: Reg, src: [Reg; 3]) -> (&mut [u64], [&[u64]; 3]) {
+    let d = d as usize * l;
+    let (lo, hi) = regs.split_at_mut(d);
+    let (dst, rest) = hi.split_at_mut(l);
+    let (lo, rest) = (&*lo, &*rest);
+    let row = |r: Reg| {
+        let r = r as usize * l;
+        if r < d {
+            &lo[r..r + l]
+        } else {
+            &rest[r - d - l..r - d]
+        }
+    };
+    (dst, [row(src[0]), row(src[1]), row(src[2])])
 }

@@ -262,7 +262,141 @@ pub(crate) struct Ir {
     pub shapes: Vec<Box<[u64]>>,
 }
 
+/// Whether an operand register is read or written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Use,
+    Def,
+}
+
 impl Op {
+    /// Calls `f` on every register operand, reads first, then writes. The variable ranges that
+    /// `LoadVar`/`StoreVar` index (`base..base + len`) are not operands: callers treat them as
+    /// opaque (see `opt`).
+    pub(crate) fn visit_regs(&mut self, f: &mut impl FnMut(&mut Reg, Role)) {
+        use Role::{Def, Use};
+        let desc = |d: &mut DescIdx, f: &mut dyn FnMut(&mut Reg, Role)| {
+            if let DescIdx::Dyn(r) = d {
+                f(r, Use);
+            }
+        };
+        let space = |s: &mut Space, f: &mut dyn FnMut(&mut Reg, Role)| {
+            if let Space::Buffer { desc: d, .. } = s {
+                desc(d, f);
+            }
+        };
+        match self {
+            Op::Mov { d, a }
+            | Op::IUn { d, a, .. }
+            | Op::FUn { d, a, .. }
+            | Op::Conv { d, a, .. } => {
+                f(a, Use);
+                f(d, Def);
+            }
+            Op::IBin { d, a, b, .. }
+            | Op::ICmp { d, a, b, .. }
+            | Op::FBin { d, a, b, .. }
+            | Op::FCmp { d, a, b, .. }
+            | Op::Sub { d, a, b, .. } => {
+                f(a, Use);
+                f(b, Use);
+                f(d, Def);
+            }
+            Op::Tern { d, a, b, c, .. } | Op::Select { d, c, a, b } => {
+                f(a, Use);
+                f(b, Use);
+                f(c, Use);
+                f(d, Def);
+            }
+            Op::Pick { d, idx, srcs } => {
+                f(idx, Use);
+                for s in srcs.iter_mut() {
+                    f(s, Use);
+                }
+                f(d, Def);
+            }
+            Op::LoadVar { d, idx, .. } => {
+                f(idx, Use);
+                f(d, Def);
+            }
+            Op::StoreVar { idx, v, .. } => {
+                f(idx, Use);
+                f(v, Use);
+            }
+            Op::Load { sp, d, addr, .. } => {
+                space(sp, f);
+                if let Some(a) = addr {
+                    f(a, Use);
+                }
+                f(d, Def);
+            }
+            Op::Store { sp, v, addr, .. } => {
+                space(sp, f);
+                if let Some(a) = addr {
+                    f(a, Use);
+                }
+                f(v, Use);
+            }
+            Op::Atomic {
+                sp,
+                d,
+                addr,
+                v,
+                cmp,
+                ..
+            } => {
+                space(sp, f);
+                if let Some(a) = addr {
+                    f(a, Use);
+                }
+                f(v, Use);
+                f(cmp, Use);
+                f(d, Def);
+            }
+            Op::ArrayLength { desc: dd, d, .. } => {
+                desc(dd, f);
+                f(d, Def);
+            }
+            Op::TensorRead {
+                t, coords, d, oob, ..
+            } => {
+                desc(&mut t.desc, f);
+                for c in coords.iter_mut() {
+                    f(c, Use);
+                }
+                if let Some(o) = oob {
+                    f(o, Use);
+                }
+                for r in d.iter_mut() {
+                    f(r, Def);
+                }
+            }
+            Op::TensorWrite { t, coords, v, .. } => {
+                desc(&mut t.desc, f);
+                for c in coords.iter_mut() {
+                    f(c, Use);
+                }
+                for r in v.iter_mut() {
+                    f(r, Use);
+                }
+            }
+            Op::TensorQuery { t, dim, d, .. } => {
+                desc(&mut t.desc, f);
+                f(dim, Use);
+                f(d, Def);
+            }
+        }
+    }
+
+    /// Whether the op only computes its results (no memory or variable writes), so it may be
+    /// deleted when nothing reads them.
+    pub(crate) fn is_pure(&self) -> bool {
+        !matches!(
+            self,
+            Op::StoreVar { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::TensorWrite { .. }
+        )
+    }
+
     /// Every register the op reads or writes (for verification).
     fn regs(&self, out: &mut Vec<Reg>) {
         let desc = |d: &DescIdx, out: &mut Vec<Reg>| {

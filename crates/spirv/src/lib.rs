@@ -27,6 +27,7 @@ mod exec;
 mod ir;
 mod lower;
 mod mem;
+mod opt;
 mod subgroup;
 
 use std::fmt;

@@ -191,6 +191,9 @@ struct Lowerer<'m> {
     shapes: Vec<Box<[u64]>>,
     /// See `Program::warnings`.
     warnings: Vec<String>,
+    /// Register ranges of variables (built-ins, private and function variables): stored more
+    /// than once and read out of SSA order, so `opt` never treats them as SSA values.
+    var_ranges: Vec<(Reg, u32)>,
     builtins: Builtins,
     needs_whole: bool,
     local_size: [u32; 3],
@@ -249,6 +252,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         shared_size: 0,
         shapes: Vec::new(),
         warnings: Vec::new(),
+        var_ranges: Vec::new(),
         builtins: Builtins::default(),
         needs_whole: false,
         local_size: [1, 1, 1],
@@ -276,7 +280,14 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         target: first,
         moves: Vec::new(),
     });
-    let blocks = order_blocks(std::mem::take(&mut l.blocks))?;
+    let mut blocks = order_blocks(std::mem::take(&mut l.blocks))?;
+    crate::opt::optimize(
+        &mut blocks,
+        l.nregs,
+        &l.var_ranges,
+        &l.consts_init,
+        &l.builtins,
+    );
     let shared_size = u32::try_from(l.shared_size)
         .map_err(|_| SpirvError::new("workgroup memory larger than 4 GiB"))?;
     let ir = Ir {
@@ -1106,10 +1117,12 @@ impl<'m> Lowerer<'m> {
                 };
                 let n = self.nleaves(pointee)?;
                 if let Some(base) = self.subgroup_builtin(*b, pointee, n)? {
+                    self.var_ranges.push((base, n));
                     return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
                 }
                 if *b == BuiltIn::LocalInvocationIndex && n == 1 {
                     let base = self.local_index_reg()?;
+                    self.var_ranges.push((base, n));
                     return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
                 }
                 let base = self.alloc(n)?;
@@ -1132,6 +1145,7 @@ impl<'m> Lowerer<'m> {
                     ));
                 }
                 *slot = Some(base);
+                self.var_ranges.push((base, n));
                 Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)))
             }
             StorageClass::Private | StorageClass::Function => {
@@ -1149,6 +1163,7 @@ impl<'m> Lowerer<'m> {
                         a: s,
                     });
                 }
+                self.var_ranges.push((base, n));
                 Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)))
             }
             StorageClass::Workgroup => {
@@ -2128,6 +2143,7 @@ impl<'m> Lowerer<'m> {
                 };
                 let n = self.nleaves(pointee)?;
                 let base = self.alloc(n)?;
+                self.var_ranges.push((base, n));
                 if let Some(init) = o.get(1) {
                     let src = self.regs(vals, idref(Some(init))?)?;
                     for (k, s) in src.into_iter().enumerate() {

@@ -1,0 +1,430 @@
+//! IR clean-up after lowering: copy propagation and dead-code removal.
+//!
+//! Lowering emits a `Mov` for every `OpLoad`/`OpStore` of a function variable and for every
+//! `OpCopyObject`-like value, and each `Mov` is a pass over all lanes at run time. This pass
+//! removes most of them, in four steps:
+//! 1. *SSA copies* (`d = a`, both registers written once and not variables) are folded
+//!    everywhere: in SSA a definition dominates its uses, so `d` can be read as `a`.
+//! 2. *Block-local copies* (`t = var`, a load of a variable) are folded into later reads of `t` in
+//!    the same block, until `var` is written again.
+//! 3. *Stores of a fresh value* (`t = x op y; var = t`, `t` read only by that store) compute
+//!    straight into `var`.
+//! 4. Pure ops whose results nobody reads are deleted.
+//!
+//! Invariants kept: variables, built-ins and constants (`pinned`) are never renamed away or
+//! deleted; ops are never moved across blocks, so every op still runs under the same mask; step 3
+//! makes an op write a register it also reads only if the op is lane-wise (reads all operands of
+//! a lane before writing that lane's result).
+
+use crate::ir::{Block, Builtins, Op, Reg, Role, Term};
+
+/// Runs the passes over `blocks` (registers `0..nregs`).
+pub(crate) fn optimize(
+    blocks: &mut [Block],
+    nregs: u32,
+    vars: &[(Reg, u32)],
+    consts: &[(Reg, u64)],
+    builtins: &Builtins,
+) {
+    let n = nregs as usize;
+    let mut pinned = vec![false; n];
+    let mut pin = |base: Reg, len: u32| {
+        for r in base..base.saturating_add(len) {
+            if let Some(p) = pinned.get_mut(r as usize) {
+                *p = true;
+            }
+        }
+    };
+    for &(b, len) in vars {
+        pin(b, len);
+    }
+    for (r, len) in [
+        (builtins.global_id, 3),
+        (builtins.local_id, 3),
+        (builtins.workgroup_id, 3),
+        (builtins.num_workgroups, 3),
+        (builtins.local_index, 1),
+    ] {
+        if let Some(r) = r {
+            pin(r, len);
+        }
+    }
+    // Every register index below is `< nregs` (the IR is verified after this pass, but lowering
+    // only allocates below `nregs`); out-of-range ones are left alone rather than indexed.
+    let ok = |r: Reg| (r as usize) < n;
+    let mut defs = vec![0u32; n];
+    for &(r, _) in consts {
+        if ok(r) {
+            defs[r as usize] += 1;
+        }
+    }
+    for b in blocks.iter_mut() {
+        for op in &mut b.ops {
+            op.visit_regs(&mut |r, role| {
+                if role == Role::Def && ok(*r) {
+                    defs[*r as usize] += 1;
+                }
+            });
+        }
+        for_each_edge(&mut b.term, |e| {
+            for (d, _) in &e.moves {
+                if ok(*d) {
+                    defs[*d as usize] += 1;
+                }
+            }
+        });
+    }
+    let ssa = |r: Reg| ok(r) && defs[r as usize] == 1 && !pinned[r as usize];
+
+    // 1. SSA copies.
+    let mut alias: Vec<Reg> = (0..nregs).collect();
+    for b in blocks.iter() {
+        for op in &b.ops {
+            if let Op::Mov { d, a } = *op
+                && ssa(d)
+                && ssa(a)
+            {
+                alias[d as usize] = a;
+            }
+        }
+    }
+    let root = |mut r: Reg| {
+        // Chains are short and acyclic for valid SSA; the bound only guards against bad input.
+        for _ in 0..64 {
+            match alias.get(r as usize) {
+                Some(&a) if a != r => r = a,
+                _ => break,
+            }
+        }
+        r
+    };
+    for b in blocks.iter_mut() {
+        for op in &mut b.ops {
+            op.visit_regs(&mut |r, role| {
+                if role == Role::Use {
+                    *r = root(*r);
+                }
+            });
+        }
+        rewrite_term_uses(&mut b.term, &root);
+    }
+
+    // 2. Block-local copies of variables.
+    for b in blocks.iter_mut() {
+        let mut map: Vec<(Reg, Reg)> = Vec::new(); // (copy, source)
+        let look =
+            |map: &[(Reg, Reg)], r: Reg| map.iter().find(|(t, _)| *t == r).map_or(r, |&(_, s)| s);
+        for op in &mut b.ops {
+            op.visit_regs(&mut |r, role| {
+                if role == Role::Use {
+                    *r = look(&map, *r);
+                }
+            });
+            let mut written: Vec<Reg> = Vec::new();
+            op.visit_regs(&mut |r, role| {
+                if role == Role::Def {
+                    written.push(*r);
+                }
+            });
+            map.retain(|(t, s)| !written.contains(t) && !written.contains(s));
+            if let Op::StoreVar { base, len, .. } = *op {
+                map.retain(|(_, s)| !(base..base.saturating_add(len)).contains(s));
+            }
+            if let Op::Mov { d, a } = *op
+                && ssa(d)
+                && d != a
+            {
+                map.push((d, a));
+            }
+        }
+        rewrite_term_uses(&mut b.term, &|r| look(&map, r));
+    }
+
+    // 3. Stores of fresh values.
+    let mut uses = count_uses(blocks, n);
+    for b in blocks.iter_mut() {
+        let mut i = 0;
+        while i < b.ops.len() {
+            if let Op::Mov { d: var, a: t } = b.ops[i]
+                && var != t
+                && ssa(t)
+                && uses[t as usize] == 1
+                && let Some(j) = (0..i).rev().find(|&j| defines_only(&b.ops[j], t))
+                && (lane_wise(&b.ops[j]) || !reads(&b.ops[j], var))
+                && !b.ops[j + 1..i].iter().any(|o| touches(o, var))
+            {
+                set_def(&mut b.ops[j], var);
+                b.ops.remove(i);
+                uses[t as usize] = 0;
+                continue;
+            }
+            i += 1;
+        }
+    }
+
+    // 4. Dead pure ops (and moves to themselves).
+    for _ in 0..8 {
+        let uses = count_uses(blocks, n);
+        let mut changed = false;
+        for b in blocks.iter_mut() {
+            b.ops.retain_mut(|op| {
+                if let Op::Mov { d, a } = *op
+                    && d == a
+                {
+                    changed = true;
+                    return false;
+                }
+                if !op.is_pure() {
+                    return true;
+                }
+                let mut dead = true;
+                op.visit_regs(&mut |r, role| {
+                    if role == Role::Def
+                        && (!ok(*r) || pinned[*r as usize] || uses[*r as usize] > 0)
+                    {
+                        dead = false;
+                    }
+                });
+                if dead {
+                    changed = true;
+                }
+                !dead
+            });
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+fn for_each_edge(t: &mut Term, mut f: impl FnMut(&mut crate::ir::Edge)) {
+    match t {
+        Term::Jump(e) => f(e),
+        Term::Branch { t, f: e, .. } => {
+            f(t);
+            f(e);
+        }
+        Term::Switch { edges, .. } => edges.iter_mut().for_each(f),
+        Term::Exit => {}
+    }
+}
+
+fn rewrite_term_uses(t: &mut Term, map: &impl Fn(Reg) -> Reg) {
+    match t {
+        Term::Branch { c, .. } => *c = map(*c),
+        Term::Switch { sel, .. } => *sel = map(*sel),
+        Term::Jump(_) | Term::Exit => {}
+    }
+    for_each_edge(t, |e| {
+        for (_, a) in &mut e.moves {
+            *a = map(*a);
+        }
+    });
+}
+
+/// How often each register is read (ops, terminators, edge copies). Registers read through a
+/// `LoadVar` range are pinned variables, which are never deleted, so they need no count.
+fn count_uses(blocks: &mut [Block], n: usize) -> Vec<u32> {
+    let mut uses = vec![0u32; n];
+    let mut bump = |r: Reg| {
+        if let Some(u) = uses.get_mut(r as usize) {
+            *u += 1;
+        }
+    };
+    for b in blocks.iter_mut() {
+        for op in &mut b.ops {
+            op.visit_regs(&mut |r, role| {
+                if role == Role::Use {
+                    bump(*r);
+                }
+            });
+        }
+        match &b.term {
+            Term::Branch { c, .. } => bump(*c),
+            Term::Switch { sel, .. } => bump(*sel),
+            Term::Jump(_) | Term::Exit => {}
+        }
+        for_each_edge(&mut b.term, |e| {
+            for (_, a) in &e.moves {
+                bump(*a);
+            }
+        });
+    }
+    uses
+}
+
+/// Whether `op` writes exactly one register, `r`.
+fn defines_only(op: &Op, r: Reg) -> bool {
+    let mut op = op.clone();
+    let mut written = Vec::new();
+    op.visit_regs(&mut |x, role| {
+        if role == Role::Def {
+            written.push(*x);
+        }
+    });
+    written == [r]
+}
+
+/// Ops whose lane loop reads every operand of a lane before writing that lane's result, so the
+/// result may go to a register the op also reads.
+fn lane_wise(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Mov { .. }
+            | Op::IBin { .. }
+            | Op::IUn { .. }
+            | Op::ICmp { .. }
+            | Op::FBin { .. }
+            | Op::FUn { .. }
+            | Op::FCmp { .. }
+            | Op::Tern { .. }
+            | Op::Conv { .. }
+            | Op::Select { .. }
+    )
+}
+
+/// Whether `op` reads or writes `r` (variable ranges of `LoadVar`/`StoreVar` included).
+fn touches(op: &Op, r: Reg) -> bool {
+    match *op {
+        Op::LoadVar { base, len, .. } | Op::StoreVar { base, len, .. }
+            if (base..base.saturating_add(len)).contains(&r) =>
+        {
+            return true;
+        }
+        _ => {}
+    }
+    let mut op = op.clone();
+    let mut hit = false;
+    op.visit_regs(&mut |x, _| hit |= *x == r);
+    hit
+}
+
+/// Whether `op` reads `r` (variable ranges of `LoadVar`/`StoreVar` included).
+fn reads(op: &Op, r: Reg) -> bool {
+    match *op {
+        Op::LoadVar { base, len, .. } | Op::StoreVar { base, len, .. }
+            if (base..base.saturating_add(len)).contains(&r) =>
+        {
+            return true;
+        }
+        _ => {}
+    }
+    let mut op = op.clone();
+    let mut hit = false;
+    op.visit_regs(&mut |x, role| hit |= role == Role::Use && *x == r);
+    hit
+}
+
+fn set_def(op: &mut Op, r: Reg) {
+    op.visit_regs(&mut |x, role| {
+        if role == Role::Def {
+            *x = r;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alu::FBin;
+    use crate::ir::Edge;
+
+    fn block(ops: Vec<Op>, term: Term) -> Block {
+        Block {
+            ops,
+            term,
+            order_succ: Vec::new(),
+        }
+    }
+
+    /// `var += c` as lowering emits it (load, add, store) becomes one in-place add; the SSA copy
+    /// of a constant is folded into its reader and deleted.
+    #[test]
+    fn load_add_store_becomes_one_op() {
+        // r0 = variable, r1 = constant, r2..r5 temporaries.
+        let mut blocks = vec![
+            block(
+                vec![
+                    Op::Mov { d: 2, a: 0 },
+                    Op::Mov { d: 5, a: 1 },
+                    Op::FBin {
+                        op: FBin::Add,
+                        w: 32,
+                        d: 3,
+                        a: 2,
+                        b: 5,
+                    },
+                    Op::Mov { d: 0, a: 3 },
+                ],
+                Term::Jump(Edge {
+                    target: 1,
+                    moves: Vec::new(),
+                }),
+            ),
+            block(vec![], Term::Exit),
+        ];
+        optimize(&mut blocks, 6, &[(0, 1)], &[(1, 7)], &Builtins::default());
+        assert!(
+            matches!(
+                blocks[0].ops.as_slice(),
+                [Op::FBin {
+                    d: 0,
+                    a: 0,
+                    b: 1,
+                    ..
+                }]
+            ),
+            "{:?}",
+            blocks[0].ops
+        );
+    }
+
+    /// A copy of a variable read in a later block keeps its `Mov`, and a read after the variable
+    /// was stored again is not redirected to the variable.
+    #[test]
+    fn copies_of_variables_stay_where_needed() {
+        let mut blocks = vec![
+            block(
+                vec![
+                    Op::Mov { d: 2, a: 0 }, // t = var
+                    Op::Mov { d: 0, a: 1 }, // var = c
+                    Op::FBin {
+                        op: FBin::Add,
+                        w: 32,
+                        d: 3,
+                        a: 2,
+                        b: 2,
+                    },
+                ],
+                Term::Jump(Edge {
+                    target: 1,
+                    moves: Vec::new(),
+                }),
+            ),
+            block(
+                vec![Op::FBin {
+                    op: FBin::Mul,
+                    w: 32,
+                    d: 4,
+                    a: 2,
+                    b: 3,
+                }],
+                Term::Branch {
+                    c: 4,
+                    t: Edge {
+                        target: 1,
+                        moves: Vec::new(),
+                    },
+                    f: Edge {
+                        target: 1,
+                        moves: Vec::new(),
+                    },
+                },
+            ),
+        ];
+        optimize(&mut blocks, 5, &[(0, 1)], &[(1, 7)], &Builtins::default());
+        let ops = &blocks[0].ops;
+        assert!(matches!(ops[0], Op::Mov { d: 2, a: 0 }), "{ops:?}");
+        assert!(matches!(ops[2], Op::FBin { a: 2, b: 2, .. }), "{ops:?}");
+    }
+}
