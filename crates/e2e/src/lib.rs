@@ -65,6 +65,8 @@ pub const REQUIRED_DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_vulkan_memory_model",
     "VK_EXT_pipeline_creation_cache_control",
     "VK_KHR_maintenance6",
+    "VK_KHR_shader_bfloat16",
+    "VK_EXT_shader_float8",
 ];
 
 /// The workspace root (two levels above this crate).
@@ -573,6 +575,22 @@ impl Ctx {
         }
         if let Some(t) = tensors.as_mut() {
             info = info.push_next(t);
+        }
+        let has = |name: &str| enabled_extensions.iter().any(|e| e == name);
+        let mut bf16 = vk::PhysicalDeviceShaderBfloat16FeaturesKHR {
+            shader_b_float16_type: vk::TRUE,
+            shader_b_float_16dot_product: vk::TRUE,
+            ..Default::default()
+        };
+        let mut fp8 = vk::PhysicalDeviceShaderFloat8FeaturesEXT {
+            shader_float8: vk::TRUE,
+            ..Default::default()
+        };
+        if shader_features && has("VK_KHR_shader_bfloat16") {
+            info = info.push_next(&mut bf16);
+        }
+        if shader_features && has("VK_EXT_shader_float8") {
+            info = info.push_next(&mut fp8);
         }
         let guard = loader_device_lock();
         // SAFETY: `info` and its chain outlive the call.

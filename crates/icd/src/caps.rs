@@ -110,6 +110,10 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
         VK_KHR_MAP_MEMORY_2_SPEC_VERSION,
     ),
     (
+        VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME,
+        VK_KHR_SHADER_BFLOAT16_SPEC_VERSION,
+    ),
+    (
         VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME,
         VK_KHR_SHADER_FLOAT16_INT8_SPEC_VERSION,
     ),
@@ -128,6 +132,10 @@ pub const DEVICE_EXTENSIONS: &[(&CStr, u32)] = &[
     (
         VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME,
         VK_KHR_VULKAN_MEMORY_MODEL_SPEC_VERSION,
+    ),
+    (
+        VK_EXT_SHADER_FLOAT8_EXTENSION_NAME,
+        VK_EXT_SHADER_FLOAT8_SPEC_VERSION,
     ),
     (
         VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME,
@@ -817,6 +825,34 @@ pub unsafe fn fill_features(stype: VkStructureType, p: *mut VkBaseOutStructure) 
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES => {
             copy_fields!(p, VkPhysicalDeviceMaintenance4Features, v13, [maintenance4])
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR => {
+            // The type, its conversions and dot products; no cooperative matrices.
+            let mut b: VkPhysicalDeviceShaderBfloat16FeaturesKHR = zeroed();
+            b.shaderBFloat16Type = VK_TRUE;
+            b.shaderBFloat16DotProduct = VK_TRUE;
+            b.shaderBFloat16CooperativeMatrix = VK_FALSE;
+            copy_fields!(
+                p,
+                VkPhysicalDeviceShaderBfloat16FeaturesKHR,
+                b,
+                [
+                    shaderBFloat16Type,
+                    shaderBFloat16DotProduct,
+                    shaderBFloat16CooperativeMatrix,
+                ]
+            )
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT => {
+            let mut f8: VkPhysicalDeviceShaderFloat8FeaturesEXT = zeroed();
+            f8.shaderFloat8 = VK_TRUE;
+            f8.shaderFloat8CooperativeMatrix = VK_FALSE;
+            copy_fields!(
+                p,
+                VkPhysicalDeviceShaderFloat8FeaturesEXT,
+                f8,
+                [shaderFloat8, shaderFloat8CooperativeMatrix]
+            )
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES => {
             let mut m6: VkPhysicalDeviceMaintenance6Features = zeroed();

@@ -570,6 +570,10 @@ pub(crate) enum Conv {
     UToF,
     SToF,
     FToF,
+    /// `FToF` to a float8 type decorated `SaturatedToLargestFloat8NormalConversionEXT`: values
+    /// beyond the largest normal value (infinities included) become it, with their sign; NaN
+    /// stays NaN.
+    FToFSat,
 }
 
 #[inline(always)]
@@ -616,12 +620,41 @@ pub(crate) fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
                 f_put(to, f_get(from, a))
             }
         }
+        Conv::FToFSat => {
+            let v = f_get(from, a);
+            let max = match to {
+                W_E4M3 => 448.0,
+                W_E5M2 => 57344.0,
+                _ => f64::INFINITY,
+            };
+            f_put(to, if v.is_nan() { v } else { v.clamp(-max, max) })
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn saturating_float8_conversion() {
+        let f = |v: f32, to| conv(Conv::FToFSat, 32, to, u64::from(v.to_bits()));
+        assert_eq!(f(1000.0, W_E4M3), 0x7e); // 448
+        assert_eq!(f(f32::NEG_INFINITY, W_E4M3), 0xfe);
+        assert_eq!(f(1e6, W_E5M2), 0x7b); // 57344
+        assert_eq!(f(f32::INFINITY, W_E5M2), 0x7b);
+        assert_eq!(f(1.5, W_E5M2), 0x3e);
+        assert!(fp8_decode(f(f32::NAN, W_E4M3) as u8, false).is_nan());
+        // Without saturation the same values overflow to NaN (E4M3) and infinity (E5M2).
+        assert_eq!(
+            conv(Conv::FToF, 32, W_E4M3, u64::from(1000f32.to_bits())),
+            0x7f
+        );
+        assert_eq!(
+            conv(Conv::FToF, 32, W_E5M2, u64::from(1e6f32.to_bits())),
+            0x7c
+        );
+    }
 
     #[test]
     fn float8_round_trips_every_code() {

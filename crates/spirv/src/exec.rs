@@ -1219,8 +1219,8 @@ impl<'e, 'a> Machine<'e, 'a> {
                     full.then_some(f.target)
                 } else {
                     for (want, e) in [(1, t), (0, f)] {
-                        for i in 0..self.l {
-                            self.sub[i] = self.mask[i] && self.tgt[i] == want;
+                        for ((s, &m), &g) in self.sub.iter_mut().zip(&self.mask).zip(&self.tgt) {
+                            *s = m & (g == want);
                         }
                         self.take_edge(e, true);
                     }
@@ -1253,9 +1253,9 @@ impl<'e, 'a> Machine<'e, 'a> {
                 } else {
                     for (k, e) in edges.iter().enumerate() {
                         let mut any = false;
-                        for i in 0..self.l {
-                            let on = self.mask[i] && self.tgt[i] == k as u32;
-                            self.sub[i] = on;
+                        for ((s, &m), &g) in self.sub.iter_mut().zip(&self.mask).zip(&self.tgt) {
+                            let on = m & (g == k as u32);
+                            *s = on;
                             any |= on;
                         }
                         if any {

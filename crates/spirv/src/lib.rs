@@ -66,6 +66,10 @@ pub struct Module {
     /// `OpExecutionModeId` instructions (entry point, mode, operand ids): rspirv 0.13's loader
     /// rejects them, so they are taken out of the stream before loading.
     pub(crate) mode_ids: Vec<(u32, u32, Vec<u32>)>,
+    /// `OpTypeFloat 8 <encoding>` result ids and their encoding word. rspirv 0.13 cannot read
+    /// constants of 8-bit float types, so these types reach it as `OpTypeInt 8 0` (same word
+    /// count; an 8-bit literal is the same word either way) and lowering restores them.
+    pub(crate) float8_types: std::collections::HashMap<u32, u32>,
 }
 
 impl Module {
@@ -83,7 +87,7 @@ impl Module {
                 words[0]
             )));
         }
-        let (id_offsets, mode_ids, filtered) = scan_offsets(words)?;
+        let (id_offsets, mode_ids, filtered, float8_types) = scan_offsets(words)?;
         let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&filtered))
             .map_err(|_| SpirvError::new("the SPIR-V parser failed on malformed input"))?;
         let dr = parsed.map_err(|e| SpirvError::new(format!("parse error: {e}")))?;
@@ -91,6 +95,7 @@ impl Module {
             dr,
             id_offsets,
             mode_ids,
+            float8_types,
         })
     }
 
@@ -118,12 +123,17 @@ type Scan = (
     std::collections::HashMap<u32, usize>,
     Vec<(u32, u32, Vec<u32>)>,
     Vec<u32>,
+    std::collections::HashMap<u32, u32>,
 );
 
 /// Walks the instruction stream once, checking word counts, records where each result id is
-/// defined (used to put word offsets in error messages) and extracts `OpExecutionModeId`.
+/// defined (used to put word offsets in error messages), extracts `OpExecutionModeId` and
+/// rewrites 8-bit float types (see `Module::float8_types`).
 fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
     const OP_EXECUTION_MODE_ID: u32 = 331;
+    const OP_TYPE_INT: u32 = 21;
+    const OP_TYPE_FLOAT: u32 = 22;
+    let mut float8 = std::collections::HashMap::new();
     let mut map = std::collections::HashMap::new();
     let mut mode_ids = Vec::new();
     let mut filtered = Vec::with_capacity(words.len());
@@ -160,7 +170,10 @@ fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
                 }
             }
         }
-        if opcode == OP_EXECUTION_MODE_ID {
+        if opcode == OP_TYPE_FLOAT && wc == 4 && words[at + 2] == 8 {
+            float8.insert(words[at + 1], words[at + 3]);
+            filtered.extend_from_slice(&[(4 << 16) | OP_TYPE_INT, words[at + 1], 8, 0]);
+        } else if opcode == OP_EXECUTION_MODE_ID {
             if wc < 3 {
                 return Err(SpirvError::new(format!(
                     "malformed OpExecutionModeId at word {at}"
@@ -176,7 +189,7 @@ fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
         }
         at += wc;
     }
-    Ok((map, mode_ids, filtered))
+    Ok((map, mode_ids, filtered, float8))
 }
 
 /// A descriptor used by an entry point.

@@ -288,6 +288,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         &l.consts_init,
         &l.builtins,
     );
+    crate::opt::merge_blocks(&mut blocks);
     let shared_size = u32::try_from(l.shared_size)
         .map_err(|_| SpirvError::new("workgroup memory larger than 4 GiB"))?;
     let ir = Ir {
@@ -423,6 +424,7 @@ impl<'m> Lowerer<'m> {
                     | C::VulkanMemoryModel
                     | C::VulkanMemoryModelDeviceScope
                     | C::BFloat16TypeKHR
+                    | C::BFloat16DotProductKHR
                     | C::Float8EXT
                     | C::GroupNonUniform
                     | C::GroupNonUniformVote
@@ -700,6 +702,27 @@ impl<'m> Lowerer<'m> {
             S::TypeVoid => Some(Ty::Void),
             S::TypeBool => Some(Ty::Scalar(Sc::Bool)),
             S::TypeInt => {
+                const FLOAT8_E4M3: u32 = 4214;
+                const FLOAT8_E5M2: u32 = 4215;
+                match self.m.float8_types.get(&rid()?) {
+                    Some(&FLOAT8_E4M3) => {
+                        self.types
+                            .insert(rid()?, Ty::Scalar(Sc::Float(alu::W_E4M3)));
+                        return Ok(());
+                    }
+                    Some(&FLOAT8_E5M2) => {
+                        self.types
+                            .insert(rid()?, Ty::Scalar(Sc::Float(alu::W_E5M2)));
+                        return Ok(());
+                    }
+                    Some(enc) => {
+                        return err(format!(
+                            "{}: unsupported float encoding {enc} for width 8",
+                            self.at
+                        ));
+                    }
+                    None => {}
+                }
                 let w = lit(o.first())?;
                 let s = lit(o.get(1))? != 0;
                 if !matches!(w, 8 | 16 | 32 | 64) {
@@ -1803,6 +1826,35 @@ impl<'m> Lowerer<'m> {
         if a.len() != b.len() || a.is_empty() {
             return err(format!("{}: dot of mismatched vectors", self.at));
         }
+        if w == alu::W_BF16 {
+            // bfloat16 dot products accumulate in float32 and round once at the end.
+            let mut wide = |v: &[Reg]| -> R<Vec<Reg>> {
+                v.iter()
+                    .map(|&x| {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: Conv::FToF,
+                            from: w,
+                            to: 32,
+                            d,
+                            a: x,
+                        });
+                        Ok(d)
+                    })
+                    .collect()
+            };
+            let (a, b) = (wide(a)?, wide(b)?);
+            let s = self.dot(32, &a, &b)?;
+            let d = self.alloc(1)?;
+            self.emit(Op::Conv {
+                op: Conv::FToF,
+                from: 32,
+                to: w,
+                d,
+                a: s,
+            });
+            return Ok(d);
+        }
         let mut acc = self.alloc(1)?;
         self.emit(Op::FBin {
             op: FBin::Mul,
@@ -1942,6 +1994,14 @@ impl<'m> Lowerer<'m> {
             S::ConvertSToF => alu!(K::C(Conv::SToF)),
             S::UConvert => alu!(K::C(Conv::UToU)),
             S::SConvert => alu!(K::C(Conv::SToS)),
+            S::FConvert
+                if inst.result_id.is_some_and(|r| {
+                    self.deco(r, Decoration::SaturatedToLargestFloat8NormalConversionEXT)
+                        .is_some()
+                }) =>
+            {
+                alu!(K::C(Conv::FToFSat))
+            }
             S::FConvert => alu!(K::C(Conv::FToF)),
             S::Bitcast => {
                 let src = self.regs(vals, idref(o.first())?)?;

@@ -11,6 +11,9 @@
 //!    straight into `var`.
 //! 4. Pure ops whose results nobody reads are deleted.
 //!
+//! Then `merge_blocks` joins straight-line chains of blocks, so a loop iteration runs fewer
+//! terminators.
+//!
 //! Invariants kept: variables, built-ins and constants (`pinned`) are never renamed away or
 //! deleted; ops are never moved across blocks, so every op still runs under the same mask; step 3
 //! makes an op write a register it also reads only if the op is lane-wise (reads all operands of
@@ -193,6 +196,45 @@ pub(crate) fn optimize(
         }
         if !changed {
             break;
+        }
+    }
+}
+
+/// Straight-line block merging: a block that ends in a plain jump (no phi copies) to a later
+/// block with no other predecessor absorbs that block's ops and terminator. The lanes that reach
+/// the absorbed block are exactly those of its predecessor, so masks, reconvergence points and
+/// subgroup membership are unchanged; the absorbed block stays in place, unreachable.
+pub(crate) fn merge_blocks(blocks: &mut [Block]) {
+    let n = blocks.len();
+    let mut preds = vec![0u32; n];
+    for b in blocks.iter_mut() {
+        for_each_edge(&mut b.term, |e| {
+            if let Some(p) = preds.get_mut(e.target as usize) {
+                *p += 1;
+            }
+        });
+    }
+    for i in 0..n {
+        loop {
+            let c = match &blocks[i].term {
+                Term::Jump(e) if e.moves.is_empty() => e.target as usize,
+                _ => break,
+            };
+            if c <= i || c >= n || preds[c] != 1 {
+                break;
+            }
+            let absorbed = std::mem::replace(
+                &mut blocks[c],
+                Block {
+                    ops: Vec::new(),
+                    term: Term::Exit,
+                    order_succ: Vec::new(),
+                },
+            );
+            preds[c] = 0;
+            let b = &mut blocks[i];
+            b.ops.extend(absorbed.ops);
+            b.term = absorbed.term;
         }
     }
 }
