@@ -22,6 +22,7 @@
 //! `Ctx` is dropped (after `vkDeviceWaitIdle`).
 
 pub mod bench;
+pub mod compute;
 
 use std::ffi::{CStr, CString, OsString, c_void};
 use std::fmt;

@@ -2,6 +2,7 @@
 //! specialization constants, `vkCmdDispatch`, `vkCmdDispatchBase` and `vkCmdDispatchIndirect`,
 //! and the errors for shaders or bindings the device cannot run.
 
+use tessera_e2e::compute::*;
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::vulkanalia::vk::KhrMaintenance6ExtensionDeviceCommands;
 use tessera_e2e::*;
@@ -9,186 +10,9 @@ use tessera_e2e::*;
 const LINEAR: vk::TensorTilingARM = vk::TensorTilingARM::LINEAR;
 const DOUBLE_SPV: &[u8] = include_bytes!("../shaders/double.spv");
 
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-/// The objects of the `double` pipeline: out[i] = in[i] * 2 + push.
-struct DoublePipeline {
-    module: vk::ShaderModule,
-    set_layout: vk::DescriptorSetLayout,
-    layout: vk::PipelineLayout,
-    pipeline: vk::Pipeline,
-    pool: vk::DescriptorPool,
-    set: vk::DescriptorSet,
-}
-
-fn shader_module(ctx: &Ctx, code: &[u32]) -> vk::ShaderModule {
-    let info = vk::ShaderModuleCreateInfo::builder()
-        .code_size(code.len() * 4)
-        .code(code);
-    // SAFETY: valid create info on a live device.
-    unsafe { ctx.device.create_shader_module(&info, None) }.expect("vkCreateShaderModule")
-}
-
-fn storage_layout(ctx: &Ctx, bindings: u32) -> vk::DescriptorSetLayout {
-    let b: Vec<_> = (0..bindings)
-        .map(|i| {
-            vk::DescriptorSetLayoutBinding::builder()
-                .binding(i)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        })
-        .collect();
-    let info = vk::DescriptorSetLayoutCreateInfo::builder().bindings(&b);
-    // SAFETY: valid create info on a live device.
-    unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
-        .expect("vkCreateDescriptorSetLayout")
-}
-
-fn pipeline_layout(
-    ctx: &Ctx,
-    set_layout: vk::DescriptorSetLayout,
-    push: u32,
-) -> vk::PipelineLayout {
-    let range = [vk::PushConstantRange::builder()
-        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        .offset(0)
-        .size(push)];
-    let ranges: &[_] = if push == 0 { &[] } else { &range };
-    let layouts = [set_layout];
-    let info = vk::PipelineLayoutCreateInfo::builder()
-        .set_layouts(&layouts)
-        .push_constant_ranges(ranges);
-    // SAFETY: valid create info on a live device.
-    unsafe { ctx.device.create_pipeline_layout(&info, None) }.expect("vkCreatePipelineLayout")
-}
-
-fn compute_pipeline(
-    ctx: &Ctx,
-    module: vk::ShaderModule,
-    layout: vk::PipelineLayout,
-    local_x: u32,
-) -> VkResult<vk::Pipeline> {
-    let entries = [vk::SpecializationMapEntry::builder()
-        .constant_id(0)
-        .offset(0)
-        .size(4)];
-    let data = local_x.to_le_bytes();
-    let spec = vk::SpecializationInfo::builder()
-        .map_entries(&entries)
-        .data(&data);
-    let stage = vk::PipelineShaderStageCreateInfo::builder()
-        .stage(vk::ShaderStageFlags::COMPUTE)
-        .module(module)
-        .name(b"main\0")
-        .specialization_info(&spec);
-    let info = [vk::ComputePipelineCreateInfo::builder()
-        .stage(stage)
-        .layout(layout)];
-    // SAFETY: valid create infos on a live device.
-    unsafe {
-        ctx.device
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-    }
-    .map(|(p, _)| p[0])
-}
-
-fn double_pipeline(ctx: &Ctx, input: vk::Buffer, output: vk::Buffer) -> DoublePipeline {
-    let module = shader_module(ctx, &words(DOUBLE_SPV));
-    let set_layout = storage_layout(ctx, 2);
-    let layout = pipeline_layout(ctx, set_layout, 4);
-    let pipeline = compute_pipeline(ctx, module, layout, 64).expect("vkCreateComputePipelines");
-    let sizes = [vk::DescriptorPoolSize::builder()
-        .type_(vk::DescriptorType::STORAGE_BUFFER)
-        .descriptor_count(2)];
-    let info = vk::DescriptorPoolCreateInfo::builder()
-        .max_sets(1)
-        .pool_sizes(&sizes);
-    // SAFETY: valid create info on a live device.
-    let pool =
-        unsafe { ctx.device.create_descriptor_pool(&info, None) }.expect("vkCreateDescriptorPool");
-    let layouts = [set_layout];
-    let alloc = vk::DescriptorSetAllocateInfo::builder()
-        .descriptor_pool(pool)
-        .set_layouts(&layouts);
-    // SAFETY: valid allocate info on a live device.
-    let set = unsafe { ctx.device.allocate_descriptor_sets(&alloc) }
-        .expect("vkAllocateDescriptorSets")[0];
-    let infos = [
-        [vk::DescriptorBufferInfo::builder()
-            .buffer(input)
-            .offset(0)
-            .range(vk::WHOLE_SIZE)],
-        [vk::DescriptorBufferInfo::builder()
-            .buffer(output)
-            .offset(0)
-            .range(vk::WHOLE_SIZE)],
-    ];
-    let writes: Vec<_> = infos
-        .iter()
-        .enumerate()
-        .map(|(i, info)| {
-            vk::WriteDescriptorSet::builder()
-                .dst_set(set)
-                .dst_binding(i as u32)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(info)
-        })
-        .collect();
-    // SAFETY: the writes name live objects of this device.
-    unsafe {
-        ctx.device
-            .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet])
-    };
-    DoublePipeline {
-        module,
-        set_layout,
-        layout,
-        pipeline,
-        pool,
-        set,
-    }
-}
-
-impl DoublePipeline {
-    fn record(&self, device: &Device, cb: vk::CommandBuffer, add: u32) {
-        // SAFETY: recording state, live objects.
-        unsafe {
-            device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, self.pipeline);
-            device.cmd_bind_descriptor_sets(
-                cb,
-                vk::PipelineBindPoint::COMPUTE,
-                self.layout,
-                0,
-                &[self.set],
-                &[],
-            );
-            device.cmd_push_constants(
-                cb,
-                self.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                &add.to_le_bytes(),
-            );
-        }
-    }
-
-    fn destroy(self, ctx: &Ctx) {
-        // SAFETY: the device is idle (every test waits for its submissions).
-        unsafe {
-            ctx.device.destroy_pipeline(self.pipeline, None);
-            ctx.device.destroy_descriptor_pool(self.pool, None);
-            ctx.device.destroy_pipeline_layout(self.layout, None);
-            ctx.device
-                .destroy_descriptor_set_layout(self.set_layout, None);
-            ctx.device.destroy_shader_module(self.module, None);
-        }
-    }
+/// The `double` pipeline: out[i] = in[i] * 2 + push.
+fn double_pipeline(ctx: &Ctx, input: vk::Buffer, output: vk::Buffer) -> BufferPipeline {
+    BufferPipeline::new(ctx, DOUBLE_SPV, &[input, output], 4, 64)
 }
 
 #[test]
@@ -202,7 +26,7 @@ fn dispatch_runs_the_shader() {
     output.fill(0xAB);
     let p = double_pipeline(&ctx, input.buffer, output.buffer);
     ctx.run(|d, cb| {
-        p.record(d, cb, 5);
+        p.record(d, cb, &5u32.to_le_bytes());
         // SAFETY: recording state with a pipeline and set bound.
         unsafe { d.cmd_dispatch(cb, n / 64, 1, 1) };
     });
@@ -230,7 +54,7 @@ fn dispatch_base_and_indirect() {
     unsafe { ctx.device.bind_buffer_memory(indirect, mem, 0) }.expect("bind");
     let p = double_pipeline(&ctx, input.buffer, output.buffer);
     ctx.run(|d, cb| {
-        p.record(d, cb, 1);
+        p.record(d, cb, &1u32.to_le_bytes());
         // SAFETY: recording state; the update happens before the indirect read in queue order.
         unsafe {
             d.cmd_update_buffer(cb, indirect, 0, &u32_bytes(&[2, 1, 1]));

@@ -1,8 +1,16 @@
 //! The executor: replays a [`Recording`] on a queue's worker thread, one `match` per command.
 //!
 //! Set `TESSERA_CMD_TRACE=1` to log every executed command at `info` level.
+//!
+//! Dispatches run under a watchdog, like a GPU's timeout detection: a dispatch that runs longer
+//! than `TESSERA_DISPATCH_TIMEOUT` seconds (read when the device is created; default 60; `0`
+//! turns it off), or that is still
+//! running when its device is lost or destroyed, is stopped and the device is lost
+//! (`VK_ERROR_DEVICE_LOST`). So a shader that never terminates cannot hang the application.
 
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::cmd::{Command, DispatchState, Recording};
 use crate::memory::DeviceMemory;
@@ -13,11 +21,32 @@ use crate::{Error, Result};
 static TRACE: LazyLock<bool> =
     LazyLock::new(|| std::env::var_os("TESSERA_CMD_TRACE").is_some_and(|v| v != "0"));
 
+/// The dispatch watchdog's limit from `TESSERA_DISPATCH_TIMEOUT` (see the module docs), read when
+/// a queue starts; `None` = no limit.
+pub(crate) fn dispatch_timeout() -> Option<Duration> {
+    const DEFAULT: Duration = Duration::from_secs(60);
+    let Some(v) = std::env::var_os("TESSERA_DISPATCH_TIMEOUT") else {
+        return Some(DEFAULT);
+    };
+    match v.to_str().and_then(|v| v.trim().parse::<f64>().ok()) {
+        Some(0.0) => None,
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        _ => {
+            tracing::warn!("TESSERA_DISPATCH_TIMEOUT={v:?} is not a number of seconds; using 60");
+            Some(DEFAULT)
+        }
+    }
+}
+
 /// What the executor needs besides the commands.
 #[derive(Debug)]
 pub struct ExecContext<'a> {
     /// The device's wake-up point (event waits, query waits).
     pub hub: &'a SyncHub,
+    /// The device's lost flag: running dispatches stop when it is set.
+    pub lost: &'a AtomicBool,
+    /// The dispatch watchdog's limit ([`dispatch_timeout`]).
+    pub timeout: Option<Duration>,
 }
 
 /// Runs every command of `recording` in order.
@@ -98,7 +127,7 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
             let d = dst.binding().ok_or_else(lost)?;
             DeviceMemory::copy_strided(plan, &s.memory, s.offset, &d.memory, d.offset)?;
         }
-        Command::Dispatch { state, base, count } => dispatch(state, *base, *count)?,
+        Command::Dispatch { state, base, count } => dispatch(ctx, state, *base, *count)?,
         Command::DispatchIndirect {
             state,
             buffer,
@@ -121,7 +150,7 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
                     "VUID-VkDispatchIndirectCommand-x-00417: indirect group count {count:?} exceeds maxComputeWorkGroupCount; dispatch skipped"
                 );
             } else {
-                dispatch(state, [0; 3], count)?;
+                dispatch(ctx, state, [0; 3], count)?;
             }
         }
         Command::ExecuteCommands { recordings } => {
@@ -133,18 +162,49 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
     Ok(())
 }
 
-fn dispatch(state: &DispatchState, base: [u32; 3], count: [u32; 3]) -> Result<()> {
+fn dispatch(
+    ctx: &ExecContext<'_>,
+    state: &DispatchState,
+    base: [u32; 3],
+    count: [u32; 3],
+) -> Result<()> {
     if count.contains(&0) {
         return Ok(());
     }
     let program = state.pipeline.program();
     let resources = ResolvedResources::resolve(program.resources(), &state.sets)?;
+    let started = Instant::now();
+    let limit = ctx.timeout;
+    let stop = || {
+        if ctx.hub.is_shut_down() {
+            Some("the device was destroyed while the dispatch ran".to_string())
+        } else if ctx.lost.load(Ordering::Acquire) {
+            Some("the device was lost while the dispatch ran".to_string())
+        } else {
+            limit.filter(|&l| started.elapsed() > l).map(|l| {
+                format!(
+                    "the dispatch ran longer than {:.1} s (TESSERA_DISPATCH_TIMEOUT) and was \
+                     stopped; does the shader terminate?",
+                    l.as_secs_f64()
+                )
+            })
+        }
+    };
     // SAFETY: every record in `resources` points into a live allocation (the bound sets hold the
     // buffers and tensors, which hold their memory) or into `resources`' own inline copies, and
     // each was range-checked by `DeviceMemory::raw_range`; other access to that memory follows
     // the Vulkan ordering rules the queue enforces.
-    unsafe { program.dispatch(&resources, &state.push, base, count, dispatch_threads()) }
-        .map_err(|e| Error::DeviceLost(format!("dispatch failed: {e}")))
+    unsafe {
+        program.dispatch_watched(
+            &resources,
+            &state.push,
+            base,
+            count,
+            dispatch_threads(),
+            &stop,
+        )
+    }
+    .map_err(|e| Error::DeviceLost(format!("dispatch failed: {e}")))
 }
 
 fn bound(buffer: &crate::buffer::Buffer) -> Result<&crate::buffer::Binding> {

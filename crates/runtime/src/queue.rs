@@ -75,9 +75,11 @@ impl Queue {
         let progress = Arc::new(Progress::default());
         let worker = {
             let (progress, hub, lost) = (progress.clone(), hub.clone(), lost.clone());
+            // Read here, on the creating thread: the worker never touches the environment.
+            let timeout = crate::exec::dispatch_timeout();
             std::thread::Builder::new()
                 .name(format!("tessera-queue-{family}.{index}"))
-                .spawn(move || worker_loop(receiver, &progress, &hub, &lost))
+                .spawn(move || worker_loop(receiver, &progress, &hub, &lost, timeout))
                 .map_err(|e| Error::OutOfHostMemory(format!("cannot start a queue thread: {e}")))?
         };
         Ok(Queue {
@@ -159,8 +161,14 @@ fn release(job: Job, executed: bool) {
     }
 }
 
-fn worker_loop(receiver: Receiver<Job>, progress: &Progress, hub: &SyncHub, lost: &AtomicBool) {
-    let ctx = ExecContext { hub };
+fn worker_loop(
+    receiver: Receiver<Job>,
+    progress: &Progress,
+    hub: &SyncHub,
+    lost: &AtomicBool,
+    timeout: Option<std::time::Duration>,
+) {
+    let ctx = ExecContext { hub, lost, timeout };
     while let Ok(job) = receiver.recv() {
         run_job(&ctx, job, lost);
         progress.completed.fetch_add(1, Ordering::AcqRel);
@@ -186,6 +194,7 @@ fn run_job(ctx: &ExecContext<'_>, job: Job, lost: &AtomicBool) {
                 let run = catch_unwind(AssertUnwindSafe(|| execute(ctx, &recording)));
                 let failure = match run {
                     Ok(Ok(())) => None,
+                    Ok(Err(Error::DeviceLost(why))) => Some(why),
                     Ok(Err(e)) => Some(e.to_string()),
                     Err(_) => Some("the executor panicked".to_string()),
                 };

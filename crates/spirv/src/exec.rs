@@ -18,7 +18,7 @@ use crate::ir::{DescIdx, Edge, Ir, Op, Reg, Space, TensorAcc, Term};
 use crate::mem::{self, Raw, Trusted};
 use crate::subgroup::{self, SUBGROUP_SIZE, SubOp};
 use crate::{BoundResource, Program, Resources, ScalarType, SpirvError, TensorElement};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 const DONE: u32 = u32::MAX;
 /// Target lane count when fusing tiny workgroups.
@@ -88,6 +88,12 @@ struct Env<'a> {
     fuse: u32,
     wg_size: u32,
     total_wg: u64,
+    /// The watchdog check (see `Program::dispatch_watched`).
+    stop: &'a (dyn Fn() -> Option<String> + Sync),
+    /// The first reason a worker got from `stop`.
+    abort: std::sync::Mutex<Option<String>>,
+    /// Set with `abort`: every worker leaves its current group and takes no new one.
+    aborted: AtomicBool,
 }
 
 /// Runs a dispatch. See [`Program::dispatch`].
@@ -101,6 +107,7 @@ pub(crate) unsafe fn dispatch(
     base: [u32; 3],
     count: [u32; 3],
     threads: usize,
+    stop: &(dyn Fn() -> Option<String> + Sync),
 ) -> Result<(), SpirvError> {
     // SAFETY: our caller guarantees every bound record is valid for this call.
     let trusted = unsafe { Trusted::new() };
@@ -159,6 +166,9 @@ pub(crate) unsafe fn dispatch(
         fuse,
         wg_size,
         total_wg,
+        stop,
+        abort: std::sync::Mutex::new(None),
+        aborted: AtomicBool::new(false),
     };
     let next = AtomicU64::new(0);
     let lanes = (wg_size * fuse) as usize;
@@ -166,7 +176,7 @@ pub(crate) unsafe fn dispatch(
         let mut m = Machine::new(env, lanes);
         loop {
             let g = next.fetch_add(1, Ordering::Relaxed);
-            if g >= groups {
+            if g >= groups || env.aborted.load(Ordering::Relaxed) {
                 break;
             }
             m.run_group(g);
@@ -184,8 +194,15 @@ pub(crate) unsafe fn dispatch(
             }
         });
     }
-    Ok(())
+    match env.abort.into_inner() {
+        Ok(None) => Ok(()),
+        Ok(Some(why)) => Err(SpirvError::new(why)),
+        Err(_) => Err(SpirvError::new("dispatch aborted")),
+    }
 }
+
+/// Blocks a worker runs between two calls of the dispatch's `stop` check.
+const WATCH_EVERY: u32 = 4096;
 
 struct Machine<'e, 'a> {
     env: &'e Env<'a>,
@@ -324,7 +341,22 @@ impl<'e, 'a> Machine<'e, 'a> {
         // `Some(pc)`: the previous block ran on every lane and sent them all to `pc`, so the mask
         // is still all-true and the scan over `pcs` can be skipped.
         let mut uniform: Option<u32> = None;
+        let mut watch = WATCH_EVERY;
         loop {
+            watch -= 1;
+            if watch == 0 {
+                watch = WATCH_EVERY;
+                if env.aborted.load(Ordering::Relaxed) {
+                    return;
+                }
+                if let Some(why) = (env.stop)() {
+                    if let Ok(mut a) = env.abort.lock() {
+                        a.get_or_insert(why);
+                    }
+                    env.aborted.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
             let min = match uniform {
                 Some(pc) => pc,
                 None => self.pcs.iter().copied().min().unwrap_or(DONE),

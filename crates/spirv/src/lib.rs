@@ -343,7 +343,27 @@ impl Program {
         count: [u32; 3],
         threads: usize,
     ) -> Result<(), SpirvError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.dispatch_watched(resources, push_constants, base, count, threads, &|| None) }
+    }
+
+    /// [`Self::dispatch`] under a watchdog: every few thousand blocks each worker calls `stop`,
+    /// and when it returns a reason the dispatch ends early (workgroups not yet finished are left
+    /// as they are) and returns that reason as the error. This is how a shader that never
+    /// terminates is stopped.
+    ///
+    /// # Safety
+    /// Same contract as [`Self::dispatch`].
+    pub unsafe fn dispatch_watched(
+        &self,
+        resources: &dyn Resources,
+        push_constants: &[u8],
+        base: [u32; 3],
+        count: [u32; 3],
+        threads: usize,
+        stop: &(dyn Fn() -> Option<String> + Sync),
+    ) -> Result<(), SpirvError> {
         // SAFETY: forwarded contract — the caller guarantees the bound memory is valid.
-        unsafe { exec::dispatch(self, resources, push_constants, base, count, threads) }
+        unsafe { exec::dispatch(self, resources, push_constants, base, count, threads, stop) }
     }
 }

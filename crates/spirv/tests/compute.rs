@@ -500,3 +500,32 @@ fn frexp_edge_cases() {
         assert_eq!((got[2 * k], got[2 * k + 1] as i32), (m, e), "frexp({x:e})");
     }
 }
+
+/// A shader that never terminates is stopped by the dispatch's watchdog, on one thread and on
+/// several, and the watchdog's reason comes back as the error; the same shader with its exit
+/// condition met finishes normally under the same watchdog.
+#[test]
+fn watchdog_stops_a_shader_that_never_terminates() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let p = program("forever", &[]);
+    for threads in [1, 2] {
+        let mut v = u32s(&[0; 1 + 16]);
+        let mut res = Res::default();
+        res.buf(0, &mut v);
+        let calls = AtomicU32::new(0);
+        let stop =
+            || (calls.fetch_add(1, Ordering::Relaxed) >= 3).then(|| "took too long".to_string());
+        // SAFETY: `v` outlives the call and nothing else touches it.
+        let e = unsafe { p.dispatch_watched(&res, &[], [0; 3], [4, 1, 1], threads, &stop) }
+            .expect_err("an endless loop must be stopped");
+        assert!(e.to_string().contains("took too long"), "{e}");
+        assert!(to_u32(&v)[1..].iter().any(|&n| n > 0), "the loop ran");
+    }
+    let mut v = u32s(&[12345; 1 + 16]);
+    let mut res = Res::default();
+    res.buf(0, &mut v);
+    let stop = || Some("stopped".to_string());
+    // SAFETY: as above.
+    unsafe { p.dispatch_watched(&res, &[], [0; 3], [4, 1, 1], 1, &stop) }
+        .expect("a short dispatch never reaches a watchdog check");
+}

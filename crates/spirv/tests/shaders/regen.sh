@@ -16,7 +16,7 @@ build() {
 }
 ty() { case $1 in i8) echo int8_t;; u8) echo uint8_t;; i16) echo int16_t;; u16) echo uint16_t;; i32) echo int;; u32) echo uint;;
     i64) echo int64_t;; u64) echo uint64_t;; f16) echo float16_t;; f32) echo float;; f64) echo double;; esac; }
-for s in tensor_add tensor_bf16_fp8 diverge builtins ubo add tensor_array_index arith_i32 control spec push shared robust atomic tensor_oob tensor_bool tensor_fused frexp; do build $s $s; done
+for s in forever tensor_add tensor_bf16_fp8 diverge builtins ubo add tensor_array_index arith_i32 control spec push shared robust atomic tensor_oob tensor_bool tensor_fused frexp; do build $s $s; done
 spirv-opt -O control.spv -o control_opt.spv && spirv-val --target-env vulkan1.3 control_opt.spv
 spirv-opt -O diverge.spv -o diverge_opt.spv && spirv-val --target-env vulkan1.3 diverge_opt.spv
 for t in i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64; do build widths_$t widths T="$(ty $t)"; done
