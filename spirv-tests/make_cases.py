@@ -1030,6 +1030,119 @@ void main() {
 float_bf16_fp8()
 
 
+def glsl_std450_pack_inverse():
+    # Pack/Unpack{Snorm,Unorm}{4x8,2x16}, Pack/UnpackDouble2x32 and MatrixInverse (2x2..4x4).
+    # Packing rounds to nearest (the inputs avoid exact halves, which GLSL leaves open).
+    n = 16
+    rng = np.random.default_rng(11)
+    v = (rng.uniform(-1.6, 1.6, (n, 4))).astype(np.float32)
+    v[0] = [0.0, 1.0, -1.0, 2.0]
+    v[1] = [-0.31, 0.31, 0.999, -3.0]
+
+    def pack(c, bits, signed):
+        scale = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+        lo = -1.0 if signed else 0.0
+        t = np.clip(c, np.float32(lo), np.float32(1.0)) * np.float32(scale)  # float32, as GLSL
+        assert not np.any(t - np.floor(t) == 0.5), "a tie: GLSL leaves its rounding open"
+        q = np.rint(t).astype(np.int64)
+        out = 0
+        for k, x in enumerate(q):
+            out |= (int(x) & ((1 << bits) - 1)) << (bits * k)
+        return out
+
+    def unpack(u, bits, signed):
+        scale = np.float32((1 << (bits - 1)) - 1 if signed else (1 << bits) - 1)
+        res = []
+        for k in range(32 // bits):
+            f = (u >> (bits * k)) & ((1 << bits) - 1)
+            if signed and f >= 1 << (bits - 1):
+                f -= 1 << bits
+            x = np.float32(f) / scale
+            res.append(max(x, np.float32(-1.0)) if signed else x)
+        return res
+
+    words = (rng.integers(0, 2**32, n, dtype=np.uint64)).astype(np.uint32)
+    words[0] = 0x80808080
+    words[1] = 0x7F7F8000
+    packs, unpacks, dbl = [], [], []
+    for i in range(n):
+        packs += [pack(v[i], 8, True), pack(v[i], 8, False), pack(v[i][:2], 16, True),
+                  pack(v[i][2:], 16, False)]
+        u = int(words[i])
+        unpacks += unpack(u, 8, True) + unpack(u, 8, False) + unpack(u, 16, True) + \
+            unpack(u, 16, False)
+        d = np.array([u, (u * 2654435761) & 0xFFFFFFFF], np.uint32).view(np.float64)[0]
+        back = np.array([d], np.float64).view(np.uint32)
+        dbl += [int(back[0]), int(back[1])]
+    mats = []
+    inv = []
+    for k in (2, 3, 4):
+        m = rng.uniform(-2, 2, (k, k)) + np.eye(k) * 3
+        m = m.astype(np.float32)
+        mats.append(m)
+        inv.append(np.linalg.inv(m.astype(np.float64)).astype(np.float32))
+    # Column-major storage: GLSL mat[c][r]; numpy m[r][c] -> store m.T flattened.
+    mat_in = np.concatenate([m.T.flatten() for m in mats]).astype(np.float32)
+    inv_out = np.concatenate([x.T.flatten() for x in inv]).astype(np.float32)
+    src = HEADER + """
+#extension GL_ARB_gpu_shader_fp64 : require
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) readonly buffer V { vec4 v[]; };
+layout(set = 0, binding = 1) readonly buffer W { uint w[]; };
+layout(set = 0, binding = 2) writeonly buffer P { uint p[]; };
+layout(set = 0, binding = 3) writeonly buffer U { float u[]; };
+layout(set = 0, binding = 4) writeonly buffer D { uint d[]; };
+layout(set = 0, binding = 5) readonly buffer M { float m[]; };
+layout(set = 0, binding = 6) writeonly buffer I { float inv[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    vec4 x = v[i];
+    p[i * 4u] = packSnorm4x8(x);
+    p[i * 4u + 1u] = packUnorm4x8(x);
+    p[i * 4u + 2u] = packSnorm2x16(x.xy);
+    p[i * 4u + 3u] = packUnorm2x16(x.zw);
+    uint k = w[i];
+    vec4 a = unpackSnorm4x8(k);
+    vec4 b = unpackUnorm4x8(k);
+    vec2 c = unpackSnorm2x16(k);
+    vec2 e = unpackUnorm2x16(k);
+    uint o = i * 12u;
+    u[o] = a.x; u[o + 1u] = a.y; u[o + 2u] = a.z; u[o + 3u] = a.w;
+    u[o + 4u] = b.x; u[o + 5u] = b.y; u[o + 6u] = b.z; u[o + 7u] = b.w;
+    u[o + 8u] = c.x; u[o + 9u] = c.y; u[o + 10u] = e.x; u[o + 11u] = e.y;
+    double dv = packDouble2x32(uvec2(k, k * 2654435761u));
+    uvec2 back = unpackDouble2x32(dv);
+    d[i * 2u] = back.x; d[i * 2u + 1u] = back.y;
+    if (i == 0u) {
+        mat2 m2 = mat2(m[0], m[1], m[2], m[3]);
+        mat3 m3 = mat3(m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], m[12]);
+        mat4 m4;
+        for (int cc = 0; cc < 4; cc++)
+            for (int r = 0; r < 4; r++)
+                m4[cc][r] = m[13 + cc * 4 + r];
+        mat2 i2 = inverse(m2);
+        mat3 i3 = inverse(m3);
+        mat4 i4 = inverse(m4);
+        for (int cc = 0; cc < 2; cc++) for (int r = 0; r < 2; r++) inv[cc * 2 + r] = i2[cc][r];
+        for (int cc = 0; cc < 3; cc++) for (int r = 0; r < 3; r++) inv[4 + cc * 3 + r] = i3[cc][r];
+        for (int cc = 0; cc < 4; cc++) for (int r = 0; r < 4; r++) inv[13 + cc * 4 + r] = i4[cc][r];
+    }
+}
+"""
+    case("glsl_std450_pack_inverse", src,
+         [buf(0, v.flatten(), dtype=np.float32),
+          buf(1, words, dtype=np.uint32),
+          buf(2, np.zeros(4 * n, np.uint32), packs, dtype=np.uint32),
+          buf(3, np.zeros(12 * n, np.float32), unpacks, dtype=np.float32),
+          buf(4, np.zeros(2 * n, np.uint32), dbl, dtype=np.uint32),
+          buf(5, mat_in, dtype=np.float32),
+          buf(6, np.zeros(len(inv_out), np.float32), inv_out, dtype=np.float32, tol=1e-5)],
+         [1, 1, 1])
+
+
+glsl_std450_pack_inverse()
+
+
 def functions():
     n = 32
 

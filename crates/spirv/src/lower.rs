@@ -2948,6 +2948,192 @@ impl<'m> Lowerer<'m> {
         acc.ok_or_else(|| SpirvError::new("empty matrix"))
     }
 
+    /// Inverse of the `n`×`n` column-major matrix `m`: `inv[c][r] = (-1)^(r+c) ·
+    /// minor(row c, column r) / det(m)`.
+    fn inverse(&mut self, w: u8, m: &[Reg], n: usize) -> R<Vec<Reg>> {
+        let det = self.determinant(w, m, n)?;
+        let mut out = Vec::with_capacity(n * n);
+        for c in 0..n {
+            for r in 0..n {
+                // Minor without row c and column r, column-major.
+                let minor: Vec<Reg> = (0..n)
+                    .filter(|&cc| cc != r)
+                    .flat_map(|cc| (0..n).filter(|&rr| rr != c).map(move |rr| m[cc * n + rr]))
+                    .collect();
+                let cof = self.determinant(w, &minor, n - 1)?;
+                let signed = if (r + c) % 2 == 1 {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::FUn {
+                        op: FUn::Neg,
+                        w,
+                        d,
+                        a: cof,
+                    });
+                    d
+                } else {
+                    cof
+                };
+                let d = self.alloc(1)?;
+                self.emit(Op::FBin {
+                    op: FBin::Div,
+                    w,
+                    d,
+                    a: signed,
+                    b: det,
+                });
+                out.push(d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `Pack{S,U}norm`: f32 components → `bits`-wide fields of one u32.
+    fn pack_norm(&mut self, x: &[Reg], bits: u8, signed: bool) -> R<Reg> {
+        let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
+        let lo_c = self.imm(u64::from((if signed { -1.0f32 } else { 0.0 }).to_bits()))?;
+        let hi_c = self.imm(u64::from(1.0f32.to_bits()))?;
+        let sc = self.imm(u64::from(scale.to_bits()))?;
+        let mut acc: Option<Reg> = None;
+        for (i, &c) in x.iter().enumerate() {
+            let [a, b, t, rnd, q, z] = [0; 6].map(|_| self.alloc(1));
+            let [a, b, t, rnd, q, z] = [a?, b?, t?, rnd?, q?, z?];
+            self.emit(Op::FBin {
+                op: FBin::Max,
+                w: 32,
+                d: a,
+                a: c,
+                b: lo_c,
+            });
+            self.emit(Op::FBin {
+                op: FBin::Min,
+                w: 32,
+                d: b,
+                a,
+                b: hi_c,
+            });
+            self.emit(Op::FBin {
+                op: FBin::Mul,
+                w: 32,
+                d: t,
+                a: b,
+                b: sc,
+            });
+            self.emit(Op::FUn {
+                op: FUn::RoundEven,
+                w: 32,
+                d: rnd,
+                a: t,
+            });
+            self.emit(Op::Conv {
+                op: if signed { Conv::FToS } else { Conv::FToU },
+                from: 32,
+                to: bits,
+                d: q,
+                a: rnd,
+            });
+            self.emit(Op::Conv {
+                op: Conv::UToU,
+                from: bits,
+                to: 32,
+                d: z,
+                a: q,
+            });
+            let field = if i == 0 {
+                z
+            } else {
+                let sh = self.imm(u64::from(bits) * i as u64)?;
+                let d = self.alloc(1)?;
+                self.emit(Op::IBin {
+                    op: IBin::Shl,
+                    w: 32,
+                    d,
+                    a: z,
+                    b: sh,
+                });
+                d
+            };
+            acc = Some(match acc {
+                None => field,
+                Some(prev) => {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op: IBin::Or,
+                        w: 32,
+                        d,
+                        a: prev,
+                        b: field,
+                    });
+                    d
+                }
+            });
+        }
+        acc.ok_or_else(|| SpirvError::new("empty pack"))
+    }
+
+    /// `Unpack{S,U}norm`: the `bits`-wide fields of `x` (field 0 lowest) as f32 components.
+    fn unpack_norm(&mut self, x: Reg, bits: u8, signed: bool) -> R<Vec<Reg>> {
+        let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
+        let sc = self.imm(u64::from(scale.to_bits()))?;
+        let lo_c = self.imm(u64::from((-1.0f32).to_bits()))?;
+        let mask = self.imm((1u64 << bits) - 1)?;
+        let mut out = Vec::new();
+        for i in 0..32 / u32::from(bits) {
+            let sh = self.imm(u64::from(u32::from(bits) * i))?;
+            let [shifted, field, wide, f, q] = [0; 5].map(|_| self.alloc(1));
+            let [shifted, field, wide, f, q] = [shifted?, field?, wide?, f?, q?];
+            self.emit(Op::IBin {
+                op: IBin::ShrL,
+                w: 32,
+                d: shifted,
+                a: x,
+                b: sh,
+            });
+            self.emit(Op::IBin {
+                op: IBin::And,
+                w: 32,
+                d: field,
+                a: shifted,
+                b: mask,
+            });
+            self.emit(Op::Conv {
+                op: if signed { Conv::SToS } else { Conv::UToU },
+                from: bits,
+                to: 32,
+                d: wide,
+                a: field,
+            });
+            self.emit(Op::Conv {
+                op: if signed { Conv::SToF } else { Conv::UToF },
+                from: 32,
+                to: 32,
+                d: f,
+                a: wide,
+            });
+            self.emit(Op::FBin {
+                op: FBin::Div,
+                w: 32,
+                d: q,
+                a: f,
+                b: sc,
+            });
+            if signed {
+                // -128 / 127 (or -32768 / 32767) clamps to -1.
+                let d = self.alloc(1)?;
+                self.emit(Op::FBin {
+                    op: FBin::Max,
+                    w: 32,
+                    d,
+                    a: q,
+                    b: lo_c,
+                });
+                out.push(d);
+            } else {
+                out.push(q);
+            }
+        }
+        Ok(out)
+    }
+
     /// Rows of the matrix value `id` (the length of one scalarised column).
     fn matrix_rows(&self, id: Id) -> R<usize> {
         let t = *self
@@ -3257,6 +3443,116 @@ impl<'m> Lowerer<'m> {
                     a: a[0],
                     b: a[1],
                 })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Pack{Snorm,Unorm}{4x8,2x16}: each component clamped, scaled, rounded to the nearest
+            // integer (ties to even) and packed, component 0 in the low bits.
+            54..=57 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let (bits, signed) = match n {
+                    54 => (8u8, true),
+                    55 => (8, false),
+                    56 => (16, true),
+                    _ => (16, false),
+                };
+                if x.len() != (32 / bits) as usize {
+                    return err(format!("{}: wrong vector size for a pack", self.at));
+                }
+                let d = self.pack_norm(&x, bits, signed)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // Unpack{Snorm,Unorm}{2x16,4x8}: each field as a float in [-1, 1] or [0, 1].
+            60 | 61 | 63 | 64 => {
+                let x = self.reg1(vals, idref(args.first())?)?;
+                let (bits, signed) = match n {
+                    60 => (16u8, true),
+                    61 => (16, false),
+                    63 => (8, true),
+                    _ => (8, false),
+                };
+                let out = self.unpack_norm(x, bits, signed)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // PackDouble2x32: a uvec2 as the bits of a double (component 0 low).
+            59 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                if x.len() != 2 {
+                    return err(format!("{}: PackDouble2x32 needs a 2-vector", self.at));
+                }
+                let (hi, d) = (self.alloc(1)?, self.alloc(1)?);
+                let (sh, lo) = (self.imm(32)?, self.alloc(1)?);
+                self.emit(Op::Conv {
+                    op: Conv::UToU,
+                    from: 32,
+                    to: 64,
+                    d: lo,
+                    a: x[0],
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Shl,
+                    w: 64,
+                    d: hi,
+                    a: x[1],
+                    b: sh,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Or,
+                    w: 64,
+                    d,
+                    a: hi,
+                    b: lo,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // UnpackDouble2x32: the bits of a double as a uvec2 (low word first).
+            65 => {
+                let x = self.reg1(vals, idref(args.first())?)?;
+                let (lo, hi, sh) = (self.alloc(1)?, self.alloc(1)?, self.imm(32)?);
+                self.emit(Op::Conv {
+                    op: Conv::UToU,
+                    from: 64,
+                    to: 32,
+                    d: lo,
+                    a: x,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::ShrL,
+                    w: 64,
+                    d: hi,
+                    a: x,
+                    b: sh,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![lo, hi]));
+                }
+                return Ok(());
+            }
+            // MatrixInverse: adjugate over determinant (the result is undefined for a singular
+            // matrix; this gives infinities or NaNs then).
+            34 => {
+                let m_id = idref(args.first())?;
+                let m = self.regs(vals, m_id)?;
+                let n = self.matrix_rows(m_id)?;
+                if n < 2 || m.len() != n * n || n > 4 {
+                    return err(format!(
+                        "{}: MatrixInverse needs a 2x2, 3x3 or 4x4 matrix",
+                        self.at
+                    ));
+                }
+                let w = self.fw(inst)?;
+                let out = self.inverse(w, &m, n)?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(out));
                 }
