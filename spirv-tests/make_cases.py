@@ -47,6 +47,10 @@ FMT = {
     "u64": (np.uint64, "uint64_t"),
     "i64": (np.int64, "int64_t"),
     "f64": (np.float64, "double"),
+    # bfloat16 and float8 tensors are stored as their bit patterns.
+    "bf16": (np.uint16, "bfloat16_t"),
+    "e4m3": (np.uint8, "floate4m3_t"),
+    "e5m2": (np.uint8, "floate5m2_t"),
 }
 
 HEADER = """#version 450
@@ -1522,6 +1526,55 @@ ubo_std140()
 # ---------------------------------------------------------------------------------------------
 
 TFMTS = ["bool", "u8", "i8", "u16", "i16", "f16", "u32", "i32", "f32", "u64", "i64", "f64"]
+
+
+LOWP = {"bf16": "bfloat16_t", "e4m3": "floate4m3_t", "e5m2": "floate5m2_t"}
+LOWP_HEADER = """#extension GL_EXT_bfloat16 : require
+#extension GL_EXT_float_e4m3 : require
+#extension GL_EXT_float_e5m2 : require
+#extension GL_ARM_tensors_bfloat16 : require
+#extension GL_ARM_tensors_float_e4m3 : require
+#extension GL_ARM_tensors_float_e5m2 : require
+"""
+
+
+def lowp_dtype(fmt):
+    import ml_dtypes as md
+    return {"bf16": md.bfloat16, "e4m3": md.float8_e4m3fn, "e5m2": md.float8_e5m2}[fmt]
+
+
+def tensor_rw_lowp(fmt, k):
+    # bfloat16 / float8 tensors: only conversions are allowed on these types in GLSL.
+    dt = lowp_dtype(fmt)
+    glsl_t = LOWP[fmt]
+    dims = (3, 4, 5)
+    n = int(np.prod(dims))
+    a = RNG.uniform(-50, 50, dims).astype(np.float32).astype(dt)
+    r = (a.astype(np.float32) * np.float32(2) - np.float32(1)).astype(dt)
+    bits = np.uint16 if fmt == "bf16" else np.uint8
+    src_str, dst_str = ("padded", "packed") if k % 2 == 0 else ("packed", "padded")
+    src = TENSOR_HEADER + LOWP_HEADER + f"""
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) uniform tensorARM<{glsl_t}, 3> src;
+layout(set = 0, binding = 1) uniform tensorARM<{glsl_t}, 3> dst;
+void main() {{
+    uint i = gl_GlobalInvocationID.x;
+    uint d1 = tensorSizeARM(src, 1), d2 = tensorSizeARM(src, 2);
+    if (i >= tensorSizeARM(src, 0) * d1 * d2) return;
+    uint c[3] = uint[3](i / (d1 * d2), (i / d2) % d1, i % d2);
+    {glsl_t} x;
+    tensorReadARM(src, c, x);
+    tensorWriteARM(dst, c, {glsl_t}(float(x) * 2.0 - 1.0));
+}}
+"""
+    case(f"tensor_rw_{fmt}", src,
+         [tensor(0, tensor_el(fmt, a.view(bits), a.view(bits), strides=src_str)),
+          tensor(1, tensor_el(fmt, np.zeros(dims, bits), r.view(bits), strides=dst_str))],
+         [(n + 7) // 8, 1, 1])
+
+
+for k, fmt in enumerate(LOWP):
+    tensor_rw_lowp(fmt, k)
 
 
 def tensor_rw(fmt, k):

@@ -75,21 +75,30 @@ pub enum Elem {
     U64,
     I64,
     F64,
+    /// bfloat16 (`VK_FORMAT_R16_SFLOAT_FPENCODING_BFLOAT16_ARM`).
+    Bf16,
+    /// float8 E4M3 (`VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM`).
+    E4m3,
+    /// float8 E5M2 (`VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM`).
+    E5m2,
 }
 
 impl Elem {
     /// Size in bytes.
     pub fn size(self) -> usize {
         match self {
-            Elem::Bool | Elem::U8 | Elem::I8 => 1,
-            Elem::U16 | Elem::I16 | Elem::F16 => 2,
+            Elem::Bool | Elem::U8 | Elem::I8 | Elem::E4m3 | Elem::E5m2 => 1,
+            Elem::U16 | Elem::I16 | Elem::F16 | Elem::Bf16 => 2,
             Elem::U32 | Elem::I32 | Elem::F32 => 4,
             Elem::U64 | Elem::I64 | Elem::F64 => 8,
         }
     }
 
     fn is_float(self) -> bool {
-        matches!(self, Elem::F16 | Elem::F32 | Elem::F64)
+        matches!(
+            self,
+            Elem::F16 | Elem::F32 | Elem::F64 | Elem::Bf16 | Elem::E4m3 | Elem::E5m2
+        )
     }
 
     /// The value of the little-endian element in `b` as text.
@@ -103,7 +112,9 @@ impl Elem {
             Elem::I16 => format!("{}", u as u16 as i16),
             Elem::I32 => format!("{}", u as u32 as i32),
             Elem::I64 => format!("{}", u as i64),
-            Elem::F16 | Elem::F32 | Elem::F64 => format!("{:e} ({u:#x})", self.float(b)),
+            Elem::F16 | Elem::F32 | Elem::F64 | Elem::Bf16 | Elem::E4m3 | Elem::E5m2 => {
+                format!("{:e} ({u:#x})", self.float(b))
+            }
         }
     }
 
@@ -112,8 +123,33 @@ impl Elem {
             Elem::F16 => f64::from(half::f16::from_le_bytes([b[0], b[1]])),
             Elem::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
             Elem::F64 => f64::from_le_bytes(b.try_into().expect("8 bytes")),
+            Elem::Bf16 => f64::from(half::bf16::from_le_bytes([b[0], b[1]])),
+            Elem::E4m3 => float8(b[0], 3, 7, false),
+            Elem::E5m2 => float8(b[0], 2, 15, true),
             _ => unreachable!("not a float type"),
         }
+    }
+}
+
+/// A float8 value: `mbits` mantissa bits, exponent `bias`; `ieee` = E5M2 (infinities, NaNs with
+/// the top exponent) rather than E4M3 (only S.1111.111 is NaN).
+fn float8(b: u8, mbits: u32, bias: i32, ieee: bool) -> f64 {
+    let sign = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((b & 0x7f) >> mbits);
+    let mant = f64::from(b & ((1 << mbits) - 1));
+    let top = (1 << (7 - mbits)) - 1;
+    if exp == top && (ieee || mant == f64::from((1u32 << mbits) - 1)) {
+        return if ieee && mant == 0.0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    let scale = f64::from(1u32 << mbits);
+    if exp == 0 {
+        sign * mant / scale * 2f64.powi(1 - bias)
+    } else {
+        sign * (1.0 + mant / scale) * 2f64.powi(exp - bias)
     }
 }
 

@@ -31,6 +31,9 @@ fn element(format: Elem) -> TensorElement {
         Elem::U64 => TensorElement::U64,
         Elem::I64 => TensorElement::I64,
         Elem::F64 => TensorElement::F64,
+        Elem::Bf16 => TensorElement::BF16,
+        Elem::E4m3 => TensorElement::F8E4M3,
+        Elem::E5m2 => TensorElement::F8E5M2,
     }
 }
 

@@ -28,6 +28,9 @@ fn vk_format(e: Elem) -> vk::Format {
         Elem::U64 => vk::Format::R64_UINT,
         Elem::I64 => vk::Format::R64_SINT,
         Elem::F64 => vk::Format::R64_SFLOAT,
+        Elem::Bf16 => vk::Format::R16_SFLOAT_FPENCODING_BFLOAT16_ARM,
+        Elem::E4m3 => vk::Format::R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM,
+        Elem::E5m2 => vk::Format::R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM,
     }
 }
 

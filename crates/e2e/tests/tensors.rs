@@ -234,7 +234,8 @@ fn tensor_format_properties() {
         )
     };
     assert_eq!(TENSOR_FORMATS.len(), 23);
-    // Formats with a SPIR-V element type (bool, integers, IEEE floats) also have TENSOR_SHADER.
+    // Formats with a SPIR-V element type (bool, integers, IEEE floats, bfloat16 and float8 through
+    // VK_KHR_shader_bfloat16 / VK_EXT_shader_float8) also have TENSOR_SHADER.
     let shader_formats = [
         vk::Format::R8_BOOL_ARM,
         vk::Format::R8_UINT,
@@ -248,6 +249,9 @@ fn tensor_format_properties() {
         vk::Format::R64_UINT,
         vk::Format::R64_SINT,
         vk::Format::R64_SFLOAT,
+        vk::Format::R16_SFLOAT_FPENCODING_BFLOAT16_ARM,
+        vk::Format::R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM,
+        vk::Format::R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM,
     ];
     for (format, _) in TENSOR_FORMATS {
         // TENSOR_SHADER (bit 39) and TENSOR_DATA_GRAPH (bit 48, for Arm's graph layer).

@@ -68,8 +68,9 @@ pub enum Tiling {
 /// type without the bfloat16/float8 shader extensions (bool, 8/16/32/64-bit integers, 16/32/64-bit
 /// floats); `TENSOR_IMAGE_ALIASING` needs images, which Tessera does not support.
 pub fn format_features(format: &TensorFormat, _tiling: Tiling) -> u64 {
-    let shader =
-        crate::pipeline::tensor_element(format.vk).is_some() && !format.name.contains("FPENCODING");
+    // Every format the interpreter can read and write, the bfloat16 and float8 encodings included
+    // (shaders reach those through VK_KHR_shader_bfloat16 / VK_EXT_shader_float8).
+    let shader = crate::pipeline::tensor_element(format.vk).is_some();
     // TENSOR_DATA_GRAPH goes with TENSOR_SHADER: Arm's graph layer, which implements
     // VK_ARM_data_graph on top of a device's compute shaders, creates its tensors with
     // DATA_GRAPH usage and runs them with our shaders.
