@@ -971,6 +971,41 @@ void main() {
 copy_propagation()
 
 
+def reconvergence_after_break():
+    # Lanes leave a loop through a break at different iterations; after the loop they must
+    # reconverge before the barrier and the subgroup sum (a block merge across the loop once broke
+    # this).
+    wg = 64
+    out = []
+    for g in range(2):
+        n = list(range(wg))
+        for lid in range(wg):
+            out += [n[(lid + 1) % wg], sum(n[(lid // 32) * 32:(lid // 32) * 32 + 32])]
+    src = HEADER + """
+#extension GL_KHR_shader_subgroup_arithmetic : require
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) writeonly buffer O { uint o[]; };
+shared uint s[64];
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint n = 0u;
+    for (;;) {
+        if (n >= lid) break;
+        n++;
+    }
+    s[lid] = n;
+    barrier();
+    uint total = subgroupAdd(n);
+    o[gl_GlobalInvocationID.x * 2u] = s[(lid + 1u) % 64u];
+    o[gl_GlobalInvocationID.x * 2u + 1u] = total;
+}
+"""
+    case("reconvergence_after_break", src, [buf(0, np.zeros(len(out), np.uint32), out)], [2, 1, 1])
+
+
+reconvergence_after_break()
+
+
 def float_bf16_fp8():
     # VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32 (round to nearest
     # even; float8 overflow gives NaN for E4M3 and infinity for E5M2 unless saturated), a bfloat16

@@ -220,6 +220,9 @@ struct Machine<'e, 'a> {
     tc: Vec<u64>,
     sub: Vec<bool>,
     tgt: Vec<u32>,
+    /// Blocks left until the next watchdog check; counts across groups, so a dispatch of many
+    /// short workgroups is watched too.
+    watch: u32,
 }
 
 impl<'e, 'a> Machine<'e, 'a> {
@@ -258,6 +261,7 @@ impl<'e, 'a> Machine<'e, 'a> {
             tc: vec![0; l],
             sub: vec![false; l],
             tgt: vec![0; l],
+            watch: WATCH_EVERY,
         }
     }
 
@@ -341,11 +345,10 @@ impl<'e, 'a> Machine<'e, 'a> {
         // `Some(pc)`: the previous block ran on every lane and sent them all to `pc`, so the mask
         // is still all-true and the scan over `pcs` can be skipped.
         let mut uniform: Option<u32> = None;
-        let mut watch = WATCH_EVERY;
         loop {
-            watch -= 1;
-            if watch == 0 {
-                watch = WATCH_EVERY;
+            self.watch -= 1;
+            if self.watch == 0 {
+                self.watch = WATCH_EVERY;
                 if env.aborted.load(Ordering::Relaxed) {
                     return;
                 }

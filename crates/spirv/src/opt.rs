@@ -200,10 +200,15 @@ pub(crate) fn optimize(
     }
 }
 
-/// Straight-line block merging: a block that ends in a plain jump (no phi copies) to a later
-/// block with no other predecessor absorbs that block's ops and terminator. The lanes that reach
-/// the absorbed block are exactly those of its predecessor, so masks, reconvergence points and
-/// subgroup membership are unchanged; the absorbed block stays in place, unreachable.
+/// Straight-line block merging: a block that ends in a plain jump (no phi copies) to the next
+/// live block, which has no other predecessor, absorbs that block's ops and terminator. The
+/// absorbed block stays in place, unreachable.
+///
+/// "Next" matters: the scheduler runs the lowest block any lane waits at, so when block `i` runs
+/// no lane waits below it, and afterwards its successor `i + 1` is the lowest possible: it runs at
+/// once, with exactly `i`'s lanes. A later successor `c` would instead wait for lanes in the blocks
+/// between, which may reach `c` through `i` again (a loop's break block and its merge): there the
+/// merge would split one execution of `c` into several and break reconvergence.
 pub(crate) fn merge_blocks(blocks: &mut [Block]) {
     let n = blocks.len();
     let mut preds = vec![0u32; n];
@@ -214,13 +219,17 @@ pub(crate) fn merge_blocks(blocks: &mut [Block]) {
             }
         });
     }
+    let mut dead = vec![false; n];
     for i in 0..n {
+        if dead[i] {
+            continue;
+        }
         loop {
             let c = match &blocks[i].term {
                 Term::Jump(e) if e.moves.is_empty() => e.target as usize,
                 _ => break,
             };
-            if c <= i || c >= n || preds[c] != 1 {
+            if c <= i || c >= n || preds[c] != 1 || !dead[i + 1..c].iter().all(|&d| d) {
                 break;
             }
             let absorbed = std::mem::replace(
@@ -232,6 +241,7 @@ pub(crate) fn merge_blocks(blocks: &mut [Block]) {
                 },
             );
             preds[c] = 0;
+            dead[c] = true;
             let b = &mut blocks[i];
             b.ops.extend(absorbed.ops);
             b.term = absorbed.term;
@@ -419,6 +429,48 @@ mod tests {
             "{:?}",
             blocks[0].ops
         );
+    }
+
+    /// A jump to the next block merges; a jump over a live block (a loop's break block to the
+    /// loop's merge, with the latch in between) does not.
+    #[test]
+    fn merges_only_into_the_next_live_block() {
+        let jump = |t: u32| {
+            Term::Jump(Edge {
+                target: t,
+                moves: Vec::new(),
+            })
+        };
+        let mov = |d| Op::Mov { d, a: 0 };
+        // 0 → 1 (header) ⇒ 2 (break) | 3 (latch → 1); 2 → 4 (merge).
+        let mut blocks = vec![
+            block(vec![mov(1)], jump(1)),
+            block(
+                vec![mov(2)],
+                Term::Branch {
+                    c: 2,
+                    t: Edge {
+                        target: 2,
+                        moves: Vec::new(),
+                    },
+                    f: Edge {
+                        target: 3,
+                        moves: Vec::new(),
+                    },
+                },
+            ),
+            block(vec![mov(3)], jump(4)),
+            block(vec![mov(4)], jump(1)),
+            block(vec![mov(5)], jump(5)),
+            block(vec![mov(6)], Term::Exit),
+        ];
+        merge_blocks(&mut blocks);
+        // 2 → 4 skips the live latch: not merged. 0 → 1: 1 has two predecessors. 4 → 5 merges.
+        assert_eq!(blocks[2].ops.len(), 1);
+        assert!(matches!(blocks[2].term, Term::Jump(Edge { target: 4, .. })));
+        assert_eq!(blocks[0].ops.len(), 1);
+        assert_eq!(blocks[4].ops.len(), 2);
+        assert!(matches!(blocks[4].term, Term::Exit));
     }
 
     /// A copy of a variable read in a later block keeps its `Mov`, and a read after the variable

@@ -528,4 +528,9 @@ fn watchdog_stops_a_shader_that_never_terminates() {
     // SAFETY: as above.
     unsafe { p.dispatch_watched(&res, &[], [0; 3], [4, 1, 1], 1, &stop) }
         .expect("a short dispatch never reaches a watchdog check");
+    // Many short workgroups: the check counts blocks across groups, so the dispatch is stopped.
+    // SAFETY: as above.
+    let e = unsafe { p.dispatch_watched(&res, &[], [0; 3], [100_000, 1, 1], 1, &stop) }
+        .expect_err("a long dispatch of short groups is watched too");
+    assert!(e.to_string().contains("stopped"), "{e}");
 }

@@ -6,21 +6,31 @@
 //!   emulation layer (PyPI) if missing, builds the ICD, and runs every test of the workspace (unit,
 //!   loader end-to-end, vulkaninfo, direct loading, scenario-runner).
 //!
+//! - `cargo xtask bench-compare`: runs the Vulkan benchmarks (`shaders`, `tensor_vulkan`) on
+//!   Tessera and then on Debian's lavapipe with Arm's tensor emulation layer, in one go, and prints
+//!   the ratios (also written to `target/bench-compare.md`). See `compare.rs`.
+//!
 //! Installation uses `apt-get` (as root, or through `sudo`), so it works on a fresh Debian or
 //! Ubuntu machine; elsewhere it says what to install.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod compare;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
+        Some("bench-compare") => compare::bench_compare(),
         Some("setup") => {
             setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
         }
-        _ => Err("usage: cargo xtask <demo | test [cargo test args…] | setup>".to_string()),
+        _ => Err(
+            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare>"
+                .to_string(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -31,14 +41,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
         .unwrap_or_else(|_| PathBuf::from("."))
 }
 
-fn run(cmd: &mut Command) -> Result<(), String> {
+pub(crate) fn run(cmd: &mut Command) -> Result<(), String> {
     eprintln!("xtask: running {cmd:?}");
     let status = cmd
         .status()
@@ -65,13 +75,14 @@ fn has_command(name: &str) -> bool {
 }
 
 /// Installs the Debian packages that are missing.
-fn setup(packages: &[&str]) -> Result<(), String> {
+pub(crate) fn setup(packages: &[&str]) -> Result<(), String> {
     let missing: Vec<&str> = packages
         .iter()
         .copied()
         .filter(|p| match *p {
             "libvulkan1" => !has_loader(),
             "vulkan-tools" => !has_command("vulkaninfo"),
+            "mesa-vulkan-drivers" => !Path::new(compare::LAVAPIPE_ICD).exists(),
             other => !has_command(other),
         })
         .collect();
@@ -121,7 +132,7 @@ fn has_python_packages(python: &Path) -> bool {
 /// Makes Arm's PyPI packages importable and returns the Python that has them: the machine's
 /// `python3` when it already does, else a virtual environment in `target/python` (a system
 /// Python on Debian 12 refuses `pip install` outside one). Installs `python3-venv` when needed.
-fn setup_python() -> Result<PathBuf, String> {
+pub(crate) fn setup_python() -> Result<PathBuf, String> {
     let system = PathBuf::from("python3");
     if has_python_packages(&system) {
         return Ok(system);
@@ -154,7 +165,7 @@ fn setup_python() -> Result<PathBuf, String> {
     Ok(python)
 }
 
-fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root());
     cmd
