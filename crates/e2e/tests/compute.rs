@@ -192,10 +192,7 @@ fn maintenance6_bind_and_push_commands() {
         assert_eq!(*g, v.wrapping_mul(2).wrapping_add(11), "element {i}");
     }
 
-    let pool = ctx.command_pool(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-    let cb = ctx.command_buffer(pool);
     for case in 0..3 {
-        ctx.begin(cb, vk::CommandBufferUsageFlags::empty());
         let bind = vk::BindDescriptorSetsInfo::builder()
             .stage_flags(if case == 0 {
                 vk::ShaderStageFlags::empty()
@@ -213,27 +210,21 @@ fn maintenance6_bind_and_push_commands() {
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(2)
             .values(&add);
-        // SAFETY: recording state.
-        unsafe {
-            if case < 2 {
-                ctx.device.cmd_bind_descriptor_sets2_khr(cb, &bind);
-            } else {
-                ctx.device.cmd_push_constants2_khr(cb, &push);
+        let r = ctx.record_only(|d, cb| {
+            // SAFETY: recording state.
+            unsafe {
+                if case < 2 {
+                    d.cmd_bind_descriptor_sets2_khr(cb, &bind);
+                } else {
+                    d.cmd_push_constants2_khr(cb, &push);
+                }
             }
-        }
-        // SAFETY: the buffer is recording.
-        let r = unsafe { ctx.device.end_command_buffer(cb) };
+        });
         assert_eq!(
             r.err(),
             Some(vk::ErrorCode::VALIDATION_FAILED),
             "case {case}"
         );
-        // SAFETY: not pending.
-        unsafe {
-            ctx.device
-                .reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
-        }
-        .expect("reset");
     }
     p.destroy(&ctx);
 }

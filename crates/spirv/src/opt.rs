@@ -337,22 +337,15 @@ fn lane_wise(op: &Op) -> bool {
 
 /// Whether `op` reads or writes `r` (variable ranges of `LoadVar`/`StoreVar` included).
 fn touches(op: &Op, r: Reg) -> bool {
-    match *op {
-        Op::LoadVar { base, len, .. } | Op::StoreVar { base, len, .. }
-            if (base..base.saturating_add(len)).contains(&r) =>
-        {
-            return true;
-        }
-        _ => {}
-    }
-    let mut op = op.clone();
-    let mut hit = false;
-    op.visit_regs(&mut |x, _| hit |= *x == r);
-    hit
+    uses_reg(op, r, false)
 }
 
 /// Whether `op` reads `r` (variable ranges of `LoadVar`/`StoreVar` included).
 fn reads(op: &Op, r: Reg) -> bool {
+    uses_reg(op, r, true)
+}
+
+fn uses_reg(op: &Op, r: Reg, reads_only: bool) -> bool {
     match *op {
         Op::LoadVar { base, len, .. } | Op::StoreVar { base, len, .. }
             if (base..base.saturating_add(len)).contains(&r) =>
@@ -363,7 +356,7 @@ fn reads(op: &Op, r: Reg) -> bool {
     }
     let mut op = op.clone();
     let mut hit = false;
-    op.visit_regs(&mut |x, role| hit |= role == Role::Use && *x == r);
+    op.visit_regs(&mut |x, role| hit |= *x == r && (!reads_only || role == Role::Use));
     hit
 }
 
