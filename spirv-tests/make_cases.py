@@ -1006,6 +1006,102 @@ void main() {
 reconvergence_after_break()
 
 
+def device_index():
+    # GL_EXT_device_group: a device is one physical device, so gl_DeviceIndex is 0.
+    n = 16
+    src = HEADER + """
+#extension GL_EXT_device_group : require
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) writeonly buffer O { uint o[]; };
+void main() {
+    o[gl_GlobalInvocationID.x] = uint(gl_DeviceIndex) + gl_GlobalInvocationID.x * 3u;
+}
+"""
+    case("device_index", src, [buf(0, np.full(n, 99, np.uint32), [i * 3 for i in range(n)])],
+         [1, 1, 1])
+
+
+device_index()
+
+
+def integer_dot_product():
+    # SPV_KHR_integer_dot_product (OpSDot/OpUDot/OpSUDot and AccSat forms, vector and packed 4x8).
+    n = 16
+    rng = np.random.default_rng(5)
+    rows = []
+    expect = []
+
+    def wrap(v, bits, signed=True):
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+    def sat(v, bits, signed):
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        return min(max(v, lo), hi)
+
+    def bytes_of(w, signed):
+        return [wrap(w >> (8 * k), 8, signed) for k in range(4)]
+
+    for i in range(n):
+        big = i % 2 == 0
+        if big:
+            a = [int(v) for v in rng.integers(-2**31, 2**31, 4)]
+            b = [int(v) for v in rng.integers(-2**31, 2**31, 4)]
+        else:
+            a = [int(v) for v in rng.integers(-200, 200, 4)]
+            b = [int(v) for v in rng.integers(-200, 200, 4)]
+        px, py = (int(v) for v in rng.integers(0, 2**32, 2, dtype=np.uint64))
+        acc = int(rng.integers(-2**31, 2**31)) if i % 3 else 2**31 - 7
+        rows += [a, b, [wrap(px, 32), wrap(py, 32), acc, 0]]
+        ua, ub = [v & 0xFFFFFFFF for v in a], [v & 0xFFFFFFFF for v in b]
+        sd = sum(x * y for x, y in zip(a, b))
+        ud = sum(x * y for x, y in zip(ua, ub))
+        sa, sb = bytes_of(px, True), bytes_of(py, True)
+        uxa, uxb = bytes_of(px, False), bytes_of(py, False)
+        a8, b8 = [wrap(v, 8) for v in a], [wrap(v, 8) for v in b]
+        a16, b16 = [wrap(v, 16) for v in a], [wrap(v, 16) for v in b]
+        expect += [
+            wrap(sd, 32),
+            wrap(ud, 32),
+            sat(acc + sd, 32, True),
+            wrap(sat((acc & 0xFFFFFFFF) + ud, 32, False), 32),
+            wrap(sum(x * y for x, y in zip(sa, sb)), 32),
+            wrap(sum(x * y for x, y in zip(uxa, uxb)), 32),
+            wrap(sum(x * y for x, y in zip(sa, uxb)), 32),
+            sat(acc + sum(x * y for x, y in zip(sa, sb)), 32, True),
+            wrap(sum(x * y for x, y in zip(a8, b8)), 32),
+            sat(wrap(acc, 16) + sum(x * y for x, y in zip(a16, b16)), 32, True),  # glslang widens
+        ]
+    src = HEADER + """#extension GL_EXT_integer_dot_product : require
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) readonly buffer I { ivec4 x[]; };
+layout(set = 0, binding = 1) writeonly buffer O { int o[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    ivec4 a = x[i * 3u], b = x[i * 3u + 1u];
+    ivec4 p = x[i * 3u + 2u];  // p.x, p.y: packed 4x8 words; p.z: accumulator
+    uint k = i * 10u;
+    o[k] = dotEXT(a, b);
+    o[k + 1u] = int(dotEXT(uvec4(a), uvec4(b)));
+    o[k + 2u] = dotAccSatEXT(a, b, p.z);
+    o[k + 3u] = int(dotAccSatEXT(uvec4(a), uvec4(b), uint(p.z)));
+    o[k + 4u] = dotPacked4x8EXT(p.x, p.y);
+    o[k + 5u] = int(dotPacked4x8EXT(uint(p.x), uint(p.y)));
+    o[k + 6u] = dotPacked4x8EXT(p.x, uint(p.y));
+    o[k + 7u] = dotPacked4x8AccSatEXT(p.x, p.y, p.z);
+    o[k + 8u] = int(dotEXT(i8vec4(a), i8vec4(b)));
+    o[k + 9u] = int(dotAccSatEXT(i16vec4(a), i16vec4(b), int16_t(p.z)));
+}
+"""
+    case("integer_dot_product", src,
+         [buf(0, np.array(rows, np.int64).astype(np.int32).flatten(), dtype=np.int32),
+          buf(1, np.zeros(len(expect), np.int32), expect, dtype=np.int32)],
+         [1, 1, 1])
+
+
+integer_dot_product()
+
+
 def float_bf16_fp8():
     # VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32 (round to nearest
     # even; float8 overflow gives NaN for E4M3 and infinity for E5M2 unless saturated), a bfloat16

@@ -234,12 +234,91 @@ pub(crate) fn f_get(w: u8, a: u64) -> f64 {
 #[inline(always)]
 pub(crate) fn f_put(w: u8, v: f64) -> u64 {
     match w {
-        16 => u64::from(f16::from_f64(v).to_bits()),
+        // An f64 that is exactly an f32 (every f16/f32 result) takes the fast f32 path; any
+        // other is rounded once first (see `round_f64`).
+        16 => {
+            let f = v as f32;
+            if f64::from(f) == v || v.is_nan() {
+                u64::from(f16::from_f32(f).to_bits())
+            } else {
+                u64::from(f16::from_f64(round_f64(v, 10, -14, 65504.0)).to_bits())
+            }
+        }
         32 => u64::from((v as f32).to_bits()),
-        W_BF16 => u64::from(half::bf16::from_f64(v).to_bits()),
+        W_BF16 => {
+            let f = v as f32;
+            if f64::from(f) == v || v.is_nan() {
+                u64::from(half::bf16::from_f32(f).to_bits())
+            } else {
+                u64::from(half::bf16::from_f64(round_f64(v, 7, -126, BF16_MAX)).to_bits())
+            }
+        }
         W_E4M3 => u64::from(fp8_encode(v, false)),
         W_E5M2 => u64::from(fp8_encode(v, true)),
         _ => v.to_bits(),
+    }
+}
+
+/// The largest finite bfloat16.
+const BF16_MAX: f64 = 3.389_531_389_251_535_5e38;
+
+/// `v` rounded once, to nearest with ties to even, to a binary format with `mbits` mantissa bits,
+/// minimum normal exponent `emin` and largest finite value `max` (beyond it: infinity). The result
+/// is exactly representable in that format, so a later conversion to it is exact; converting
+/// through f32 first would round twice.
+fn round_f64(v: f64, mbits: i32, emin: i32, max: f64) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    let a = v.abs();
+    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
+    let quantum = 2f64.powi(e - mbits);
+    let r = (a / quantum).round_ties_even() * quantum;
+    let r = if r > max { f64::INFINITY } else { r };
+    r.copysign(v)
+}
+
+/// A narrowing float conversion with a directed rounding (the `FPRoundingMode` decoration):
+/// `dir` is 1 = toward zero, 2 = toward +∞, 3 = toward −∞ (0, to nearest even, is `f_put`).
+/// The nearest result is stepped by one unit in the last place when it lies on the wrong side.
+pub(crate) fn f_put_directed(w: u8, v: f64, dir: u8) -> u64 {
+    let bits = f_put(w, v);
+    let r = f_get(w, bits);
+    if v.is_nan() || r == v {
+        return bits;
+    }
+    let sign_bit: u64 = match w {
+        16 | W_BF16 => 0x8000,
+        32 => 0x8000_0000,
+        W_E4M3 | W_E5M2 => 0x80,
+        _ => 1 << 63,
+    };
+    let (neg, mag) = (bits & sign_bit != 0, bits & (sign_bit - 1));
+    // One step of the magnitude up or down (the bit patterns of a sign are ordered).
+    let smaller = |b: u64| if mag == 0 { b } else { b - 1 };
+    let toward_pos = || {
+        if !neg {
+            bits + 1
+        } else if mag == 0 {
+            1
+        } else {
+            bits - 1
+        }
+    };
+    let toward_neg = || {
+        if neg {
+            bits + 1
+        } else if mag == 0 {
+            sign_bit | 1
+        } else {
+            bits - 1
+        }
+    };
+    match dir {
+        1 if r.abs() > v.abs() => smaller(bits),
+        2 if r < v => toward_pos(),
+        3 if r > v => toward_neg(),
+        _ => bits,
     }
 }
 
@@ -570,6 +649,8 @@ pub(crate) enum Conv {
     UToF,
     SToF,
     FToF,
+    /// `FToF` decorated `FPRoundingMode` RTZ (1), RTP (2) or RTN (3).
+    FToFDirected(u8),
     /// `FToF` to a float8 type decorated `SaturatedToLargestFloat8NormalConversionEXT`: values
     /// beyond the largest normal value (infinities included) become it, with their sign; NaN
     /// stays NaN.
@@ -614,12 +695,11 @@ pub(crate) fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
         Conv::FToF => {
             if from == to {
                 a
-            } else if from == 64 && to == 16 {
-                u64::from(f16::from_f64(f64::from_bits(a)).to_bits())
             } else {
                 f_put(to, f_get(from, a))
             }
         }
+        Conv::FToFDirected(dir) => f_put_directed(to, f_get(from, a), dir),
         Conv::FToFSat => {
             let v = f_get(from, a);
             let max = match to {
@@ -632,9 +712,136 @@ pub(crate) fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
     }
 }
 
+/// One lane of an integer dot product (see `ir::Op::IDot`): exact for every width (products and
+/// sums saturate in i128 only where the true value is already out of any 64-bit range).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn idot(
+    w_in: u8,
+    w_out: u8,
+    a_signed: bool,
+    b_signed: bool,
+    sat_signed: bool,
+    a: impl Iterator<Item = u64>,
+    b: impl Iterator<Item = u64>,
+    acc: Option<u64>,
+) -> u64 {
+    let ext = |x: u64, signed: bool| -> i128 {
+        if signed {
+            i128::from(sext(x, w_in))
+        } else {
+            i128::from(trunc(x, w_in))
+        }
+    };
+    let mut sum: i128 = 0;
+    let mut wrap: u64 = 0;
+    for (x, y) in a.zip(b) {
+        let (x, y) = (ext(x, a_signed), ext(y, b_signed));
+        sum = sum.saturating_add(x.saturating_mul(y));
+        wrap = wrap.wrapping_add((x as u64).wrapping_mul(y as u64));
+    }
+    match acc {
+        None => trunc(wrap, w_out),
+        Some(acc) => {
+            let acc = if sat_signed {
+                i128::from(sext(acc, w_out))
+            } else {
+                i128::from(trunc(acc, w_out))
+            };
+            let total = acc.saturating_add(sum);
+            let (lo, hi) = if sat_signed {
+                (-(1i128 << (w_out - 1)), (1i128 << (w_out - 1)) - 1)
+            } else {
+                (0, (1i128 << w_out) - 1)
+            };
+            trunc(total.clamp(lo, hi) as u64, w_out)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversions_round_once_and_in_the_asked_direction() {
+        // 1 + 2^-11 + 2^-40 as f64: just above a tie for f16; through f32 it would become the
+        // tie and round down to 1.0.
+        let v = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        let f16_bits = |b: u64| f16::from_bits(b as u16).to_f64();
+        assert_eq!(
+            f16_bits(conv(Conv::FToF, 64, 16, v.to_bits())),
+            1.0 + 2f64.powi(-10)
+        );
+        // Directed roundings of 1/3 to f16, and of -1/3.
+        let third = 1.0f64 / 3.0;
+        let down = f16_bits(conv(Conv::FToFDirected(1), 64, 16, third.to_bits()));
+        let up = f16_bits(conv(Conv::FToFDirected(2), 64, 16, third.to_bits()));
+        assert!(down < third && third < up, "{down} {up}");
+        assert_eq!(
+            f16::from_f64(up).to_bits() - f16::from_f64(down).to_bits(),
+            1
+        );
+        let neg = f16_bits(conv(Conv::FToFDirected(3), 64, 16, (-third).to_bits()));
+        assert_eq!(neg, -up);
+        let rtz = f16_bits(conv(Conv::FToFDirected(1), 64, 16, (-third).to_bits()));
+        assert_eq!(rtz, -down);
+        // Overflow: RTZ gives the largest finite value, RTE infinity.
+        assert_eq!(
+            f16_bits(conv(Conv::FToFDirected(1), 64, 16, 1e6f64.to_bits())),
+            65504.0
+        );
+        assert!(f16_bits(conv(Conv::FToF, 64, 16, 1e6f64.to_bits())).is_infinite());
+        // Tiny negative toward -inf: the smallest negative subnormal.
+        let tiny = f16_bits(conv(Conv::FToFDirected(3), 64, 16, (-1e-30f64).to_bits()));
+        assert_eq!(tiny, -(2f64.powi(-24)));
+    }
+
+    #[test]
+    fn integer_dot_products() {
+        let v = |x: &[i64]| x.iter().map(|&v| v as u64).collect::<Vec<_>>();
+        let d = |w_in, w_out, sa, sb, ss, a: &[i64], b: &[i64], acc| {
+            idot(
+                w_in,
+                w_out,
+                sa,
+                sb,
+                ss,
+                v(a).into_iter(),
+                v(b).into_iter(),
+                acc,
+            )
+        };
+        // Signed 8-bit components, 32-bit result: -128*-128*4 = 65536.
+        assert_eq!(
+            d(8, 32, true, true, true, &[-128; 4], &[-128; 4], None),
+            65536
+        );
+        // Unsigned: 255*255*4.
+        assert_eq!(
+            d(8, 32, false, false, false, &[255; 4], &[255; 4], None),
+            260_100
+        );
+        // Mixed: signed -1 times unsigned 255 = -255 (low 16 bits).
+        assert_eq!(d(8, 16, true, false, true, &[-1], &[255], None), 0xff01);
+        // Saturation: 8-bit signed result of 127 + 2*64 saturates to 127; -128 + (-100) to -128.
+        assert_eq!(d(8, 8, true, true, true, &[2], &[64], Some(127)), 127);
+        assert_eq!(d(8, 8, true, true, true, &[-100], &[1], Some(0x80)), 0x80);
+        // Unsigned saturation and wrap without accumulator.
+        assert_eq!(
+            d(16, 16, false, false, false, &[0xffff], &[2], Some(1)),
+            0xffff
+        );
+        assert_eq!(
+            d(16, 16, false, false, false, &[0xffff], &[2], None),
+            0xfffe
+        );
+        // 64-bit extremes do not overflow the intermediate.
+        let m = i64::MIN;
+        assert_eq!(
+            d(64, 64, true, true, true, &[m; 4], &[m; 4], Some(0)),
+            i64::MAX as u64
+        );
+    }
 
     #[test]
     fn saturating_float8_conversion() {

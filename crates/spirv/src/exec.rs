@@ -634,6 +634,34 @@ impl<'e, 'a> Machine<'e, 'a> {
             }
             Op::Conv { op, from, to, d, a } => self.un(d, a, |x| alu::conv(op, from, to, x)),
             Op::Sub { op, w, d, a, b } => self.subgroup(op, w, d, a, b),
+            Op::IDot {
+                w_in,
+                w_out,
+                a_signed,
+                b_signed,
+                sat_signed,
+                d,
+                ref a,
+                ref b,
+                acc,
+            } => {
+                let l = self.l;
+                for i in 0..l {
+                    if self.mask[i] {
+                        let v = alu::idot(
+                            w_in,
+                            w_out,
+                            a_signed,
+                            b_signed,
+                            sat_signed,
+                            a.iter().map(|&r| self.regs[r as usize * l + i]),
+                            b.iter().map(|&r| self.regs[r as usize * l + i]),
+                            acc.map(|r| self.regs[r as usize * l + i]),
+                        );
+                        self.regs[d as usize * l + i] = v;
+                    }
+                }
+            }
             Op::Select { d, c, a, b } => self.tri(d, c, a, b, |c, x, y| if c != 0 { x } else { y }),
             Op::Pick { d, idx, ref srcs } => {
                 for i in 0..self.l {

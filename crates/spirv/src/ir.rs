@@ -191,6 +191,21 @@ pub(crate) enum Op {
         w: u8,
         d: Reg,
     },
+    /// Integer dot product (`OpSDot`, `OpUDot`, `OpSUDot` and their `AccSat` forms): components
+    /// of width `w_in` (sign-extended where `a_signed`/`b_signed`), summed exactly; without `acc`
+    /// the result is the low `w_out` bits, with `acc` it is `acc + sum` saturated to the signed
+    /// (`sat_signed`) or unsigned `w_out`-bit range.
+    IDot {
+        w_in: u8,
+        w_out: u8,
+        a_signed: bool,
+        b_signed: bool,
+        sat_signed: bool,
+        d: Reg,
+        a: Box<[Reg]>,
+        b: Box<[Reg]>,
+        acc: Option<Reg>,
+    },
     /// A subgroup operation on values of width `w` (see `subgroup`): reads `a` and `b` of the
     /// active lanes of each subgroup, writes `d` of its active lanes.
     Sub {
@@ -385,6 +400,15 @@ impl Op {
                 f(dim, Use);
                 f(d, Def);
             }
+            Op::IDot { d, a, b, acc, .. } => {
+                for r in a.iter_mut().chain(b.iter_mut()) {
+                    f(r, Use);
+                }
+                if let Some(r) = acc {
+                    f(r, Use);
+                }
+                f(d, Def);
+            }
         }
     }
 
@@ -483,6 +507,11 @@ impl Op {
             Op::TensorQuery { t, dim, d, .. } => {
                 desc(&t.desc, out);
                 out.extend([*dim, *d]);
+            }
+            Op::IDot { d, a, b, acc, .. } => {
+                out.push(*d);
+                out.extend(a.iter().chain(b.iter()));
+                out.extend(acc.iter());
             }
         }
     }

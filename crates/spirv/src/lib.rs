@@ -127,12 +127,15 @@ type Scan = (
 );
 
 /// Walks the instruction stream once, checking word counts, records where each result id is
-/// defined (used to put word offsets in error messages), extracts `OpExecutionModeId` and
-/// rewrites 8-bit float types (see `Module::float8_types`).
+/// defined (used to put word offsets in error messages), extracts `OpExecutionModeId`, drops
+/// debug instructions and rewrites 8-bit float types (see `Module::float8_types`).
 fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
     const OP_EXECUTION_MODE_ID: u32 = 331;
     const OP_TYPE_INT: u32 = 21;
     const OP_TYPE_FLOAT: u32 = 22;
+    // OpSourceContinued, OpSource, OpSourceExtension, OpName, OpMemberName, OpString, OpLine,
+    // OpNoLine, OpModuleProcessed.
+    const DEBUG_OPCODES: [u32; 9] = [2, 3, 4, 5, 6, 7, 8, 317, 330];
     let mut float8 = std::collections::HashMap::new();
     let mut map = std::collections::HashMap::new();
     let mut mode_ids = Vec::new();
@@ -170,7 +173,10 @@ fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
                 }
             }
         }
-        if opcode == OP_TYPE_FLOAT && wc == 4 && words[at + 2] == 8 {
+        if DEBUG_OPCODES.contains(&opcode) {
+            // Debug information: never needed, and its strings need not be UTF-8 (the CTS
+            // checks that), which rspirv would reject.
+        } else if opcode == OP_TYPE_FLOAT && wc == 4 && words[at + 2] == 8 {
             float8.insert(words[at + 1], words[at + 3]);
             filtered.extend_from_slice(&[(4 << 16) | OP_TYPE_INT, words[at + 1], 8, 0]);
         } else if opcode == OP_EXECUTION_MODE_ID {

@@ -423,6 +423,17 @@ impl<'m> Lowerer<'m> {
                     | C::UniformBufferArrayNonUniformIndexing
                     | C::VulkanMemoryModel
                     | C::VulkanMemoryModelDeviceScope
+                    | C::DeviceGroup
+                    // Float controls the device reports: IEEE behaviour is what the interpreter
+                    // does anyway (no flush-to-zero, round to nearest even, signed zeros, infinities
+                    // and NaNs kept). DenormFlushToZero and RoundingModeRTZ are not supported.
+                    | C::DotProduct
+                    | C::DotProductInputAll
+                    | C::DotProductInput4x8Bit
+                    | C::DotProductInput4x8BitPacked
+                    | C::SignedZeroInfNanPreserve
+                    | C::DenormPreserve
+                    | C::RoundingModeRTE
                     | C::BFloat16TypeKHR
                     | C::BFloat16DotProductKHR
                     | C::Float8EXT
@@ -452,6 +463,9 @@ impl<'m> Lowerer<'m> {
                     | "SPV_KHR_vulkan_memory_model"
                     | "SPV_EXT_descriptor_indexing"
                     | "SPV_KHR_non_semantic_info"
+                    | "SPV_KHR_device_group"
+                    | "SPV_KHR_float_controls"
+                    | "SPV_KHR_integer_dot_product"
                     | "SPV_KHR_bfloat16"
                     | "SPV_EXT_float8"
             );
@@ -1145,6 +1159,14 @@ impl<'m> Lowerer<'m> {
                 }
                 if *b == BuiltIn::LocalInvocationIndex && n == 1 {
                     let base = self.local_index_reg()?;
+                    self.var_ranges.push((base, n));
+                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                }
+                if *b == BuiltIn::DeviceIndex && n == 1 {
+                    // One physical device per device group: always device 0.
+                    let base = self.alloc(1)?;
+                    let zero = self.imm(0)?;
+                    self.entry_init.push(Op::Mov { d: base, a: zero });
                     self.var_ranges.push((base, n));
                     return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
                 }
@@ -1994,6 +2016,61 @@ impl<'m> Lowerer<'m> {
             S::ConvertSToF => alu!(K::C(Conv::SToF)),
             S::UConvert => alu!(K::C(Conv::UToU)),
             S::SConvert => alu!(K::C(Conv::SToS)),
+            S::QuantizeToF16 => {
+                // Round to f16 and back; values below f16's normal range become signed zeros.
+                let x = self.regs(vals, idref(o.first())?)?;
+                let min_normal = self.imm(u64::from((2f32.powi(-14)).to_bits()))?;
+                let sign_mask = self.imm(0x8000_0000)?;
+                let mut out = Vec::with_capacity(x.len());
+                for &xi in &x {
+                    let [h, f, abs, small, sign] = [0; 5].map(|_| self.alloc(1));
+                    let [h, f, abs, small, sign] = [h?, f?, abs?, small?, sign?];
+                    let d = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: 32,
+                        to: 16,
+                        d: h,
+                        a: xi,
+                    });
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: 16,
+                        to: 32,
+                        d: f,
+                        a: h,
+                    });
+                    self.emit(Op::FUn {
+                        op: FUn::Abs,
+                        w: 32,
+                        d: abs,
+                        a: f,
+                    });
+                    self.emit(Op::FCmp {
+                        op: FCmp::OLt,
+                        w: 32,
+                        d: small,
+                        a: abs,
+                        b: min_normal,
+                    });
+                    self.emit(Op::IBin {
+                        op: IBin::And,
+                        w: 32,
+                        d: sign,
+                        a: f,
+                        b: sign_mask,
+                    });
+                    // `sign` keeps only the sign bit: the signed zero.
+                    self.emit(Op::Select {
+                        d,
+                        c: small,
+                        a: sign,
+                        b: f,
+                    });
+                    out.push(d);
+                }
+                set(vals, Val::Regs(out));
+            }
             S::FConvert
                 if inst.result_id.is_some_and(|r| {
                     self.deco(r, Decoration::SaturatedToLargestFloat8NormalConversionEXT)
@@ -2002,7 +2079,21 @@ impl<'m> Lowerer<'m> {
             {
                 alu!(K::C(Conv::FToFSat))
             }
-            S::FConvert => alu!(K::C(Conv::FToF)),
+            S::FConvert => {
+                // FPRoundingMode: RTE = 0 is the default rounding; RTZ/RTP/RTN are directed.
+                let dir = inst.result_id.and_then(|r| {
+                    self.deco(r, Decoration::FPRoundingMode)
+                        .and_then(|d| match d.operands.get(2) {
+                            Some(Operand::FPRoundingMode(m)) => Some(*m as u32),
+                            Some(Operand::LiteralBit32(m)) => Some(*m),
+                            _ => None,
+                        })
+                });
+                match dir {
+                    Some(d @ 1..=3) => alu!(K::C(Conv::FToFDirected(d as u8))),
+                    _ => alu!(K::C(Conv::FToF)),
+                }
+            }
             S::Bitcast => {
                 let src = self.regs(vals, idref(o.first())?)?;
                 let sl = self.typed_leaves(idref(o.first())?)?;
@@ -2044,6 +2135,9 @@ impl<'m> Lowerer<'m> {
                     acc = d;
                 }
                 set(vals, Val::Regs(vec![acc]));
+            }
+            S::SDot | S::UDot | S::SUDot | S::SDotAccSat | S::UDotAccSat | S::SUDotAccSat => {
+                self.int_dot(inst, vals)?;
             }
             S::Dot => {
                 let a = self.regs(vals, idref(o.first())?)?;
@@ -2948,6 +3042,99 @@ impl<'m> Lowerer<'m> {
         acc.ok_or_else(|| SpirvError::new("empty matrix"))
     }
 
+    /// A register holding the float constant `v` in width code `w`.
+    fn fconst(&mut self, w: u8, v: f64) -> R<Reg> {
+        self.imm(alu::f_put(w, v))
+    }
+
+    /// `OpSDot` & co. (SPV_KHR_integer_dot_product), including the packed 4×8-bit form.
+    fn int_dot(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+        let o = &inst.operands;
+        let op = inst.class.opcode;
+        let (a_signed, b_signed, sat_signed) = match op {
+            S::SDot | S::SDotAccSat => (true, true, true),
+            S::UDot | S::UDotAccSat => (false, false, false),
+            _ => (true, false, true),
+        };
+        let has_acc = matches!(op, S::SDotAccSat | S::UDotAccSat | S::SUDotAccSat);
+        let a_id = idref(o.first())?;
+        let mut a = self.regs(vals, a_id)?;
+        let mut b = self.regs(vals, idref(o.get(1))?)?;
+        let acc = if has_acc {
+            Some(self.reg1(vals, idref(o.get(2))?)?)
+        } else {
+            None
+        };
+        let packed = o
+            .iter()
+            .any(|x| matches!(x, Operand::PackedVectorFormat(_)));
+        let w_out = self
+            .result_leaves(inst)?
+            .first()
+            .map(|s| s.w())
+            .unwrap_or(32);
+        let w_in = if packed {
+            // Four 8-bit components in each 32-bit operand, component 0 in the low byte.
+            let mask = self.imm(0xff)?;
+            let mut split = |x: Reg| -> R<Vec<Reg>> {
+                (0..4u64)
+                    .map(|k| {
+                        let sh = self.imm(8 * k)?;
+                        let (t, d) = (self.alloc(1)?, self.alloc(1)?);
+                        self.emit(Op::IBin {
+                            op: IBin::ShrL,
+                            w: 32,
+                            d: t,
+                            a: x,
+                            b: sh,
+                        });
+                        self.emit(Op::IBin {
+                            op: IBin::And,
+                            w: 32,
+                            d,
+                            a: t,
+                            b: mask,
+                        });
+                        Ok(d)
+                    })
+                    .collect()
+            };
+            let (Some(&pa), Some(&pb)) = (a.first(), b.first()) else {
+                return err(format!("{}: empty dot-product operand", self.at));
+            };
+            a = split(pa)?;
+            b = split(pb)?;
+            8
+        } else {
+            self.typed_leaves(a_id)?
+                .first()
+                .map(|s| s.w())
+                .unwrap_or(32)
+        };
+        if a.len() != b.len() || a.is_empty() || w_out < w_in {
+            return err(format!(
+                "{}: integer dot product of mismatched operands",
+                self.at
+            ));
+        }
+        let d = self.alloc(1)?;
+        self.emit(Op::IDot {
+            w_in,
+            w_out,
+            a_signed,
+            b_signed,
+            sat_signed,
+            d,
+            a: a.into_boxed_slice(),
+            b: b.into_boxed_slice(),
+            acc,
+        });
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(vec![d]));
+        }
+        Ok(())
+    }
+
     /// Inverse of the `n`×`n` column-major matrix `m`: `inv[c][r] = (-1)^(r+c) ·
     /// minor(row c, column r) / det(m)`.
     fn inverse(&mut self, w: u8, m: &[Reg], n: usize) -> R<Vec<Reg>> {
@@ -3351,6 +3538,163 @@ impl<'m> Lowerer<'m> {
                 }
                 return Ok(());
             }
+            // FaceForward(N, I, Nref) = dot(Nref, I) < 0 ? N : -N.
+            70 => {
+                let w = self.fw(inst)?;
+                let nv = self.regs(vals, idref(args.first())?)?;
+                let iv = self.regs(vals, idref(args.get(1))?)?;
+                let nref = self.regs(vals, idref(args.get(2))?)?;
+                let dp = self.dot(w, &nref, &iv)?;
+                let zero = self.imm(0)?;
+                let neg = self.alloc(1)?;
+                self.emit(Op::FCmp {
+                    op: FCmp::OLt,
+                    w,
+                    d: neg,
+                    a: dp,
+                    b: zero,
+                });
+                let l = nv.len();
+                let minus = self.map_n(std::slice::from_ref(&nv), l, |_, d, a| Op::FUn {
+                    op: FUn::Neg,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let out = self.map_n(&[vec![neg], nv, minus], l, |_, d, a| Op::Select {
+                    d,
+                    c: a[0],
+                    a: a[1],
+                    b: a[2],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Reflect(I, N) = I - 2·dot(N, I)·N.
+            71 => {
+                let w = self.fw(inst)?;
+                let iv = self.regs(vals, idref(args.first())?)?;
+                let nv = self.regs(vals, idref(args.get(1))?)?;
+                let dp = self.dot(w, &nv, &iv)?;
+                let two = self.fconst(w, 2.0)?;
+                let k = self.alloc(1)?;
+                self.emit(Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d: k,
+                    a: dp,
+                    b: two,
+                });
+                let l = iv.len();
+                let kn = self.map_n(&[vec![k], nv], l, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let out = self.map_n(&[iv, kn], l, |_, d, a| Op::FBin {
+                    op: FBin::Sub,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Refract(I, N, eta): k = 1 - eta²·(1 - dot(N, I)²); 0 if k < 0, else
+            // eta·I - (eta·dot(N, I) + sqrt(k))·N.
+            72 => {
+                let w = self.fw(inst)?;
+                let iv = self.regs(vals, idref(args.first())?)?;
+                let nv = self.regs(vals, idref(args.get(1))?)?;
+                let eta = self.reg1(vals, idref(args.get(2))?)?;
+                let ew = self
+                    .typed_leaves(idref(args.get(2))?)?
+                    .first()
+                    .map(|s| s.w())
+                    .unwrap_or(w);
+                let eta = if ew == w {
+                    eta
+                } else {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: ew,
+                        to: w,
+                        d,
+                        a: eta,
+                    });
+                    d
+                };
+                let one = self.fconst(w, 1.0)?;
+                let zero = self.imm(0)?;
+                let dp = self.dot(w, &nv, &iv)?;
+                let f = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
+                    let d = l.alloc(1)?;
+                    l.emit(Op::FBin { op, w, d, a, b });
+                    Ok(d)
+                };
+                let dp2 = f(self, FBin::Mul, dp, dp)?;
+                let t = f(self, FBin::Sub, one, dp2)?;
+                let eta2 = f(self, FBin::Mul, eta, eta)?;
+                let et = f(self, FBin::Mul, eta2, t)?;
+                let k = f(self, FBin::Sub, one, et)?;
+                let neg = self.alloc(1)?;
+                self.emit(Op::FCmp {
+                    op: FCmp::OLt,
+                    w,
+                    d: neg,
+                    a: k,
+                    b: zero,
+                });
+                let sq = self.alloc(1)?;
+                self.emit(Op::FUn {
+                    op: FUn::Sqrt,
+                    w,
+                    d: sq,
+                    a: k,
+                });
+                let ed = f(self, FBin::Mul, eta, dp)?;
+                let c = f(self, FBin::Add, ed, sq)?;
+                let l = iv.len();
+                let ei = self.map_n(&[vec![eta], iv], l, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let cn = self.map_n(&[vec![c], nv], l, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let r = self.map_n(&[ei, cn], l, |_, d, a| Op::FBin {
+                    op: FBin::Sub,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let out = self.map_n(&[vec![neg], vec![zero], r], l, |_, d, a| Op::Select {
+                    d,
+                    c: a[0],
+                    a: a[1],
+                    b: a[2],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
             // Determinant of a square matrix, by cofactor expansion along the first column.
             33 => {
                 let m_id = idref(args.first())?;
@@ -3384,6 +3728,51 @@ impl<'m> Lowerer<'m> {
                 }
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(sig.into_iter().chain(exp).collect()));
+                }
+                return Ok(());
+            }
+            // Modf: fract = x - trunc(x) is the result, whole = trunc(x) goes through the pointer.
+            35 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let p = self.ptr(vals, idref(args.get(1))?)?;
+                let w = self.fw(inst)?;
+                let whole = self.map_n(std::slice::from_ref(&x), x.len(), |_, d, a| Op::FUn {
+                    op: FUn::Trunc,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let fract =
+                    self.map_n(&[x.clone(), whole.clone()], x.len(), |_, d, a| Op::FBin {
+                        op: FBin::Sub,
+                        w,
+                        d,
+                        a: a[0],
+                        b: a[1],
+                    })?;
+                self.store(p, &whole)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(fract));
+                }
+                return Ok(());
+            }
+            // Frexp: the significand is the result, the exponent goes through the pointer.
+            51 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let e_id = idref(args.get(1))?;
+                let p = self.ptr(vals, e_id)?;
+                let ew = self.leaves(p.ty)?.first().map(|l| l.w()).unwrap_or(32);
+                let w = self.fw(inst)?;
+                let mut sig = Vec::with_capacity(x.len());
+                let mut exp = Vec::with_capacity(x.len());
+                for xi in &x {
+                    let (m, e) = self.frexp(w, ew, *xi)?;
+                    sig.push(m);
+                    exp.push(e);
+                }
+                self.store(p, &exp)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(sig));
                 }
                 return Ok(());
             }
