@@ -1102,6 +1102,192 @@ void main() {
 integer_dot_product()
 
 
+def glsl_std450_geometric():
+    # FaceForward, Reflect and Refract on vec3 (numpy in float64, compared with a tolerance).
+    n = 16
+    rng = np.random.default_rng(9)
+    v = rng.uniform(-1, 1, (n, 3, 3)).astype(np.float32)
+    eta = rng.uniform(0.3, 1.8, n).astype(np.float32)
+    out = []
+    for k in range(n):
+        nn, ii, nref = (v[k, j].astype(np.float64) for j in range(3))
+        nn = nn / np.linalg.norm(nn)
+        v[k, 0] = nn.astype(np.float32)
+        nn = v[k, 0].astype(np.float64)
+        ff = nn if np.dot(nref, ii) < 0 else -nn
+        rf = ii - 2 * np.dot(nn, ii) * nn
+        e = float(eta[k])
+        kk = 1 - e * e * (1 - np.dot(nn, ii) ** 2)
+        rr = np.zeros(3) if kk < 0 else e * ii - (e * np.dot(nn, ii) + np.sqrt(kk)) * nn
+        out += list(ff) + list(rf) + list(rr)
+    src = HEADER + """
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) readonly buffer V { float v[]; };
+layout(set = 0, binding = 1) readonly buffer E { float eta[]; };
+layout(set = 0, binding = 2) writeonly buffer O { float o[]; };
+vec3 at(uint i) { return vec3(v[i], v[i + 1u], v[i + 2u]); }
+void main() {
+    uint k = gl_GlobalInvocationID.x;
+    vec3 n = at(k * 9u), i = at(k * 9u + 3u), nref = at(k * 9u + 6u);
+    vec3 f = faceforward(n, i, nref), r = reflect(i, n), t = refract(i, n, eta[k]);
+    uint b = k * 9u;
+    o[b] = f.x; o[b + 1u] = f.y; o[b + 2u] = f.z;
+    o[b + 3u] = r.x; o[b + 4u] = r.y; o[b + 5u] = r.z;
+    o[b + 6u] = t.x; o[b + 7u] = t.y; o[b + 8u] = t.z;
+}
+"""
+    case("glsl_std450_geometric", src,
+         [buf(0, v.flatten(), dtype=np.float32), buf(1, eta, dtype=np.float32),
+          buf(2, np.zeros(len(out), np.float32), out, dtype=np.float32, tol=1e-5)],
+         [1, 1, 1])
+
+
+glsl_std450_geometric()
+
+MODF_ASM = """; GLSL.std.450 Modf and Frexp with pointer results, OpQuantizeToF16, and OpFConvert to f16
+; decorated FPRoundingMode RTZ / RTE / undecorated (stored straight to a 16-bit buffer, as Vulkan
+; requires). Invocation i reads a[i] and writes 5 words and 3 halves.
+               OpCapability Shader
+               OpCapability Float16
+               OpCapability StorageBuffer16BitAccess
+          %glsl = OpExtInstImport "GLSL.std.450"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %in %out %hout
+               OpExecutionMode %main LocalSize 16 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %rtf ArrayStride 4
+               OpMemberDecorate %I 0 Offset 0
+               OpDecorate %I Block
+               OpDecorate %in DescriptorSet 0
+               OpDecorate %in Binding 0
+               OpDecorate %rtu ArrayStride 4
+               OpMemberDecorate %O 0 Offset 0
+               OpDecorate %O Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 1
+               OpDecorate %rth ArrayStride 2
+               OpMemberDecorate %H 0 Offset 0
+               OpDecorate %H Block
+               OpDecorate %hout DescriptorSet 0
+               OpDecorate %hout Binding 2
+               OpDecorate %hz FPRoundingMode RTZ
+               OpDecorate %hp FPRoundingMode RTE
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+       %half = OpTypeFloat 16
+      %uint3 = OpTypeVector %uint 3
+       %pin3 = OpTypePointer Input %uint3
+        %gid = OpVariable %pin3 Input
+        %rtf = OpTypeRuntimeArray %float
+          %I = OpTypeStruct %rtf
+         %pI = OpTypePointer StorageBuffer %I
+         %in = OpVariable %pI StorageBuffer
+        %rtu = OpTypeRuntimeArray %uint
+          %O = OpTypeStruct %rtu
+         %pO = OpTypePointer StorageBuffer %O
+        %out = OpVariable %pO StorageBuffer
+        %rth = OpTypeRuntimeArray %half
+          %H = OpTypeStruct %rth
+         %pH = OpTypePointer StorageBuffer %H
+       %hout = OpVariable %pH StorageBuffer
+      %phalf = OpTypePointer StorageBuffer %half
+     %pfloat = OpTypePointer StorageBuffer %float
+      %puint = OpTypePointer StorageBuffer %uint
+    %pfnfloat = OpTypePointer Function %float
+     %pfnint = OpTypePointer Function %int
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+         %u4 = OpConstant %uint 4
+         %u5 = OpConstant %uint 5
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+      %whole = OpVariable %pfnfloat Function
+        %exp = OpVariable %pfnint Function
+         %g3 = OpLoad %uint3 %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %pa = OpAccessChain %pfloat %in %u0 %i
+          %a = OpLoad %float %pa
+      %fract = OpExtInst %float %glsl Modf %a %whole
+         %wh = OpLoad %float %whole
+        %sig = OpExtInst %float %glsl Frexp %a %exp
+         %ex = OpLoad %int %exp
+          %q = OpQuantizeToF16 %float %a
+         %hz = OpFConvert %half %a
+         %hp = OpFConvert %half %a
+         %hn = OpFConvert %half %a
+         %b0 = OpBitcast %uint %fract
+         %b1 = OpBitcast %uint %wh
+         %b2 = OpBitcast %uint %sig
+         %b3 = OpBitcast %uint %ex
+         %b4 = OpBitcast %uint %q
+       %base = OpIMul %uint %i %u5
+      %hbase = OpIMul %uint %i %u3
+        %h1 = OpIAdd %uint %hbase %u1
+        %h2 = OpIAdd %uint %hbase %u2
+        %q0 = OpAccessChain %phalf %hout %u0 %hbase
+        %q1 = OpAccessChain %phalf %hout %u0 %h1
+        %q2 = OpAccessChain %phalf %hout %u0 %h2
+         %o1 = OpIAdd %uint %base %u1
+         %o2 = OpIAdd %uint %base %u2
+         %o3 = OpIAdd %uint %base %u3
+         %o4 = OpIAdd %uint %base %u4
+         %p0 = OpAccessChain %puint %out %u0 %base
+         %p1 = OpAccessChain %puint %out %u0 %o1
+         %p2 = OpAccessChain %puint %out %u0 %o2
+         %p3 = OpAccessChain %puint %out %u0 %o3
+         %p4 = OpAccessChain %puint %out %u0 %o4
+               OpStore %p0 %b0
+               OpStore %p1 %b1
+               OpStore %p2 %b2
+               OpStore %p3 %b3
+               OpStore %p4 %b4
+               OpStore %q0 %hz
+               OpStore %q1 %hp
+               OpStore %q2 %hn
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+def modf_frexp_quantize_asm():
+    import math
+    a = np.array([2.5, -2.5, 0.75, -0.1, 1e-6, -3e-5, 70000.0, 1 / 3, -1 / 3, 123.456, 0.0, 8.0,
+                  -1e-8, 65519.0, 65520.0, 2049.5], np.float32)
+    words, halves = [], []
+    f32 = lambda x: int(np.array([x], np.float32).view(np.uint32)[0])
+    for x in a:
+        xd = float(x)
+        whole = float(np.trunc(np.float32(x)))  # keeps the sign: trunc(-0.1) = -0.0
+        words.append(f32(np.float32(x) - np.float32(whole)))
+        words.append(f32(whole))
+        m, e = math.frexp(xd)
+        words.append(f32(m))
+        words.append(e & 0xFFFFFFFF)
+        with np.errstate(over="ignore"):
+            h = np.float16(x)
+        q = np.float32(h)
+        if abs(q) < 2.0 ** -14:
+            q = np.float32(math.copysign(0.0, xd))
+        words.append(f32(q))
+        rtz = h if abs(float(h)) <= abs(xd) else np.nextafter(h, np.float16(0))
+        halves += [int(np.array([rtz], np.float16).view(np.uint16)[0]),
+                   int(np.array([h], np.float16).view(np.uint16)[0]),
+                   int(np.array([h], np.float16).view(np.uint16)[0])]
+    case("modf_frexp_quantize_asm", MODF_ASM,
+         [buf(0, a, dtype=np.float32),
+          buf(1, np.zeros(len(words), np.uint32), words, dtype=np.uint32),
+          buf(2, np.zeros(len(halves), np.uint16), halves, dtype=np.uint16)],
+         [1, 1, 1], lang="spvasm")
+
+
+modf_frexp_quantize_asm()
+
+
 def float_bf16_fp8():
     # VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32 (round to nearest
     # even; float8 overflow gives NaN for E4M3 and infinity for E5M2 unless saturated), a bfloat16
