@@ -1288,6 +1288,33 @@ def modf_frexp_quantize_asm():
 modf_frexp_quantize_asm()
 
 
+def matrix_array_stride():
+    # std140 arrays of matrices: MatrixStride sits on the struct member, the matrices inside the
+    # array (mat2 columns 16 bytes apart, matrices 32 bytes apart).
+    mats = np.arange(3 * 2 * 2, dtype=np.float32).reshape(3, 2, 2) * 1.5 - 4  # [m][col][row]
+    ubo = np.zeros((3, 2, 4), np.float32)  # each column padded to 16 bytes
+    ubo[:, :, :2] = mats
+    out = [float(mats[i, c, r]) for i in range(3) for c in range(2) for r in range(2)]
+    src = HEADER + """
+layout(local_size_x = 1) in;
+layout(std140, set = 0, binding = 0) uniform U { mat2 m[3]; };
+layout(set = 0, binding = 1) writeonly buffer O { float o[]; };
+void main() {
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 2; c++)
+            for (int r = 0; r < 2; r++)
+                o[i * 4 + c * 2 + r] = m[i][c][r];
+}
+"""
+    case("matrix_array_stride", src,
+         [buf(0, ubo.flatten(), dtype=np.float32, uniform=True),
+          buf(1, np.zeros(12, np.float32), out, dtype=np.float32)],
+         [1, 1, 1])
+
+
+matrix_array_stride()
+
+
 def float_bf16_fp8():
     # VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32 (round to nearest
     # even; float8 overflow gives NaN for E4M3 and infinity for E5M2 unless saturated), a bfloat16

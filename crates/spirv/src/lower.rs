@@ -4107,8 +4107,12 @@ impl<'m> Lowerer<'m> {
             } else {
                 self.elem_stride(p.ty, p.explicit, p.mstride)?
             };
+            // A member's MatrixStride also covers matrices inside arrays of that member: keep it
+            // through array indexing, drop it once a matrix or vector is indexed.
+            if !matches!(self.ty(p.ty)?, Ty::Array { .. } | Ty::RuntimeArray { .. }) {
+                p.mstride = None;
+            }
             p.ty = elem;
-            p.mstride = None;
             match cst {
                 Some(c) => {
                     let sw = self.typed_leaves(id).ok().and_then(|l| l.first().copied());
