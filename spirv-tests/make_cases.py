@@ -1314,6 +1314,82 @@ void main() {
 
 matrix_array_stride()
 
+GROUPS_ASM = """; Decoration groups: the two buffers' Block, set and binding-independent decorations, the array
+; strides and the struct member offsets all come through OpGroupDecorate / OpGroupMemberDecorate.
+; o[i] = a[i].y * 10 + a[i].x for a struct { uint x; uint y; } with y at offset 8 (stride 16).
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %in %out
+               OpExecutionMode %main LocalSize 8 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %in DescriptorSet 0
+               OpDecorate %in Binding 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 1
+               OpDecorate %gblock Block
+               OpDecorate %gstride16 ArrayStride 16
+               OpDecorate %gstride4 ArrayStride 4
+               OpDecorate %goff0 Offset 0
+               OpDecorate %goff8 Offset 8
+    %gblock = OpDecorationGroup
+ %gstride16 = OpDecorationGroup
+  %gstride4 = OpDecorationGroup
+     %goff0 = OpDecorationGroup
+     %goff8 = OpDecorationGroup
+               OpGroupDecorate %gblock %I %O
+               OpGroupDecorate %gstride16 %rts
+               OpGroupDecorate %gstride4 %rtu
+               OpGroupMemberDecorate %goff0 %S 0 %I 0 %O 0
+               OpGroupMemberDecorate %goff8 %S 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %uint3 = OpTypeVector %uint 3
+       %pin3 = OpTypePointer Input %uint3
+        %gid = OpVariable %pin3 Input
+          %S = OpTypeStruct %uint %uint
+        %rts = OpTypeRuntimeArray %S
+          %I = OpTypeStruct %rts
+         %pI = OpTypePointer StorageBuffer %I
+         %in = OpVariable %pI StorageBuffer
+        %rtu = OpTypeRuntimeArray %uint
+          %O = OpTypeStruct %rtu
+         %pO = OpTypePointer StorageBuffer %O
+        %out = OpVariable %pO StorageBuffer
+      %puint = OpTypePointer StorageBuffer %uint
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+        %u10 = OpConstant %uint 10
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %uint3 %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %px = OpAccessChain %puint %in %u0 %i %u0
+         %py = OpAccessChain %puint %in %u0 %i %u1
+          %x = OpLoad %uint %px
+          %y = OpLoad %uint %py
+         %y10 = OpIMul %uint %y %u10
+          %r = OpIAdd %uint %y10 %x
+         %po = OpAccessChain %puint %out %u0 %i
+               OpStore %po %r
+               OpReturn
+               OpFunctionEnd
+"""
+
+
+def decoration_groups_asm():
+    n = 8
+    words = np.zeros((n, 4), np.uint32)  # struct {x, pad, y, pad} at stride 16
+    words[:, 0] = np.arange(n) * 3 + 1
+    words[:, 2] = np.arange(n) * 7 + 2
+    out = [int(words[i, 2]) * 10 + int(words[i, 0]) for i in range(n)]
+    case("decoration_groups_asm", GROUPS_ASM,
+         [buf(0, words.flatten()), buf(1, np.zeros(n, np.uint32), out)], [1, 1, 1],
+         lang="spvasm")
+
+
+decoration_groups_asm()
+
 
 def float_bf16_fp8():
     # VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32 (round to nearest

@@ -90,7 +90,8 @@ impl Module {
         let (id_offsets, mode_ids, filtered, float8_types) = scan_offsets(words)?;
         let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&filtered))
             .map_err(|_| SpirvError::new("the SPIR-V parser failed on malformed input"))?;
-        let dr = parsed.map_err(|e| SpirvError::new(format!("parse error: {e}")))?;
+        let mut dr = parsed.map_err(|e| SpirvError::new(format!("parse error: {e}")))?;
+        expand_decoration_groups(&mut dr);
         Ok(Module {
             dr,
             id_offsets,
@@ -117,6 +118,64 @@ impl Module {
             })
             .collect()
     }
+}
+
+/// Replaces `OpGroupDecorate` / `OpGroupMemberDecorate` by the `OpDecorate` / `OpMemberDecorate`
+/// instructions they stand for (and drops the groups), so lowering sees every decoration on its
+/// target.
+fn expand_decoration_groups(dr: &mut rspirv::dr::Module) {
+    use rspirv::dr::{Instruction, Operand};
+    use rspirv::spirv::Op;
+    let groups: std::collections::HashSet<u32> = dr
+        .annotations
+        .iter()
+        .filter(|i| i.class.opcode == Op::DecorationGroup)
+        .filter_map(|i| i.result_id)
+        .collect();
+    if groups.is_empty() {
+        return;
+    }
+    let target = |i: &Instruction| match i.operands.first() {
+        Some(Operand::IdRef(t)) => Some(*t),
+        _ => None,
+    };
+    let mut by_group: std::collections::HashMap<u32, Vec<Instruction>> = Default::default();
+    for i in &dr.annotations {
+        if matches!(i.class.opcode, Op::Decorate | Op::DecorateId)
+            && let Some(g) = target(i).filter(|t| groups.contains(t))
+        {
+            by_group.entry(g).or_default().push(i.clone());
+        }
+    }
+    let mut out = Vec::with_capacity(dr.annotations.len());
+    for i in std::mem::take(&mut dr.annotations) {
+        match i.class.opcode {
+            Op::DecorationGroup => {}
+            Op::Decorate | Op::DecorateId if target(&i).is_some_and(|t| groups.contains(&t)) => {}
+            Op::GroupDecorate => {
+                let decos = target(&i).and_then(|g| by_group.get(&g));
+                for t in i.operands.iter().skip(1) {
+                    for d in decos.into_iter().flatten() {
+                        let mut d = d.clone();
+                        d.operands[0] = t.clone();
+                        out.push(d);
+                    }
+                }
+            }
+            Op::GroupMemberDecorate => {
+                let decos = target(&i).and_then(|g| by_group.get(&g));
+                for pair in i.operands.get(1..).unwrap_or_default().chunks_exact(2) {
+                    for d in decos.into_iter().flatten() {
+                        let mut ops = vec![pair[0].clone(), pair[1].clone()];
+                        ops.extend(d.operands.iter().skip(1).cloned());
+                        out.push(Instruction::new(Op::MemberDecorate, None, None, ops));
+                    }
+                }
+            }
+            _ => out.push(i),
+        }
+    }
+    dr.annotations = out;
 }
 
 type Scan = (
