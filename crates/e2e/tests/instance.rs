@@ -229,6 +229,100 @@ fn properties2_chain_reports_limits() {
     assert!(limits.non_coherent_atom_size.is_power_of_two());
 }
 
+/// Queries `T` (a property struct) once over 0x00 bytes and once over 0xFF bytes: every member
+/// must be written, so both results are the same (the CTS's "initialization" check).
+fn query_both_patterns<T: Copy + vk::ExtendsPhysicalDeviceProperties2 + vk::Cast<Target = T>>(
+    inst: &Inst,
+    make: impl Fn() -> T,
+) -> (Vec<u8>, Vec<u8>) {
+    let mut out = Vec::new();
+    for fill in [0x00u8, 0xFF] {
+        let mut v = make();
+        let (s_type_next, size) = (16, std::mem::size_of::<T>());
+        // SAFETY: `T` is a plain C struct; bytes after sType/pNext are overwritten with a pattern
+        // the driver must replace, then read back as bytes.
+        unsafe {
+            let bytes = std::slice::from_raw_parts_mut((&mut v as *mut T).cast::<u8>(), size);
+            bytes[s_type_next..].fill(fill);
+        }
+        let mut props2 = vk::PhysicalDeviceProperties2::builder().push_next(&mut v);
+        // SAFETY: valid, writable output chain.
+        unsafe {
+            inst.instance
+                .get_physical_device_properties2(inst.pd, &mut props2)
+        };
+        // SAFETY: as above.
+        let bytes = unsafe { std::slice::from_raw_parts((&v as *const T).cast::<u8>(), size) };
+        out.push(bytes[16..].to_vec());
+    }
+    (out.remove(0), out.remove(0))
+}
+
+#[test]
+fn aggregate_properties_write_every_member() {
+    let inst = Inst::new();
+    let (a, b) = query_both_patterns(&inst, vk::PhysicalDeviceVulkan11Properties::default);
+    assert_eq!(a, b, "VkPhysicalDeviceVulkan11Properties");
+    let (a, b) = query_both_patterns(&inst, vk::PhysicalDeviceVulkan12Properties::default);
+    assert_eq!(a, b, "VkPhysicalDeviceVulkan12Properties");
+    let (a, b) = query_both_patterns(&inst, vk::PhysicalDeviceVulkan13Properties::default);
+    assert_eq!(a, b, "VkPhysicalDeviceVulkan13Properties");
+}
+
+/// Structs promoted to 1.2/1.3 report what the aggregate structs report.
+#[test]
+fn promoted_structs_match_the_aggregates() {
+    let inst = Inst::new();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut di = vk::PhysicalDeviceDescriptorIndexingFeatures::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::builder()
+        .push_next(&mut f12)
+        .push_next(&mut di);
+    // SAFETY: valid, writable output chain.
+    unsafe {
+        inst.instance
+            .get_physical_device_features2(inst.pd, &mut f2)
+    };
+    assert_eq!(di.runtime_descriptor_array, f12.runtime_descriptor_array);
+    assert_eq!(
+        di.descriptor_binding_partially_bound,
+        f12.descriptor_binding_partially_bound
+    );
+    assert_eq!(
+        di.descriptor_binding_storage_buffer_update_after_bind,
+        f12.descriptor_binding_storage_buffer_update_after_bind
+    );
+    let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
+    let mut p13 = vk::PhysicalDeviceVulkan13Properties::default();
+    let mut dip = vk::PhysicalDeviceDescriptorIndexingProperties::default();
+    let mut dsr = vk::PhysicalDeviceDepthStencilResolveProperties::default();
+    let mut idp = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::builder()
+        .push_next(&mut p12)
+        .push_next(&mut p13)
+        .push_next(&mut dip)
+        .push_next(&mut dsr)
+        .push_next(&mut idp);
+    // SAFETY: valid, writable output chain.
+    unsafe {
+        inst.instance
+            .get_physical_device_properties2(inst.pd, &mut p2)
+    };
+    assert_eq!(
+        dip.max_update_after_bind_descriptors_in_all_pools,
+        p12.max_update_after_bind_descriptors_in_all_pools
+    );
+    assert_eq!(
+        dip.max_descriptor_set_update_after_bind_storage_buffers,
+        p12.max_descriptor_set_update_after_bind_storage_buffers
+    );
+    assert_eq!(dsr.independent_resolve, p12.independent_resolve);
+    assert_eq!(
+        idp.integer_dot_product_8bit_signed_accelerated,
+        p13.integer_dot_product_8bit_signed_accelerated
+    );
+}
+
 #[test]
 fn driver_properties_name_tessera() {
     let inst = Inst::new();

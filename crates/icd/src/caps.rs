@@ -171,6 +171,11 @@ pub fn is_listed(list: &[(&CStr, u32)], name: &CStr) -> bool {
 }
 
 /// `VkPhysicalDeviceLimits`.
+/// The sample counts the limits table requires at least (1 and 4). Tessera has no images or
+/// framebuffers, so nothing can use them; the values only keep the limits within the spec's
+/// minimums.
+const MIN_SAMPLE_COUNTS: VkSampleCountFlags = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+
 pub fn limits() -> VkPhysicalDeviceLimits {
     let mut l: VkPhysicalDeviceLimits = zeroed();
     // Image and graphics limits: the spec's required minimums (no image formats are supported).
@@ -220,7 +225,7 @@ pub fn limits() -> VkPhysicalDeviceLimits {
     l.mipmapPrecisionBits = 4;
     l.maxDrawIndexedIndexValue = u32::MAX;
     l.maxDrawIndirectCount = 1;
-    l.maxSamplerLodBias = 2.0;
+    l.maxSamplerLodBias = tessera_runtime::limits::MAX_SAMPLER_LOD_BIAS;
     l.maxSamplerAnisotropy = 1.0;
     l.maxViewports = 1;
     l.maxViewportDimensions = [4096, 4096];
@@ -240,15 +245,15 @@ pub fn limits() -> VkPhysicalDeviceLimits {
     l.maxFramebufferWidth = 4096;
     l.maxFramebufferHeight = 4096;
     l.maxFramebufferLayers = 256;
-    l.framebufferColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-    l.framebufferDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-    l.framebufferStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-    l.framebufferNoAttachmentsSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.framebufferColorSampleCounts = MIN_SAMPLE_COUNTS;
+    l.framebufferDepthSampleCounts = MIN_SAMPLE_COUNTS;
+    l.framebufferStencilSampleCounts = MIN_SAMPLE_COUNTS;
+    l.framebufferNoAttachmentsSampleCounts = MIN_SAMPLE_COUNTS;
     l.maxColorAttachments = 4;
-    l.sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.sampledImageColorSampleCounts = MIN_SAMPLE_COUNTS;
     l.sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-    l.sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-    l.sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l.sampledImageDepthSampleCounts = MIN_SAMPLE_COUNTS;
+    l.sampledImageStencilSampleCounts = MIN_SAMPLE_COUNTS;
     l.storageImageSampleCounts = VK_SAMPLE_COUNT_1_BIT;
     l.maxSampleMaskWords = 1;
     l.timestampComputeAndGraphics = VK_TRUE;
@@ -854,6 +859,43 @@ pub unsafe fn fill_features(stype: VkStructureType, p: *mut VkBaseOutStructure) 
                 [shaderFloat8, shaderFloat8CooperativeMatrix]
             )
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_FEATURES => copy_fields!(
+            p,
+            VkPhysicalDeviceDescriptorIndexingFeatures,
+            v12,
+            [
+                shaderInputAttachmentArrayDynamicIndexing,
+                shaderUniformTexelBufferArrayDynamicIndexing,
+                shaderStorageTexelBufferArrayDynamicIndexing,
+                shaderUniformBufferArrayNonUniformIndexing,
+                shaderSampledImageArrayNonUniformIndexing,
+                shaderStorageBufferArrayNonUniformIndexing,
+                shaderStorageImageArrayNonUniformIndexing,
+                shaderInputAttachmentArrayNonUniformIndexing,
+                shaderUniformTexelBufferArrayNonUniformIndexing,
+                shaderStorageTexelBufferArrayNonUniformIndexing,
+                descriptorBindingUniformBufferUpdateAfterBind,
+                descriptorBindingSampledImageUpdateAfterBind,
+                descriptorBindingStorageImageUpdateAfterBind,
+                descriptorBindingStorageBufferUpdateAfterBind,
+                descriptorBindingUniformTexelBufferUpdateAfterBind,
+                descriptorBindingStorageTexelBufferUpdateAfterBind,
+                descriptorBindingUpdateUnusedWhilePending,
+                descriptorBindingPartiallyBound,
+                descriptorBindingVariableDescriptorCount,
+                runtimeDescriptorArray,
+            ]
+        ),
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM => {
+            // No VK_EXT_descriptor_buffer, so no tensor descriptors in descriptor buffers.
+            let none: VkPhysicalDeviceDescriptorBufferTensorFeaturesARM = zeroed();
+            copy_fields!(
+                p,
+                VkPhysicalDeviceDescriptorBufferTensorFeaturesARM,
+                none,
+                [descriptorBufferTensorDescriptors]
+            )
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES => {
             let mut m6: VkPhysicalDeviceMaintenance6Features = zeroed();
             m6.maintenance6 = VK_TRUE;
@@ -902,19 +944,37 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES => {
             // SAFETY: `stype` names this struct (caller contract).
             let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceVulkan11Properties>() };
-            vulkan11_properties(dst);
+            // Every member is written, the unused bytes of the name arrays included: start from
+            // a zeroed struct and keep only the caller's header.
+            let mut full: VkPhysicalDeviceVulkan11Properties = zeroed();
+            vulkan11_properties(&mut full);
+            full.sType = dst.sType;
+            full.pNext = dst.pNext;
+            *dst = full;
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES => {
             // SAFETY: as above.
             let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceVulkan12Properties>() };
-            vulkan12_properties(dst);
+            // Every member is written, the unused bytes of the name arrays included: start from
+            // a zeroed struct and keep only the caller's header.
+            let mut full: VkPhysicalDeviceVulkan12Properties = zeroed();
+            vulkan12_properties(&mut full);
+            full.sType = dst.sType;
+            full.pNext = dst.pNext;
+            *dst = full;
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES => {
             // SAFETY: as above.
             let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceVulkan13Properties>() };
-            vulkan13_properties(dst);
+            // Every member is written, the unused bytes of the name arrays included: start from
+            // a zeroed struct and keep only the caller's header.
+            let mut full: VkPhysicalDeviceVulkan13Properties = zeroed();
+            vulkan13_properties(&mut full);
+            full.sType = dst.sType;
+            full.pNext = dst.pNext;
+            *dst = full;
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES => copy_fields!(
@@ -1039,9 +1099,100 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_PROPERTIES_ARM => {
             // SAFETY: `stype` names this struct (caller contract).
             let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceTensorPropertiesARM>() };
-            tensor_properties(dst);
+            let mut full: VkPhysicalDeviceTensorPropertiesARM = zeroed();
+            tensor_properties(&mut full);
+            full.sType = dst.sType;
+            full.pNext = dst.pNext;
+            *dst = full;
             Some(0)
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES => copy_fields!(
+            p,
+            VkPhysicalDeviceDescriptorIndexingProperties,
+            v12,
+            [
+                maxUpdateAfterBindDescriptorsInAllPools,
+                shaderUniformBufferArrayNonUniformIndexingNative,
+                shaderSampledImageArrayNonUniformIndexingNative,
+                shaderStorageBufferArrayNonUniformIndexingNative,
+                shaderStorageImageArrayNonUniformIndexingNative,
+                shaderInputAttachmentArrayNonUniformIndexingNative,
+                robustBufferAccessUpdateAfterBind,
+                quadDivergentImplicitLod,
+                maxPerStageDescriptorUpdateAfterBindSamplers,
+                maxPerStageDescriptorUpdateAfterBindUniformBuffers,
+                maxPerStageDescriptorUpdateAfterBindStorageBuffers,
+                maxPerStageDescriptorUpdateAfterBindSampledImages,
+                maxPerStageDescriptorUpdateAfterBindStorageImages,
+                maxPerStageDescriptorUpdateAfterBindInputAttachments,
+                maxPerStageUpdateAfterBindResources,
+                maxDescriptorSetUpdateAfterBindSamplers,
+                maxDescriptorSetUpdateAfterBindUniformBuffers,
+                maxDescriptorSetUpdateAfterBindUniformBuffersDynamic,
+                maxDescriptorSetUpdateAfterBindStorageBuffers,
+                maxDescriptorSetUpdateAfterBindStorageBuffersDynamic,
+                maxDescriptorSetUpdateAfterBindSampledImages,
+                maxDescriptorSetUpdateAfterBindStorageImages,
+                maxDescriptorSetUpdateAfterBindInputAttachments,
+            ]
+        ),
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES => copy_fields!(
+            p,
+            VkPhysicalDeviceDepthStencilResolveProperties,
+            v12,
+            [
+                supportedDepthResolveModes,
+                supportedStencilResolveModes,
+                independentResolveNone,
+                independentResolve,
+            ]
+        ),
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_FILTER_MINMAX_PROPERTIES => copy_fields!(
+            p,
+            VkPhysicalDeviceSamplerFilterMinmaxProperties,
+            v12,
+            [
+                filterMinmaxSingleComponentFormats,
+                filterMinmaxImageComponentMapping,
+            ]
+        ),
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES => copy_fields!(
+            p,
+            VkPhysicalDeviceShaderIntegerDotProductProperties,
+            v13,
+            [
+                integerDotProduct8BitUnsignedAccelerated,
+                integerDotProduct8BitSignedAccelerated,
+                integerDotProduct8BitMixedSignednessAccelerated,
+                integerDotProduct4x8BitPackedUnsignedAccelerated,
+                integerDotProduct4x8BitPackedSignedAccelerated,
+                integerDotProduct4x8BitPackedMixedSignednessAccelerated,
+                integerDotProduct16BitUnsignedAccelerated,
+                integerDotProduct16BitSignedAccelerated,
+                integerDotProduct16BitMixedSignednessAccelerated,
+                integerDotProduct32BitUnsignedAccelerated,
+                integerDotProduct32BitSignedAccelerated,
+                integerDotProduct32BitMixedSignednessAccelerated,
+                integerDotProduct64BitUnsignedAccelerated,
+                integerDotProduct64BitSignedAccelerated,
+                integerDotProduct64BitMixedSignednessAccelerated,
+                integerDotProductAccumulatingSaturating8BitUnsignedAccelerated,
+                integerDotProductAccumulatingSaturating8BitSignedAccelerated,
+                integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated,
+                integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated,
+                integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated,
+                integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated,
+                integerDotProductAccumulatingSaturating16BitUnsignedAccelerated,
+                integerDotProductAccumulatingSaturating16BitSignedAccelerated,
+                integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated,
+                integerDotProductAccumulatingSaturating32BitUnsignedAccelerated,
+                integerDotProductAccumulatingSaturating32BitSignedAccelerated,
+                integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated,
+                integerDotProductAccumulatingSaturating64BitUnsignedAccelerated,
+                integerDotProductAccumulatingSaturating64BitSignedAccelerated,
+                integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated,
+            ]
+        ),
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_PROPERTIES => {
             // No images or samplers: no block-texel views, no fragment shading rate. Three
             // descriptors covers any multi-planar format, should one ever be supported.

@@ -12,7 +12,7 @@ use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::entry::{
     buffer, command, descriptor, device, instance, memory, physical_device, pipeline, query, queue,
-    sync, tensor, unsupported,
+    sampler, sync, tensor, unsupported,
 };
 
 /// The dispatch level a command belongs to.
@@ -298,7 +298,7 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
         entry!(Device, vkCreateRenderPass2 => unsupported::vkCreateRenderPass2),
         entry!(Device, vkCreateGraphicsPipelines => unsupported::vkCreateGraphicsPipelines),
         entry!(Device, vkCreateFramebuffer => unsupported::vkCreateFramebuffer),
-        entry!(Device, vkCreateSampler => unsupported::vkCreateSampler),
+        entry!(Device, vkCreateSampler => sampler::vkCreateSampler),
         entry!(Device, vkCreateSamplerYcbcrConversion => unsupported::vkCreateSamplerYcbcrConversion),
         entry!(Device, vkCreateComputePipelines => pipeline::vkCreateComputePipelines),
         entry!(Device, vkCreateDescriptorPool => descriptor::vkCreateDescriptorPool),
@@ -318,7 +318,7 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| {
         entry!(Device, vkDestroyBufferView => unsupported::vkDestroyBufferView),
         entry!(Device, vkDestroyFramebuffer => unsupported::vkDestroyFramebuffer),
         entry!(Device, vkDestroyRenderPass => unsupported::vkDestroyRenderPass),
-        entry!(Device, vkDestroySampler => unsupported::vkDestroySampler),
+        entry!(Device, vkDestroySampler => sampler::vkDestroySampler),
         entry!(Device, vkDestroySamplerYcbcrConversion => unsupported::vkDestroySamplerYcbcrConversion),
         entry!(Device, vkDestroyPipeline => pipeline::vkDestroyPipeline),
         entry!(Device, vkDestroyPipelineCache => pipeline::vkDestroyPipelineCache),

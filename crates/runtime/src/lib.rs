@@ -29,6 +29,7 @@ pub mod pipeline;
 pub mod private_data;
 pub mod query;
 pub mod queue;
+pub mod sampler;
 pub mod sync;
 pub mod tensor;
 

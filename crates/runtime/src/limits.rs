@@ -73,6 +73,9 @@ fn parse_mem_total_kib(meminfo: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// `maxSamplerLodBias`.
+pub const MAX_SAMPLER_LOD_BIAS: f32 = 2.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@ pub mod physical_device;
 pub mod pipeline;
 pub mod query;
 pub mod queue;
+pub mod sampler;
 pub mod sync;
 pub mod tensor;
 pub mod unsupported;

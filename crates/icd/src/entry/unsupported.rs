@@ -904,19 +904,6 @@ pub unsafe extern "system" fn vkCreateFramebuffer(
     unsupported_result("vkCreateFramebuffer", Why::Graphics)
 }
 
-/// `vkCreateSampler`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkCreateSampler(
-    _device: VkDevice,
-    _pCreateInfo: *const VkSamplerCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    _pSampler: *mut VkSampler,
-) -> VkResult {
-    unsupported_result("vkCreateSampler", Why::Graphics)
-}
-
 /// `vkCreateSamplerYcbcrConversion`: not executed by Tessera (see [`Why`]).
 ///
 /// # Safety
@@ -1001,18 +988,6 @@ pub unsafe extern "system" fn vkDestroyRenderPass(
     _pAllocator: *const VkAllocationCallbacks,
 ) {
     unsupported_destroy("vkDestroyRenderPass", renderPass.raw(), "VkRenderPass");
-}
-
-/// `vkDestroySampler`: not executed by Tessera (see [`Why`]).
-///
-/// # Safety
-/// Callable with any arguments; pointers are not read.
-pub unsafe extern "system" fn vkDestroySampler(
-    _device: VkDevice,
-    sampler: VkSampler,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_destroy("vkDestroySampler", sampler.raw(), "VkSampler");
 }
 
 /// `vkDestroySamplerYcbcrConversion`: not executed by Tessera (see [`Why`]).
