@@ -1256,14 +1256,15 @@ MODF_ASM = """; GLSL.std.450 Modf and Frexp with pointer results, OpQuantizeToF1
 
 def modf_frexp_quantize_asm():
     import math
-    a = np.array([2.5, -2.5, 0.75, -0.1, 1e-6, -3e-5, 70000.0, 1 / 3, -1 / 3, 123.456, 0.0, 8.0,
+    a = np.array([2.5, -2.5, 0.75, -0.1, 1e-6, -3e-5, 70000.0, 1 / 3, -1 / 3, 123.456, 0.0, -3.0,
                   -1e-8, 65519.0, 65520.0, 2049.5], np.float32)
     words, halves = [], []
     f32 = lambda x: int(np.array([x], np.float32).view(np.uint32)[0])
     for x in a:
         xd = float(x)
         whole = float(np.trunc(np.float32(x)))  # keeps the sign: trunc(-0.1) = -0.0
-        words.append(f32(np.float32(x) - np.float32(whole)))
+        # The fraction has x's sign, also when it is zero (modf(-3.0) = -0.0).
+        words.append(f32(np.copysign(np.float32(x) - np.float32(whole), np.float32(x))))
         words.append(f32(whole))
         m, e = math.frexp(xd)
         words.append(f32(m))

@@ -330,6 +330,9 @@ pub fn vulkan12_properties(p: &mut VkPhysicalDeviceVulkan12Properties) {
         subminor: 0,
         patch: 0,
     };
+    // Required even without images: SAMPLE_ZERO is the mandatory resolve mode.
+    p.supportedDepthResolveModes = VK_RESOLVE_MODE_SAMPLE_ZERO_BIT;
+    p.supportedStencilResolveModes = VK_RESOLVE_MODE_SAMPLE_ZERO_BIT;
     p.denormBehaviorIndependence = VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL;
     p.roundingModeIndependence = VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL;
     p.shaderSignedZeroInfNanPreserveFloat16 = VK_TRUE;
@@ -475,6 +478,25 @@ macro_rules! copy_fields {
         let end = 0usize $(.max(std::mem::offset_of!($ty, $field) + std::mem::size_of_val(&dst.$field)))*;
         Some(end)
     }};
+}
+
+/// Copies `full` (made with [`zeroed`], so its padding is zero too) over `dst` byte for byte,
+/// keeping `dst`'s `sType` and `pNext`: every byte of the caller's struct is then written.
+fn write_whole<T>(dst: &mut T, full: &T) {
+    const HEADER: usize = std::mem::size_of::<VkBaseOutStructure>();
+    let size = std::mem::size_of::<T>();
+    if size <= HEADER {
+        return;
+    }
+    // SAFETY: both point to live `T`s of `size` bytes; the header (sType, pNext) is skipped; the
+    // bytes copied come from a zero-initialised value, so none is uninitialised.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (full as *const T).cast::<u8>().add(HEADER),
+            (dst as *mut T).cast::<u8>().add(HEADER),
+            size - HEADER,
+        );
+    }
 }
 
 /// Writes our supported features into the feature struct at `p` (by its `sType`) and returns the
@@ -948,9 +970,7 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
             // a zeroed struct and keep only the caller's header.
             let mut full: VkPhysicalDeviceVulkan11Properties = zeroed();
             vulkan11_properties(&mut full);
-            full.sType = dst.sType;
-            full.pNext = dst.pNext;
-            *dst = full;
+            write_whole(dst, &full);
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES => {
@@ -960,9 +980,7 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
             // a zeroed struct and keep only the caller's header.
             let mut full: VkPhysicalDeviceVulkan12Properties = zeroed();
             vulkan12_properties(&mut full);
-            full.sType = dst.sType;
-            full.pNext = dst.pNext;
-            *dst = full;
+            write_whole(dst, &full);
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES => {
@@ -972,9 +990,7 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
             // a zeroed struct and keep only the caller's header.
             let mut full: VkPhysicalDeviceVulkan13Properties = zeroed();
             vulkan13_properties(&mut full);
-            full.sType = dst.sType;
-            full.pNext = dst.pNext;
-            *dst = full;
+            write_whole(dst, &full);
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES => copy_fields!(
@@ -1101,9 +1117,7 @@ pub unsafe fn fill_properties(stype: VkStructureType, p: *mut VkBaseOutStructure
             let dst = unsafe { &mut *p.cast::<VkPhysicalDeviceTensorPropertiesARM>() };
             let mut full: VkPhysicalDeviceTensorPropertiesARM = zeroed();
             tensor_properties(&mut full);
-            full.sType = dst.sType;
-            full.pNext = dst.pNext;
-            *dst = full;
+            write_whole(dst, &full);
             Some(0)
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_INDEXING_PROPERTIES => copy_fields!(

@@ -19,6 +19,8 @@ pub struct SamplerDesc {
     pub min_lod: f32,
     pub max_lod: f32,
     pub unnormalized: bool,
+    /// `VkSamplerReductionModeCreateInfo::reductionMode`, if chained (0 = weighted average).
+    pub reduction_mode: Option<i32>,
 }
 
 /// A created sampler.
@@ -26,6 +28,9 @@ pub struct SamplerDesc {
 pub struct Sampler {
     pub desc: SamplerDesc,
 }
+
+/// `VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE`.
+const MIRROR_CLAMP_TO_EDGE: i32 = 4;
 
 /// `VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE` and `..._CLAMP_TO_BORDER`.
 const CLAMP_MODES: [i32; 2] = [2, 3];
@@ -49,6 +54,16 @@ impl Sampler {
             !desc.anisotropy,
             "VUID-VkSamplerCreateInfo-anisotropyEnable-01070",
             "anisotropyEnable needs the samplerAnisotropy feature, which Tessera does not have"
+        );
+        ensure!(
+            !desc.address_modes.contains(&MIRROR_CLAMP_TO_EDGE),
+            "VUID-VkSamplerCreateInfo-addressModeU-01079",
+            "MIRROR_CLAMP_TO_EDGE needs the samplerMirrorClampToEdge feature, which Tessera does not have"
+        );
+        ensure!(
+            desc.reduction_mode.is_none_or(|m| m == 0),
+            "VUID-VkSamplerCreateInfo-pNext-06726",
+            "a min/max reduction mode needs the samplerFilterMinmax feature, which Tessera does not have"
         );
         ensure!(
             lods_ok,
@@ -106,6 +121,7 @@ mod tests {
             min_lod: 0.0,
             max_lod: 1000.0,
             unnormalized: false,
+            reduction_mode: None,
         }
     }
 
@@ -128,6 +144,14 @@ mod tests {
             },
             SamplerDesc {
                 unnormalized: true,
+                ..desc()
+            },
+            SamplerDesc {
+                address_modes: [0, 4, 0],
+                ..desc()
+            },
+            SamplerDesc {
+                reduction_mode: Some(1),
                 ..desc()
             },
         ] {

@@ -91,7 +91,7 @@ impl Module {
         let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&filtered))
             .map_err(|_| SpirvError::new("the SPIR-V parser failed on malformed input"))?;
         let mut dr = parsed.map_err(|e| SpirvError::new(format!("parse error: {e}")))?;
-        expand_decoration_groups(&mut dr);
+        expand_decoration_groups(&mut dr)?;
         Ok(Module {
             dr,
             id_offsets,
@@ -122,8 +122,9 @@ impl Module {
 
 /// Replaces `OpGroupDecorate` / `OpGroupMemberDecorate` by the `OpDecorate` / `OpMemberDecorate`
 /// instructions they stand for (and drops the groups), so lowering sees every decoration on its
-/// target.
-fn expand_decoration_groups(dr: &mut rspirv::dr::Module) {
+/// target. The expansion is capped (a small module could otherwise ask for billions of
+/// decorations).
+fn expand_decoration_groups(dr: &mut rspirv::dr::Module) -> Result<(), SpirvError> {
     use rspirv::dr::{Instruction, Operand};
     use rspirv::spirv::Op;
     let groups: std::collections::HashSet<u32> = dr
@@ -133,8 +134,14 @@ fn expand_decoration_groups(dr: &mut rspirv::dr::Module) {
         .filter_map(|i| i.result_id)
         .collect();
     if groups.is_empty() {
-        return;
+        return Ok(());
     }
+    let cap = dr.annotations.len().saturating_mul(4).max(1 << 16);
+    let too_many = || {
+        SpirvError::new(format!(
+            "decoration groups expand to more than {cap} decorations"
+        ))
+    };
     let target = |i: &Instruction| match i.operands.first() {
         Some(Operand::IdRef(t)) => Some(*t),
         _ => None,
@@ -156,6 +163,9 @@ fn expand_decoration_groups(dr: &mut rspirv::dr::Module) {
                 let decos = target(&i).and_then(|g| by_group.get(&g));
                 for t in i.operands.iter().skip(1) {
                     for d in decos.into_iter().flatten() {
+                        if out.len() >= cap {
+                            return Err(too_many());
+                        }
                         let mut d = d.clone();
                         d.operands[0] = t.clone();
                         out.push(d);
@@ -166,6 +176,9 @@ fn expand_decoration_groups(dr: &mut rspirv::dr::Module) {
                 let decos = target(&i).and_then(|g| by_group.get(&g));
                 for pair in i.operands.get(1..).unwrap_or_default().chunks_exact(2) {
                     for d in decos.into_iter().flatten() {
+                        if out.len() >= cap {
+                            return Err(too_many());
+                        }
                         let mut ops = vec![pair[0].clone(), pair[1].clone()];
                         ops.extend(d.operands.iter().skip(1).cloned());
                         out.push(Instruction::new(Op::MemberDecorate, None, None, ops));
@@ -176,6 +189,7 @@ fn expand_decoration_groups(dr: &mut rspirv::dr::Module) {
         }
     }
     dr.annotations = out;
+    Ok(())
 }
 
 type Scan = (

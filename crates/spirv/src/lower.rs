@@ -3042,6 +3042,40 @@ impl<'m> Lowerer<'m> {
         acc.ok_or_else(|| SpirvError::new("empty matrix"))
     }
 
+    /// `mag[i]` with the sign bit of `sgn[i]` (floats of width code `w`): GLSL.std.450 gives
+    /// Modf's fraction the sign of its operand, also when the fraction is zero.
+    fn copysign_all(&mut self, w: u8, mag: &[Reg], sgn: &[Reg]) -> R<Vec<Reg>> {
+        let bits: u8 = match w {
+            alu::W_BF16 => 16,
+            alu::W_E4M3 | alu::W_E5M2 => 8,
+            w => w,
+        };
+        let sign = self.imm(1u64 << (bits - 1))?;
+        let rest = self.imm((1u64 << (bits - 1)) - 1)?;
+        let n = mag.len();
+        let m = self.map_n(&[mag.to_vec(), vec![rest]], n, |_, d, a| Op::IBin {
+            op: IBin::And,
+            w: bits,
+            d,
+            a: a[0],
+            b: a[1],
+        })?;
+        let s = self.map_n(&[sgn.to_vec(), vec![sign]], n, |_, d, a| Op::IBin {
+            op: IBin::And,
+            w: bits,
+            d,
+            a: a[0],
+            b: a[1],
+        })?;
+        self.map_n(&[m, s], n, |_, d, a| Op::IBin {
+            op: IBin::Or,
+            w: bits,
+            d,
+            a: a[0],
+            b: a[1],
+        })
+    }
+
     /// A register holding the float constant `v` in width code `w`.
     fn fconst(&mut self, w: u8, v: f64) -> R<Reg> {
         self.imm(alu::f_put(w, v))
@@ -3068,11 +3102,25 @@ impl<'m> Lowerer<'m> {
         let packed = o
             .iter()
             .any(|x| matches!(x, Operand::PackedVectorFormat(_)));
-        let w_out = self
-            .result_leaves(inst)?
-            .first()
-            .map(|s| s.w())
-            .unwrap_or(32);
+        let int_width = |l: &[Sc]| match l.first() {
+            Some(Sc::Int(w, _)) if *w <= 64 => Some(*w),
+            _ => None,
+        };
+        let Some(w_out) = int_width(&self.result_leaves(inst)?) else {
+            return err(format!(
+                "{}: an integer dot product needs an integer result",
+                self.at
+            ));
+        };
+        for id in o.iter().take(if has_acc { 3 } else { 2 }) {
+            let id = idref(Some(id))?;
+            if int_width(&self.typed_leaves(id)?).is_none() {
+                return err(format!(
+                    "{}: integer dot product operand %{id} is not an integer",
+                    self.at
+                ));
+            }
+        }
         let w_in = if packed {
             // Four 8-bit components in each 32-bit operand, component 0 in the low byte.
             let mask = self.imm(0xff)?;
@@ -3106,10 +3154,7 @@ impl<'m> Lowerer<'m> {
             b = split(pb)?;
             8
         } else {
-            self.typed_leaves(a_id)?
-                .first()
-                .map(|s| s.w())
-                .unwrap_or(32)
+            int_width(&self.typed_leaves(a_id)?).unwrap_or(32)
         };
         if a.len() != b.len() || a.is_empty() || w_out < w_in {
             return err(format!(
@@ -3751,6 +3796,7 @@ impl<'m> Lowerer<'m> {
                         b: a[1],
                     })?;
                 self.store(p, &whole)?;
+                let fract = self.copysign_all(w, &fract, &x)?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(fract));
                 }
@@ -3794,6 +3840,7 @@ impl<'m> Lowerer<'m> {
                         a: a[0],
                         b: a[1],
                     })?;
+                let fract = self.copysign_all(w, &fract, &x)?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(fract.into_iter().chain(whole).collect()));
                 }
@@ -4088,6 +4135,12 @@ impl<'m> Lowerer<'m> {
                     p.ty = t;
                 } else {
                     let off = self.member_offset(p.ty, k, p.explicit)?;
+                    if p.explicit && self.has_member_deco(p.ty, k, Decoration::RowMajor) {
+                        return err(format!(
+                            "{}: row-major matrices in buffers are not supported",
+                            self.at
+                        ));
+                    }
                     p.mstride = self.member_deco_lit(p.ty, k, Decoration::MatrixStride);
                     let (t, _) = self.sub(p.ty, k)?;
                     p.off += off;

@@ -46,6 +46,13 @@ pub unsafe extern "system" fn vkCreateSampler(
                 "sampler Y'CbCr conversions (the samplerYcbcrConversion feature is off)".into(),
             ));
         }
+        // SAFETY: a valid chain per the spec.
+        let reduction = unsafe {
+            find::<VkSamplerReductionModeCreateInfo>(
+                info.pNext,
+                VK_STRUCTURE_TYPE_SAMPLER_REDUCTION_MODE_CREATE_INFO,
+            )
+        };
         ensure!(
             info.flags == 0,
             "VUID-VkSamplerCreateInfo-flags-parameter",
@@ -63,6 +70,7 @@ pub unsafe extern "system" fn vkCreateSampler(
             min_lod: info.minLod,
             max_lod: info.maxLod,
             unnormalized: info.unnormalizedCoordinates != VK_FALSE,
+            reduction_mode: reduction.map(|r| r.reductionMode),
         };
         let h = handle::insert(Arc::new(Sampler::new(desc)?));
         // SAFETY: valid out pointer per the spec.
