@@ -118,31 +118,11 @@ struct Kernel {
 
 impl Gpu {
     fn mapped(&self, reqs: vk::MemoryRequirements) -> Mapped {
-        let ty = find_memory_type(
-            &self.memory_properties,
-            reqs.memory_type_bits,
-            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-        )
-        .expect("a host-visible, host-coherent memory type");
-        let alloc = vk::MemoryAllocateInfo::builder()
-            .allocation_size(reqs.size)
-            .memory_type_index(ty);
-        // SAFETY: valid allocate info; the memory is host-visible and not mapped yet.
-        unsafe {
-            let memory = self
-                .device
-                .allocate_memory(&alloc, None)
-                .expect("vkAllocateMemory");
-            let ptr = self
-                .device
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .expect("vkMapMemory")
-                .cast();
-            Mapped {
-                memory,
-                ptr,
-                len: reqs.size as usize,
-            }
+        let (memory, ptr) = self.mapped_memory(reqs);
+        Mapped {
+            memory,
+            ptr,
+            len: reqs.size as usize,
         }
     }
 

@@ -69,33 +69,13 @@ impl Gpu {
     fn bound_tensor(&self, mut info: TensorInfo) -> BoundTensor {
         let tensor = create_tensor(&self.device, &mut info).expect("vkCreateTensorARM");
         let (reqs, _) = tensor_requirements(&self.device, tensor);
-        let ty = find_memory_type(
-            &self.memory_properties,
-            reqs.memory_type_bits,
-            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-        )
-        .expect("a host-visible memory type for tensors");
-        let alloc = vk::MemoryAllocateInfo::builder()
-            .allocation_size(reqs.size)
-            .memory_type_index(ty);
-        // SAFETY: valid allocate info; fresh, unbound tensor; host-visible memory.
-        unsafe {
-            let memory = self
-                .device
-                .allocate_memory(&alloc, None)
-                .expect("vkAllocateMemory");
-            bind_tensor(&self.device, tensor, memory, 0).expect("vkBindTensorMemoryARM");
-            let ptr = self
-                .device
-                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .expect("vkMapMemory")
-                .cast();
-            BoundTensor {
-                tensor,
-                memory,
-                ptr,
-                footprint: info.footprint() as usize,
-            }
+        let (memory, ptr) = self.mapped_memory(reqs);
+        bind_tensor(&self.device, tensor, memory, 0).expect("vkBindTensorMemoryARM");
+        BoundTensor {
+            tensor,
+            memory,
+            ptr,
+            footprint: info.footprint() as usize,
         }
     }
 

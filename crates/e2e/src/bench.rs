@@ -8,7 +8,8 @@ use vulkanalia::loader::{LIBRARY, LibloadingLoader};
 use vulkanalia::prelude::v1_3::*;
 
 use crate::{
-    ARM_TENSORS_EXTENSION_NAME, create_instance, device_extension_names, device_name, setup_env,
+    ARM_TENSORS_EXTENSION_NAME, create_instance, device_extension_names, device_name,
+    find_memory_type, setup_env,
 };
 
 /// A device with `VK_ARM_tensors` and synchronization2, one compute queue, a command pool and a
@@ -132,6 +133,36 @@ impl BenchGpu {
             fence,
             name: device_name(&props),
             supported,
+        }
+    }
+
+    /// Allocates host-visible, host-coherent memory for `reqs` and maps all of it.
+    ///
+    /// # Panics
+    /// When no such memory type exists or allocation or mapping fails (benchmark set-up).
+    pub fn mapped_memory(&self, reqs: vk::MemoryRequirements) -> (vk::DeviceMemory, *mut u8) {
+        let ty = find_memory_type(
+            &self.memory_properties,
+            reqs.memory_type_bits,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )
+        .expect("a host-visible, host-coherent memory type");
+        let alloc = vk::MemoryAllocateInfo::builder()
+            .allocation_size(reqs.size)
+            .memory_type_index(ty);
+        // SAFETY: valid allocate info on a live device; the new memory is host-visible and not
+        // mapped yet.
+        unsafe {
+            let memory = self
+                .device
+                .allocate_memory(&alloc, None)
+                .expect("vkAllocateMemory");
+            let ptr = self
+                .device
+                .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+                .expect("vkMapMemory")
+                .cast();
+            (memory, ptr)
         }
     }
 }
