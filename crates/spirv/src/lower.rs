@@ -3758,12 +3758,21 @@ impl<'m> Lowerer<'m> {
                 }
                 return Ok(());
             }
-            // FrexpStruct: { significand in [0.5, 1) with x's sign, exponent } per component.
-            52 => {
+            // Frexp (51: the exponent goes through the pointer operand) and FrexpStruct (52:
+            // { significand, exponent }): significand in [0.5, 1) with x's sign, per component.
+            51 | 52 => {
                 let x = self.regs(vals, idref(args.first())?)?;
                 let w = self.fw(inst)?;
-                let res = self.result_leaves(inst)?;
-                let ew = res.last().map(|l| l.w()).unwrap_or(32);
+                let out_ptr = if n == 51 {
+                    Some(self.ptr(vals, idref(args.get(1))?)?)
+                } else {
+                    None
+                };
+                let ew = match &out_ptr {
+                    Some(p) => self.leaves(p.ty)?.last().map(|l| l.w()),
+                    None => self.result_leaves(inst)?.last().map(|l| l.w()),
+                }
+                .unwrap_or(32);
                 let mut sig = Vec::with_capacity(x.len());
                 let mut exp = Vec::with_capacity(x.len());
                 for xi in &x {
@@ -3771,59 +3780,21 @@ impl<'m> Lowerer<'m> {
                     sig.push(m);
                     exp.push(e);
                 }
+                let result = match out_ptr {
+                    Some(p) => {
+                        self.store(p, &exp)?;
+                        sig
+                    }
+                    None => sig.into_iter().chain(exp).collect(),
+                };
                 if let Some(r) = inst.result_id {
-                    vals.insert(r, Val::Regs(sig.into_iter().chain(exp).collect()));
+                    vals.insert(r, Val::Regs(result));
                 }
                 return Ok(());
             }
-            // Modf: fract = x - trunc(x) is the result, whole = trunc(x) goes through the pointer.
-            35 => {
-                let x = self.regs(vals, idref(args.first())?)?;
-                let p = self.ptr(vals, idref(args.get(1))?)?;
-                let w = self.fw(inst)?;
-                let whole = self.map_n(std::slice::from_ref(&x), x.len(), |_, d, a| Op::FUn {
-                    op: FUn::Trunc,
-                    w,
-                    d,
-                    a: a[0],
-                })?;
-                let fract =
-                    self.map_n(&[x.clone(), whole.clone()], x.len(), |_, d, a| Op::FBin {
-                        op: FBin::Sub,
-                        w,
-                        d,
-                        a: a[0],
-                        b: a[1],
-                    })?;
-                self.store(p, &whole)?;
-                let fract = self.copysign_all(w, &fract, &x)?;
-                if let Some(r) = inst.result_id {
-                    vals.insert(r, Val::Regs(fract));
-                }
-                return Ok(());
-            }
-            // Frexp: the significand is the result, the exponent goes through the pointer.
-            51 => {
-                let x = self.regs(vals, idref(args.first())?)?;
-                let e_id = idref(args.get(1))?;
-                let p = self.ptr(vals, e_id)?;
-                let ew = self.leaves(p.ty)?.first().map(|l| l.w()).unwrap_or(32);
-                let w = self.fw(inst)?;
-                let mut sig = Vec::with_capacity(x.len());
-                let mut exp = Vec::with_capacity(x.len());
-                for xi in &x {
-                    let (m, e) = self.frexp(w, ew, *xi)?;
-                    sig.push(m);
-                    exp.push(e);
-                }
-                self.store(p, &exp)?;
-                if let Some(r) = inst.result_id {
-                    vals.insert(r, Val::Regs(sig));
-                }
-                return Ok(());
-            }
-            // ModfStruct: { fract = x - trunc(x), whole = trunc(x) } per component.
-            36 => {
+            // Modf (35: the whole part goes through the pointer operand) and ModfStruct (36:
+            // { fract, whole }): whole = trunc(x), fract = x - whole with x's sign.
+            35 | 36 => {
                 let x = self.regs(vals, idref(args.first())?)?;
                 let w = self.fw(inst)?;
                 let whole = self.map_n(std::slice::from_ref(&x), x.len(), |_, d, a| Op::FUn {
@@ -3841,8 +3812,15 @@ impl<'m> Lowerer<'m> {
                         b: a[1],
                     })?;
                 let fract = self.copysign_all(w, &fract, &x)?;
+                let result = if n == 35 {
+                    let p = self.ptr(vals, idref(args.get(1))?)?;
+                    self.store(p, &whole)?;
+                    fract
+                } else {
+                    fract.into_iter().chain(whole).collect()
+                };
                 if let Some(r) = inst.result_id {
-                    vals.insert(r, Val::Regs(fract.into_iter().chain(whole).collect()));
+                    vals.insert(r, Val::Regs(result));
                 }
                 return Ok(());
             }

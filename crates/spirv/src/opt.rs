@@ -19,7 +19,13 @@
 //! makes an op write a register it also reads only if the op is lane-wise (reads all operands of
 //! a lane before writing that lane's result).
 
+use std::collections::HashMap;
+
 use crate::ir::{Block, Builtins, Op, Reg, Role, Term};
+
+/// How far back step 3 looks for the op that computes a stored value: lowering emits the store
+/// right after the computation, and a bound keeps the pass linear in very long blocks.
+const STORE_WINDOW: usize = 16;
 
 /// Runs the passes over `blocks` (registers `0..nregs`).
 pub(crate) fn optimize(
@@ -112,15 +118,21 @@ pub(crate) fn optimize(
         rewrite_term_uses(&mut b.term, &root);
     }
 
-    // 2. Block-local copies of variables.
+    // 2. Block-local copies of variables: `copy_of[t] = v` for `t = v`, and the copies of each
+    // source so that a write to it drops them (hash maps keep long blocks linear).
     for b in blocks.iter_mut() {
-        let mut map: Vec<(Reg, Reg)> = Vec::new(); // (copy, source)
-        let look =
-            |map: &[(Reg, Reg)], r: Reg| map.iter().find(|(t, _)| *t == r).map_or(r, |&(_, s)| s);
+        let mut copy_of: HashMap<Reg, Reg> = HashMap::new();
+        let mut copies: HashMap<Reg, Vec<Reg>> = HashMap::new();
+        let forget = |copy_of: &mut HashMap<Reg, Reg>, copies: &mut HashMap<Reg, Vec<Reg>>, r| {
+            copy_of.remove(&r);
+            for c in copies.remove(&r).unwrap_or_default() {
+                copy_of.remove(&c);
+            }
+        };
         for op in &mut b.ops {
             op.visit_regs(&mut |r, role| {
                 if role == Role::Use {
-                    *r = look(&map, *r);
+                    *r = copy_of.get(r).copied().unwrap_or(*r);
                 }
             });
             let mut written: Vec<Reg> = Vec::new();
@@ -129,18 +141,23 @@ pub(crate) fn optimize(
                     written.push(*r);
                 }
             });
-            map.retain(|(t, s)| !written.contains(t) && !written.contains(s));
+            for r in written {
+                forget(&mut copy_of, &mut copies, r);
+            }
             if let Op::StoreVar { base, len, .. } = *op {
-                map.retain(|(_, s)| !(base..base.saturating_add(len)).contains(s));
+                for r in base..base.saturating_add(len) {
+                    forget(&mut copy_of, &mut copies, r);
+                }
             }
             if let Op::Mov { d, a } = *op
                 && ssa(d)
                 && d != a
             {
-                map.push((d, a));
+                copy_of.insert(d, a);
+                copies.entry(a).or_default().push(d);
             }
         }
-        rewrite_term_uses(&mut b.term, &|r| look(&map, r));
+        rewrite_term_uses(&mut b.term, &|r| copy_of.get(&r).copied().unwrap_or(r));
     }
 
     // 3. Stores of fresh values.
@@ -152,7 +169,9 @@ pub(crate) fn optimize(
                 && var != t
                 && ssa(t)
                 && uses[t as usize] == 1
-                && let Some(j) = (0..i).rev().find(|&j| defines_only(&b.ops[j], t))
+                && let Some(j) = (i.saturating_sub(STORE_WINDOW)..i)
+                    .rev()
+                    .find(|&j| defines_only(&b.ops[j], t))
                 && (lane_wise(&b.ops[j]) || !reads(&b.ops[j], var))
                 && !b.ops[j + 1..i].iter().any(|o| touches(o, var))
             {
