@@ -19,6 +19,7 @@ pub mod caps;
 pub mod conv;
 pub mod dispatch;
 pub mod entry;
+pub mod generated;
 pub mod handle;
 
 use std::ffi::{CStr, c_char};

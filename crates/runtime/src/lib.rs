@@ -32,5 +32,6 @@ pub mod queue;
 pub mod sampler;
 pub mod sync;
 pub mod tensor;
+pub mod vk;
 
 pub use error::{Error, Result};

@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod codegen;
 mod compare;
 
 fn main() -> ExitCode {
@@ -24,11 +25,12 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("bench-compare") => compare::bench_compare(),
+        Some("gen") => codegen::run(&args[1..]),
         Some("setup") => {
             setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
         }
         _ => Err(
-            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare>"
+            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare | gen [--check]>"
                 .to_string(),
         ),
     };

@@ -361,8 +361,12 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
         let dev = self::device(device)?;
         // SAFETY: NUL-terminated per the spec (null rejected).
         let name: &CStr = unsafe { conv::cstr(pName, "pName")? };
-        if let Some(ext) = dispatch::device_extension_of(name.to_bytes())
-            && !dev.extensions.contains(&ext)
+        if let Some(entry) = dispatch::find(name.to_bytes())
+            && let dispatch::Requirement::Extension(ext) = entry.requirement
+            && !dev
+                .extensions
+                .iter()
+                .any(|e| e.to_bytes() == ext.as_bytes())
         {
             return Ok(None);
         }
