@@ -8,7 +8,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use tessera_runtime::Error;
+use tessera_runtime::cmd::{CommandBuffer, Recorder};
 use vulkan_headers::vulkan::vulkan_core::*;
+
+use crate::handle::{self, RawHandle};
 
 /// The `VkResult` for an error.
 pub fn vk_result(err: &Error) -> VkResult {
@@ -95,6 +98,24 @@ pub fn value<T>(command: &'static str, default: T, f: impl FnOnce() -> Result<T,
             default
         }
     }
+}
+
+/// Runs a `vkCmd*` entry point: looks the command buffer up (a bad handle can only be logged)
+/// and records through it; an error becomes the buffer's sticky recording error, which
+/// `vkEndCommandBuffer` returns.
+pub fn command(
+    name: &'static str,
+    command_buffer: VkCommandBuffer,
+    f: impl FnOnce(&mut Recorder<'_>) -> Result<(), Error>,
+) {
+    void(name, || {
+        let cb = handle::lookup::<CommandBuffer>(
+            command_buffer.raw(),
+            "VUID-vkCmd*-commandBuffer-parameter",
+        )?;
+        cb.record(name, f);
+        Ok(())
+    })
 }
 
 #[cfg(test)]

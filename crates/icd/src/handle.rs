@@ -47,12 +47,25 @@ struct Entry {
     _slot: Option<Box<LoaderSlot>>,
 }
 
-static REGISTRY: LazyLock<RwLock<HashMap<u64, Entry>>> = LazyLock::new(Default::default);
+#[derive(Default)]
+struct Registry {
+    /// Handle → object.
+    objects: HashMap<u64, Entry>,
+    /// Object address → handle, for dispatchable objects (whose handle is not the object's
+    /// address): the runtime hands out objects, the application wants their handles.
+    handles: HashMap<usize, u64>,
+}
+
+static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(Default::default);
+
+fn address<T: ?Sized>(obj: &Arc<T>) -> usize {
+    Arc::as_ptr(obj).cast::<u8>() as usize
+}
 
 /// Registers a non-dispatchable object and returns its handle.
 pub fn insert<T: Object>(obj: Arc<T>) -> u64 {
-    let handle = Arc::as_ptr(&obj) as *const u8 as u64;
-    REGISTRY.write().insert(
+    let handle = address(&obj) as u64;
+    REGISTRY.write().objects.insert(
         handle,
         Entry {
             ty: T::TYPE,
@@ -69,7 +82,9 @@ pub fn insert_dispatchable<T: Object>(obj: Arc<T>) -> u64 {
         loader_data: AtomicUsize::new(ICD_LOADER_MAGIC),
     });
     let handle = &*slot as *const LoaderSlot as u64;
-    REGISTRY.write().insert(
+    let mut registry = REGISTRY.write();
+    registry.handles.insert(address(&obj), handle);
+    registry.objects.insert(
         handle,
         Entry {
             ty: T::TYPE,
@@ -80,11 +95,61 @@ pub fn insert_dispatchable<T: Object>(obj: Arc<T>) -> u64 {
     handle
 }
 
-fn invalid<T: Object>(handle: u64) -> Error {
+/// The handle of a registered object (dispatchable or not), if it is live.
+pub fn handle_of<T: Object>(obj: &Arc<T>) -> Option<u64> {
+    let registry = REGISTRY.read();
+    let candidate = registry
+        .handles
+        .get(&address(obj))
+        .copied()
+        .unwrap_or(address(obj) as u64);
+    registry
+        .objects
+        .get(&candidate)
+        .filter(|e| e.ty == T::TYPE)
+        .map(|_| candidate)
+}
+
+fn invalid<T: Object>(handle: u64, vuid: &'static str) -> Error {
     Error::invalid(
-        "VUID-*-parameter (handle)",
+        vuid,
         format!("{handle:#x} is not a valid {} handle", T::NAME),
     )
+}
+
+/// The live object behind `handle`, for a parameter or member whose VUID is `vuid`.
+///
+/// # Errors
+/// `Validation` when the handle is null, destroyed, or of another type.
+pub fn lookup<T: Object>(handle: u64, vuid: &'static str) -> Result<Arc<T>> {
+    let registry = REGISTRY.read();
+    let entry = registry
+        .objects
+        .get(&handle)
+        .filter(|e| e.ty == T::TYPE)
+        .ok_or_else(|| invalid::<T>(handle, vuid))?;
+    entry
+        .obj
+        .clone()
+        .downcast::<T>()
+        .map_err(|_| invalid::<T>(handle, vuid))
+}
+
+/// The live object behind `handle` if there is one of type `T` (for handles the spec lets hold
+/// anything when they are not used).
+pub fn find<T: Object>(handle: u64) -> Option<Arc<T>> {
+    lookup(handle, "VUID-*-parameter (handle)").ok()
+}
+
+/// [`lookup`] for a handle that may be `VK_NULL_HANDLE`.
+///
+/// # Errors
+/// As [`lookup`], for a non-null handle.
+pub fn get_optional<T: Object>(handle: u64, vuid: &'static str) -> Result<Option<Arc<T>>> {
+    if handle == 0 {
+        return Ok(None);
+    }
+    lookup(handle, vuid).map(Some)
 }
 
 /// The live object behind `handle`.
@@ -92,45 +157,53 @@ fn invalid<T: Object>(handle: u64) -> Error {
 /// # Errors
 /// `Validation` when the handle is null, destroyed, or of another type.
 pub fn get<T: Object>(handle: u64) -> Result<Arc<T>> {
-    let registry = REGISTRY.read();
-    let entry = registry
-        .get(&handle)
-        .filter(|e| e.ty == T::TYPE)
-        .ok_or_else(|| invalid::<T>(handle))?;
-    entry
-        .obj
-        .clone()
-        .downcast::<T>()
-        .map_err(|_| invalid::<T>(handle))
+    lookup(handle, "VUID-*-parameter (handle)")
 }
 
 /// Unregisters `handle` and returns its object; `Ok(None)` for `VK_NULL_HANDLE`.
 ///
 /// # Errors
 /// `Validation` when the handle is not a live `T`.
-pub fn remove<T: Object>(handle: u64) -> Result<Option<Arc<T>>> {
+pub fn remove<T: Object>(handle: u64, vuid: &'static str) -> Result<Option<Arc<T>>> {
     if handle == 0 {
         return Ok(None);
     }
     let mut registry = REGISTRY.write();
-    match registry.get(&handle) {
+    match registry.objects.get(&handle) {
         Some(e) if e.ty == T::TYPE => {}
-        _ => return Err(invalid::<T>(handle)),
+        _ => return Err(invalid::<T>(handle, vuid)),
     }
     let entry = registry
+        .objects
         .remove(&handle)
-        .ok_or_else(|| invalid::<T>(handle))?;
+        .ok_or_else(|| invalid::<T>(handle, vuid))?;
+    let address = Arc::as_ptr(&entry.obj).cast::<u8>() as usize;
+    if registry.handles.get(&address) == Some(&handle) {
+        registry.handles.remove(&address);
+    }
     drop(registry);
     entry
         .obj
         .downcast::<T>()
         .map(Some)
-        .map_err(|_| invalid::<T>(handle))
+        .map_err(|_| invalid::<T>(handle, vuid))
+}
+
+/// Unregisters the handle of `obj` (an object the runtime destroyed with its parent, such as the
+/// command buffers of a pool); nothing happens when it has none.
+pub fn forget<T: Object>(obj: &Arc<T>) {
+    if let Some(h) = handle_of(obj) {
+        let _ = remove::<T>(h, "VUID-*-parameter (handle)");
+    }
 }
 
 /// Whether `handle` is a live object of any type (private data accepts every type).
 pub fn is_live(handle: u64, ty: VkObjectType) -> bool {
-    REGISTRY.read().get(&handle).is_some_and(|e| e.ty == ty)
+    REGISTRY
+        .read()
+        .objects
+        .get(&handle)
+        .is_some_and(|e| e.ty == ty)
 }
 
 /// A raw handle value as the integer the registry uses.
@@ -172,19 +245,22 @@ mod tests {
         let h = insert(Arc::new(A));
         assert!(get::<A>(h).is_ok());
         assert!(get::<B>(h).is_err());
-        assert!(remove::<B>(h).is_err());
-        assert!(remove::<A>(h).unwrap().is_some());
+        assert!(remove::<B>(h, "VUID-x").is_err());
+        assert!(remove::<A>(h, "VUID-x").unwrap().is_some());
         assert!(get::<A>(h).is_err());
-        assert!(remove::<A>(0).unwrap().is_none());
+        assert!(remove::<A>(0, "VUID-x").unwrap().is_none());
     }
 
     #[test]
     fn dispatchable_starts_with_magic() {
-        let h = insert_dispatchable(Arc::new(B));
+        let obj = Arc::new(B);
+        let h = insert_dispatchable(obj.clone());
         // SAFETY: the handle is the address of a live boxed `LoaderSlot`.
         let word = unsafe { *(h as usize as *const usize) };
         assert_eq!(word, ICD_LOADER_MAGIC);
         assert!(get::<B>(h).is_ok());
-        remove::<B>(h).unwrap();
+        assert_eq!(handle_of(&obj), Some(h));
+        remove::<B>(h, "VUID-x").unwrap();
+        assert_eq!(handle_of(&obj), None);
     }
 }

@@ -15,7 +15,6 @@
 //! already installed a `tracing` subscriber.
 
 pub mod boundary;
-pub mod caps;
 pub mod conv;
 pub mod dispatch;
 pub mod entry;
@@ -71,7 +70,7 @@ pub unsafe extern "system" fn vk_icdGetInstanceProcAddr(
 ) -> PFN_vkVoidFunction {
     init_logging();
     // SAFETY: forwarded caller contract.
-    unsafe { entry::instance::vkGetInstanceProcAddr(instance, p_name) }
+    unsafe { generated::entrypoints::vkGetInstanceProcAddr(instance, p_name) }
 }
 
 /// The loader's physical-device proc-addr query: physical-device-level commands only.
@@ -87,7 +86,7 @@ pub unsafe extern "system" fn vk_icdGetPhysicalDeviceProcAddr(
     let _ = instance;
     boundary::value("vk_icdGetPhysicalDeviceProcAddr", None, || {
         // SAFETY: the caller passes a NUL-terminated string or null.
-        let name: &CStr = unsafe { conv::cstr(p_name, "pName")? };
+        let name: &CStr = unsafe { entry::instance::proc_name(p_name)? };
         Ok(dispatch::lookup(name, dispatch::Scope::PhysicalDevice))
     })
 }

@@ -7,9 +7,12 @@
 use std::sync::{Arc, Weak};
 
 use parking_lot::{Mutex, RwLock};
+use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::buffer::Buffer;
+use crate::device::Device;
 use crate::tensor::TensorView;
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
 /// The descriptor types compute shaders can use on this device.
@@ -51,11 +54,63 @@ impl DescriptorKind {
 }
 
 /// `VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT`.
-pub const BINDING_UPDATE_AFTER_BIND: u32 = 0x1;
+pub const BINDING_UPDATE_AFTER_BIND: u32 = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
 /// `VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT`.
-pub const BINDING_PARTIALLY_BOUND: u32 = 0x4;
+pub const BINDING_PARTIALLY_BOUND: u32 = VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT;
 /// `VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT`.
-pub const BINDING_VARIABLE_DESCRIPTOR_COUNT: u32 = 0x8;
+pub const BINDING_VARIABLE_DESCRIPTOR_COUNT: u32 =
+    VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
+
+impl DescriptorKind {
+    /// The kind of a `VkDescriptorType`.
+    ///
+    /// # Errors
+    /// `NotSupported` for image, sampler, texel-buffer and other types this device cannot use.
+    pub fn from_vk(ty: VkDescriptorType) -> Result<Self> {
+        Ok(match ty {
+            VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER => DescriptorKind::UniformBuffer,
+            VK_DESCRIPTOR_TYPE_STORAGE_BUFFER => DescriptorKind::StorageBuffer,
+            VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC => DescriptorKind::UniformBufferDynamic,
+            VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC => DescriptorKind::StorageBufferDynamic,
+            VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK => DescriptorKind::InlineUniformBlock,
+            VK_DESCRIPTOR_TYPE_TENSOR_ARM => DescriptorKind::Tensor,
+            other => {
+                return Err(Error::NotSupported(format!(
+                    "descriptor type {other}: Tessera has no images, samplers or texel buffers"
+                )));
+            }
+        })
+    }
+}
+
+/// Checks `VkDescriptorBindingFlags` against the descriptor-indexing features Tessera reports:
+/// update-after-bind (every descriptor is read when a dispatch executes), update-unused-while-
+/// pending and partially-bound (an unwritten descriptor reads as out of bounds) for the
+/// non-dynamic buffer and tensor descriptors; no variable descriptor counts.
+fn check_binding_flags(kind: DescriptorKind, flags: u32, uab_pool: bool) -> Result<()> {
+    let uab = VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
+    let supported = uab
+        | VK_DESCRIPTOR_BINDING_UPDATE_UNUSED_WHILE_PENDING_BIT
+        | VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT;
+    ensure!(
+        flags & !supported == 0,
+        "VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-descriptorBindingVariableDescriptorCount-03014",
+        "binding flags {flags:#x}: variable descriptor counts are not supported"
+    );
+    if flags & uab != 0 {
+        ensure!(
+            !kind.is_dynamic() && kind != DescriptorKind::InlineUniformBlock,
+            "VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-None-03005",
+            "UPDATE_AFTER_BIND on a {kind:?} binding is not supported"
+        );
+        ensure!(
+            uab_pool,
+            "VUID-VkDescriptorSetLayoutCreateInfo-flags-03000",
+            "an UPDATE_AFTER_BIND binding needs a layout created with UPDATE_AFTER_BIND_POOL"
+        );
+    }
+    Ok(())
+}
 
 /// One `VkDescriptorSetLayoutBinding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +135,63 @@ pub struct DescriptorSetLayout {
 }
 
 impl DescriptorSetLayout {
+    /// `vkCreateDescriptorSetLayout`.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken; `NotSupported` for descriptor types Tessera cannot
+    /// use.
+    pub fn create(_device: &Device, info: &vk::DescriptorSetLayoutCreateInfo) -> Result<Self> {
+        let uab_pool = VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
+        ensure!(
+            info.flags & !uab_pool == 0,
+            "VUID-VkDescriptorSetLayoutCreateInfo-flags-parameter",
+            "layout flags {:#x}: only UPDATE_AFTER_BIND_POOL is supported (no push descriptors)",
+            info.flags
+        );
+        let binding_flags: &[u32] = match &info.descriptor_set_layout_binding_flags_create_info {
+            Some(f) => {
+                ensure!(
+                    f.binding_flags.is_empty() || f.binding_flags.len() == info.bindings.len(),
+                    "VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-bindingCount-03002",
+                    "bindingCount {} differs from the layout's {}",
+                    f.binding_flags.len(),
+                    info.bindings.len()
+                );
+                &f.binding_flags
+            }
+            None => &[],
+        };
+        let bindings = info
+            .bindings
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let kind = DescriptorKind::from_vk(b.descriptor_type)?;
+                let flags = binding_flags.get(i).copied().unwrap_or(0);
+                check_binding_flags(kind, flags, info.flags & uab_pool != 0)?;
+                Ok(LayoutBinding {
+                    binding: b.binding,
+                    kind,
+                    count: b.descriptor_count,
+                    flags,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        DescriptorSetLayout::new(bindings)
+    }
+
+    /// `vkGetDescriptorSetLayoutSupport`: whether the layout could be created; no variable
+    /// descriptor counts.
+    pub fn support(
+        device: &Device,
+        info: &vk::DescriptorSetLayoutCreateInfo,
+    ) -> vk::DescriptorSetLayoutSupport {
+        vk::DescriptorSetLayoutSupport {
+            supported: Self::create(device, info).is_ok(),
+            descriptor_set_variable_descriptor_count_layout_support: Some(Box::default()),
+        }
+    }
+
     /// A layout from its bindings.
     ///
     /// # Errors
@@ -349,6 +461,76 @@ pub struct DescriptorPool {
 }
 
 impl DescriptorPool {
+    /// `vkCreateDescriptorPool`.
+    ///
+    /// # Errors
+    /// `Validation` for `maxSets == 0`.
+    pub fn create(info: &vk::DescriptorPoolCreateInfo) -> Result<Self> {
+        let free = info.flags & VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT != 0;
+        Self::new(info.max_sets, free)
+    }
+
+    /// `vkAllocateDescriptorSets`: one set per layout, all or nothing.
+    ///
+    /// # Errors
+    /// `OutOfPoolMemory` when the pool is full (no set is allocated then).
+    pub fn allocate_sets(
+        &self,
+        info: &vk::DescriptorSetAllocateInfo,
+    ) -> Result<Vec<Arc<DescriptorSet>>> {
+        let mut made = Vec::with_capacity(info.set_layouts.len());
+        for layout in &info.set_layouts {
+            match self.allocate(layout.clone()) {
+                Ok(set) => made.push(set),
+                Err(e) => {
+                    made.iter().for_each(|s| self.forget(s));
+                    return Err(e);
+                }
+            }
+        }
+        Ok(made)
+    }
+
+    /// Fails unless sets may be freed one by one.
+    ///
+    /// # Errors
+    /// `Validation` (VUID-vkFreeDescriptorSets-descriptorPool-00312).
+    pub fn check_free_individual(&self) -> Result<()> {
+        ensure!(
+            self.free_individual,
+            "VUID-vkFreeDescriptorSets-descriptorPool-00312",
+            "the pool was not created with VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT"
+        );
+        Ok(())
+    }
+
+    /// `vkFreeDescriptorSets` of one set.
+    ///
+    /// # Errors
+    /// `Validation` when the set was not allocated from this pool.
+    pub fn free(&self, set: &Arc<DescriptorSet>) -> Result<()> {
+        let owned = self
+            .sets
+            .lock()
+            .iter()
+            .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(set)));
+        ensure!(
+            owned,
+            "VUID-vkFreeDescriptorSets-pDescriptorSets-parent",
+            "the descriptor set was not allocated from this pool"
+        );
+        self.forget(set);
+        Ok(())
+    }
+
+    /// `vkResetDescriptorPool` / `vkDestroyDescriptorPool`: the live sets it frees.
+    pub fn reset(&self) -> Vec<Arc<DescriptorSet>> {
+        let mut sets = self.sets.lock();
+        let live = sets.iter().filter_map(Weak::upgrade).collect();
+        sets.clear();
+        live
+    }
+
     /// A pool for `max_sets` sets; `free_individual` is `FREE_DESCRIPTOR_SET_BIT`.
     ///
     /// # Errors
@@ -384,21 +566,10 @@ impl DescriptorPool {
         Ok(set)
     }
 
-    /// Whether sets may be freed one by one.
-    pub fn can_free_individual(&self) -> bool {
-        self.free_individual
-    }
-
-    /// Forgets `set` (`vkFreeDescriptorSets`).
-    pub fn free(&self, set: &Arc<DescriptorSet>) {
+    fn forget(&self, set: &Arc<DescriptorSet>) {
         self.sets
             .lock()
             .retain(|w| !std::ptr::eq(w.as_ptr(), Arc::as_ptr(set)));
-    }
-
-    /// Forgets every set (`vkResetDescriptorPool`).
-    pub fn reset(&self) {
-        self.sets.lock().clear();
     }
 }
 
@@ -424,6 +595,24 @@ pub struct PipelineLayout {
 }
 
 impl PipelineLayout {
+    /// `vkCreatePipelineLayout`.
+    ///
+    /// # Errors
+    /// `Validation` for push-constant ranges outside `maxPushConstantsSize`.
+    pub fn create(device: &Device, info: &vk::PipelineLayoutCreateInfo) -> Result<Self> {
+        let max = device.physical().limits().max_push_constants_size;
+        let ranges = info
+            .push_constant_ranges
+            .iter()
+            .map(|r| PushConstantRange {
+                stages: r.stage_flags,
+                offset: r.offset,
+                size: r.size,
+            })
+            .collect();
+        Self::with_limit(info.set_layouts.clone(), ranges, max)
+    }
+
     /// A pipeline layout.
     ///
     /// # Errors
@@ -431,6 +620,18 @@ impl PipelineLayout {
     pub fn new(
         set_layouts: Vec<Option<Arc<DescriptorSetLayout>>>,
         push_ranges: Vec<PushConstantRange>,
+    ) -> Result<Self> {
+        Self::with_limit(
+            set_layouts,
+            push_ranges,
+            crate::limits::MAX_PUSH_CONSTANTS_SIZE,
+        )
+    }
+
+    fn with_limit(
+        set_layouts: Vec<Option<Arc<DescriptorSetLayout>>>,
+        push_ranges: Vec<PushConstantRange>,
+        max_push: u32,
     ) -> Result<Self> {
         for r in &push_ranges {
             ensure!(
@@ -441,8 +642,7 @@ impl PipelineLayout {
                 r.size
             );
             ensure!(
-                u64::from(r.offset) + u64::from(r.size)
-                    <= u64::from(crate::limits::MAX_PUSH_CONSTANTS_SIZE),
+                u64::from(r.offset) + u64::from(r.size) <= u64::from(max_push),
                 "VUID-VkPushConstantRange-size-00298",
                 "push-constant range {}+{} exceeds maxPushConstantsSize",
                 r.offset,
@@ -462,6 +662,257 @@ impl PipelineLayout {
             .map(|r| r.offset + r.size)
             .max()
             .unwrap_or(0)
+    }
+}
+
+/// A buffer descriptor from a `VkDescriptorBufferInfo`.
+fn buffer_descriptor(kind: DescriptorKind, info: &vk::DescriptorBufferInfo) -> Result<Descriptor> {
+    let Some(buf) = info.buffer.clone() else {
+        return Err(Error::invalid(
+            "VUID-VkDescriptorBufferInfo-buffer-02998",
+            "buffer is VK_NULL_HANDLE and the nullDescriptor feature is not supported",
+        ));
+    };
+    ensure!(
+        info.offset < buf.size(),
+        "VUID-VkDescriptorBufferInfo-offset-00340",
+        "offset {} is not less than the buffer size {}",
+        info.offset,
+        buf.size()
+    );
+    let range = if info.range == VK_WHOLE_SIZE {
+        buf.size() - info.offset
+    } else {
+        info.range
+    };
+    ensure!(
+        range > 0 && range <= buf.size() - info.offset,
+        "VUID-VkDescriptorBufferInfo-range-00341",
+        "range {} does not fit after offset {} in a {}-byte buffer",
+        info.range,
+        info.offset,
+        buf.size()
+    );
+    let (usage, vuid) = match kind {
+        DescriptorKind::UniformBuffer | DescriptorKind::UniformBufferDynamic => (
+            u64::from(VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT),
+            "VUID-VkWriteDescriptorSet-descriptorType-00330",
+        ),
+        _ => (
+            u64::from(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT),
+            "VUID-VkWriteDescriptorSet-descriptorType-00331",
+        ),
+    };
+    ensure!(
+        buf.usage() & usage != 0,
+        vuid,
+        "the buffer lacks the usage bit for a {kind:?} descriptor"
+    );
+    ensure!(
+        info.offset % 16 == 0,
+        "VUID-VkWriteDescriptorSet-descriptorType-00327",
+        "offset {} is not a multiple of the minimum buffer offset alignment (16)",
+        info.offset
+    );
+    Ok(Descriptor::Buffer {
+        buffer: buf,
+        offset: info.offset,
+        range,
+    })
+}
+
+fn tensor_descriptor(view: Option<Arc<TensorView>>) -> Result<Descriptor> {
+    view.map(Descriptor::Tensor).ok_or_else(|| {
+        Error::invalid(
+            "VUID-VkWriteDescriptorSetTensorARM-nullDescriptor-09898",
+            "tensor view is VK_NULL_HANDLE and the nullDescriptor feature is not supported",
+        )
+    })
+}
+
+fn apply_write(w: &vk::WriteDescriptorSet) -> Result<()> {
+    let Some(set) = &w.dst_set else {
+        return Err(Error::invalid(
+            "VUID-VkWriteDescriptorSet-dstSet-00320",
+            "dstSet is not a valid VkDescriptorSet",
+        ));
+    };
+    let kind = DescriptorKind::from_vk(w.descriptor_type)?;
+    match kind {
+        DescriptorKind::InlineUniformBlock => {
+            let block = w
+                .write_descriptor_set_inline_uniform_block
+                .as_ref()
+                .ok_or_else(|| {
+                    Error::invalid(
+                        "VUID-VkWriteDescriptorSet-descriptorType-02221",
+                        "no VkWriteDescriptorSetInlineUniformBlock in pNext",
+                    )
+                })?;
+            ensure!(
+                block.data_size == w.descriptor_count,
+                "VUID-VkWriteDescriptorSet-descriptorType-02221",
+                "dataSize {} differs from descriptorCount {}",
+                block.data_size,
+                w.descriptor_count
+            );
+            set.write_inline(w.dst_binding, w.dst_array_element, &block.data)
+        }
+        DescriptorKind::Tensor => {
+            let t = w.write_descriptor_set_tensor_arm.as_ref().ok_or_else(|| {
+                Error::invalid(
+                    "VUID-VkWriteDescriptorSet-descriptorType-09945",
+                    "no VkWriteDescriptorSetTensorARM in pNext",
+                )
+            })?;
+            ensure!(
+                t.tensor_view_count == w.descriptor_count,
+                "VUID-VkWriteDescriptorSet-descriptorType-09946",
+                "tensorViewCount {} differs from descriptorCount {}",
+                t.tensor_view_count,
+                w.descriptor_count
+            );
+            let ds = t
+                .tensor_views
+                .iter()
+                .map(|v| tensor_descriptor(v.clone()))
+                .collect::<Result<Vec<_>>>()?;
+            set.write(w.dst_binding, w.dst_array_element, kind, ds)
+        }
+        _ => {
+            let ds = w
+                .buffer_info
+                .iter()
+                .map(|i| buffer_descriptor(kind, i))
+                .collect::<Result<Vec<_>>>()?;
+            set.write(w.dst_binding, w.dst_array_element, kind, ds)
+        }
+    }
+}
+
+/// `vkUpdateDescriptorSets`: the writes, then the copies, in order.
+///
+/// # Errors
+/// `Validation` naming the rule broken (earlier updates stay applied).
+pub fn update_descriptor_sets(
+    writes: &[vk::WriteDescriptorSet],
+    copies: &[vk::CopyDescriptorSet],
+) -> Result<()> {
+    for w in writes {
+        apply_write(w)?;
+    }
+    for c in copies {
+        c.dst_set.copy_from(
+            &c.src_set,
+            c.src_binding,
+            c.src_array_element,
+            c.dst_binding,
+            c.dst_array_element,
+            c.descriptor_count,
+        )?;
+    }
+    Ok(())
+}
+
+/// One `VkDescriptorUpdateTemplateEntry`.
+#[derive(Debug, Clone, Copy)]
+struct TemplateEntry {
+    binding: u32,
+    element: u32,
+    count: u32,
+    kind: DescriptorKind,
+    offset: usize,
+    stride: usize,
+}
+
+/// Where `vkUpdateDescriptorSetWithTemplate` reads the application's data (the ICD reads the raw
+/// memory; offsets come from the template).
+pub trait TemplateData {
+    /// The `VkDescriptorBufferInfo` at byte `at`.
+    ///
+    /// # Errors
+    /// As the struct's reader (bad handles).
+    fn buffer_info(&self, at: usize) -> Result<vk::DescriptorBufferInfo>;
+    /// The `VkTensorViewARM` at byte `at` (`None` for `VK_NULL_HANDLE`).
+    ///
+    /// # Errors
+    /// `Validation` for a handle that is not a live tensor view.
+    fn tensor_view(&self, at: usize) -> Result<Option<Arc<TensorView>>>;
+    /// `len` bytes at byte `at`.
+    fn bytes(&self, at: usize, len: usize) -> Vec<u8>;
+}
+
+/// A descriptor update template: where each descriptor sits in the application's data.
+#[derive(Debug)]
+pub struct UpdateTemplate {
+    entries: Vec<TemplateEntry>,
+}
+
+impl UpdateTemplate {
+    /// `vkCreateDescriptorUpdateTemplate`.
+    ///
+    /// # Errors
+    /// `Validation` for push-descriptor templates (not supported) or a missing set layout.
+    pub fn create(info: &vk::DescriptorUpdateTemplateCreateInfo) -> Result<Self> {
+        ensure!(
+            info.template_type == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
+            "VUID-VkDescriptorUpdateTemplateCreateInfo-templateType-00351",
+            "templateType {} is not DESCRIPTOR_SET (push descriptors are not supported)",
+            info.template_type
+        );
+        ensure!(
+            info.descriptor_set_layout.is_some(),
+            "VUID-VkDescriptorUpdateTemplateCreateInfo-templateType-00350",
+            "descriptorSetLayout is not a valid VkDescriptorSetLayout"
+        );
+        let entries = info
+            .descriptor_update_entries
+            .iter()
+            .map(|e| {
+                Ok(TemplateEntry {
+                    binding: e.dst_binding,
+                    element: e.dst_array_element,
+                    count: e.descriptor_count,
+                    kind: DescriptorKind::from_vk(e.descriptor_type)?,
+                    offset: e.offset,
+                    stride: e.stride,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(UpdateTemplate { entries })
+    }
+
+    /// Whether it updates nothing (then `pData` may be null).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// `vkUpdateDescriptorSetWithTemplate`.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken.
+    pub fn apply(&self, set: &DescriptorSet, data: &dyn TemplateData) -> Result<()> {
+        for e in &self.entries {
+            let at = |i: u32| e.offset + i as usize * e.stride;
+            match e.kind {
+                DescriptorKind::InlineUniformBlock => {
+                    set.write_inline(e.binding, e.element, &data.bytes(at(0), e.count as usize))?;
+                }
+                DescriptorKind::Tensor => {
+                    let ds = (0..e.count)
+                        .map(|i| tensor_descriptor(data.tensor_view(at(i))?))
+                        .collect::<Result<Vec<_>>>()?;
+                    set.write(e.binding, e.element, e.kind, ds)?;
+                }
+                kind => {
+                    let ds = (0..e.count)
+                        .map(|i| buffer_descriptor(kind, &data.buffer_info(at(i))?))
+                        .collect::<Result<Vec<_>>>()?;
+                    set.write(e.binding, e.element, kind, ds)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -534,7 +985,7 @@ mod tests {
             other.get(3, 1),
             Some((_, Descriptor::Buffer { .. }))
         ));
-        pool.free(&set);
+        pool.free(&set).unwrap();
         assert!(pool.allocate(layout()).is_ok());
     }
 

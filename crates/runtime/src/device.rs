@@ -1,13 +1,25 @@
-//! `VkDevice`: its queues, the sync hub every wait goes through, and the memory heap.
+//! `VkDevice`: what was enabled at creation (features, extensions), its queues, the sync hub
+//! every wait goes through, and the memory heap.
+//!
+//! Invariants: the enabled features are a subset of the physical device's; every enabled
+//! extension is one the physical device lists; every object that needs a device rule (a limit,
+//! an enabled feature) reaches it through [`Device::physical`] and [`Device::features`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use vulkan_headers::vulkan::vulkan_core::*;
+
 use crate::cmd::CommandBuffer;
 use crate::limits::{QUEUE_COUNT, heap_size};
 use crate::memory::{DeviceMemory, HeapBudget};
-use crate::queue::{Batch, Job, Queue};
+use crate::physical_device::PhysicalDevice;
+use crate::private_data::PrivateDataSlot;
+use crate::queue::Queue;
 use crate::sync::{Fence, SyncHub};
+use crate::vk::extensions::DeviceExtension;
+use crate::vk::features::Features;
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
 /// The process-wide heap every device allocates from (there is one physical device).
@@ -19,9 +31,34 @@ pub fn global_heap() -> &'static Arc<HeapBudget> {
 /// A logical device.
 #[derive(Debug)]
 pub struct Device {
+    physical: Arc<PhysicalDevice>,
+    features: Features,
+    extensions: Vec<DeviceExtension>,
+    queue_flags: VkDeviceQueueCreateFlags,
     hub: Arc<SyncHub>,
     queues: Vec<Arc<Queue>>,
     lost: Arc<AtomicBool>,
+}
+
+/// The extension that must be enabled for a feature struct to be chained at device creation
+/// (`None` for the core structs).
+fn feature_struct_extension(stype: VkStructureType) -> Option<DeviceExtension> {
+    match stype {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TENSOR_FEATURES_ARM
+        | VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM => {
+            Some(DeviceExtension::ArmTensors)
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES => {
+            Some(DeviceExtension::KhrMaintenance6)
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR => {
+            Some(DeviceExtension::KhrShaderBfloat16)
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT8_FEATURES_EXT => {
+            Some(DeviceExtension::ExtShaderFloat8)
+        }
+        _ => None,
+    }
 }
 
 /// A submission as the ICD decoded it: batches of command buffers and semaphore operations.
@@ -36,11 +73,271 @@ pub struct SubmitBatch {
 }
 
 impl Device {
-    /// Creates a device with `queue_count` queues in family 0.
+    /// `vkCreateDevice`: checks the extensions, features and queues requested against what
+    /// `physical` supports.
+    ///
+    /// # Errors
+    /// `ExtensionNotPresent`, `FeatureNotPresent`, `Validation` naming the rule broken,
+    /// `OutOfHostMemory` when a queue's worker cannot start.
+    pub fn create(
+        physical: &Arc<PhysicalDevice>,
+        info: &vk::DeviceCreateInfo,
+    ) -> Result<Arc<Self>> {
+        let mut extensions = Vec::new();
+        for name in &info.enabled_extension_names {
+            let ext = DeviceExtension::from_name(name)
+                .ok_or_else(|| Error::ExtensionNotPresent(format!("device extension {name}")))?;
+            if !extensions.contains(&ext) {
+                extensions.push(ext);
+            }
+        }
+        let mut features = info.features.clone();
+        if let Some(f10) = &info.enabled_features {
+            ensure!(
+                !info
+                    .feature_structs
+                    .contains(&VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2),
+                "VUID-VkDeviceCreateInfo-pNext-00373",
+                "pEnabledFeatures is not NULL while VkPhysicalDeviceFeatures2 is chained"
+            );
+            features.vulkan10 = f10.clone();
+        }
+        for stype in &info.feature_structs {
+            if let Some(ext) = feature_struct_extension(*stype) {
+                ensure!(
+                    extensions.contains(&ext),
+                    "VUID-VkDeviceCreateInfo-pNext-pNext",
+                    "feature structure {stype} is chained but {} is not enabled",
+                    ext.info().name
+                );
+            }
+        }
+        if let Some(missing) = features.first_unsupported(physical.features()) {
+            return Err(Error::FeatureNotPresent(format!(
+                "{missing} is not supported"
+            )));
+        }
+        ensure!(
+            info.queue_create_infos.len() == 1,
+            "VUID-VkDeviceCreateInfo-queueFamilyIndex-02802",
+            "{} VkDeviceQueueCreateInfo for the one queue family",
+            info.queue_create_infos.len()
+        );
+        let q = &info.queue_create_infos[0];
+        ensure!(
+            (q.queue_family_index as usize) < physical.queue_families().len(),
+            "VUID-VkDeviceQueueCreateInfo-queueFamilyIndex-00381",
+            "queueFamilyIndex {} does not exist (there is one family, 0)",
+            q.queue_family_index
+        );
+        ensure!(
+            q.flags == 0,
+            "VUID-VkDeviceQueueCreateInfo-flags-06449",
+            "queue create flags {:#x}: protected memory is not supported",
+            q.flags
+        );
+        ensure!(
+            q.queue_priorities.iter().all(|p| (0.0..=1.0).contains(p)),
+            "VUID-VkDeviceQueueCreateInfo-pQueuePriorities-00383",
+            "a queue priority is outside [0, 1]"
+        );
+        let mut device = Self::with_queues(q.queue_count)?;
+        device.physical = physical.clone();
+        device.features = features;
+        device.extensions = extensions;
+        device.queue_flags = q.flags;
+        Ok(Arc::new(device))
+    }
+
+    /// The physical device (limits, supported features).
+    pub fn physical(&self) -> &Arc<PhysicalDevice> {
+        &self.physical
+    }
+
+    /// The features enabled at creation.
+    pub fn features(&self) -> &Features {
+        &self.features
+    }
+
+    /// Whether the device extension called `name` was enabled at creation.
+    pub fn is_extension_enabled(&self, name: &str) -> bool {
+        DeviceExtension::from_name(name).is_some_and(|e| self.extensions.contains(&e))
+    }
+
+    /// Whether `extension` was enabled at creation.
+    pub fn has_extension(&self, extension: DeviceExtension) -> bool {
+        self.extensions.contains(&extension)
+    }
+
+    /// `vkGetDeviceQueue(2)`: queue `index` of `family`, created with `flags`.
+    ///
+    /// # Errors
+    /// `Validation` for a family, index or flags the device was not created with.
+    pub fn queue(
+        &self,
+        family: u32,
+        index: u32,
+        flags: VkDeviceQueueCreateFlags,
+    ) -> Result<Arc<Queue>> {
+        ensure!(
+            family == 0,
+            "VUID-vkGetDeviceQueue-queueFamilyIndex-00384",
+            "queueFamilyIndex {family} was not requested at device creation"
+        );
+        ensure!(
+            flags == self.queue_flags,
+            "VUID-VkDeviceQueueInfo2-flags-06225",
+            "flags {flags:#x} differ from the queue's create flags"
+        );
+        self.queues.get(index as usize).cloned().ok_or_else(|| {
+            Error::invalid(
+                "VUID-vkGetDeviceQueue-queueIndex-00385",
+                format!(
+                    "queueIndex {index} is not less than the {} queues created",
+                    self.queues.len()
+                ),
+            )
+        })
+    }
+
+    /// `vkGetDeviceGroupPeerMemoryFeatures`: the group has one device, so no index pair is valid.
+    ///
+    /// # Errors
+    /// `Validation` always, naming the index rule.
+    pub fn peer_memory_features(&self, heap: u32, local: u32, remote: u32) -> Result<()> {
+        let heaps = self.physical.memory_properties().memory_heap_count;
+        ensure!(
+            heap < heaps,
+            "VUID-vkGetDeviceGroupPeerMemoryFeatures-heapIndex-00691",
+            "heapIndex {heap} >= {heaps}"
+        );
+        Err(Error::invalid(
+            "VUID-vkGetDeviceGroupPeerMemoryFeatures-localDeviceIndex-00692",
+            format!(
+                "the device group has one device; local {local} / remote {remote} are not two of its devices"
+            ),
+        ))
+    }
+
+    /// `vkCreatePrivateDataSlot`.
+    ///
+    /// # Errors
+    /// None today; private data is always available.
+    pub fn create_private_data_slot(&self) -> Result<PrivateDataSlot> {
+        Ok(PrivateDataSlot::default())
+    }
+
+    /// `vkCreateFence`.
+    pub fn create_fence(&self, info: &vk::FenceCreateInfo) -> Result<Fence> {
+        let signaled = info.flags & VK_FENCE_CREATE_SIGNALED_BIT != 0;
+        Ok(Fence::new(self.hub.clone(), signaled))
+    }
+
+    /// `vkGetFenceStatus`.
+    ///
+    /// # Errors
+    /// `DeviceLost` when a submission failed.
+    pub fn fence_status(&self, fence: &Fence) -> Result<VkResult> {
+        check_not_lost(self)?;
+        Ok(if fence.is_signaled() {
+            VK_SUCCESS
+        } else {
+            VK_NOT_READY
+        })
+    }
+
+    /// `vkWaitForFences`.
+    ///
+    /// # Errors
+    /// `DeviceLost` when the device is destroyed during the wait.
+    pub fn wait_for_fences(
+        &self,
+        fences: &[Arc<Fence>],
+        wait_all: bool,
+        timeout: u64,
+    ) -> Result<VkResult> {
+        crate::sync::wait_result(crate::sync::wait_for_fences(
+            &self.hub, fences, wait_all, timeout,
+        ))
+    }
+
+    /// `vkCreateSemaphore`.
+    ///
+    /// # Errors
+    /// As [`crate::sync::Semaphore::create`].
+    pub fn create_semaphore(
+        &self,
+        info: &vk::SemaphoreCreateInfo,
+    ) -> Result<crate::sync::Semaphore> {
+        crate::sync::Semaphore::create(self.hub.clone(), info)
+    }
+
+    /// `vkWaitSemaphores`.
+    ///
+    /// # Errors
+    /// `Validation` for a binary semaphore or mismatched arrays; `DeviceLost`.
+    pub fn wait_semaphores(&self, info: &vk::SemaphoreWaitInfo, timeout: u64) -> Result<VkResult> {
+        ensure!(
+            info.values.len() == info.semaphores.len(),
+            "VUID-VkSemaphoreWaitInfo-pValues-parameter",
+            "{} values for {} semaphores",
+            info.values.len(),
+            info.semaphores.len()
+        );
+        let waits: Vec<_> = info
+            .semaphores
+            .iter()
+            .cloned()
+            .zip(info.values.iter().copied())
+            .collect();
+        let any = info.flags & VK_SEMAPHORE_WAIT_ANY_BIT != 0;
+        crate::sync::wait_result(crate::sync::wait_semaphores(
+            &self.hub, &waits, any, timeout,
+        )?)
+    }
+
+    /// `vkCreateEvent`.
+    pub fn create_event(&self, info: &vk::EventCreateInfo) -> crate::sync::Event {
+        let device_only = info.flags & VK_EVENT_CREATE_DEVICE_ONLY_BIT != 0;
+        crate::sync::Event::new(self.hub.clone(), device_only)
+    }
+
+    /// `vkCreateCommandPool`.
+    ///
+    /// # Errors
+    /// `Validation` for a protected pool or a queue family that does not exist.
+    pub fn create_command_pool(
+        &self,
+        info: &vk::CommandPoolCreateInfo,
+    ) -> Result<crate::cmd::CommandPool> {
+        ensure!(
+            info.flags & VK_COMMAND_POOL_CREATE_PROTECTED_BIT == 0,
+            "VUID-VkCommandPoolCreateInfo-flags-02860",
+            "protected memory is not supported"
+        );
+        ensure!(
+            (info.queue_family_index as usize) < self.physical.queue_families().len(),
+            "VUID-vkCreateCommandPool-queueFamilyIndex-01937",
+            "queueFamilyIndex {} does not exist",
+            info.queue_family_index
+        );
+        let resettable = info.flags & VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT != 0;
+        Ok(crate::cmd::CommandPool::new(
+            self.physical.clone(),
+            resettable,
+        ))
+    }
+
+    /// A device with `queue_count` queues in family 0, every feature and extension off (for
+    /// tests and tools).
     ///
     /// # Errors
     /// `Validation` for a bad queue count, `OutOfHostMemory` when a worker cannot start.
     pub fn new(queue_count: u32) -> Result<Self> {
+        Self::with_queues(queue_count)
+    }
+
+    fn with_queues(queue_count: u32) -> Result<Self> {
         ensure!(
             (1..=QUEUE_COUNT).contains(&queue_count),
             "VUID-VkDeviceQueueCreateInfo-queueCount-00382",
@@ -59,7 +356,15 @@ impl Device {
                 }
             }
         }
-        Ok(Device { hub, queues, lost })
+        Ok(Device {
+            physical: Arc::new(PhysicalDevice::new()),
+            features: Features::default(),
+            extensions: Vec::new(),
+            queue_flags: 0,
+            hub,
+            queues,
+            lost,
+        })
     }
 
     /// The wake-up point for every wait on this device.
@@ -91,7 +396,69 @@ impl Device {
         DeviceMemory::allocate(global_heap(), size, memory_type)
     }
 
-    /// `vkQueueSubmit(2)`: validates every batch, marks its command buffers pending and queues it.
+    /// `vkAllocateMemory`, with the chained structures the runtime honours (a dedicated
+    /// allocation for a tensor records the tensor; device-address, dedicated-buffer and priority
+    /// infos need nothing: every allocation can do all of it).
+    ///
+    /// # Errors
+    /// As [`Self::allocate_memory`]; `Validation` for a dedicated size that differs from the
+    /// tensor's requirement.
+    pub fn allocate(&self, info: &vk::MemoryAllocateInfo) -> Result<DeviceMemory> {
+        let dedicated = match &info.memory_dedicated_allocate_info_tensor_arm {
+            Some(d) => {
+                let size = d.tensor.requirements().size;
+                ensure!(
+                    info.allocation_size == size,
+                    "VUID-VkMemoryDedicatedAllocateInfoTensorARM-allocationSize-09710",
+                    "allocationSize {} differs from the tensor's memory requirement {size}",
+                    info.allocation_size
+                );
+                Some(Arc::as_ptr(&d.tensor) as usize)
+            }
+            None => None,
+        };
+        let memory = self.allocate_memory(info.allocation_size, info.memory_type_index)?;
+        if let Some(key) = dedicated {
+            memory.set_dedicated_to(key);
+        }
+        Ok(memory)
+    }
+
+    /// `vkCreateBuffer` (and the buffer `vkGetDeviceBufferMemoryRequirements` describes).
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken; `OutOfDeviceMemory` for a buffer larger than
+    /// `maxBufferSize`.
+    pub fn create_buffer(&self, info: &vk::BufferCreateInfo) -> Result<crate::buffer::Buffer> {
+        let sparse = VK_BUFFER_CREATE_SPARSE_BINDING_BIT
+            | VK_BUFFER_CREATE_SPARSE_RESIDENCY_BIT
+            | VK_BUFFER_CREATE_SPARSE_ALIASED_BIT;
+        ensure!(
+            info.flags & sparse == 0,
+            "VUID-VkBufferCreateInfo-flags-00915",
+            "sparse buffers are not supported (sparseBinding is VK_FALSE)"
+        );
+        ensure!(
+            info.flags & VK_BUFFER_CREATE_PROTECTED_BIT == 0,
+            "VUID-VkBufferCreateInfo-flags-01887",
+            "protected memory is not supported"
+        );
+        if info.sharing_mode == VK_SHARING_MODE_CONCURRENT {
+            let families = self.physical.queue_families().len() as u32;
+            ensure!(
+                info.queue_family_indices.iter().all(|f| *f < families),
+                "VUID-VkBufferCreateInfo-sharingMode-01419",
+                "pQueueFamilyIndices names a queue family that does not exist"
+            );
+        }
+        let usage = info
+            .buffer_usage_flags2_create_info
+            .as_ref()
+            .map_or(u64::from(info.usage), |u| u.usage);
+        crate::buffer::Buffer::new(info.size, usage)
+    }
+
+    /// `vkQueueSubmit(2)` of `batches` to `queue` (see [`Queue::submit_batches`]).
     ///
     /// # Errors
     /// `Validation` naming the rule broken (nothing is queued then); `DeviceLost`.
@@ -101,46 +468,7 @@ impl Device {
         batches: Vec<SubmitBatch>,
         fence: Option<Arc<Fence>>,
     ) -> Result<()> {
-        if let Some(f) = &fence {
-            ensure!(
-                !f.is_signaled(),
-                "VUID-vkQueueSubmit-fence-00063",
-                "fence is already signaled"
-            );
-        }
-        for b in &batches {
-            for s in &b.signals {
-                s.semaphore
-                    .check_signal_value(s.value, "VUID-VkSubmitInfo-pSignalSemaphores-03242")?;
-            }
-        }
-        let mut job = Job {
-            batches: Vec::with_capacity(batches.len()),
-            fence,
-        };
-        for b in batches {
-            let mut batch = Batch {
-                waits: b.waits,
-                command_buffers: Vec::new(),
-                signals: b.signals,
-            };
-            for cb in b.command_buffers {
-                match cb.begin_submit() {
-                    Ok(rec) => batch.command_buffers.push((cb, rec)),
-                    Err(e) => {
-                        job.batches.push(batch);
-                        for done in job.batches {
-                            for (cb, _) in done.command_buffers {
-                                cb.end_submit(false);
-                            }
-                        }
-                        return Err(e);
-                    }
-                }
-            }
-            job.batches.push(batch);
-        }
-        queue.submit(job)
+        queue.submit_batches(batches, fence)
     }
 
     /// `vkDeviceWaitIdle`.
@@ -203,22 +531,28 @@ mod tests {
         let dev = Device::new(1).unwrap();
         let (_ma, a) = buffer(&dev, 64);
         let (mb, b) = buffer(&dev, 64);
-        let pool = CommandPool::new(false);
+        let pool = CommandPool::new(Default::default(), false);
         let cb = pool.allocate(Level::Primary);
         cb.begin(UsageFlags::default()).unwrap();
-        cb.record("fill", || {
-            Command::fill_buffer(a.clone(), 0, None, 0xAABB_CCDD)
+        cb.record("fill", |r| {
+            r.push(({ Command::fill_buffer(a.clone(), 0, None, 0xAABB_CCDD) })?);
+            Ok(())
         });
-        cb.record("copy", || {
-            Command::copy_buffer(
-                a.clone(),
-                b.clone(),
-                vec![BufferCopy {
-                    src_offset: 8,
-                    dst_offset: 16,
-                    size: 8,
-                }],
-            )
+        cb.record("copy", |r| {
+            r.push(
+                ({
+                    Command::copy_buffer(
+                        a.clone(),
+                        b.clone(),
+                        vec![BufferCopy {
+                            src_offset: 8,
+                            dst_offset: 16,
+                            size: 8,
+                        }],
+                    )
+                })?,
+            );
+            Ok(())
         });
         cb.end().unwrap();
         let fence = Arc::new(Fence::new(dev.hub().clone(), false));
@@ -248,7 +582,7 @@ mod tests {
         let (ma, a) = buffer(&dev, 16);
         let (mb, b) = buffer(&dev, 16);
         ma.write(0, &[7; 16]).unwrap();
-        let pool = CommandPool::new(false);
+        let pool = CommandPool::new(Default::default(), false);
         let sem = Arc::new(Semaphore::new(
             dev.hub().clone(),
             SemaphoreKind::Timeline,
@@ -256,16 +590,21 @@ mod tests {
         ));
         let copy = pool.allocate(Level::Primary);
         copy.begin(UsageFlags::default()).unwrap();
-        copy.record("copy", || {
-            Command::copy_buffer(
-                a.clone(),
-                b.clone(),
-                vec![BufferCopy {
-                    src_offset: 0,
-                    dst_offset: 0,
-                    size: 16,
-                }],
-            )
+        copy.record("copy", |r| {
+            r.push(
+                ({
+                    Command::copy_buffer(
+                        a.clone(),
+                        b.clone(),
+                        vec![BufferCopy {
+                            src_offset: 0,
+                            dst_offset: 0,
+                            size: 16,
+                        }],
+                    )
+                })?,
+            );
+            Ok(())
         });
         copy.end().unwrap();
         // Queue 1 waits for value 1, which the host signals only after the submit.
@@ -293,10 +632,13 @@ mod tests {
     }
 
     fn run(dev: &Device, cmd: Command) {
-        let pool = CommandPool::new(false);
+        let pool = CommandPool::new(Default::default(), false);
         let cb = pool.allocate(Level::Primary);
         cb.begin(UsageFlags::default()).unwrap();
-        cb.record("cmd", || Ok(cmd));
+        cb.record("cmd", |r| {
+            r.push((Ok(cmd))?);
+            Ok(())
+        });
         cb.end().unwrap();
         let batch = SubmitBatch {
             command_buffers: vec![cb],
@@ -369,13 +711,18 @@ mod tests {
     fn destroy_with_pending_work_does_not_hang() {
         let dev = Device::new(1).unwrap();
         let event = Arc::new(Event::new(dev.hub().clone(), false));
-        let pool = CommandPool::new(false);
+        let pool = CommandPool::new(Default::default(), false);
         let cb = pool.allocate(Level::Primary);
         cb.begin(UsageFlags::default()).unwrap();
-        cb.record("wait", || {
-            Ok(Command::WaitEvents {
-                events: vec![event.clone()].into(),
-            })
+        cb.record("wait", |r| {
+            r.push(
+                ({
+                    Ok(Command::WaitEvents {
+                        events: vec![event.clone()].into(),
+                    })
+                })?,
+            );
+            Ok(())
         });
         cb.end().unwrap();
         let batch = SubmitBatch {
@@ -398,7 +745,7 @@ mod tests {
     #[test]
     fn submit_validation_leaves_nothing_pending() {
         let dev = Device::new(1).unwrap();
-        let pool = CommandPool::new(false);
+        let pool = CommandPool::new(Default::default(), false);
         let ok = pool.allocate(Level::Primary);
         ok.begin(UsageFlags::default()).unwrap();
         ok.end().unwrap();

@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 use tessera_kernels::CopyPlan;
 
 use crate::limits::{ALLOCATION_ALIGNMENT, MAX_MEMORY_ALLOCATION_COUNT};
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
 /// Accounting for the one memory heap: bytes and allocations in use.
@@ -84,6 +85,60 @@ pub struct MemoryRequirements {
     pub size: u64,
     /// Required alignment of the binding offset.
     pub alignment: u64,
+}
+
+impl MemoryRequirements {
+    /// As `VkMemoryRequirements`: every memory type accepts every resource.
+    pub fn vk(&self) -> vk::MemoryRequirements {
+        vk::MemoryRequirements {
+            size: self.size,
+            alignment: self.alignment,
+            memory_type_bits: crate::physical_device::ALL_MEMORY_TYPES,
+        }
+    }
+
+    /// As `VkMemoryRequirements2`: no resource prefers or needs a dedicated allocation.
+    pub fn vk2(&self) -> vk::MemoryRequirements2 {
+        vk::MemoryRequirements2 {
+            memory_requirements: self.vk(),
+            memory_dedicated_requirements: Some(Box::default()),
+        }
+    }
+}
+
+/// `vkFlushMappedMemoryRanges` / `vkInvalidateMappedMemoryRanges`: each memory must be mapped and
+/// each range inside its mapping (there is nothing to flush: the memory is coherent).
+///
+/// # Errors
+/// `Validation` naming the broken rule.
+pub fn check_mapped_ranges(ranges: &[vk::MappedMemoryRange]) -> Result<()> {
+    for r in ranges {
+        let Some(mapped) = r.memory.mapped_range() else {
+            return Err(Error::invalid(
+                "VUID-VkMappedMemoryRange-memory-00684",
+                "memory is not currently host mapped",
+            ));
+        };
+        ensure!(
+            r.offset >= mapped.offset,
+            "VUID-VkMappedMemoryRange-size-00685",
+            "range offset {} is before the mapped offset {}",
+            r.offset,
+            mapped.offset
+        );
+        if r.size != vulkan_headers::vulkan::vulkan_core::VK_WHOLE_SIZE {
+            ensure!(
+                r.offset
+                    .checked_add(r.size)
+                    .is_some_and(|end| end <= mapped.offset + mapped.size),
+                "VUID-VkMappedMemoryRange-size-00685",
+                "range [{}, +{}) exceeds the mapped range",
+                r.offset,
+                r.size
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The memory range a resource (buffer or tensor) is bound to.
@@ -291,6 +346,36 @@ impl DeviceMemory {
         );
         *mapped = Some(MappedRange { offset, size });
         Ok(self.ptr.as_ptr().wrapping_add(offset as usize))
+    }
+
+    /// `vkMapMemory2`: as [`Self::map`]; no map flags are supported.
+    ///
+    /// # Errors
+    /// As [`Self::map`], and `Validation` for any flag.
+    pub fn map2(&self, flags: u32, offset: u64, size: Option<u64>) -> Result<*mut u8> {
+        ensure!(
+            flags == 0,
+            "VUID-VkMemoryMapInfo-flags-09569",
+            "flags {flags:#x}: no map flags are supported (VK_EXT_map_memory_placed is not)"
+        );
+        self.map(offset, size)
+    }
+
+    /// `vkGetDeviceMemoryCommitment`: every byte of an allocation is committed.
+    /// (VUID-vkGetDeviceMemoryCommitment-memory-00690 asks for a `LAZILY_ALLOCATED` memory type,
+    /// which Tessera does not have; the answer is still the truth.)
+    pub fn commitment(&self) -> u64 {
+        tracing::debug!(
+            "vkGetDeviceMemoryCommitment on memory that is not lazily allocated: {} bytes",
+            self.size
+        );
+        self.size
+    }
+
+    /// `vkGetDeviceMemoryOpaqueCaptureAddress`: 0, since `bufferDeviceAddressCaptureReplay` is
+    /// not supported (no address can be replayed).
+    pub fn opaque_capture_address(&self) -> u64 {
+        0
     }
 
     /// Ends the mapping.

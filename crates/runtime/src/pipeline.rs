@@ -8,8 +8,76 @@ use tessera_spirv::{
     BoundResource, Module, Program, ResourceDecl, ResourceKind, Resources, TensorElement,
 };
 
+use vulkan_headers::vulkan::vulkan_core::*;
+
 use crate::descriptor::{Descriptor, DescriptorKind, DescriptorSet, PipelineLayout};
+use crate::device::Device;
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
+
+/// A pipeline cache. Tessera specialises pipelines quickly enough that it keeps nothing; the
+/// data it returns is the standard header, so applications can store and reload it (initial
+/// data from another driver or version is ignored, as the spec allows).
+#[derive(Debug)]
+pub struct PipelineCache {
+    header: Vec<u8>,
+}
+
+impl PipelineCache {
+    /// `vkCreatePipelineCache`.
+    pub fn create(device: &Device, _info: &vk::PipelineCacheCreateInfo) -> Self {
+        let props = &device.physical().properties().vulkan10;
+        let mut header = Vec::with_capacity(32);
+        header.extend_from_slice(&32u32.to_le_bytes());
+        header.extend_from_slice(&(VK_PIPELINE_CACHE_HEADER_VERSION_ONE as u32).to_le_bytes());
+        header.extend_from_slice(&props.vendor_id.to_le_bytes());
+        header.extend_from_slice(&props.device_id.to_le_bytes());
+        header.extend_from_slice(&props.pipeline_cache_uuid);
+        PipelineCache { header }
+    }
+
+    /// `vkGetPipelineCacheData`: the header.
+    pub fn data(&self) -> &[u8] {
+        &self.header
+    }
+
+    /// `vkMergePipelineCaches`: nothing to merge, but the destination may not be a source.
+    ///
+    /// # Errors
+    /// `Validation` (VUID-vkMergePipelineCaches-dstCache-00770).
+    pub fn merge(self: &Arc<Self>, sources: &[Arc<PipelineCache>]) -> Result<()> {
+        ensure!(
+            !sources.iter().any(|s| Arc::ptr_eq(s, self)),
+            "VUID-vkMergePipelineCaches-dstCache-00770",
+            "dstCache is also a source"
+        );
+        Ok(())
+    }
+}
+
+/// `VkSpecializationInfo` as (SpecId, bytes) pairs.
+fn specialization(info: &Option<vk::SpecializationInfo>) -> Result<Vec<(u32, Vec<u8>)>> {
+    let Some(info) = info else {
+        return Ok(Vec::new());
+    };
+    info.map_entries
+        .iter()
+        .map(|e| {
+            let start = e.offset as usize;
+            let end = start.checked_add(e.size);
+            ensure!(
+                end.is_some_and(|end| end <= info.data.len()),
+                "VUID-VkSpecializationInfo-offset-00773",
+                "map entry for constant {} ({} bytes at {}) runs past dataSize {}",
+                e.constant_id,
+                e.size,
+                e.offset,
+                info.data.len()
+            );
+            Ok((e.constant_id, info.data[start..start + e.size].to_vec()))
+        })
+        .collect()
+}
 
 /// A `VkShaderModule`: the words, parsed once on first use.
 #[derive(Debug)]
@@ -75,6 +143,90 @@ fn kind_matches(decl: &ResourceKind, kind: DescriptorKind) -> bool {
 }
 
 impl ComputePipeline {
+    /// `vkCreateComputePipelines` of one pipeline: specialises the stage, checks it against the
+    /// layout and against the device's compute limits (workgroup size per axis, invocations per
+    /// workgroup, shared memory).
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken.
+    pub fn create(device: &Device, info: &vk::ComputePipelineCreateInfo) -> Result<Self> {
+        let stage = &info.stage;
+        ensure!(
+            stage.stage == VK_SHADER_STAGE_COMPUTE_BIT,
+            "VUID-VkComputePipelineCreateInfo-stage-00701",
+            "stage {:#x} is not VK_SHADER_STAGE_COMPUTE_BIT",
+            stage.stage
+        );
+        let Some(module) = &stage.module else {
+            return Err(Error::invalid(
+                "VUID-VkPipelineShaderStageCreateInfo-stage-06845",
+                "module is VK_NULL_HANDLE (inline VkShaderModuleCreateInfo is not supported)",
+            ));
+        };
+        if let Some(r) = &stage.pipeline_shader_stage_required_subgroup_size_create_info {
+            let v13 = &device.physical().properties().vulkan13;
+            ensure!(
+                r.required_subgroup_size.is_power_of_two()
+                    && (v13.min_subgroup_size..=v13.max_subgroup_size)
+                        .contains(&r.required_subgroup_size),
+                "VUID-VkPipelineShaderStageRequiredSubgroupSizeCreateInfo-requiredSubgroupSize-02760",
+                "requiredSubgroupSize {} is not a power of two in [{}, {}]",
+                r.required_subgroup_size,
+                v13.min_subgroup_size,
+                v13.max_subgroup_size
+            );
+        }
+        let Some(layout) = info.layout.clone() else {
+            return Err(Error::invalid(
+                "VUID-VkComputePipelineCreateInfo-layout-parameter",
+                "layout is not a valid VkPipelineLayout",
+            ));
+        };
+        let spec = specialization(&stage.specialization_info)?;
+        let pipeline = Self::new(module, &stage.name, &spec, layout)?;
+        pipeline.check_limits(device.physical().limits())?;
+        Ok(pipeline)
+    }
+
+    /// Checks the specialised shader against the compute limits the device reports.
+    ///
+    /// # Errors
+    /// `Validation` naming the `RuntimeSpirv` rule broken.
+    pub fn check_limits(&self, limits: &vk::PhysicalDeviceLimits) -> Result<()> {
+        let size = self.program.local_size();
+        let max = limits.max_compute_work_group_size;
+        let vuids = [
+            "VUID-RuntimeSpirv-x-06429",
+            "VUID-RuntimeSpirv-y-06430",
+            "VUID-RuntimeSpirv-z-06431",
+        ];
+        for axis in 0..3 {
+            ensure!(
+                size[axis] <= max[axis],
+                vuids[axis],
+                "the workgroup size {size:?} exceeds maxComputeWorkGroupSize[{axis}] = {}",
+                max[axis]
+            );
+        }
+        let invocations = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+        ensure!(
+            invocations <= u64::from(limits.max_compute_work_group_invocations),
+            "VUID-RuntimeSpirv-x-06432",
+            "the workgroup size {size:?} has {invocations} invocations, more than \
+             maxComputeWorkGroupInvocations = {}",
+            limits.max_compute_work_group_invocations
+        );
+        let shared = self.program.shared_memory_size();
+        ensure!(
+            shared <= limits.max_compute_shared_memory_size,
+            "VUID-RuntimeSpirv-Workgroup-06530",
+            "the shader declares {shared} bytes of workgroup memory, more than \
+             maxComputeSharedMemorySize = {}",
+            limits.max_compute_shared_memory_size
+        );
+        Ok(())
+    }
+
     /// Specialises `entry` of `module` and checks it against `layout`.
     ///
     /// # Errors
@@ -155,22 +307,23 @@ pub struct BoundSet {
 
 /// The interpreter's element type for a tensor view format (`None`: no shader type).
 pub fn tensor_element(format: i32) -> Option<TensorElement> {
+    use crate::vk::abi::*;
     Some(match format {
-        1_000_460_000 => TensorElement::Bool8,
-        13 => TensorElement::U8,
-        14 => TensorElement::I8,
-        74 => TensorElement::U16,
-        75 => TensorElement::I16,
-        76 => TensorElement::F16,
-        1_000_460_001 => TensorElement::BF16,
-        98 => TensorElement::U32,
-        99 => TensorElement::I32,
-        100 => TensorElement::F32,
-        110 => TensorElement::U64,
-        111 => TensorElement::I64,
-        112 => TensorElement::F64,
-        1_000_460_002 => TensorElement::F8E4M3,
-        1_000_460_003 => TensorElement::F8E5M2,
+        VK_FORMAT_R8_BOOL_ARM => TensorElement::Bool8,
+        VK_FORMAT_R8_UINT => TensorElement::U8,
+        VK_FORMAT_R8_SINT => TensorElement::I8,
+        VK_FORMAT_R16_UINT => TensorElement::U16,
+        VK_FORMAT_R16_SINT => TensorElement::I16,
+        VK_FORMAT_R16_SFLOAT => TensorElement::F16,
+        VK_FORMAT_R16_SFLOAT_FPENCODING_BFLOAT16_ARM => TensorElement::BF16,
+        VK_FORMAT_R32_UINT => TensorElement::U32,
+        VK_FORMAT_R32_SINT => TensorElement::I32,
+        VK_FORMAT_R32_SFLOAT => TensorElement::F32,
+        VK_FORMAT_R64_UINT => TensorElement::U64,
+        VK_FORMAT_R64_SINT => TensorElement::I64,
+        VK_FORMAT_R64_SFLOAT => TensorElement::F64,
+        VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E4M3_ARM => TensorElement::F8E4M3,
+        VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM => TensorElement::F8E5M2,
         _ => return None,
     })
 }

@@ -5,7 +5,11 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::{Result, ensure};
+use vulkan_headers::vulkan::vulkan_core::*;
+
+use crate::sync::{SyncHub, WaitOutcome};
+use crate::vk::structs as vk;
+use crate::{Error, Result, ensure};
 
 /// The query types a pool may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +18,19 @@ pub enum QueryKind {
     Timestamp,
     /// `VK_QUERY_TYPE_OCCLUSION` (creatable; it needs a graphics queue to be used).
     Occlusion,
+}
+
+impl ResultFlags {
+    /// Decodes `VkQueryResultFlags` (the ICD has already rejected bits the registry does not
+    /// define).
+    pub fn from_vk(flags: VkQueryResultFlags) -> Self {
+        ResultFlags {
+            wide: flags & VK_QUERY_RESULT_64_BIT != 0,
+            wait: flags & VK_QUERY_RESULT_WAIT_BIT != 0,
+            with_availability: flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT != 0,
+            partial: flags & VK_QUERY_RESULT_PARTIAL_BIT != 0,
+        }
+    }
 }
 
 /// `VkQueryResultFlags` as the runtime needs them.
@@ -51,6 +68,83 @@ pub fn timestamp_now() -> u64 {
 }
 
 impl QueryPool {
+    /// `vkCreateQueryPool`: timestamp and occlusion pools (the latter cannot be used on a
+    /// compute queue, but can be created).
+    ///
+    /// # Errors
+    /// `Validation` for pipeline-statistics pools (not supported), query types of other
+    /// extensions and a zero count.
+    pub fn create(info: &vk::QueryPoolCreateInfo) -> Result<Self> {
+        let kind = match info.query_type {
+            VK_QUERY_TYPE_TIMESTAMP => QueryKind::Timestamp,
+            VK_QUERY_TYPE_OCCLUSION => QueryKind::Occlusion,
+            VK_QUERY_TYPE_PIPELINE_STATISTICS => {
+                return Err(Error::invalid(
+                    "VUID-VkQueryPoolCreateInfo-queryType-00791",
+                    "pipelineStatisticsQuery is not supported",
+                ));
+            }
+            other => {
+                return Err(Error::invalid(
+                    "VUID-VkQueryPoolCreateInfo-queryType-parameter",
+                    format!("query type {other} needs an extension Tessera does not support"),
+                ));
+            }
+        };
+        Self::new(kind, info.query_count)
+    }
+
+    /// `vkResetQueryPool` (host reset).
+    ///
+    /// # Errors
+    /// `Validation` for queries outside the pool.
+    pub fn host_reset(&self, first: u32, count: u32) -> Result<()> {
+        self.check_range(first, count, "VUID-vkResetQueryPool-firstQuery-09436")?;
+        self.reset(first, count);
+        Ok(())
+    }
+
+    /// `vkGetQueryPoolResults`: waits (with `VK_QUERY_RESULT_WAIT_BIT`) on `hub`, then writes the
+    /// results into `out` (`address`: where `pData` is, for its alignment rule). Returns whether
+    /// every query was available.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken; `DeviceLost` when the device goes during the wait.
+    #[allow(clippy::too_many_arguments)]
+    pub fn results(
+        &self,
+        hub: &SyncHub,
+        first: u32,
+        count: u32,
+        stride: u64,
+        flags: VkQueryResultFlags,
+        address: usize,
+        out: &mut [u8],
+    ) -> Result<bool> {
+        let flags = ResultFlags::from_vk(flags);
+        self.check_range(first, count, "VUID-vkGetQueryPoolResults-firstQuery-09436")?;
+        let word = if flags.wide { 8 } else { 4 };
+        ensure!(
+            stride % word == 0,
+            "VUID-vkGetQueryPoolResults-flags-02828",
+            "stride {stride} is not a multiple of {word}"
+        );
+        ensure!(
+            address % word as usize == 0,
+            "VUID-vkGetQueryPoolResults-flags-02828",
+            "pData is not {word}-byte aligned"
+        );
+        if flags.wait {
+            let ready = || (first..first + count).all(|q| self.is_available(q));
+            if hub.wait_until(None, ready) == WaitOutcome::Shutdown {
+                return Err(Error::DeviceLost(
+                    "the device was destroyed during the wait".into(),
+                ));
+            }
+        }
+        self.write_results(first, count, stride, flags, out)
+    }
+
     /// A pool of `count` unavailable queries.
     ///
     /// # Errors

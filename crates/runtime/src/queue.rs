@@ -13,10 +13,144 @@ use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
+use vulkan_headers::vulkan::vulkan_core::*;
+
 use crate::cmd::{CommandBuffer, Recording};
+use crate::device::SubmitBatch;
 use crate::exec::{ExecContext, execute};
-use crate::sync::{Fence, Semaphore, SyncHub, WaitOutcome};
-use crate::{Error, Result};
+use crate::sync::{Fence, Semaphore, SemaphoreKind, SyncHub, WaitOutcome};
+use crate::vk::structs as vk;
+use crate::{Error, Result, ensure};
+
+/// A semaphore operation: binary semaphores ignore the value; a timeline one needs it.
+fn semaphore_op(
+    semaphore: &Arc<Semaphore>,
+    value: Option<u64>,
+    vuid_value: &'static str,
+) -> Result<SemaphoreOp> {
+    let value = match (semaphore.kind(), value) {
+        (SemaphoreKind::Binary, _) => 0,
+        (SemaphoreKind::Timeline, Some(v)) => v,
+        (SemaphoreKind::Timeline, None) => {
+            return Err(Error::invalid(
+                vuid_value,
+                "a timeline semaphore needs a value (VkTimelineSemaphoreSubmitInfo)",
+            ));
+        }
+    };
+    Ok(SemaphoreOp {
+        semaphore: semaphore.clone(),
+        value,
+    })
+}
+
+/// One `VkSubmitInfo` as a batch.
+fn batch(info: &vk::SubmitInfo) -> Result<SubmitBatch> {
+    let (wait_values, signal_values): (&[u64], &[u64]) = match &info.timeline_semaphore_submit_info
+    {
+        None => (&[], &[]),
+        Some(t) => {
+            let waits = t.wait_semaphore_values.as_deref().unwrap_or(&[]);
+            let signals = t.signal_semaphore_values.as_deref().unwrap_or(&[]);
+            ensure!(
+                waits.len() == info.wait_semaphores.len(),
+                "VUID-VkSubmitInfo-pNext-03240",
+                "waitSemaphoreValueCount {} differs from waitSemaphoreCount {}",
+                waits.len(),
+                info.wait_semaphores.len()
+            );
+            ensure!(
+                signals.len() == info.signal_semaphores.len(),
+                "VUID-VkSubmitInfo-pNext-03241",
+                "signalSemaphoreValueCount {} differs from signalSemaphoreCount {}",
+                signals.len(),
+                info.signal_semaphores.len()
+            );
+            (waits, signals)
+        }
+    };
+    ensure!(
+        info.protected_submit_info
+            .as_ref()
+            .is_none_or(|p| !p.protected_submit),
+        "VUID-VkProtectedSubmitInfo-protectedSubmit-01816",
+        "protected submissions are not supported"
+    );
+    Ok(SubmitBatch {
+        waits: info
+            .wait_semaphores
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                semaphore_op(
+                    s,
+                    wait_values.get(i).copied(),
+                    "VUID-VkSubmitInfo-pWaitSemaphores-03243",
+                )
+            })
+            .collect::<Result<_>>()?,
+        command_buffers: info.command_buffers.clone(),
+        signals: info
+            .signal_semaphores
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                semaphore_op(
+                    s,
+                    signal_values.get(i).copied(),
+                    "VUID-VkSubmitInfo-pSignalSemaphores-03244",
+                )
+            })
+            .collect::<Result<_>>()?,
+    })
+}
+
+/// One `VkSubmitInfo2` as a batch.
+fn batch2(info: &vk::SubmitInfo2) -> Result<SubmitBatch> {
+    ensure!(
+        info.flags & VK_SUBMIT_PROTECTED_BIT == 0,
+        "VUID-VkSubmitInfo2-flags-03886",
+        "protected submissions are not supported"
+    );
+    let op = |s: &vk::SemaphoreSubmitInfo| {
+        ensure!(
+            s.device_index == 0,
+            "VUID-VkSemaphoreSubmitInfo-deviceIndex-03888",
+            "deviceIndex {} >= 1",
+            s.device_index
+        );
+        semaphore_op(
+            &s.semaphore,
+            Some(s.value),
+            "VUID-VkSubmitInfo2-semaphore-03881",
+        )
+    };
+    Ok(SubmitBatch {
+        waits: info
+            .wait_semaphore_infos
+            .iter()
+            .map(op)
+            .collect::<Result<_>>()?,
+        command_buffers: info
+            .command_buffer_infos
+            .iter()
+            .map(|c| {
+                ensure!(
+                    c.device_mask <= 1,
+                    "VUID-VkCommandBufferSubmitInfo-deviceMask-03891",
+                    "deviceMask {:#x} names devices beyond the one in the group",
+                    c.device_mask
+                );
+                Ok(c.command_buffer.clone())
+            })
+            .collect::<Result<_>>()?,
+        signals: info
+            .signal_semaphore_infos
+            .iter()
+            .map(op)
+            .collect::<Result<_>>()?,
+    })
+}
 
 /// A semaphore wait or signal with its value (ignored for binary semaphores).
 #[derive(Debug, Clone)]
@@ -101,6 +235,83 @@ impl Queue {
     /// Index within the family.
     pub fn index(&self) -> u32 {
         self.index
+    }
+
+    /// `vkQueueSubmit`.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken (nothing is queued then); `DeviceLost`.
+    pub fn submit_infos(
+        &self,
+        submits: &[vk::SubmitInfo],
+        fence: Option<Arc<Fence>>,
+    ) -> Result<()> {
+        let batches = submits.iter().map(batch).collect::<Result<Vec<_>>>()?;
+        self.submit_batches(batches, fence)
+    }
+
+    /// `vkQueueSubmit2`.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken (nothing is queued then); `DeviceLost`.
+    pub fn submit_infos2(
+        &self,
+        submits: &[vk::SubmitInfo2],
+        fence: Option<Arc<Fence>>,
+    ) -> Result<()> {
+        let batches = submits.iter().map(batch2).collect::<Result<Vec<_>>>()?;
+        self.submit_batches(batches, fence)
+    }
+
+    /// Validates every batch, marks its command buffers pending and queues the job.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken (nothing is queued then); `DeviceLost`.
+    pub fn submit_batches(
+        &self,
+        batches: Vec<SubmitBatch>,
+        fence: Option<Arc<Fence>>,
+    ) -> Result<()> {
+        if let Some(f) = &fence {
+            ensure!(
+                !f.is_signaled(),
+                "VUID-vkQueueSubmit-fence-00063",
+                "fence is already signaled"
+            );
+        }
+        for b in &batches {
+            for s in &b.signals {
+                s.semaphore
+                    .check_signal_value(s.value, "VUID-VkSubmitInfo-pSignalSemaphores-03242")?;
+            }
+        }
+        let mut job = Job {
+            batches: Vec::with_capacity(batches.len()),
+            fence,
+        };
+        for b in batches {
+            let mut batch = Batch {
+                waits: b.waits,
+                command_buffers: Vec::new(),
+                signals: b.signals,
+            };
+            for cb in b.command_buffers {
+                match cb.begin_submit() {
+                    Ok(rec) => batch.command_buffers.push((cb, rec)),
+                    Err(e) => {
+                        job.batches.push(batch);
+                        for done in job.batches {
+                            for (cb, _) in done.command_buffers {
+                                cb.end_submit(false);
+                            }
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            job.batches.push(batch);
+        }
+        self.submit(job)
     }
 
     /// Hands a validated job to the worker.

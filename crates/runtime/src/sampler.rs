@@ -2,8 +2,11 @@
 //! through one; samplers exist so that applications (and the CTS) that create them work, and a
 //! shader that uses one is still rejected at pipeline creation.
 
+use vulkan_headers::vulkan::vulkan_core::*;
+
 use crate::limits::MAX_SAMPLER_LOD_BIAS;
-use crate::{Result, ensure};
+use crate::vk::structs as vk;
+use crate::{Error, Result, ensure};
 
 /// The parameters of a sampler that the rules below look at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,13 +32,53 @@ pub struct Sampler {
     pub desc: SamplerDesc,
 }
 
-/// `VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE`.
-const MIRROR_CLAMP_TO_EDGE: i32 = 4;
+const MIRROR_CLAMP_TO_EDGE: i32 = VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE;
 
-/// `VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE` and `..._CLAMP_TO_BORDER`.
-const CLAMP_MODES: [i32; 2] = [2, 3];
+const CLAMP_MODES: [i32; 2] = [
+    VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+];
 
 impl Sampler {
+    /// `vkCreateSampler`.
+    ///
+    /// # Errors
+    /// `NotSupported` for a Y′CbCr conversion (the feature is off); `Validation` naming the VUID
+    /// broken otherwise.
+    pub fn create(info: &vk::SamplerCreateInfo) -> Result<Sampler> {
+        if info.sampler_ycbcr_conversion_info.is_some() {
+            return Err(Error::NotSupported(
+                "sampler Y'CbCr conversions (the samplerYcbcrConversion feature is off)".into(),
+            ));
+        }
+        ensure!(
+            info.flags == 0,
+            "VUID-VkSamplerCreateInfo-flags-parameter",
+            "sampler flags {:#x} need extensions Tessera does not have",
+            info.flags
+        );
+        Sampler::new(SamplerDesc {
+            mag_filter: info.mag_filter,
+            min_filter: info.min_filter,
+            mipmap_mode: info.mipmap_mode,
+            address_modes: [
+                info.address_mode_u,
+                info.address_mode_v,
+                info.address_mode_w,
+            ],
+            mip_lod_bias: info.mip_lod_bias,
+            anisotropy: info.anisotropy_enable,
+            compare: info.compare_enable,
+            min_lod: info.min_lod,
+            max_lod: info.max_lod,
+            unnormalized: info.unnormalized_coordinates,
+            reduction_mode: info
+                .sampler_reduction_mode_create_info
+                .as_ref()
+                .map(|r| r.reduction_mode),
+        })
+    }
+
     /// Checks the `VkSamplerCreateInfo` rules that apply to this device.
     ///
     /// # Errors

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use crate::limits::MAX_TIMELINE_DIFFERENCE;
+use vulkan_headers::vulkan::vulkan_core::*;
+
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
 /// How a wait ended.
@@ -265,6 +268,59 @@ pub fn wait_semaphores(
             waits.iter().all(|(s, v)| s.try_acquire(*v))
         }
     }))
+}
+
+/// The `VkResult` of a host wait.
+///
+/// # Errors
+/// `DeviceLost` when the device was destroyed during the wait.
+pub fn wait_result(outcome: WaitOutcome) -> Result<VkResult> {
+    match outcome {
+        WaitOutcome::Ready => Ok(VK_SUCCESS),
+        WaitOutcome::TimedOut => Ok(VK_TIMEOUT),
+        WaitOutcome::Shutdown => Err(Error::DeviceLost(
+            "the device was destroyed during the wait".into(),
+        )),
+    }
+}
+
+impl Semaphore {
+    /// `vkCreateSemaphore`: binary unless a `VkSemaphoreTypeCreateInfo` says timeline.
+    ///
+    /// # Errors
+    /// `Validation` for a binary semaphore with a non-zero initial value.
+    pub fn create(hub: Arc<SyncHub>, info: &vk::SemaphoreCreateInfo) -> Result<Self> {
+        let (kind, initial) = match &info.semaphore_type_create_info {
+            None => (SemaphoreKind::Binary, 0),
+            Some(t) if t.semaphore_type == VK_SEMAPHORE_TYPE_TIMELINE => {
+                (SemaphoreKind::Timeline, t.initial_value)
+            }
+            Some(t) => {
+                ensure!(
+                    t.initial_value == 0,
+                    "VUID-VkSemaphoreTypeCreateInfo-semaphoreType-03279",
+                    "a binary semaphore's initialValue must be 0"
+                );
+                (SemaphoreKind::Binary, 0)
+            }
+        };
+        Ok(Semaphore::new(hub, kind, initial))
+    }
+
+    /// `vkSignalSemaphore`.
+    ///
+    /// # Errors
+    /// `Validation` for a binary semaphore or a value that does not increase the counter.
+    pub fn host_signal(&self, value: u64) -> Result<()> {
+        ensure!(
+            self.kind == SemaphoreKind::Timeline,
+            "VUID-VkSemaphoreSignalInfo-semaphore-03257",
+            "semaphore is not a timeline semaphore"
+        );
+        self.check_signal_value(value, "VUID-VkSemaphoreSignalInfo-value-03258")?;
+        self.signal(value);
+        Ok(())
+    }
 }
 
 /// An event (`VK_EVENT_SET` / `VK_EVENT_RESET`).

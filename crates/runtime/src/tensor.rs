@@ -15,18 +15,22 @@ use crate::limits::{
     max_tensor_elements, max_tensor_size, max_tensor_stride,
 };
 use crate::memory::{BindVuids, Binding, DeviceMemory, MemoryRequirements, check_bind};
+use vulkan_headers::vulkan::vulkan_core::*;
+
+use crate::device::Device;
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
 /// `VK_TENSOR_USAGE_SHADER_BIT_ARM`.
-pub const USAGE_SHADER: u64 = 0x2;
+pub const USAGE_SHADER: u64 = VK_TENSOR_USAGE_SHADER_BIT_ARM;
 /// `VK_TENSOR_USAGE_TRANSFER_SRC_BIT_ARM`.
-pub const USAGE_TRANSFER_SRC: u64 = 0x4;
+pub const USAGE_TRANSFER_SRC: u64 = VK_TENSOR_USAGE_TRANSFER_SRC_BIT_ARM;
 /// `VK_TENSOR_USAGE_TRANSFER_DST_BIT_ARM`.
-pub const USAGE_TRANSFER_DST: u64 = 0x8;
+pub const USAGE_TRANSFER_DST: u64 = VK_TENSOR_USAGE_TRANSFER_DST_BIT_ARM;
 /// `VK_TENSOR_USAGE_IMAGE_ALIASING_BIT_ARM`.
-pub const USAGE_IMAGE_ALIASING: u64 = 0x10;
+pub const USAGE_IMAGE_ALIASING: u64 = VK_TENSOR_USAGE_IMAGE_ALIASING_BIT_ARM;
 /// `VK_TENSOR_USAGE_DATA_GRAPH_BIT_ARM`.
-pub const USAGE_DATA_GRAPH: u64 = 0x20;
+pub const USAGE_DATA_GRAPH: u64 = VK_TENSOR_USAGE_DATA_GRAPH_BIT_ARM;
 const KNOWN_USAGE: u64 = USAGE_SHADER
     | USAGE_TRANSFER_SRC
     | USAGE_TRANSFER_DST
@@ -34,24 +38,26 @@ const KNOWN_USAGE: u64 = USAGE_SHADER
     | USAGE_DATA_GRAPH;
 
 /// `VK_FORMAT_FEATURE_2_TRANSFER_SRC_BIT`.
-pub const FEATURE_TRANSFER_SRC: u64 = 0x4000;
+pub const FEATURE_TRANSFER_SRC: u64 = VK_FORMAT_FEATURE_2_TRANSFER_SRC_BIT;
 /// `VK_FORMAT_FEATURE_2_TRANSFER_DST_BIT`.
-pub const FEATURE_TRANSFER_DST: u64 = 0x8000;
+pub const FEATURE_TRANSFER_DST: u64 = VK_FORMAT_FEATURE_2_TRANSFER_DST_BIT;
 /// `VK_FORMAT_FEATURE_2_TENSOR_SHADER_BIT_ARM`.
-pub const FEATURE_TENSOR_SHADER: u64 = 1 << 39;
+pub const FEATURE_TENSOR_SHADER: u64 = VK_FORMAT_FEATURE_2_TENSOR_SHADER_BIT_ARM;
 /// `VK_FORMAT_FEATURE_2_TENSOR_IMAGE_ALIASING_BIT_ARM`.
-pub const FEATURE_TENSOR_IMAGE_ALIASING: u64 = 1 << 43;
+pub const FEATURE_TENSOR_IMAGE_ALIASING: u64 = VK_FORMAT_FEATURE_2_TENSOR_IMAGE_ALIASING_BIT_ARM;
 /// `VK_FORMAT_FEATURE_2_TENSOR_DATA_GRAPH_BIT_ARM`.
-pub const FEATURE_TENSOR_DATA_GRAPH: u64 = 1 << 48;
+pub const FEATURE_TENSOR_DATA_GRAPH: u64 = VK_FORMAT_FEATURE_2_TENSOR_DATA_GRAPH_BIT_ARM;
 
 /// `VK_TENSOR_CREATE_MUTABLE_FORMAT_BIT_ARM`.
-pub const CREATE_MUTABLE_FORMAT: u64 = 0x1;
+pub const CREATE_MUTABLE_FORMAT: u64 = VK_TENSOR_CREATE_MUTABLE_FORMAT_BIT_ARM;
 /// `VK_TENSOR_CREATE_PROTECTED_BIT_ARM`.
-pub const CREATE_PROTECTED: u64 = 0x2;
+pub const CREATE_PROTECTED: u64 = VK_TENSOR_CREATE_PROTECTED_BIT_ARM;
 /// `VK_TENSOR_CREATE_DESCRIPTOR_BUFFER_CAPTURE_REPLAY_BIT_ARM`.
-pub const CREATE_DESCRIPTOR_BUFFER_CAPTURE_REPLAY: u64 = 0x4;
+pub const CREATE_DESCRIPTOR_BUFFER_CAPTURE_REPLAY: u64 =
+    VK_TENSOR_CREATE_DESCRIPTOR_BUFFER_CAPTURE_REPLAY_BIT_ARM;
 /// `VK_TENSOR_CREATE_DESCRIPTOR_HEAP_CAPTURE_REPLAY_BIT_ARM`.
-pub const CREATE_DESCRIPTOR_HEAP_CAPTURE_REPLAY: u64 = 0x8;
+pub const CREATE_DESCRIPTOR_HEAP_CAPTURE_REPLAY: u64 =
+    VK_TENSOR_CREATE_DESCRIPTOR_HEAP_CAPTURE_REPLAY_BIT_ARM;
 
 /// `VkTensorTilingARM`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -324,6 +330,68 @@ pub struct Tensor {
 }
 
 impl Tensor {
+    /// `vkCreateTensorARM` (and the tensor `vkGetDeviceTensorMemoryRequirementsARM` describes).
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken.
+    pub fn create(device: &Device, info: &vk::TensorCreateInfoARM) -> Result<Self> {
+        ensure!(
+            device.features().tensor_arm.tensors,
+            "VUID-vkCreateTensorARM-tensors-09832",
+            "the tensors feature (VK_ARM_tensors) was not enabled at device creation"
+        );
+        Self::describe(device, info)
+    }
+
+    /// The tensor a `VkTensorCreateInfoARM` describes (for
+    /// `vkGetDeviceTensorMemoryRequirementsARM`, which creates nothing).
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken.
+    pub fn describe(device: &Device, info: &vk::TensorCreateInfoARM) -> Result<Self> {
+        let d = &info.description;
+        let tiling = match d.tiling {
+            VK_TENSOR_TILING_OPTIMAL_ARM => Tiling::Optimal,
+            _ => Tiling::Linear,
+        };
+        if info.sharing_mode == VK_SHARING_MODE_CONCURRENT {
+            let families = &info.queue_family_indices;
+            ensure!(
+                families.len() > 1,
+                "VUID-VkTensorCreateInfoARM-sharingMode-09723",
+                "CONCURRENT sharing needs more than one queue family index (got {})",
+                families.len()
+            );
+            let unique = families
+                .iter()
+                .enumerate()
+                .all(|(i, f)| !families[..i].contains(f));
+            let count = device.physical().queue_families().len() as u32;
+            ensure!(
+                unique && families.iter().all(|f| *f < count),
+                "VUID-VkTensorCreateInfoARM-sharingMode-09725",
+                "pQueueFamilyIndices {families:?} must be unique indices of existing queue families (there is one, 0)"
+            );
+        }
+        if let Some(ext) = &info.external_memory_tensor_create_info_arm {
+            ensure!(
+                ext.handle_types == 0,
+                "VUID-VkTensorCreateInfoARM-pNext-09864",
+                "external memory handle types {:#x} are not supported for tensors",
+                ext.handle_types
+            );
+        }
+        let desc = TensorDesc::new(
+            tiling,
+            d.format,
+            &d.dimensions,
+            d.strides.as_deref(),
+            d.usage,
+            device.features().tensor_arm.tensor_non_packed,
+        )?;
+        Tensor::new(desc, info.flags)
+    }
+
     /// A tensor with a validated description and `VkTensorCreateFlagsARM`.
     ///
     /// # Errors
@@ -435,6 +503,25 @@ pub struct TensorView {
 }
 
 impl TensorView {
+    /// `vkCreateTensorViewARM`.
+    ///
+    /// # Errors
+    /// `Validation` naming the rule broken.
+    pub fn create(device: &Device, info: &vk::TensorViewCreateInfoARM) -> Result<Self> {
+        ensure!(
+            device.features().tensor_arm.tensors,
+            "VUID-vkCreateTensorViewARM-tensors-09832",
+            "the tensors feature (VK_ARM_tensors) was not enabled at device creation"
+        );
+        ensure!(
+            info.flags == 0,
+            "VUID-VkTensorViewCreateInfoARM-flags-09745",
+            "view flags {:#x}: descriptor-buffer capture/replay is not supported",
+            info.flags
+        );
+        TensorView::new(info.tensor.clone(), info.format, format_features)
+    }
+
     /// A view of `tensor` as `format`; `features` gives the device's format features (normally
     /// [`format_features`]).
     ///
@@ -512,8 +599,8 @@ mod tests {
     use super::*;
     use crate::memory::HeapBudget;
 
-    const R32_UINT: i32 = 98;
-    const R8_UINT: i32 = 13;
+    const R32_UINT: i32 = VK_FORMAT_R32_UINT;
+    const R8_UINT: i32 = VK_FORMAT_R8_UINT;
     const ALL: u64 = USAGE_TRANSFER_SRC | USAGE_TRANSFER_DST;
 
     fn vuid(r: Result<impl std::fmt::Debug>) -> &'static str {

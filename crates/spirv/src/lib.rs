@@ -395,6 +395,12 @@ impl Program {
         self.local_size
     }
 
+    /// Bytes of workgroup (shared) memory the entry point declares, laid out as the interpreter
+    /// allocates it.
+    pub fn shared_memory_size(&self) -> u32 {
+        self.ir.shared_size
+    }
+
     /// Every descriptor the entry point uses.
     pub fn resources(&self) -> &[ResourceDecl] {
         &self.resources

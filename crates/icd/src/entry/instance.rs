@@ -1,210 +1,125 @@
-//! `VkInstance`: creation, enumeration of the one physical device, and `vkGetInstanceProcAddr`.
+//! `VkInstance`: creation, enumeration of its physical device, and `vkGetInstanceProcAddr`.
 
 use std::ffi::{CStr, c_char};
 use std::sync::Arc;
 
-use tessera_runtime::{Error, ensure};
+use tessera_runtime::instance::{self, Instance};
+use tessera_runtime::physical_device::PhysicalDevice;
+use tessera_runtime::vk::structs as vk;
+use tessera_runtime::{Error, Result};
 use vulkan_headers::vulkan::vulkan_core::*;
 
-use crate::caps::{INSTANCE_EXTENSIONS, extension_properties, is_listed};
-use crate::conv::{self, check_stype, deref, enumerate, enumerate_copy, extension_names, write};
+use crate::conv::{enumerate, enumerate_copy, extension_properties, write_handle};
 use crate::dispatch::{self, Scope};
-use crate::entry::physical_device::PhysicalDevice;
-use crate::handle::{self, Object, RawHandle};
-use crate::{boundary, init_logging};
+use crate::handle;
+use crate::init_logging;
 
-/// An instance: the application's API version and our one physical device.
-#[derive(Debug)]
-pub struct Instance {
-    /// `VkApplicationInfo::apiVersion` (1.0 when absent).
-    pub api_version: u32,
-    /// Handle of the physical device this instance enumerates.
-    pub physical_device: u64,
-}
-
-impl Object for Instance {
-    const TYPE: VkObjectType = VK_OBJECT_TYPE_INSTANCE;
-    const NAME: &'static str = "VkInstance";
-}
-
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkCreateInstance(
-    pCreateInfo: *const VkInstanceCreateInfo,
-    _pAllocator: *const VkAllocationCallbacks,
-    pInstance: *mut VkInstance,
-) -> VkResult {
+pub(crate) unsafe fn create_instance(
+    info: vk::InstanceCreateInfo,
+    out: *mut VkInstance,
+) -> Result<VkResult> {
     init_logging();
-    boundary::result("vkCreateInstance", || {
-        // SAFETY: valid or null per the spec (null is rejected).
-        let info = unsafe { deref(pCreateInfo, "pCreateInfo")? };
-        check_stype(
-            info.sType,
-            VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-            "VUID-VkInstanceCreateInfo-sType-sType",
-        )?;
-        if info.enabledLayerCount > 0 {
-            return Err(Error::LayerNotPresent(
-                "Tessera provides no layers (layers are the loader's business)".into(),
-            ));
-        }
-        // SAFETY: the spec requires `enabledExtensionCount` valid strings.
-        let names =
-            unsafe { extension_names(info.ppEnabledExtensionNames, info.enabledExtensionCount)? };
-        for name in names {
-            if !is_listed(INSTANCE_EXTENSIONS, name) {
-                return Err(Error::ExtensionNotPresent(format!(
-                    "instance extension {name:?}"
-                )));
-            }
-        }
-        let api_version = if info.pApplicationInfo.is_null() {
-            VK_API_VERSION_1_0
-        } else {
-            // SAFETY: non-null, valid per the spec.
-            let app = unsafe { &*info.pApplicationInfo };
-            check_stype(
-                app.sType,
-                VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                "VUID-VkApplicationInfo-sType-sType",
-            )?;
-            if app.apiVersion == 0 {
-                VK_API_VERSION_1_0
-            } else {
-                app.apiVersion
-            }
-        };
-        let physical_device = handle::insert_dispatchable(Arc::new(PhysicalDevice));
-        let instance = handle::insert_dispatchable(Arc::new(Instance {
-            api_version,
-            physical_device,
-        }));
-        // SAFETY: valid out pointer per the spec (null is rejected).
-        unsafe { write(pInstance, "pInstance", VkInstance::from_raw(instance))? };
-        Ok(VK_SUCCESS)
-    })
+    let instance = Instance::new(&info)?;
+    let physical = instance.physical_device().clone();
+    // SAFETY: a valid out pointer per the spec (null is rejected).
+    unsafe { write_handle(out, "pInstance", handle::insert_dispatchable(instance))? };
+    handle::insert_dispatchable(physical);
+    Ok(VK_SUCCESS)
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkDestroyInstance(
-    instance: VkInstance,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    boundary::void("vkDestroyInstance", || {
-        if let Some(inst) = handle::remove::<Instance>(instance.raw())? {
-            handle::remove::<PhysicalDevice>(inst.physical_device)?;
-        }
-        Ok(())
-    })
+pub(crate) fn destroy_instance(instance: Option<Arc<Instance>>) -> Result<()> {
+    if let Some(instance) = instance {
+        handle::forget::<PhysicalDevice>(instance.physical_device());
+    }
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumerateInstanceExtensionProperties(
-    pLayerName: *const c_char,
-    pPropertyCount: *mut u32,
-    pProperties: *mut VkExtensionProperties,
-) -> VkResult {
-    boundary::result("vkEnumerateInstanceExtensionProperties", || {
-        if !pLayerName.is_null() {
-            return Err(Error::LayerNotPresent("Tessera provides no layers".into()));
-        }
-        let props: Vec<_> = INSTANCE_EXTENSIONS
-            .iter()
-            .map(|(n, v)| extension_properties(n, *v))
-            .collect();
-        // SAFETY: two-call contract of the spec.
-        unsafe { enumerate_copy(pPropertyCount, pProperties, &props) }
-    })
+pub(crate) unsafe fn enumerate_instance_extension_properties(
+    layer: Option<&CStr>,
+    count: *mut u32,
+    out: *mut VkExtensionProperties,
+) -> Result<VkResult> {
+    let props: Vec<_> = instance::extensions(layer)?
+        .iter()
+        .map(|e| extension_properties(e.name, e.spec_version))
+        .collect();
+    // SAFETY: the two-call contract of the spec.
+    unsafe { enumerate_copy(count, out, &props) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumerateInstanceLayerProperties(
-    pPropertyCount: *mut u32,
-    pProperties: *mut VkLayerProperties,
-) -> VkResult {
-    // SAFETY: two-call contract of the spec.
-    boundary::result("vkEnumerateInstanceLayerProperties", || unsafe {
-        enumerate_copy(pPropertyCount, pProperties, &[])
-    })
+pub(crate) unsafe fn enumerate_instance_layer_properties(
+    count: *mut u32,
+    out: *mut VkLayerProperties,
+) -> Result<VkResult> {
+    // SAFETY: the two-call contract of the spec; Tessera provides no layers.
+    unsafe { enumerate_copy(count, out, &[]) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumerateInstanceVersion(pApiVersion: *mut u32) -> VkResult {
-    boundary::result("vkEnumerateInstanceVersion", || {
-        // SAFETY: valid out pointer per the spec.
-        unsafe { write(pApiVersion, "pApiVersion", VK_API_VERSION_1_3)? };
-        Ok(VK_SUCCESS)
-    })
+pub(crate) unsafe fn enumerate_instance_version(out: *mut u32) -> Result<VkResult> {
+    // SAFETY: a valid out pointer per the spec.
+    unsafe { crate::conv::write(out, "pApiVersion", instance::API_VERSION)? };
+    Ok(VK_SUCCESS)
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumeratePhysicalDevices(
-    instance: VkInstance,
-    pPhysicalDeviceCount: *mut u32,
-    pPhysicalDevices: *mut VkPhysicalDevice,
-) -> VkResult {
-    boundary::result("vkEnumeratePhysicalDevices", || {
-        let inst = handle::get::<Instance>(instance.raw())?;
-        let devices = [VkPhysicalDevice::from_raw(inst.physical_device)];
-        // SAFETY: two-call contract of the spec.
-        unsafe { enumerate_copy(pPhysicalDeviceCount, pPhysicalDevices, &devices) }
-    })
-}
-
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumeratePhysicalDeviceGroups(
-    instance: VkInstance,
-    pPhysicalDeviceGroupCount: *mut u32,
-    pPhysicalDeviceGroupProperties: *mut VkPhysicalDeviceGroupProperties,
-) -> VkResult {
-    boundary::result("vkEnumeratePhysicalDeviceGroups", || {
-        let inst = handle::get::<Instance>(instance.raw())?;
-        // SAFETY: two-call contract of the spec; each element is a valid struct whose sType and
-        // pNext we keep.
-        unsafe {
-            enumerate(
-                pPhysicalDeviceGroupCount,
-                pPhysicalDeviceGroupProperties,
-                1,
-                |_, group| {
-                    group.physicalDeviceCount = 1;
-                    group.physicalDevices =
-                        [std::ptr::null_mut(); VK_MAX_DEVICE_GROUP_SIZE as usize];
-                    group.physicalDevices[0] = VkPhysicalDevice::from_raw(inst.physical_device);
-                    group.subsetAllocation = VK_FALSE;
-                },
+fn physical_device_handle(instance: &Instance) -> Result<VkPhysicalDevice> {
+    handle::handle_of(instance.physical_device())
+        .map(|h| h as usize as VkPhysicalDevice)
+        .ok_or_else(|| {
+            Error::invalid(
+                "VUID-vkEnumeratePhysicalDevices-instance-parameter",
+                "the instance's physical device is gone",
             )
-        }
-    })
+        })
+}
+
+pub(crate) unsafe fn enumerate_physical_devices(
+    instance: Arc<Instance>,
+    count: *mut u32,
+    out: *mut VkPhysicalDevice,
+) -> Result<VkResult> {
+    let devices = [physical_device_handle(&instance)?];
+    // SAFETY: the two-call contract of the spec.
+    unsafe { enumerate_copy(count, out, &devices) }
+}
+
+pub(crate) unsafe fn enumerate_physical_device_groups(
+    instance: Arc<Instance>,
+    count: *mut u32,
+    out: *mut VkPhysicalDeviceGroupProperties,
+) -> Result<VkResult> {
+    let device = physical_device_handle(&instance)?;
+    // SAFETY: the two-call contract of the spec; each element is a valid struct whose sType and
+    // pNext are kept.
+    unsafe {
+        enumerate(count, out, 1, |_, group| {
+            group.physicalDeviceCount = 1;
+            group.physicalDevices = [std::ptr::null_mut(); VK_MAX_DEVICE_GROUP_SIZE as usize];
+            group.physicalDevices[0] = device;
+            group.subsetAllocation = VK_FALSE;
+        })
+    }
 }
 
 /// `vkGetInstanceProcAddr`: with a null instance only the global commands (and the `vk_icd*`
 /// interface functions); with an instance every command we implement, device-level ones included
 /// (the loader builds trampolines for names it does not know from them).
+pub(crate) fn get_instance_proc_addr(
+    instance: Option<Arc<Instance>>,
+    name: &CStr,
+) -> Result<PFN_vkVoidFunction> {
+    let scope = if instance.is_some() {
+        Scope::Instance
+    } else {
+        Scope::Global
+    };
+    Ok(dispatch::lookup(name, scope))
+}
+
+/// The name argument of the proc-addr queries that are not generated (`vk_icd*`).
 ///
 /// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetInstanceProcAddr(
-    instance: VkInstance,
-    pName: *const c_char,
-) -> PFN_vkVoidFunction {
-    boundary::value("vkGetInstanceProcAddr", None, || {
-        // SAFETY: NUL-terminated per the spec (null is rejected).
-        let name: &CStr = unsafe { conv::cstr(pName, "pName")? };
-        if instance.is_null() {
-            return Ok(dispatch::lookup(name, Scope::Global));
-        }
-        ensure!(
-            handle::get::<Instance>(instance.raw()).is_ok(),
-            "VUID-vkGetInstanceProcAddr-instance-parameter",
-            "instance is not a valid VkInstance"
-        );
-        Ok(dispatch::lookup(name, Scope::Instance))
-    })
+/// `p` must be null or a NUL-terminated string.
+pub(crate) unsafe fn proc_name<'a>(p: *const c_char) -> Result<&'a CStr> {
+    // SAFETY: caller contract.
+    unsafe { crate::conv::cstr_param(p, "VUID-vkGetInstanceProcAddr-pName-parameter") }
 }

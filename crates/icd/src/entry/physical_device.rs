@@ -1,436 +1,314 @@
-//! `VkPhysicalDevice`: the queries that describe the one CPU device (values in [`crate::caps`]).
+//! `VkPhysicalDevice`: the queries that describe the one CPU device (its values are the
+//! runtime's, [`tessera_runtime::physical_device`]).
 
-use std::ffi::c_char;
+use std::ffi::CStr;
+use std::sync::Arc;
 
+use tessera_runtime::physical_device::PhysicalDevice;
+use tessera_runtime::vk::structs as vk;
 use tessera_runtime::{Error, Result};
 use vulkan_headers::vulkan::vulkan_core::*;
 
-use tessera_runtime::format::tensor_format;
-use tessera_runtime::tensor::{Tiling, format_features};
+use crate::conv::{
+    chain_mut, check_stype, deref_mut, enumerate, enumerate_copy, extension_properties, write,
+};
+use crate::generated::{caps, write as w};
 
-use crate::boundary;
-use crate::caps::{self, DEVICE_EXTENSIONS, extension_properties};
-use crate::conv::{chain_mut, check_stype, deref_mut, enumerate, enumerate_copy, write};
-use crate::handle::{self, Object, RawHandle};
-
-/// The physical device (all it knows is in [`crate::caps`]).
-#[derive(Debug)]
-pub struct PhysicalDevice;
-
-impl Object for PhysicalDevice {
-    const TYPE: VkObjectType = VK_OBJECT_TYPE_PHYSICAL_DEVICE;
-    const NAME: &'static str = "VkPhysicalDevice";
+pub(crate) unsafe fn get_physical_device_features(
+    pd: Arc<PhysicalDevice>,
+    out: *mut VkPhysicalDeviceFeatures,
+) -> Result<()> {
+    let features = w::to_vk_physical_device_features(&pd.features().vulkan10);
+    // SAFETY: a valid out pointer per the spec.
+    unsafe { write(out, "pFeatures", features) }
 }
 
-fn check(physical_device: VkPhysicalDevice) -> Result<()> {
-    handle::get::<PhysicalDevice>(physical_device.raw()).map(|_| ())
-}
-
+/// Writes every structure of an output chain that the feature or property family knows.
+///
 /// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceFeatures(
-    physicalDevice: VkPhysicalDevice,
-    pFeatures: *mut VkPhysicalDeviceFeatures,
+/// `p_next` must be a valid output chain.
+unsafe fn write_chain(
+    p_next: *mut std::ffi::c_void,
+    command: &str,
+    mut write_one: impl FnMut(VkStructureType, *mut VkBaseOutStructure) -> bool,
 ) {
-    boundary::void("vkGetPhysicalDeviceFeatures", || {
-        check(physicalDevice)?;
-        // SAFETY: valid out pointer per the spec.
-        unsafe { write(pFeatures, "pFeatures", caps::features10()) }
-    })
-}
-
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceFeatures2(
-    physicalDevice: VkPhysicalDevice,
-    pFeatures: *mut VkPhysicalDeviceFeatures2,
-) {
-    boundary::void("vkGetPhysicalDeviceFeatures2", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let features = unsafe { deref_mut(pFeatures, "pFeatures")? };
-        check_stype(
-            features.sType,
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-            "VUID-VkPhysicalDeviceFeatures2-sType-sType",
-        )?;
-        features.features = caps::features10();
-        // SAFETY: a valid output chain per the spec; each link is the struct its sType names.
-        for (stype, p) in unsafe { chain_mut(features.pNext) } {
-            // SAFETY: as above.
-            if unsafe { caps::fill_features(stype, p) }.is_none() {
-                tracing::debug!(
-                    "vkGetPhysicalDeviceFeatures2: unknown structure {stype} left untouched"
-                );
-            }
+    // SAFETY: caller contract.
+    for (stype, p) in unsafe { chain_mut(p_next) } {
+        if !write_one(stype, p) {
+            tracing::debug!("{command}: unknown structure {stype} left untouched");
         }
-        Ok(())
-    })
+    }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceProperties(
-    physicalDevice: VkPhysicalDevice,
-    pProperties: *mut VkPhysicalDeviceProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: valid out pointer per the spec.
-        unsafe { write(pProperties, "pProperties", caps::properties()) }
-    })
+pub(crate) unsafe fn get_physical_device_features2(
+    pd: Arc<PhysicalDevice>,
+    out: *mut VkPhysicalDeviceFeatures2,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec.
+    let out = unsafe { deref_mut(out, "pFeatures")? };
+    check_stype(
+        out.sType,
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        "VUID-VkPhysicalDeviceFeatures2-sType-sType",
+    )?;
+    out.features = w::to_vk_physical_device_features(&pd.features().vulkan10);
+    // SAFETY: a valid output chain per the spec; each link is the struct its sType names.
+    unsafe {
+        write_chain(out.pNext, "vkGetPhysicalDeviceFeatures2", |s, p| {
+            caps::write_features(s, p, pd.features())
+        })
+    };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceProperties2(
-    physicalDevice: VkPhysicalDevice,
-    pProperties: *mut VkPhysicalDeviceProperties2,
-) {
-    boundary::void("vkGetPhysicalDeviceProperties2", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let props = unsafe { deref_mut(pProperties, "pProperties")? };
-        check_stype(
-            props.sType,
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-            "VUID-VkPhysicalDeviceProperties2-sType-sType",
-        )?;
-        props.properties = caps::properties();
-        // SAFETY: a valid output chain per the spec.
-        for (stype, p) in unsafe { chain_mut(props.pNext) } {
-            // SAFETY: each link is the struct its sType names.
-            if !unsafe { caps::fill_properties(stype, p) } {
-                tracing::debug!(
-                    "vkGetPhysicalDeviceProperties2: unknown structure {stype} left untouched"
-                );
-            }
-        }
-        Ok(())
-    })
+pub(crate) unsafe fn get_physical_device_properties(
+    pd: Arc<PhysicalDevice>,
+    out: *mut VkPhysicalDeviceProperties,
+) -> Result<()> {
+    let props = w::to_vk_physical_device_properties(&pd.properties().vulkan10);
+    // SAFETY: a valid out pointer per the spec.
+    unsafe { write(out, "pProperties", props) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties(
-    physicalDevice: VkPhysicalDevice,
-    _format: VkFormat,
-    pFormatProperties: *mut VkFormatProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceFormatProperties", || {
-        check(physicalDevice)?;
-        // No format supports images or texel buffers yet.
-        let none = VkFormatProperties {
-            linearTilingFeatures: 0,
-            optimalTilingFeatures: 0,
-            bufferFeatures: 0,
-        };
-        // SAFETY: valid out pointer per the spec.
-        unsafe { write(pFormatProperties, "pFormatProperties", none) }
-    })
+pub(crate) unsafe fn get_physical_device_properties2(
+    pd: Arc<PhysicalDevice>,
+    out: *mut VkPhysicalDeviceProperties2,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec.
+    let out = unsafe { deref_mut(out, "pProperties")? };
+    check_stype(
+        out.sType,
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        "VUID-VkPhysicalDeviceProperties2-sType-sType",
+    )?;
+    out.properties = w::to_vk_physical_device_properties(&pd.properties().vulkan10);
+    // SAFETY: a valid output chain per the spec; each link is the struct its sType names.
+    unsafe {
+        write_chain(out.pNext, "vkGetPhysicalDeviceProperties2", |s, p| {
+            caps::write_properties(s, p, pd.properties())
+        })
+    };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceFormatProperties2(
-    physicalDevice: VkPhysicalDevice,
+pub(crate) unsafe fn get_physical_device_format_properties(
+    pd: Arc<PhysicalDevice>,
     format: VkFormat,
-    pFormatProperties: *mut VkFormatProperties2,
-) {
-    boundary::void("vkGetPhysicalDeviceFormatProperties2", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let props = unsafe { deref_mut(pFormatProperties, "pFormatProperties")? };
-        check_stype(
-            props.sType,
-            VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2,
-            "VUID-VkFormatProperties2-sType-sType",
-        )?;
-        props.formatProperties = VkFormatProperties {
-            linearTilingFeatures: 0,
-            optimalTilingFeatures: 0,
-            bufferFeatures: 0,
-        };
-        // SAFETY: a valid output chain per the spec.
-        for (stype, p) in unsafe { chain_mut(props.pNext) } {
-            if stype == VK_STRUCTURE_TYPE_TENSOR_FORMAT_PROPERTIES_ARM {
-                // SAFETY: the sType names a VkTensorFormatPropertiesARM.
-                let t = unsafe { &mut *p.cast::<VkTensorFormatPropertiesARM>() };
-                let (optimal, linear) = match tensor_format(format) {
-                    Some(f) => (
-                        format_features(f, Tiling::Optimal),
-                        format_features(f, Tiling::Linear),
-                    ),
-                    None => (0, 0),
-                };
-                t.optimalTilingTensorFeatures = optimal;
-                t.linearTilingTensorFeatures = linear;
-            }
-            if stype == VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3 {
-                // SAFETY: the sType names a VkFormatProperties3.
-                let p3 = unsafe { &mut *p.cast::<VkFormatProperties3>() };
-                p3.linearTilingFeatures = 0;
-                p3.optimalTilingFeatures = 0;
-                p3.bufferFeatures = 0;
-            }
-        }
-        Ok(())
-    })
+    out: *mut VkFormatProperties,
+) -> Result<()> {
+    let props = w::to_vk_format_properties(&pd.format_properties(format).format_properties);
+    // SAFETY: a valid out pointer per the spec.
+    unsafe { write(out, "pFormatProperties", props) }
 }
 
-fn no_images() -> Error {
-    Error::FormatNotSupported("Tessera supports no image formats".into())
+pub(crate) unsafe fn get_physical_device_format_properties2(
+    pd: Arc<PhysicalDevice>,
+    format: VkFormat,
+    out: *mut VkFormatProperties2,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec.
+    let dst = unsafe { deref_mut(out, "pFormatProperties")? };
+    check_stype(
+        dst.sType,
+        VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2,
+        "VUID-VkFormatProperties2-sType-sType",
+    )?;
+    // SAFETY: as above.
+    unsafe { w::write_format_properties2(dst, &pd.format_properties(format)) };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceImageFormatProperties(
-    physicalDevice: VkPhysicalDevice,
+pub(crate) fn get_physical_device_image_format_properties(
+    pd: Arc<PhysicalDevice>,
     _format: VkFormat,
-    _type: VkImageType,
+    _ty: VkImageType,
     _tiling: VkImageTiling,
     _usage: VkImageUsageFlags,
     _flags: VkImageCreateFlags,
-    _pImageFormatProperties: *mut VkImageFormatProperties,
-) -> VkResult {
-    boundary::result("vkGetPhysicalDeviceImageFormatProperties", || {
-        check(physicalDevice)?;
-        Err(no_images())
-    })
+    _out: *mut VkImageFormatProperties,
+) -> Result<VkResult> {
+    pd.image_format_properties().map(|()| VK_SUCCESS)
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceImageFormatProperties2(
-    physicalDevice: VkPhysicalDevice,
-    _pImageFormatInfo: *const VkPhysicalDeviceImageFormatInfo2,
-    _pImageFormatProperties: *mut VkImageFormatProperties2,
-) -> VkResult {
-    boundary::result("vkGetPhysicalDeviceImageFormatProperties2", || {
-        check(physicalDevice)?;
-        Err(no_images())
-    })
+pub(crate) fn get_physical_device_image_format_properties2(
+    pd: Arc<PhysicalDevice>,
+    _info: vk::PhysicalDeviceImageFormatInfo2,
+    _out: *mut VkImageFormatProperties2,
+) -> Result<VkResult> {
+    pd.image_format_properties().map(|()| VK_SUCCESS)
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceSparseImageFormatProperties(
-    physicalDevice: VkPhysicalDevice,
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn get_physical_device_sparse_image_format_properties(
+    _pd: Arc<PhysicalDevice>,
     _format: VkFormat,
-    _type: VkImageType,
+    _ty: VkImageType,
     _samples: VkSampleCountFlagBits,
     _usage: VkImageUsageFlags,
     _tiling: VkImageTiling,
-    pPropertyCount: *mut u32,
-    _pProperties: *mut VkSparseImageFormatProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceSparseImageFormatProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: valid count pointer per the spec.
-        unsafe { write(pPropertyCount, "pPropertyCount", 0) }
-    })
+    count: *mut u32,
+    _out: *mut VkSparseImageFormatProperties,
+) -> Result<()> {
+    // SAFETY: a valid count pointer per the spec; no format supports sparse images.
+    unsafe { write(count, "pPropertyCount", 0) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceSparseImageFormatProperties2(
-    physicalDevice: VkPhysicalDevice,
-    _pFormatInfo: *const VkPhysicalDeviceSparseImageFormatInfo2,
-    pPropertyCount: *mut u32,
-    _pProperties: *mut VkSparseImageFormatProperties2,
-) {
-    boundary::void("vkGetPhysicalDeviceSparseImageFormatProperties2", || {
-        check(physicalDevice)?;
-        // SAFETY: valid count pointer per the spec.
-        unsafe { write(pPropertyCount, "pPropertyCount", 0) }
-    })
+pub(crate) unsafe fn get_physical_device_sparse_image_format_properties2(
+    _pd: Arc<PhysicalDevice>,
+    _info: vk::PhysicalDeviceSparseImageFormatInfo2,
+    count: *mut u32,
+    _out: *mut VkSparseImageFormatProperties2,
+) -> Result<()> {
+    // SAFETY: a valid count pointer per the spec; no format supports sparse images.
+    unsafe { write(count, "pPropertyCount", 0) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyProperties(
-    physicalDevice: VkPhysicalDevice,
-    pQueueFamilyPropertyCount: *mut u32,
-    pQueueFamilyProperties: *mut VkQueueFamilyProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceQueueFamilyProperties", || {
-        check(physicalDevice)?;
-        let families = [caps::queue_family_properties()];
-        // SAFETY: two-call contract of the spec (a short array is simply filled).
-        unsafe { enumerate_copy(pQueueFamilyPropertyCount, pQueueFamilyProperties, &families) }
-            .map(|_| ())
-    })
+pub(crate) unsafe fn get_physical_device_queue_family_properties(
+    pd: Arc<PhysicalDevice>,
+    count: *mut u32,
+    out: *mut VkQueueFamilyProperties,
+) -> Result<()> {
+    let families: Vec<_> = pd
+        .queue_families()
+        .iter()
+        .map(w::to_vk_queue_family_properties)
+        .collect();
+    // SAFETY: the two-call contract of the spec (a short array is simply filled).
+    unsafe { enumerate_copy(count, out, &families) }.map(|_| ())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyProperties2(
-    physicalDevice: VkPhysicalDevice,
-    pQueueFamilyPropertyCount: *mut u32,
-    pQueueFamilyProperties: *mut VkQueueFamilyProperties2,
-) {
-    boundary::void("vkGetPhysicalDeviceQueueFamilyProperties2", || {
-        check(physicalDevice)?;
-        // SAFETY: two-call contract; elements are valid structs whose sType/pNext we keep.
-        unsafe {
-            enumerate(
-                pQueueFamilyPropertyCount,
-                pQueueFamilyProperties,
-                1,
-                |_, p| {
-                    p.queueFamilyProperties = caps::queue_family_properties();
-                },
-            )
-        }
-        .map(|_| ())
-    })
+pub(crate) unsafe fn get_physical_device_queue_family_properties2(
+    pd: Arc<PhysicalDevice>,
+    count: *mut u32,
+    out: *mut VkQueueFamilyProperties2,
+) -> Result<()> {
+    let families = pd.queue_families();
+    // SAFETY: the two-call contract; elements are valid structs whose sType/pNext are kept.
+    unsafe {
+        enumerate(count, out, families.len(), |i, p| {
+            let family = vk::QueueFamilyProperties2 {
+                queue_family_properties: families[i].clone(),
+            };
+            w::write_queue_family_properties2(p, &family)
+        })
+    }
+    .map(|_| ())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceMemoryProperties(
-    physicalDevice: VkPhysicalDevice,
-    pMemoryProperties: *mut VkPhysicalDeviceMemoryProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceMemoryProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: valid out pointer per the spec.
-        unsafe {
-            write(
-                pMemoryProperties,
-                "pMemoryProperties",
-                caps::memory_properties(),
-            )
-        }
-    })
+pub(crate) unsafe fn get_physical_device_memory_properties(
+    pd: Arc<PhysicalDevice>,
+    out: *mut VkPhysicalDeviceMemoryProperties,
+) -> Result<()> {
+    let props = w::to_vk_physical_device_memory_properties(pd.memory_properties());
+    // SAFETY: a valid out pointer per the spec.
+    unsafe { write(out, "pMemoryProperties", props) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceMemoryProperties2(
-    physicalDevice: VkPhysicalDevice,
-    pMemoryProperties: *mut VkPhysicalDeviceMemoryProperties2,
-) {
-    boundary::void("vkGetPhysicalDeviceMemoryProperties2", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let props = unsafe { deref_mut(pMemoryProperties, "pMemoryProperties")? };
-        check_stype(
-            props.sType,
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
-            "VUID-VkPhysicalDeviceMemoryProperties2-sType-sType",
-        )?;
-        props.memoryProperties = caps::memory_properties();
-        Ok(())
-    })
+pub(crate) unsafe fn get_physical_device_memory_properties2(
+    pd: Arc<PhysicalDevice>,
+    out: *mut VkPhysicalDeviceMemoryProperties2,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec.
+    let dst = unsafe { deref_mut(out, "pMemoryProperties")? };
+    check_stype(
+        dst.sType,
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
+        "VUID-VkPhysicalDeviceMemoryProperties2-sType-sType",
+    )?;
+    let props = vk::PhysicalDeviceMemoryProperties2 {
+        memory_properties: pd.memory_properties().clone(),
+    };
+    // SAFETY: as above.
+    unsafe { w::write_physical_device_memory_properties2(dst, &props) };
+    Ok(())
 }
 
-const NO_EXTERNAL_MEMORY: VkExternalMemoryProperties = VkExternalMemoryProperties {
-    externalMemoryFeatures: 0,
-    exportFromImportedHandleTypes: 0,
-    compatibleHandleTypes: 0,
-};
-
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceExternalBufferProperties(
-    physicalDevice: VkPhysicalDevice,
-    _pExternalBufferInfo: *const VkPhysicalDeviceExternalBufferInfo,
-    pExternalBufferProperties: *mut VkExternalBufferProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceExternalBufferProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let props = unsafe { deref_mut(pExternalBufferProperties, "pExternalBufferProperties")? };
-        // No external memory handle types are supported.
-        props.externalMemoryProperties = NO_EXTERNAL_MEMORY;
-        Ok(())
-    })
+pub(crate) unsafe fn get_physical_device_external_buffer_properties(
+    pd: Arc<PhysicalDevice>,
+    _info: vk::PhysicalDeviceExternalBufferInfo,
+    out: *mut VkExternalBufferProperties,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec.
+    let dst = unsafe { deref_mut(out, "pExternalBufferProperties")? };
+    let props = vk::ExternalBufferProperties {
+        external_memory_properties: pd.external_memory_properties(),
+    };
+    // SAFETY: as above.
+    unsafe { w::write_external_buffer_properties(dst, &props) };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceExternalFenceProperties(
-    physicalDevice: VkPhysicalDevice,
-    _pExternalFenceInfo: *const VkPhysicalDeviceExternalFenceInfo,
-    pExternalFenceProperties: *mut VkExternalFenceProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceExternalFenceProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let props = unsafe { deref_mut(pExternalFenceProperties, "pExternalFenceProperties")? };
-        props.exportFromImportedHandleTypes = 0;
-        props.compatibleHandleTypes = 0;
-        props.externalFenceFeatures = 0;
-        Ok(())
-    })
+pub(crate) unsafe fn get_physical_device_external_fence_properties(
+    _pd: Arc<PhysicalDevice>,
+    _info: vk::PhysicalDeviceExternalFenceInfo,
+    out: *mut VkExternalFenceProperties,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec; no external fence handle type is supported.
+    let dst = unsafe { deref_mut(out, "pExternalFenceProperties")? };
+    // SAFETY: as above.
+    unsafe { w::write_external_fence_properties(dst, &Default::default()) };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceExternalSemaphoreProperties(
-    physicalDevice: VkPhysicalDevice,
-    _pExternalSemaphoreInfo: *const VkPhysicalDeviceExternalSemaphoreInfo,
-    pExternalSemaphoreProperties: *mut VkExternalSemaphoreProperties,
-) {
-    boundary::void("vkGetPhysicalDeviceExternalSemaphoreProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: valid struct per the spec.
-        let props =
-            unsafe { deref_mut(pExternalSemaphoreProperties, "pExternalSemaphoreProperties")? };
-        props.exportFromImportedHandleTypes = 0;
-        props.compatibleHandleTypes = 0;
-        props.externalSemaphoreFeatures = 0;
-        Ok(())
-    })
+pub(crate) unsafe fn get_physical_device_external_semaphore_properties(
+    _pd: Arc<PhysicalDevice>,
+    _info: vk::PhysicalDeviceExternalSemaphoreInfo,
+    out: *mut VkExternalSemaphoreProperties,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec; no external semaphore handle type is supported.
+    let dst = unsafe { deref_mut(out, "pExternalSemaphoreProperties")? };
+    // SAFETY: as above.
+    unsafe { w::write_external_semaphore_properties(dst, &Default::default()) };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkGetPhysicalDeviceToolProperties(
-    physicalDevice: VkPhysicalDevice,
-    pToolCount: *mut u32,
-    pToolProperties: *mut VkPhysicalDeviceToolProperties,
-) -> VkResult {
-    boundary::result("vkGetPhysicalDeviceToolProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: two-call contract of the spec; there are no tools.
-        unsafe { enumerate(pToolCount, pToolProperties, 0, |_, _| {}) }
-    })
+pub(crate) unsafe fn get_physical_device_external_tensor_properties_arm(
+    pd: Arc<PhysicalDevice>,
+    _info: vk::PhysicalDeviceExternalTensorInfoARM,
+    out: *mut VkExternalTensorPropertiesARM,
+) -> Result<()> {
+    // SAFETY: a valid struct per the spec.
+    let dst = unsafe { deref_mut(out, "pExternalTensorProperties")? };
+    let props = vk::ExternalTensorPropertiesARM {
+        external_memory_properties: pd.external_memory_properties(),
+    };
+    // SAFETY: as above.
+    unsafe { w::write_external_tensor_properties_arm(dst, &props) };
+    Ok(())
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumerateDeviceExtensionProperties(
-    physicalDevice: VkPhysicalDevice,
-    pLayerName: *const c_char,
-    pPropertyCount: *mut u32,
-    pProperties: *mut VkExtensionProperties,
-) -> VkResult {
-    boundary::result("vkEnumerateDeviceExtensionProperties", || {
-        check(physicalDevice)?;
-        if !pLayerName.is_null() {
-            return Err(Error::LayerNotPresent("Tessera provides no layers".into()));
-        }
-        let props: Vec<_> = DEVICE_EXTENSIONS
-            .iter()
-            .map(|(n, v)| extension_properties(n, *v))
-            .collect();
-        // SAFETY: two-call contract of the spec.
-        unsafe { enumerate_copy(pPropertyCount, pProperties, &props) }
-    })
+pub(crate) unsafe fn get_physical_device_tool_properties(
+    _pd: Arc<PhysicalDevice>,
+    count: *mut u32,
+    out: *mut VkPhysicalDeviceToolProperties,
+) -> Result<VkResult> {
+    // SAFETY: the two-call contract of the spec; there are no tools.
+    unsafe { enumerate(count, out, 0, |_, _| {}) }
 }
 
-/// # Safety
-/// See [`crate::entry`].
-pub unsafe extern "system" fn vkEnumerateDeviceLayerProperties(
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: *mut u32,
-    pProperties: *mut VkLayerProperties,
-) -> VkResult {
-    boundary::result("vkEnumerateDeviceLayerProperties", || {
-        check(physicalDevice)?;
-        // SAFETY: two-call contract of the spec.
-        unsafe { enumerate_copy(pPropertyCount, pProperties, &[]) }
-    })
+pub(crate) unsafe fn enumerate_device_extension_properties(
+    pd: Arc<PhysicalDevice>,
+    layer: Option<&CStr>,
+    count: *mut u32,
+    out: *mut VkExtensionProperties,
+) -> Result<VkResult> {
+    if layer.is_some() {
+        return Err(Error::LayerNotPresent("Tessera provides no layers".into()));
+    }
+    let props: Vec<_> = pd
+        .extensions()
+        .iter()
+        .map(|e| extension_properties(e.name, e.spec_version))
+        .collect();
+    // SAFETY: the two-call contract of the spec.
+    unsafe { enumerate_copy(count, out, &props) }
+}
+
+pub(crate) unsafe fn enumerate_device_layer_properties(
+    _pd: Arc<PhysicalDevice>,
+    count: *mut u32,
+    out: *mut VkLayerProperties,
+) -> Result<VkResult> {
+    // SAFETY: the two-call contract of the spec.
+    unsafe { enumerate_copy(count, out, &[]) }
 }

@@ -12,7 +12,6 @@ use tessera_runtime::Error;
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::boundary;
-use crate::entry::command::command_buffer;
 
 /// Why a command is not executed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,11 +61,8 @@ impl Why {
 }
 
 /// The body of an unsupported `vkCmd*`: the recording fails with the reason.
-pub fn unsupported_cmd(command_buffer_handle: VkCommandBuffer, command: &'static str, why: Why) {
-    boundary::void(command, || {
-        command_buffer(command_buffer_handle)?.record_error(command, why.error(command));
-        Ok(())
-    })
+pub fn unsupported_cmd(command_buffer: VkCommandBuffer, command: &'static str, why: Why) {
+    boundary::command(command, command_buffer, |_| Err(why.error(command)))
 }
 
 /// The body of an unsupported command that returns `VkResult`.

@@ -3,9 +3,8 @@
 
 use vulkan_headers::vulkan::vulkan_core::*;
 
-use super::unsupported;
+use super::{entrypoints, unsupported};
 use crate::dispatch::{Entry, Requirement, Scope};
-use crate::entry;
 
 /// One table entry; the `const` checks the function's type against the PFN type.
 macro_rules! entry {
@@ -30,49 +29,49 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkAllocateCommandBuffers",
         NonNullPFN_vkAllocateCommandBuffers,
-        entry::command::vkAllocateCommandBuffers,
+        entrypoints::vkAllocateCommandBuffers,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkAllocateDescriptorSets",
         NonNullPFN_vkAllocateDescriptorSets,
-        entry::descriptor::vkAllocateDescriptorSets,
+        entrypoints::vkAllocateDescriptorSets,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkAllocateMemory",
         NonNullPFN_vkAllocateMemory,
-        entry::memory::vkAllocateMemory,
+        entrypoints::vkAllocateMemory,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkBeginCommandBuffer",
         NonNullPFN_vkBeginCommandBuffer,
-        entry::command::vkBeginCommandBuffer,
+        entrypoints::vkBeginCommandBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkBindBufferMemory",
         NonNullPFN_vkBindBufferMemory,
-        entry::buffer::vkBindBufferMemory,
+        entrypoints::vkBindBufferMemory,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkBindBufferMemory2",
         NonNullPFN_vkBindBufferMemory2,
-        entry::buffer::vkBindBufferMemory2,
+        entrypoints::vkBindBufferMemory2,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkBindBufferMemory2KHR",
         NonNullPFN_vkBindBufferMemory2,
-        entry::buffer::vkBindBufferMemory2,
+        entrypoints::vkBindBufferMemory2,
         Scope::Device,
         Requirement::Extension("VK_KHR_bind_memory2")
     ),
@@ -100,7 +99,7 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkBindTensorMemoryARM",
         NonNullPFN_vkBindTensorMemoryARM,
-        entry::tensor::vkBindTensorMemoryARM,
+        entrypoints::vkBindTensorMemoryARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
@@ -142,14 +141,14 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdBindDescriptorSets",
         NonNullPFN_vkCmdBindDescriptorSets,
-        entry::pipeline::vkCmdBindDescriptorSets,
+        entrypoints::vkCmdBindDescriptorSets,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdBindDescriptorSets2KHR",
         NonNullPFN_vkCmdBindDescriptorSets2,
-        entry::pipeline::vkCmdBindDescriptorSets2,
+        entrypoints::vkCmdBindDescriptorSets2,
         Scope::Device,
         Requirement::Extension("VK_KHR_maintenance6")
     ),
@@ -163,7 +162,7 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdBindPipeline",
         NonNullPFN_vkCmdBindPipeline,
-        entry::pipeline::vkCmdBindPipeline,
+        entrypoints::vkCmdBindPipeline,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -226,21 +225,21 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdCopyBuffer",
         NonNullPFN_vkCmdCopyBuffer,
-        entry::command::vkCmdCopyBuffer,
+        entrypoints::vkCmdCopyBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdCopyBuffer2",
         NonNullPFN_vkCmdCopyBuffer2,
-        entry::command::vkCmdCopyBuffer2,
+        entrypoints::vkCmdCopyBuffer2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCmdCopyBuffer2KHR",
         NonNullPFN_vkCmdCopyBuffer2,
-        entry::command::vkCmdCopyBuffer2,
+        entrypoints::vkCmdCopyBuffer2,
         Scope::Device,
         Requirement::Extension("VK_KHR_copy_commands2")
     ),
@@ -310,35 +309,35 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdCopyQueryPoolResults",
         NonNullPFN_vkCmdCopyQueryPoolResults,
-        entry::command::vkCmdCopyQueryPoolResults,
+        entrypoints::vkCmdCopyQueryPoolResults,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdCopyTensorARM",
         NonNullPFN_vkCmdCopyTensorARM,
-        entry::tensor::vkCmdCopyTensorARM,
+        entrypoints::vkCmdCopyTensorARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkCmdDispatch",
         NonNullPFN_vkCmdDispatch,
-        entry::pipeline::vkCmdDispatch,
+        entrypoints::vkCmdDispatch,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdDispatchBase",
         NonNullPFN_vkCmdDispatchBase,
-        entry::pipeline::vkCmdDispatchBase,
+        entrypoints::vkCmdDispatchBase,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkCmdDispatchIndirect",
         NonNullPFN_vkCmdDispatchIndirect,
-        entry::pipeline::vkCmdDispatchIndirect,
+        entrypoints::vkCmdDispatchIndirect,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -415,14 +414,14 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdExecuteCommands",
         NonNullPFN_vkCmdExecuteCommands,
-        entry::command::vkCmdExecuteCommands,
+        entrypoints::vkCmdExecuteCommands,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdFillBuffer",
         NonNullPFN_vkCmdFillBuffer,
-        entry::command::vkCmdFillBuffer,
+        entrypoints::vkCmdFillBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -443,35 +442,35 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdPipelineBarrier",
         NonNullPFN_vkCmdPipelineBarrier,
-        entry::command::vkCmdPipelineBarrier,
+        entrypoints::vkCmdPipelineBarrier,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdPipelineBarrier2",
         NonNullPFN_vkCmdPipelineBarrier2,
-        entry::command::vkCmdPipelineBarrier2,
+        entrypoints::vkCmdPipelineBarrier2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCmdPipelineBarrier2KHR",
         NonNullPFN_vkCmdPipelineBarrier2,
-        entry::command::vkCmdPipelineBarrier2,
+        entrypoints::vkCmdPipelineBarrier2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
     ),
     entry!(
         "vkCmdPushConstants",
         NonNullPFN_vkCmdPushConstants,
-        entry::pipeline::vkCmdPushConstants,
+        entrypoints::vkCmdPushConstants,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdPushConstants2KHR",
         NonNullPFN_vkCmdPushConstants2,
-        entry::pipeline::vkCmdPushConstants2,
+        entrypoints::vkCmdPushConstants2,
         Scope::Device,
         Requirement::Extension("VK_KHR_maintenance6")
     ),
@@ -492,28 +491,28 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdResetEvent",
         NonNullPFN_vkCmdResetEvent,
-        entry::command::vkCmdResetEvent,
+        entrypoints::vkCmdResetEvent,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdResetEvent2",
         NonNullPFN_vkCmdResetEvent2,
-        entry::command::vkCmdResetEvent2,
+        entrypoints::vkCmdResetEvent2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCmdResetEvent2KHR",
         NonNullPFN_vkCmdResetEvent2,
-        entry::command::vkCmdResetEvent2,
+        entrypoints::vkCmdResetEvent2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
     ),
     entry!(
         "vkCmdResetQueryPool",
         NonNullPFN_vkCmdResetQueryPool,
-        entry::command::vkCmdResetQueryPool,
+        entrypoints::vkCmdResetQueryPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -611,28 +610,28 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdSetDeviceMask",
         NonNullPFN_vkCmdSetDeviceMask,
-        entry::command::vkCmdSetDeviceMask,
+        entrypoints::vkCmdSetDeviceMask,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkCmdSetEvent",
         NonNullPFN_vkCmdSetEvent,
-        entry::command::vkCmdSetEvent,
+        entrypoints::vkCmdSetEvent,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdSetEvent2",
         NonNullPFN_vkCmdSetEvent2,
-        entry::command::vkCmdSetEvent2,
+        entrypoints::vkCmdSetEvent2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCmdSetEvent2KHR",
         NonNullPFN_vkCmdSetEvent2,
-        entry::command::vkCmdSetEvent2,
+        entrypoints::vkCmdSetEvent2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
     ),
@@ -737,56 +736,56 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCmdUpdateBuffer",
         NonNullPFN_vkCmdUpdateBuffer,
-        entry::command::vkCmdUpdateBuffer,
+        entrypoints::vkCmdUpdateBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdWaitEvents",
         NonNullPFN_vkCmdWaitEvents,
-        entry::command::vkCmdWaitEvents,
+        entrypoints::vkCmdWaitEvents,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdWaitEvents2",
         NonNullPFN_vkCmdWaitEvents2,
-        entry::command::vkCmdWaitEvents2,
+        entrypoints::vkCmdWaitEvents2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCmdWaitEvents2KHR",
         NonNullPFN_vkCmdWaitEvents2,
-        entry::command::vkCmdWaitEvents2,
+        entrypoints::vkCmdWaitEvents2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
     ),
     entry!(
         "vkCmdWriteTimestamp",
         NonNullPFN_vkCmdWriteTimestamp,
-        entry::command::vkCmdWriteTimestamp,
+        entrypoints::vkCmdWriteTimestamp,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCmdWriteTimestamp2",
         NonNullPFN_vkCmdWriteTimestamp2,
-        entry::command::vkCmdWriteTimestamp2,
+        entrypoints::vkCmdWriteTimestamp2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCmdWriteTimestamp2KHR",
         NonNullPFN_vkCmdWriteTimestamp2,
-        entry::command::vkCmdWriteTimestamp2,
+        entrypoints::vkCmdWriteTimestamp2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
     ),
     entry!(
         "vkCreateBuffer",
         NonNullPFN_vkCreateBuffer,
-        entry::buffer::vkCreateBuffer,
+        entrypoints::vkCreateBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -800,56 +799,56 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCreateCommandPool",
         NonNullPFN_vkCreateCommandPool,
-        entry::command::vkCreateCommandPool,
+        entrypoints::vkCreateCommandPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateComputePipelines",
         NonNullPFN_vkCreateComputePipelines,
-        entry::pipeline::vkCreateComputePipelines,
+        entrypoints::vkCreateComputePipelines,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateDescriptorPool",
         NonNullPFN_vkCreateDescriptorPool,
-        entry::descriptor::vkCreateDescriptorPool,
+        entrypoints::vkCreateDescriptorPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateDescriptorSetLayout",
         NonNullPFN_vkCreateDescriptorSetLayout,
-        entry::descriptor::vkCreateDescriptorSetLayout,
+        entrypoints::vkCreateDescriptorSetLayout,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateDescriptorUpdateTemplate",
         NonNullPFN_vkCreateDescriptorUpdateTemplate,
-        entry::descriptor::vkCreateDescriptorUpdateTemplate,
+        entrypoints::vkCreateDescriptorUpdateTemplate,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkCreateDevice",
         NonNullPFN_vkCreateDevice,
-        entry::device::vkCreateDevice,
+        entrypoints::vkCreateDevice,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateEvent",
         NonNullPFN_vkCreateEvent,
-        entry::sync::vkCreateEvent,
+        entrypoints::vkCreateEvent,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateFence",
         NonNullPFN_vkCreateFence,
-        entry::sync::vkCreateFence,
+        entrypoints::vkCreateFence,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -884,42 +883,42 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCreateInstance",
         NonNullPFN_vkCreateInstance,
-        entry::instance::vkCreateInstance,
+        entrypoints::vkCreateInstance,
         Scope::Global,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreatePipelineCache",
         NonNullPFN_vkCreatePipelineCache,
-        entry::pipeline::vkCreatePipelineCache,
+        entrypoints::vkCreatePipelineCache,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreatePipelineLayout",
         NonNullPFN_vkCreatePipelineLayout,
-        entry::descriptor::vkCreatePipelineLayout,
+        entrypoints::vkCreatePipelineLayout,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreatePrivateDataSlot",
         NonNullPFN_vkCreatePrivateDataSlot,
-        entry::device::vkCreatePrivateDataSlot,
+        entrypoints::vkCreatePrivateDataSlot,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkCreatePrivateDataSlotEXT",
         NonNullPFN_vkCreatePrivateDataSlot,
-        entry::device::vkCreatePrivateDataSlot,
+        entrypoints::vkCreatePrivateDataSlot,
         Scope::Device,
         Requirement::Extension("VK_EXT_private_data")
     ),
     entry!(
         "vkCreateQueryPool",
         NonNullPFN_vkCreateQueryPool,
-        entry::query::vkCreateQueryPool,
+        entrypoints::vkCreateQueryPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -940,7 +939,7 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCreateSampler",
         NonNullPFN_vkCreateSampler,
-        entry::sampler::vkCreateSampler,
+        entrypoints::vkCreateSampler,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -954,35 +953,35 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkCreateSemaphore",
         NonNullPFN_vkCreateSemaphore,
-        entry::sync::vkCreateSemaphore,
+        entrypoints::vkCreateSemaphore,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateShaderModule",
         NonNullPFN_vkCreateShaderModule,
-        entry::pipeline::vkCreateShaderModule,
+        entrypoints::vkCreateShaderModule,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkCreateTensorARM",
         NonNullPFN_vkCreateTensorARM,
-        entry::tensor::vkCreateTensorARM,
+        entrypoints::vkCreateTensorARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkCreateTensorViewARM",
         NonNullPFN_vkCreateTensorViewARM,
-        entry::tensor::vkCreateTensorViewARM,
+        entrypoints::vkCreateTensorViewARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkDestroyBuffer",
         NonNullPFN_vkDestroyBuffer,
-        entry::buffer::vkDestroyBuffer,
+        entrypoints::vkDestroyBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -996,49 +995,49 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkDestroyCommandPool",
         NonNullPFN_vkDestroyCommandPool,
-        entry::command::vkDestroyCommandPool,
+        entrypoints::vkDestroyCommandPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyDescriptorPool",
         NonNullPFN_vkDestroyDescriptorPool,
-        entry::descriptor::vkDestroyDescriptorPool,
+        entrypoints::vkDestroyDescriptorPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyDescriptorSetLayout",
         NonNullPFN_vkDestroyDescriptorSetLayout,
-        entry::descriptor::vkDestroyDescriptorSetLayout,
+        entrypoints::vkDestroyDescriptorSetLayout,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyDescriptorUpdateTemplate",
         NonNullPFN_vkDestroyDescriptorUpdateTemplate,
-        entry::descriptor::vkDestroyDescriptorUpdateTemplate,
+        entrypoints::vkDestroyDescriptorUpdateTemplate,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkDestroyDevice",
         NonNullPFN_vkDestroyDevice,
-        entry::device::vkDestroyDevice,
+        entrypoints::vkDestroyDevice,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyEvent",
         NonNullPFN_vkDestroyEvent,
-        entry::sync::vkDestroyEvent,
+        entrypoints::vkDestroyEvent,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyFence",
         NonNullPFN_vkDestroyFence,
-        entry::sync::vkDestroyFence,
+        entrypoints::vkDestroyFence,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -1066,49 +1065,49 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkDestroyInstance",
         NonNullPFN_vkDestroyInstance,
-        entry::instance::vkDestroyInstance,
+        entrypoints::vkDestroyInstance,
         Scope::Instance,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyPipeline",
         NonNullPFN_vkDestroyPipeline,
-        entry::pipeline::vkDestroyPipeline,
+        entrypoints::vkDestroyPipeline,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyPipelineCache",
         NonNullPFN_vkDestroyPipelineCache,
-        entry::pipeline::vkDestroyPipelineCache,
+        entrypoints::vkDestroyPipelineCache,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyPipelineLayout",
         NonNullPFN_vkDestroyPipelineLayout,
-        entry::descriptor::vkDestroyPipelineLayout,
+        entrypoints::vkDestroyPipelineLayout,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyPrivateDataSlot",
         NonNullPFN_vkDestroyPrivateDataSlot,
-        entry::device::vkDestroyPrivateDataSlot,
+        entrypoints::vkDestroyPrivateDataSlot,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkDestroyPrivateDataSlotEXT",
         NonNullPFN_vkDestroyPrivateDataSlot,
-        entry::device::vkDestroyPrivateDataSlot,
+        entrypoints::vkDestroyPrivateDataSlot,
         Scope::Device,
         Requirement::Extension("VK_EXT_private_data")
     ),
     entry!(
         "vkDestroyQueryPool",
         NonNullPFN_vkDestroyQueryPool,
-        entry::query::vkDestroyQueryPool,
+        entrypoints::vkDestroyQueryPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -1122,7 +1121,7 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkDestroySampler",
         NonNullPFN_vkDestroySampler,
-        entry::sampler::vkDestroySampler,
+        entrypoints::vkDestroySampler,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -1136,203 +1135,203 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkDestroySemaphore",
         NonNullPFN_vkDestroySemaphore,
-        entry::sync::vkDestroySemaphore,
+        entrypoints::vkDestroySemaphore,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyShaderModule",
         NonNullPFN_vkDestroyShaderModule,
-        entry::pipeline::vkDestroyShaderModule,
+        entrypoints::vkDestroyShaderModule,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkDestroyTensorARM",
         NonNullPFN_vkDestroyTensorARM,
-        entry::tensor::vkDestroyTensorARM,
+        entrypoints::vkDestroyTensorARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkDestroyTensorViewARM",
         NonNullPFN_vkDestroyTensorViewARM,
-        entry::tensor::vkDestroyTensorViewARM,
+        entrypoints::vkDestroyTensorViewARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkDeviceWaitIdle",
         NonNullPFN_vkDeviceWaitIdle,
-        entry::device::vkDeviceWaitIdle,
+        entrypoints::vkDeviceWaitIdle,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkEndCommandBuffer",
         NonNullPFN_vkEndCommandBuffer,
-        entry::command::vkEndCommandBuffer,
+        entrypoints::vkEndCommandBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkEnumerateDeviceExtensionProperties",
         NonNullPFN_vkEnumerateDeviceExtensionProperties,
-        entry::physical_device::vkEnumerateDeviceExtensionProperties,
+        entrypoints::vkEnumerateDeviceExtensionProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkEnumerateDeviceLayerProperties",
         NonNullPFN_vkEnumerateDeviceLayerProperties,
-        entry::physical_device::vkEnumerateDeviceLayerProperties,
+        entrypoints::vkEnumerateDeviceLayerProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkEnumerateInstanceExtensionProperties",
         NonNullPFN_vkEnumerateInstanceExtensionProperties,
-        entry::instance::vkEnumerateInstanceExtensionProperties,
+        entrypoints::vkEnumerateInstanceExtensionProperties,
         Scope::Global,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkEnumerateInstanceLayerProperties",
         NonNullPFN_vkEnumerateInstanceLayerProperties,
-        entry::instance::vkEnumerateInstanceLayerProperties,
+        entrypoints::vkEnumerateInstanceLayerProperties,
         Scope::Global,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkEnumerateInstanceVersion",
         NonNullPFN_vkEnumerateInstanceVersion,
-        entry::instance::vkEnumerateInstanceVersion,
+        entrypoints::vkEnumerateInstanceVersion,
         Scope::Global,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkEnumeratePhysicalDeviceGroups",
         NonNullPFN_vkEnumeratePhysicalDeviceGroups,
-        entry::instance::vkEnumeratePhysicalDeviceGroups,
+        entrypoints::vkEnumeratePhysicalDeviceGroups,
         Scope::Instance,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkEnumeratePhysicalDevices",
         NonNullPFN_vkEnumeratePhysicalDevices,
-        entry::instance::vkEnumeratePhysicalDevices,
+        entrypoints::vkEnumeratePhysicalDevices,
         Scope::Instance,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkFlushMappedMemoryRanges",
         NonNullPFN_vkFlushMappedMemoryRanges,
-        entry::memory::vkFlushMappedMemoryRanges,
+        entrypoints::vkFlushMappedMemoryRanges,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkFreeCommandBuffers",
         NonNullPFN_vkFreeCommandBuffers,
-        entry::command::vkFreeCommandBuffers,
+        entrypoints::vkFreeCommandBuffers,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkFreeDescriptorSets",
         NonNullPFN_vkFreeDescriptorSets,
-        entry::descriptor::vkFreeDescriptorSets,
+        entrypoints::vkFreeDescriptorSets,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkFreeMemory",
         NonNullPFN_vkFreeMemory,
-        entry::memory::vkFreeMemory,
+        unsupported::vkFreeMemory,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetBufferDeviceAddress",
         NonNullPFN_vkGetBufferDeviceAddress,
-        entry::buffer::vkGetBufferDeviceAddress,
+        entrypoints::vkGetBufferDeviceAddress,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkGetBufferDeviceAddressKHR",
         NonNullPFN_vkGetBufferDeviceAddress,
-        entry::buffer::vkGetBufferDeviceAddress,
+        entrypoints::vkGetBufferDeviceAddress,
         Scope::Device,
         Requirement::Extension("VK_KHR_buffer_device_address")
     ),
     entry!(
         "vkGetBufferMemoryRequirements",
         NonNullPFN_vkGetBufferMemoryRequirements,
-        entry::buffer::vkGetBufferMemoryRequirements,
+        entrypoints::vkGetBufferMemoryRequirements,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetBufferMemoryRequirements2",
         NonNullPFN_vkGetBufferMemoryRequirements2,
-        entry::buffer::vkGetBufferMemoryRequirements2,
+        entrypoints::vkGetBufferMemoryRequirements2,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetBufferMemoryRequirements2KHR",
         NonNullPFN_vkGetBufferMemoryRequirements2,
-        entry::buffer::vkGetBufferMemoryRequirements2,
+        entrypoints::vkGetBufferMemoryRequirements2,
         Scope::Device,
         Requirement::Extension("VK_KHR_get_memory_requirements2")
     ),
     entry!(
         "vkGetBufferOpaqueCaptureAddress",
         NonNullPFN_vkGetBufferOpaqueCaptureAddress,
-        entry::buffer::vkGetBufferOpaqueCaptureAddress,
+        entrypoints::vkGetBufferOpaqueCaptureAddress,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkGetBufferOpaqueCaptureAddressKHR",
         NonNullPFN_vkGetBufferOpaqueCaptureAddress,
-        entry::buffer::vkGetBufferOpaqueCaptureAddress,
+        entrypoints::vkGetBufferOpaqueCaptureAddress,
         Scope::Device,
         Requirement::Extension("VK_KHR_buffer_device_address")
     ),
     entry!(
         "vkGetDescriptorSetLayoutSupport",
         NonNullPFN_vkGetDescriptorSetLayoutSupport,
-        entry::descriptor::vkGetDescriptorSetLayoutSupport,
+        entrypoints::vkGetDescriptorSetLayoutSupport,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetDescriptorSetLayoutSupportKHR",
         NonNullPFN_vkGetDescriptorSetLayoutSupport,
-        entry::descriptor::vkGetDescriptorSetLayoutSupport,
+        entrypoints::vkGetDescriptorSetLayoutSupport,
         Scope::Device,
         Requirement::Extension("VK_KHR_maintenance3")
     ),
     entry!(
         "vkGetDeviceBufferMemoryRequirements",
         NonNullPFN_vkGetDeviceBufferMemoryRequirements,
-        entry::buffer::vkGetDeviceBufferMemoryRequirements,
+        entrypoints::vkGetDeviceBufferMemoryRequirements,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkGetDeviceBufferMemoryRequirementsKHR",
         NonNullPFN_vkGetDeviceBufferMemoryRequirements,
-        entry::buffer::vkGetDeviceBufferMemoryRequirements,
+        entrypoints::vkGetDeviceBufferMemoryRequirements,
         Scope::Device,
         Requirement::Extension("VK_KHR_maintenance4")
     ),
     entry!(
         "vkGetDeviceGroupPeerMemoryFeatures",
         NonNullPFN_vkGetDeviceGroupPeerMemoryFeatures,
-        entry::device::vkGetDeviceGroupPeerMemoryFeatures,
+        entrypoints::vkGetDeviceGroupPeerMemoryFeatures,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
@@ -1367,63 +1366,63 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkGetDeviceMemoryCommitment",
         NonNullPFN_vkGetDeviceMemoryCommitment,
-        entry::memory::vkGetDeviceMemoryCommitment,
+        entrypoints::vkGetDeviceMemoryCommitment,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetDeviceMemoryOpaqueCaptureAddress",
         NonNullPFN_vkGetDeviceMemoryOpaqueCaptureAddress,
-        entry::memory::vkGetDeviceMemoryOpaqueCaptureAddress,
+        entrypoints::vkGetDeviceMemoryOpaqueCaptureAddress,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkGetDeviceMemoryOpaqueCaptureAddressKHR",
         NonNullPFN_vkGetDeviceMemoryOpaqueCaptureAddress,
-        entry::memory::vkGetDeviceMemoryOpaqueCaptureAddress,
+        entrypoints::vkGetDeviceMemoryOpaqueCaptureAddress,
         Scope::Device,
         Requirement::Extension("VK_KHR_buffer_device_address")
     ),
     entry!(
         "vkGetDeviceProcAddr",
         NonNullPFN_vkGetDeviceProcAddr,
-        entry::device::vkGetDeviceProcAddr,
+        entrypoints::vkGetDeviceProcAddr,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetDeviceQueue",
         NonNullPFN_vkGetDeviceQueue,
-        entry::device::vkGetDeviceQueue,
+        entrypoints::vkGetDeviceQueue,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetDeviceQueue2",
         NonNullPFN_vkGetDeviceQueue2,
-        entry::device::vkGetDeviceQueue2,
+        entrypoints::vkGetDeviceQueue2,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetDeviceTensorMemoryRequirementsARM",
         NonNullPFN_vkGetDeviceTensorMemoryRequirementsARM,
-        entry::tensor::vkGetDeviceTensorMemoryRequirementsARM,
+        entrypoints::vkGetDeviceTensorMemoryRequirementsARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkGetEventStatus",
         NonNullPFN_vkGetEventStatus,
-        entry::sync::vkGetEventStatus,
+        entrypoints::vkGetEventStatus,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetFenceStatus",
         NonNullPFN_vkGetFenceStatus,
-        entry::sync::vkGetFenceStatus,
+        entrypoints::vkGetFenceStatus,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -1479,217 +1478,217 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkGetInstanceProcAddr",
         NonNullPFN_vkGetInstanceProcAddr,
-        entry::instance::vkGetInstanceProcAddr,
+        entrypoints::vkGetInstanceProcAddr,
         Scope::Instance,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceExternalBufferProperties",
         NonNullPFN_vkGetPhysicalDeviceExternalBufferProperties,
-        entry::physical_device::vkGetPhysicalDeviceExternalBufferProperties,
+        entrypoints::vkGetPhysicalDeviceExternalBufferProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceExternalFenceProperties",
         NonNullPFN_vkGetPhysicalDeviceExternalFenceProperties,
-        entry::physical_device::vkGetPhysicalDeviceExternalFenceProperties,
+        entrypoints::vkGetPhysicalDeviceExternalFenceProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceExternalSemaphoreProperties",
         NonNullPFN_vkGetPhysicalDeviceExternalSemaphoreProperties,
-        entry::physical_device::vkGetPhysicalDeviceExternalSemaphoreProperties,
+        entrypoints::vkGetPhysicalDeviceExternalSemaphoreProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceExternalTensorPropertiesARM",
         NonNullPFN_vkGetPhysicalDeviceExternalTensorPropertiesARM,
-        entry::tensor::vkGetPhysicalDeviceExternalTensorPropertiesARM,
+        entrypoints::vkGetPhysicalDeviceExternalTensorPropertiesARM,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkGetPhysicalDeviceFeatures",
         NonNullPFN_vkGetPhysicalDeviceFeatures,
-        entry::physical_device::vkGetPhysicalDeviceFeatures,
+        entrypoints::vkGetPhysicalDeviceFeatures,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceFeatures2",
         NonNullPFN_vkGetPhysicalDeviceFeatures2,
-        entry::physical_device::vkGetPhysicalDeviceFeatures2,
+        entrypoints::vkGetPhysicalDeviceFeatures2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceFeatures2KHR",
         NonNullPFN_vkGetPhysicalDeviceFeatures2,
-        entry::physical_device::vkGetPhysicalDeviceFeatures2,
+        entrypoints::vkGetPhysicalDeviceFeatures2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceFormatProperties",
         NonNullPFN_vkGetPhysicalDeviceFormatProperties,
-        entry::physical_device::vkGetPhysicalDeviceFormatProperties,
+        entrypoints::vkGetPhysicalDeviceFormatProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceFormatProperties2",
         NonNullPFN_vkGetPhysicalDeviceFormatProperties2,
-        entry::physical_device::vkGetPhysicalDeviceFormatProperties2,
+        entrypoints::vkGetPhysicalDeviceFormatProperties2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceFormatProperties2KHR",
         NonNullPFN_vkGetPhysicalDeviceFormatProperties2,
-        entry::physical_device::vkGetPhysicalDeviceFormatProperties2,
+        entrypoints::vkGetPhysicalDeviceFormatProperties2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceImageFormatProperties",
         NonNullPFN_vkGetPhysicalDeviceImageFormatProperties,
-        entry::physical_device::vkGetPhysicalDeviceImageFormatProperties,
+        entrypoints::vkGetPhysicalDeviceImageFormatProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceImageFormatProperties2",
         NonNullPFN_vkGetPhysicalDeviceImageFormatProperties2,
-        entry::physical_device::vkGetPhysicalDeviceImageFormatProperties2,
+        entrypoints::vkGetPhysicalDeviceImageFormatProperties2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceImageFormatProperties2KHR",
         NonNullPFN_vkGetPhysicalDeviceImageFormatProperties2,
-        entry::physical_device::vkGetPhysicalDeviceImageFormatProperties2,
+        entrypoints::vkGetPhysicalDeviceImageFormatProperties2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceMemoryProperties",
         NonNullPFN_vkGetPhysicalDeviceMemoryProperties,
-        entry::physical_device::vkGetPhysicalDeviceMemoryProperties,
+        entrypoints::vkGetPhysicalDeviceMemoryProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceMemoryProperties2",
         NonNullPFN_vkGetPhysicalDeviceMemoryProperties2,
-        entry::physical_device::vkGetPhysicalDeviceMemoryProperties2,
+        entrypoints::vkGetPhysicalDeviceMemoryProperties2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceMemoryProperties2KHR",
         NonNullPFN_vkGetPhysicalDeviceMemoryProperties2,
-        entry::physical_device::vkGetPhysicalDeviceMemoryProperties2,
+        entrypoints::vkGetPhysicalDeviceMemoryProperties2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceProperties",
         NonNullPFN_vkGetPhysicalDeviceProperties,
-        entry::physical_device::vkGetPhysicalDeviceProperties,
+        entrypoints::vkGetPhysicalDeviceProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceProperties2",
         NonNullPFN_vkGetPhysicalDeviceProperties2,
-        entry::physical_device::vkGetPhysicalDeviceProperties2,
+        entrypoints::vkGetPhysicalDeviceProperties2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceProperties2KHR",
         NonNullPFN_vkGetPhysicalDeviceProperties2,
-        entry::physical_device::vkGetPhysicalDeviceProperties2,
+        entrypoints::vkGetPhysicalDeviceProperties2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceQueueFamilyProperties",
         NonNullPFN_vkGetPhysicalDeviceQueueFamilyProperties,
-        entry::physical_device::vkGetPhysicalDeviceQueueFamilyProperties,
+        entrypoints::vkGetPhysicalDeviceQueueFamilyProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceQueueFamilyProperties2",
         NonNullPFN_vkGetPhysicalDeviceQueueFamilyProperties2,
-        entry::physical_device::vkGetPhysicalDeviceQueueFamilyProperties2,
+        entrypoints::vkGetPhysicalDeviceQueueFamilyProperties2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceQueueFamilyProperties2KHR",
         NonNullPFN_vkGetPhysicalDeviceQueueFamilyProperties2,
-        entry::physical_device::vkGetPhysicalDeviceQueueFamilyProperties2,
+        entrypoints::vkGetPhysicalDeviceQueueFamilyProperties2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceSparseImageFormatProperties",
         NonNullPFN_vkGetPhysicalDeviceSparseImageFormatProperties,
-        entry::physical_device::vkGetPhysicalDeviceSparseImageFormatProperties,
+        entrypoints::vkGetPhysicalDeviceSparseImageFormatProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPhysicalDeviceSparseImageFormatProperties2",
         NonNullPFN_vkGetPhysicalDeviceSparseImageFormatProperties2,
-        entry::physical_device::vkGetPhysicalDeviceSparseImageFormatProperties2,
+        entrypoints::vkGetPhysicalDeviceSparseImageFormatProperties2,
         Scope::PhysicalDevice,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkGetPhysicalDeviceSparseImageFormatProperties2KHR",
         NonNullPFN_vkGetPhysicalDeviceSparseImageFormatProperties2,
-        entry::physical_device::vkGetPhysicalDeviceSparseImageFormatProperties2,
+        entrypoints::vkGetPhysicalDeviceSparseImageFormatProperties2,
         Scope::PhysicalDevice,
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
         "vkGetPhysicalDeviceToolProperties",
         NonNullPFN_vkGetPhysicalDeviceToolProperties,
-        entry::physical_device::vkGetPhysicalDeviceToolProperties,
+        entrypoints::vkGetPhysicalDeviceToolProperties,
         Scope::PhysicalDevice,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkGetPipelineCacheData",
         NonNullPFN_vkGetPipelineCacheData,
-        entry::pipeline::vkGetPipelineCacheData,
+        entrypoints::vkGetPipelineCacheData,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkGetPrivateData",
         NonNullPFN_vkGetPrivateData,
-        entry::device::vkGetPrivateData,
+        entrypoints::vkGetPrivateData,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkGetPrivateDataEXT",
         NonNullPFN_vkGetPrivateData,
-        entry::device::vkGetPrivateData,
+        entrypoints::vkGetPrivateData,
         Scope::Device,
         Requirement::Extension("VK_EXT_private_data")
     ),
     entry!(
         "vkGetQueryPoolResults",
         NonNullPFN_vkGetQueryPoolResults,
-        entry::query::vkGetQueryPoolResults,
+        entrypoints::vkGetQueryPoolResults,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -1703,63 +1702,63 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkGetSemaphoreCounterValue",
         NonNullPFN_vkGetSemaphoreCounterValue,
-        entry::sync::vkGetSemaphoreCounterValue,
+        entrypoints::vkGetSemaphoreCounterValue,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkGetSemaphoreCounterValueKHR",
         NonNullPFN_vkGetSemaphoreCounterValue,
-        entry::sync::vkGetSemaphoreCounterValue,
+        entrypoints::vkGetSemaphoreCounterValue,
         Scope::Device,
         Requirement::Extension("VK_KHR_timeline_semaphore")
     ),
     entry!(
         "vkGetTensorMemoryRequirementsARM",
         NonNullPFN_vkGetTensorMemoryRequirementsARM,
-        entry::tensor::vkGetTensorMemoryRequirementsARM,
+        entrypoints::vkGetTensorMemoryRequirementsARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkGetTensorOpaqueCaptureDescriptorDataARM",
         NonNullPFN_vkGetTensorOpaqueCaptureDescriptorDataARM,
-        entry::tensor::vkGetTensorOpaqueCaptureDescriptorDataARM,
+        entrypoints::vkGetTensorOpaqueCaptureDescriptorDataARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkGetTensorViewOpaqueCaptureDescriptorDataARM",
         NonNullPFN_vkGetTensorViewOpaqueCaptureDescriptorDataARM,
-        entry::tensor::vkGetTensorViewOpaqueCaptureDescriptorDataARM,
+        entrypoints::vkGetTensorViewOpaqueCaptureDescriptorDataARM,
         Scope::Device,
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
         "vkInvalidateMappedMemoryRanges",
         NonNullPFN_vkInvalidateMappedMemoryRanges,
-        entry::memory::vkInvalidateMappedMemoryRanges,
+        entrypoints::vkInvalidateMappedMemoryRanges,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkMapMemory",
         NonNullPFN_vkMapMemory,
-        entry::memory::vkMapMemory,
+        entrypoints::vkMapMemory,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkMapMemory2KHR",
         NonNullPFN_vkMapMemory2,
-        entry::memory::vkMapMemory2,
+        entrypoints::vkMapMemory2,
         Scope::Device,
         Requirement::Extension("VK_KHR_map_memory2")
     ),
     entry!(
         "vkMergePipelineCaches",
         NonNullPFN_vkMergePipelineCaches,
-        entry::pipeline::vkMergePipelineCaches,
+        entrypoints::vkMergePipelineCaches,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
@@ -1773,175 +1772,175 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkQueueSubmit",
         NonNullPFN_vkQueueSubmit,
-        entry::queue::vkQueueSubmit,
+        entrypoints::vkQueueSubmit,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkQueueSubmit2",
         NonNullPFN_vkQueueSubmit2,
-        entry::queue::vkQueueSubmit2,
+        entrypoints::vkQueueSubmit2,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkQueueSubmit2KHR",
         NonNullPFN_vkQueueSubmit2,
-        entry::queue::vkQueueSubmit2,
+        entrypoints::vkQueueSubmit2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
     ),
     entry!(
         "vkQueueWaitIdle",
         NonNullPFN_vkQueueWaitIdle,
-        entry::queue::vkQueueWaitIdle,
+        entrypoints::vkQueueWaitIdle,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkResetCommandBuffer",
         NonNullPFN_vkResetCommandBuffer,
-        entry::command::vkResetCommandBuffer,
+        entrypoints::vkResetCommandBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkResetCommandPool",
         NonNullPFN_vkResetCommandPool,
-        entry::command::vkResetCommandPool,
+        entrypoints::vkResetCommandPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkResetDescriptorPool",
         NonNullPFN_vkResetDescriptorPool,
-        entry::descriptor::vkResetDescriptorPool,
+        entrypoints::vkResetDescriptorPool,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkResetEvent",
         NonNullPFN_vkResetEvent,
-        entry::sync::vkResetEvent,
+        entrypoints::vkResetEvent,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkResetFences",
         NonNullPFN_vkResetFences,
-        entry::sync::vkResetFences,
+        entrypoints::vkResetFences,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkResetQueryPool",
         NonNullPFN_vkResetQueryPool,
-        entry::query::vkResetQueryPool,
+        entrypoints::vkResetQueryPool,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkResetQueryPoolEXT",
         NonNullPFN_vkResetQueryPool,
-        entry::query::vkResetQueryPool,
+        entrypoints::vkResetQueryPool,
         Scope::Device,
         Requirement::Extension("VK_EXT_host_query_reset")
     ),
     entry!(
         "vkSetEvent",
         NonNullPFN_vkSetEvent,
-        entry::sync::vkSetEvent,
+        entrypoints::vkSetEvent,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkSetPrivateData",
         NonNullPFN_vkSetPrivateData,
-        entry::device::vkSetPrivateData,
+        entrypoints::vkSetPrivateData,
         Scope::Device,
         Requirement::Core(1, 3)
     ),
     entry!(
         "vkSetPrivateDataEXT",
         NonNullPFN_vkSetPrivateData,
-        entry::device::vkSetPrivateData,
+        entrypoints::vkSetPrivateData,
         Scope::Device,
         Requirement::Extension("VK_EXT_private_data")
     ),
     entry!(
         "vkSignalSemaphore",
         NonNullPFN_vkSignalSemaphore,
-        entry::sync::vkSignalSemaphore,
+        entrypoints::vkSignalSemaphore,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkSignalSemaphoreKHR",
         NonNullPFN_vkSignalSemaphore,
-        entry::sync::vkSignalSemaphore,
+        entrypoints::vkSignalSemaphore,
         Scope::Device,
         Requirement::Extension("VK_KHR_timeline_semaphore")
     ),
     entry!(
         "vkTrimCommandPool",
         NonNullPFN_vkTrimCommandPool,
-        entry::command::vkTrimCommandPool,
+        entrypoints::vkTrimCommandPool,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkTrimCommandPoolKHR",
         NonNullPFN_vkTrimCommandPool,
-        entry::command::vkTrimCommandPool,
+        entrypoints::vkTrimCommandPool,
         Scope::Device,
         Requirement::Extension("VK_KHR_maintenance1")
     ),
     entry!(
         "vkUnmapMemory",
         NonNullPFN_vkUnmapMemory,
-        entry::memory::vkUnmapMemory,
+        entrypoints::vkUnmapMemory,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkUnmapMemory2KHR",
         NonNullPFN_vkUnmapMemory2,
-        entry::memory::vkUnmapMemory2,
+        entrypoints::vkUnmapMemory2,
         Scope::Device,
         Requirement::Extension("VK_KHR_map_memory2")
     ),
     entry!(
         "vkUpdateDescriptorSetWithTemplate",
         NonNullPFN_vkUpdateDescriptorSetWithTemplate,
-        entry::descriptor::vkUpdateDescriptorSetWithTemplate,
+        entrypoints::vkUpdateDescriptorSetWithTemplate,
         Scope::Device,
         Requirement::Core(1, 1)
     ),
     entry!(
         "vkUpdateDescriptorSets",
         NonNullPFN_vkUpdateDescriptorSets,
-        entry::descriptor::vkUpdateDescriptorSets,
+        entrypoints::vkUpdateDescriptorSets,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkWaitForFences",
         NonNullPFN_vkWaitForFences,
-        entry::sync::vkWaitForFences,
+        entrypoints::vkWaitForFences,
         Scope::Device,
         Requirement::Core(1, 0)
     ),
     entry!(
         "vkWaitSemaphores",
         NonNullPFN_vkWaitSemaphores,
-        entry::sync::vkWaitSemaphores,
+        entrypoints::vkWaitSemaphores,
         Scope::Device,
         Requirement::Core(1, 2)
     ),
     entry!(
         "vkWaitSemaphoresKHR",
         NonNullPFN_vkWaitSemaphores,
-        entry::sync::vkWaitSemaphores,
+        entrypoints::vkWaitSemaphores,
         Scope::Device,
         Requirement::Extension("VK_KHR_timeline_semaphore")
     ),

@@ -5,7 +5,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use parking_lot::Mutex;
 
-use super::{Command, ComputeState};
+use vulkan_headers::vulkan::vulkan_core::*;
+
+use super::{Command, ComputeState, Recorder};
+use crate::physical_device::PhysicalDevice;
+use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
 /// Primary or secondary.
@@ -62,17 +66,20 @@ struct Inner {
 pub struct CommandBuffer {
     level: Level,
     resettable: bool,
+    physical: Arc<PhysicalDevice>,
     inner: Mutex<Inner>,
     pending: AtomicU32,
 }
 
 impl CommandBuffer {
     /// A command buffer in the initial state. `resettable` is the pool's
-    /// `VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT`.
-    pub fn new(level: Level, resettable: bool) -> Self {
+    /// `VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT`; `physical` gives the limits commands
+    /// are checked against.
+    pub fn new(level: Level, resettable: bool, physical: Arc<PhysicalDevice>) -> Self {
         CommandBuffer {
             level,
             resettable,
+            physical,
             inner: Mutex::new(Inner {
                 state: State::Initial,
                 usage: UsageFlags::default(),
@@ -125,6 +132,30 @@ impl CommandBuffer {
         Ok(())
     }
 
+    /// `vkBeginCommandBuffer`.
+    ///
+    /// # Errors
+    /// As [`Self::begin`], and `Validation` for a secondary buffer without inheritance info or
+    /// one that continues a render pass.
+    pub fn begin_with(&self, info: &vk::CommandBufferBeginInfo) -> Result<()> {
+        if self.level == Level::Secondary {
+            ensure!(
+                info.flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT == 0,
+                "VUID-VkCommandBufferBeginInfo-flags-09123",
+                "RENDER_PASS_CONTINUE needs a graphics queue"
+            );
+            ensure!(
+                info.inheritance_info,
+                "VUID-vkBeginCommandBuffer-commandBuffer-00051",
+                "a secondary command buffer needs pInheritanceInfo"
+            );
+        }
+        self.begin(UsageFlags {
+            one_time_submit: info.flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT != 0,
+            simultaneous_use: info.flags & VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT != 0,
+        })
+    }
+
     /// `vkEndCommandBuffer`: returns the sticky recording error, if any.
     ///
     /// # Errors
@@ -171,32 +202,11 @@ impl CommandBuffer {
         Ok(())
     }
 
-    /// Records the command that `build` validates and returns. A command recorded outside the
-    /// recording state, or after an earlier error, is dropped; the first error becomes sticky.
-    pub fn record(&self, name: &'static str, build: impl FnOnce() -> Result<Command>) {
-        self.record_with(name, |cmds| {
-            cmds.push(build()?);
-            Ok(())
-        });
-    }
-
-    /// Records an error for a command the device cannot execute (graphics, images, …).
-    pub fn record_error(&self, name: &'static str, err: Error) {
-        self.record_with(name, |_| Err(err));
-    }
-
-    /// Validates a command that records nothing (barriers): `check` may still fail.
-    pub fn record_check(&self, name: &'static str, check: impl FnOnce() -> Result<()>) {
-        self.record_with(name, |_| check());
-    }
-
-    /// Records a command that reads or changes the bound compute state (bind, push, dispatch):
-    /// `f` may update the state and returns the command to append, if any.
-    pub fn record_compute(
-        &self,
-        name: &'static str,
-        f: impl FnOnce(&mut ComputeState) -> Result<Option<Command>>,
-    ) {
+    /// Records one `vkCmd*`: `f` checks its rules through the [`Recorder`] and appends what it
+    /// needs. A command recorded outside the recording state is dropped (and logged), and so is
+    /// every command after an error; the first error becomes sticky (`vkEndCommandBuffer`
+    /// returns it).
+    pub fn record(&self, name: &'static str, f: impl FnOnce(&mut Recorder<'_>) -> Result<()>) {
         let mut inner = self.inner.lock();
         if inner.state != State::Recording {
             tracing::warn!(
@@ -208,29 +218,14 @@ impl CommandBuffer {
         if inner.error.is_some() {
             return;
         }
-        match f(&mut inner.compute) {
-            Ok(Some(cmd)) => inner.commands.push(cmd),
-            Ok(None) => {}
-            Err(err) => {
-                tracing::warn!(command = name, "{err} (vkEndCommandBuffer will return it)");
-                inner.error = Some(err);
-            }
-        }
-    }
-
-    fn record_with(&self, name: &'static str, f: impl FnOnce(&mut Vec<Command>) -> Result<()>) {
-        let mut inner = self.inner.lock();
-        if inner.state != State::Recording {
-            tracing::warn!(
-                command = name,
-                "VUID-{name}-commandBuffer-recording: command buffer is not in the recording state; command ignored"
-            );
-            return;
-        }
-        if inner.error.is_some() {
-            return;
-        }
-        if let Err(err) = f(&mut inner.commands) {
+        let inner = &mut *inner;
+        let mut recorder = Recorder {
+            level: self.level,
+            physical: &self.physical,
+            commands: &mut inner.commands,
+            compute: &mut inner.compute,
+        };
+        if let Err(err) = f(&mut recorder) {
             tracing::warn!(command = name, "{err} (vkEndCommandBuffer will return it)");
             inner.error = Some(err);
         }
@@ -311,7 +306,7 @@ mod tests {
 
     #[test]
     fn lifecycle() {
-        let cb = CommandBuffer::new(Level::Primary, false);
+        let cb = CommandBuffer::new(Level::Primary, false, Default::default());
         assert!(cb.end().is_err());
         assert!(cb.begin_submit().is_err());
         cb.begin(UsageFlags::default()).unwrap();
@@ -336,14 +331,14 @@ mod tests {
 
     #[test]
     fn sticky_error_and_one_time_submit() {
-        let cb = CommandBuffer::new(Level::Primary, true);
+        let cb = CommandBuffer::new(Level::Primary, true, Default::default());
         cb.begin(UsageFlags {
             one_time_submit: true,
             ..Default::default()
         })
         .unwrap();
-        cb.record_error("vkCmdDraw", Error::invalid("VUID-x", "graphics"));
-        cb.record_error("vkCmdDraw", Error::invalid("VUID-y", "second"));
+        cb.record("vkCmdDraw", |_| Err(Error::invalid("VUID-x", "graphics")));
+        cb.record("vkCmdDraw", |_| Err(Error::invalid("VUID-y", "second")));
         assert_eq!(cb.end(), Err(Error::invalid("VUID-x", "graphics")));
         assert_eq!(cb.state(), State::Invalid);
         cb.begin(UsageFlags {
@@ -359,13 +354,13 @@ mod tests {
 
     #[test]
     fn secondary_rules() {
-        let sec = CommandBuffer::new(Level::Secondary, true);
+        let sec = CommandBuffer::new(Level::Secondary, true, Default::default());
         assert!(sec.secondary_recording().is_err());
         sec.begin(UsageFlags::default()).unwrap();
         sec.end().unwrap();
         assert!(sec.secondary_recording().is_ok());
         assert!(sec.begin_submit().is_err());
-        let prim = CommandBuffer::new(Level::Primary, true);
+        let prim = CommandBuffer::new(Level::Primary, true, Default::default());
         prim.begin(UsageFlags::default()).unwrap();
         prim.end().unwrap();
         assert!(prim.secondary_recording().is_err());

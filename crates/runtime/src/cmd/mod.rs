@@ -8,7 +8,9 @@
 pub mod buffer;
 pub mod command;
 pub mod pool;
+pub mod record;
 
 pub use buffer::{CommandBuffer, Level, Recording, State, UsageFlags};
 pub use command::{BufferCopy, Command, ComputeState, DispatchState, TensorCopy};
 pub use pool::CommandPool;
+pub use record::{Recorder, check_update_size};

@@ -68,6 +68,11 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("VkTensorViewARM", "tensor::TensorView"),
 ];
 
+/// Structs Tessera understands although neither its core version nor its extensions define
+/// them: `VkBufferUsageFlags2CreateInfo` (64-bit buffer usage, from `VK_KHR_maintenance5`) is
+/// honoured when chained to `VkBufferCreateInfo`, as the driver always did.
+pub const EXTRA_STRUCTS: &[&str] = &["VkBufferUsageFlags2CreateInfo"];
+
 /// Where the generated files go, relative to the repository root.
 pub const ICD_OUT: &str = "crates/icd/src/generated";
 /// Where the runtime's generated files go.

@@ -57,8 +57,9 @@ pub enum Implementation {
     /// A hand-written `fn <snake_name>` in `entry/<module>.rs` that the generated entry point
     /// calls with converted arguments.
     Entry { module: String, function: String },
-    /// A hand-written `extern "system" fn vk…` with the C signature (being ported to `Entry`).
-    Extern { module: String },
+    /// A `vkDestroy*`/`vkFreeMemory` of an object Tessera implements with nothing to do but
+    /// unregister the handle (the runtime object is dropped when its last user is done).
+    Destroy,
     /// Nothing: the generated entry point reports that Tessera does not support it.
     Unsupported,
 }
@@ -75,7 +76,9 @@ pub struct Model<'r> {
     pub core_by_version: BTreeMap<(u32, u32), BTreeSet<String>>,
 }
 
-/// `vkCreateBuffer` → `create_buffer`; `vkCmdCopyTensorARM` → `cmd_copy_tensor_arm`.
+/// `vkCreateBuffer` → `create_buffer`; `vkCmdCopyTensorARM` → `cmd_copy_tensor_arm`;
+/// `maxImageDimension1D` → `max_image_dimension1d`; `storageBuffer16BitAccess` →
+/// `storage_buffer16_bit_access`.
 pub fn snake(name: &str) -> String {
     let name = name.strip_prefix("vk").unwrap_or(name);
     let chars: Vec<char> = name.chars().collect();
@@ -86,7 +89,8 @@ pub fn snake(name: &str) -> String {
             let next = chars.get(i + 1);
             let boundary = match prev {
                 None => false,
-                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_lowercase() => true,
+                Some(p) if p.is_ascii_digit() => next.is_some_and(|n| n.is_ascii_alphabetic()),
                 Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
                 _ => false,
             };
@@ -99,6 +103,20 @@ pub fn snake(name: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `cmd` is `vkDestroy<X>` or `vkFree<X>` of one object whose handle type Tessera
+/// implements.
+fn destroys_object(cmd: &Command) -> bool {
+    let Some(object) = cmd
+        .name
+        .strip_prefix("vkDestroy")
+        .or_else(|| cmd.name.strip_prefix("vkFree"))
+    else {
+        return false;
+    };
+    let ty = format!("Vk{object}");
+    cmd.params.len() == 3 && cmd.params[1].ty == ty && config::OBJECTS.iter().any(|(h, _)| *h == ty)
 }
 
 fn scope_of(reg: &Registry, cmd: &Command) -> Scope {
@@ -138,11 +156,7 @@ fn scan_entries(dir: &Path) -> Result<HashMap<String, String>, String> {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         for line in text.lines() {
-            let rest = if let Some(rest) = line.strip_prefix("pub unsafe extern \"system\" ") {
-                rest
-            } else if let Some(rest) = line.strip_prefix("pub(crate) ") {
-                rest
-            } else {
+            let Some(rest) = line.strip_prefix("pub(crate) ") else {
                 continue;
             };
             let rest = rest.strip_prefix("unsafe ").unwrap_or(rest);
@@ -244,10 +258,8 @@ impl<'r> Model<'r> {
                     module: module.clone(),
                     function,
                 }
-            } else if let Some(module) = found.get(&c.target) {
-                Implementation::Extern {
-                    module: module.clone(),
-                }
+            } else if reg.commands.get(&c.target).is_some_and(destroys_object) {
+                Implementation::Destroy
             } else {
                 Implementation::Unsupported
             };
@@ -278,6 +290,17 @@ mod tests {
         assert_eq!(
             snake("vkGetDeviceGroupPeerMemoryFeatures"),
             "get_device_group_peer_memory_features"
+        );
+        assert_eq!(snake("vkMapMemory2KHR"), "map_memory2_khr");
+        assert_eq!(snake("maxImageDimension1D"), "max_image_dimension1d");
+        assert_eq!(
+            snake("storageBuffer16BitAccess"),
+            "storage_buffer16_bit_access"
+        );
+        assert_eq!(snake("deviceLUIDValid"), "device_luid_valid");
+        assert_eq!(
+            snake("textureCompressionASTC_LDR"),
+            "texture_compression_astc_ldr"
         );
     }
 }

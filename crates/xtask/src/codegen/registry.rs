@@ -57,19 +57,14 @@ pub enum TypeKind {
     Struct {
         members: Vec<Member>,
         extends: Vec<String>,
-        returned_only: bool,
         union: bool,
     },
-    /// A handle.
-    Handle {
-        dispatchable: bool,
-        object_type: Option<String>,
-        parent: Option<String>,
-    },
+    /// A handle and its `VkObjectType` value's name.
+    Handle { object_type: Option<String> },
     /// An enum (`VkCommandBufferLevel`); its values are in [`Registry::enums`].
     Enum,
     /// A bitmask typedef (`VkBufferUsageFlags`) and the enum of its bits, if any.
-    Bitmask { bits: Option<String>, wide: bool },
+    Bitmask { bits: Option<String> },
     /// `VkBool32`, `VkDeviceSize`, … and C types.
     Basic,
     /// A function pointer type.
@@ -81,8 +76,6 @@ pub enum TypeKind {
 /// A type of the registry.
 #[derive(Debug, Clone)]
 pub struct Type {
-    /// The type's name.
-    pub name: String,
     /// What it is.
     pub kind: TypeKind,
 }
@@ -96,8 +89,6 @@ pub struct Command {
     pub ret: String,
     /// Its parameters in order.
     pub params: Vec<Member>,
-    /// The `queues` attribute (`VK_QUEUE_GRAPHICS_BIT,…`), for `vkCmd*` commands.
-    pub queues: Vec<String>,
 }
 
 /// A `<require>` block of a core version or extension.
@@ -114,8 +105,6 @@ pub struct Require {
 /// A core version (`VK_VERSION_1_2`) or one of its internal parts (`VK_COMPUTE_VERSION_1_2`).
 #[derive(Debug, Clone)]
 pub struct Feature {
-    /// `VK_VERSION_1_2`.
-    pub name: String,
     /// `(1, 2)`.
     pub version: (u32, u32),
     /// Its require blocks.
@@ -125,20 +114,10 @@ pub struct Feature {
 /// An extension.
 #[derive(Debug, Clone)]
 pub struct Extension {
-    /// `VK_ARM_tensors`.
-    pub name: String,
-    /// Its registered number (offsets of the enum values it adds are based on it).
-    pub number: i128,
     /// `device` or `instance`.
     pub kind: String,
-    /// Its `depends` expression.
-    pub depends: Option<String>,
-    /// The core version or extension it was promoted to.
-    pub promoted_to: Option<String>,
     /// `VK_…_SPEC_VERSION`.
     pub spec_version: u32,
-    /// Whether it is provisional or platform-specific (not in `vulkan_core.h`).
-    pub platform: bool,
     /// Its require blocks.
     pub requires: Vec<Require>,
 }
@@ -160,6 +139,8 @@ pub struct Registry {
     pub features: Vec<Feature>,
     /// Extensions by name.
     pub extensions: BTreeMap<String, Extension>,
+    /// The values each extension adds to existing enums: `(extension, enum, value)`.
+    pub added_by_extension: Vec<(String, String, EnumValue)>,
 }
 
 fn is_vulkan(node: Node) -> bool {
@@ -339,10 +320,9 @@ impl Registry {
                         .map(require)
                         .collect();
                     for r in section.children().filter(|c| c.has_tag_name("require")) {
-                        reg.read_added_enums(r, None);
+                        reg.read_added_enums(r, None, None);
                     }
                     reg.features.push(Feature {
-                        name: section.attribute("name").unwrap_or_default().to_string(),
                         version: (major.parse().unwrap_or(1), minor.parse().unwrap_or(0)),
                         requires,
                     });
@@ -382,13 +362,10 @@ impl Registry {
                         .attribute("structextends")
                         .map(|e| e.split(',').map(str::to_string).collect())
                         .unwrap_or_default(),
-                    returned_only: t.attribute("returnedonly") == Some("true"),
                     union: category == "union",
                 },
                 "handle" => TypeKind::Handle {
-                    dispatchable: text_of(t, "type").as_deref() == Some("VK_DEFINE_HANDLE"),
                     object_type: t.attribute("objtypeenum").map(str::to_string),
-                    parent: t.attribute("parent").map(str::to_string),
                 },
                 "enum" => TypeKind::Enum,
                 "bitmask" => TypeKind::Bitmask {
@@ -396,18 +373,17 @@ impl Registry {
                         .attribute("requires")
                         .or(t.attribute("bitvalues"))
                         .map(str::to_string),
-                    wide: text_of(t, "type").as_deref() == Some("VkFlags64"),
                 },
                 "funcpointer" => TypeKind::FuncPointer,
                 _ => TypeKind::Basic,
             }
         };
-        self.types.insert(name.clone(), Type { name, kind });
+        self.types.insert(name, Type { kind });
     }
 
     fn read_enums(&mut self, section: Node) {
         let name = section.attribute("name").unwrap_or_default().to_string();
-        let is_constants = section.attribute("type").is_none();
+        let is_constants = section.attribute("type").is_none_or(|t| t == "constants");
         for e in section.children().filter(|c| c.has_tag_name("enum")) {
             if !is_vulkan(e) {
                 continue;
@@ -435,7 +411,7 @@ impl Registry {
     }
 
     /// Records the values a `<require>` block adds to existing enums.
-    fn read_added_enums(&mut self, require: Node, ext_number: Option<i128>) {
+    fn read_added_enums(&mut self, require: Node, ext_number: Option<i128>, ext: Option<&str>) {
         for e in require.children().filter(|c| c.has_tag_name("enum")) {
             if !is_vulkan(e) {
                 continue;
@@ -448,12 +424,17 @@ impl Registry {
             } else {
                 added_value(e, ext_number)
             };
+            let added = EnumValue {
+                name: name.to_string(),
+                value,
+            };
+            if let Some(ext) = ext {
+                self.added_by_extension
+                    .push((ext.to_string(), extends.to_string(), added.clone()));
+            }
             let values = self.enums.entry(extends.to_string()).or_default();
             if !values.iter().any(|v| v.name == name) {
-                values.push(EnumValue {
-                    name: name.to_string(),
-                    value,
-                });
+                values.push(added);
             }
         }
     }
@@ -474,19 +455,8 @@ impl Registry {
             .filter(|n| n.has_tag_name("param") && is_vulkan(*n))
             .map(member)
             .collect();
-        let queues = c
-            .attribute("queues")
-            .map(|q| q.split(',').map(str::to_string).collect())
-            .unwrap_or_default();
-        self.commands.insert(
-            name.clone(),
-            Command {
-                name,
-                ret,
-                params,
-                queues,
-            },
-        );
+        self.commands
+            .insert(name.clone(), Command { name, ret, params });
     }
 
     fn read_extension(&mut self, e: Node) {
@@ -496,7 +466,7 @@ impl Registry {
         // Enum values are added even for extensions that are not Vulkan's (they still take
         // their numbers), so read those first.
         for r in e.children().filter(|c| c.has_tag_name("require")) {
-            self.read_added_enums(r, Some(number));
+            self.read_added_enums(r, Some(number), Some(&name));
         }
         if !supported.split(',').any(|s| s == "vulkan") {
             return;
@@ -512,13 +482,8 @@ impl Registry {
             .and_then(|v| v.parse().ok())
             .unwrap_or(1);
         let ext = Extension {
-            name: name.clone(),
-            number,
             kind: e.attribute("type").unwrap_or("device").to_string(),
-            depends: e.attribute("depends").map(str::to_string),
-            promoted_to: e.attribute("promotedto").map(str::to_string),
             spec_version,
-            platform: e.attribute("platform").is_some() || e.attribute("provisional").is_some(),
             requires: e
                 .children()
                 .filter(|c| c.has_tag_name("require") && is_vulkan(*c))
@@ -553,29 +518,11 @@ impl Registry {
         self.types.get(self.resolve_type(name)).map(|t| &t.kind)
     }
 
-    /// The command `name` names, aliases followed.
-    pub fn command(&self, name: &str) -> Option<&Command> {
-        let target = self
-            .command_aliases
-            .get(name)
-            .map(String::as_str)
-            .unwrap_or(name);
-        self.commands.get(target)
-    }
-
     /// The `structextends` parents of a struct.
     pub fn extends(&self, name: &str) -> &[String] {
         match self.types.get(name).map(|t| &t.kind) {
             Some(TypeKind::Struct { extends, .. }) => extends,
             _ => &[],
-        }
-    }
-
-    /// Whether `name` is a handle, and whether it is dispatchable.
-    pub fn handle(&self, name: &str) -> Option<bool> {
-        match self.kind(name)? {
-            TypeKind::Handle { dispatchable, .. } => Some(*dispatchable),
-            _ => None,
         }
     }
 

@@ -40,3 +40,11 @@ pub fn param_type(p: &Member) -> String {
 pub fn string(text: &str) -> String {
     format!("{text:?}")
 }
+
+/// A C name as the `vulkan-headers` crate spells it in Rust (`type` → `typ`).
+pub fn ident(name: &str) -> String {
+    match name {
+        "type" => "typ".to_string(),
+        other => other.to_string(),
+    }
+}
