@@ -5,6 +5,9 @@
 //! case it was running (begun in the log, never ended) is recorded as `Crash` or `Timeout`, and a
 //! new process is started for the cases of the batch that have no result yet. Every attempt
 //! resolves at least one case, so a batch always finishes.
+//!
+//! Every file of a batch (case list, `.qpa` log, stdout/stderr, shader cache) is written where
+//! [`Deqp`] and the batch folder say, never next to `deqp-vk`.
 
 use std::collections::HashSet;
 use std::fs::{self, File};
@@ -23,9 +26,11 @@ use crate::status::Status;
 pub struct Deqp {
     /// The `deqp-vk` executable.
     pub exe: PathBuf,
-    /// Working directory (deqp loads its data relative to it).
+    /// Working directory. deqp writes files whose options name none (or a relative path) here;
+    /// the runner names every file, so this only catches what deqp might add.
     pub workdir: PathBuf,
-    /// `--deqp-archive-dir`.
+    /// `--deqp-archive-dir`: where deqp loads its data from (`vulkan/…`); deqp's default is the
+    /// working directory.
     pub archive_dir: PathBuf,
     /// Environment variables to set (the ICD manifest, layer switches).
     pub env: Vec<(String, String)>,
@@ -157,8 +162,9 @@ pub fn run_batch(
         })?;
         let ended = watch(child, &qpa_path, deqp.timeout)?;
 
-        let text = fs::read(&qpa_path).unwrap_or_default();
-        let logged = qpa::parse(&String::from_utf8_lossy(&text));
+        let bytes = fs::read(&qpa_path).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let logged = qpa::parse(&text);
         let pending: HashSet<&str> = remaining.iter().map(String::as_str).collect();
         let mut results = Vec::new();
         let mut seen = HashSet::new();
