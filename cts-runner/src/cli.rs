@@ -43,7 +43,7 @@ Execution:
 Results:
   --output DIR          results.csv, junit.xml, summary.txt, batches/ and every file deqp-vk
                         writes (case lists, logs, shader caches) [target/cts-results]
-  --expectations DIR    fails.txt, flakes.txt, skips.txt [cts-runner/expectations]
+  --expectations DIR    fails.txt, flakes.txt, skips.txt, amber.txt [cts-runner/expectations]
   --update-baseline     rewrite fails.txt from this run's results (exit 0 unless an error)
 
 Exit status: 0 no regressions, 1 regressions, 2 usage or setup error.";

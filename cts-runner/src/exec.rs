@@ -18,8 +18,12 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::qpa;
 use crate::status::Status;
+use crate::{glob, qpa};
+
+/// Details of an Amber-based case that `deqp-vk` does not have (see [`Deqp::amber`]).
+pub const AMBER_NOT_IN_TREE: &str = "Amber-based case (amber.txt) that is not in this deqp-vk's \
+                                     test tree: it was built without Amber";
 
 /// How to start `deqp-vk`.
 #[derive(Debug, Clone)]
@@ -44,6 +48,10 @@ pub struct Deqp {
     pub timeout: Duration,
     /// Where each worker keeps its shader cache (`shadercache-w<slot>.bin`), kept across runs.
     pub cache_dir: PathBuf,
+    /// Globs of the Amber-based cases (`amber.txt`). When `deqp-vk` ends its session without
+    /// beginning such a case, its test tree does not have it (a build without Amber): the case is
+    /// NotSupported ([`AMBER_NOT_IN_TREE`]) instead of costing a process of its own.
+    pub amber: Vec<String>,
 }
 
 impl Deqp {
@@ -194,6 +202,19 @@ pub fn run_batch(
                 details,
                 duration_ms,
             });
+        }
+
+        if qpa::session_ended(&text) {
+            for case in &remaining {
+                if !seen.contains(case) && glob::matches_any(&deqp.amber, case) {
+                    results.push(CaseResult {
+                        name: case.clone(),
+                        status: Status::NotSupported,
+                        details: AMBER_NOT_IN_TREE.to_string(),
+                        duration_ms: 0,
+                    });
+                }
+            }
         }
 
         if results.is_empty() {

@@ -424,6 +424,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         extra_args: args.extra.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
         cache_dir: output.clone(),
+        amber: baseline.amber.clone(),
     };
 
     let all = match &args.caselist {
@@ -481,6 +482,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
             Record {
                 expected: baseline.fails.get(&r.name).copied(),
                 verdict,
+                amber: baseline.is_amber(&r.name),
                 result: r,
                 reruns: vec![],
             },
@@ -490,6 +492,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         records.insert(
             c.clone(),
             Record {
+                amber: baseline.is_amber(&c),
                 result: CaseResult {
                     name: c,
                     status: Status::Skip,

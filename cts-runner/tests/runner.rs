@@ -446,6 +446,82 @@ fn every_file_of_a_run_is_in_the_output_folder_when_deqp_is_a_link() {
 }
 
 #[test]
+fn amber_cases_are_not_supported_when_deqp_vk_has_no_amber() {
+    let cases = [
+        "dEQP-VK.fake.pass.0",
+        "dEQP-VK.fake.amber.pass.0",
+        "dEQP-VK.fake.amber.fail.0",
+        "dEQP-VK.fake.amber.pass.1",
+    ];
+    let f = Fixture::new("amber", &cases);
+    f.expect("amber.txt", "# Amber-based\ndEQP-VK.fake.amber.*\n");
+
+    // Built without Amber, listing the cases: deqp-vk reports them NotSupported.
+    let r = f.run_with(&["--retries", "0"], &[("FAKE_DEQP_AMBER", "stub")]);
+    assert_eq!(r.code, 0);
+    for c in &cases[1..] {
+        assert_eq!(f.status(c), "NotSupported", "{c}");
+    }
+    assert!(
+        r.stdout
+            .contains("Amber-based cases (amber.txt): 3 (3 NotSupported)"),
+        "{}",
+        r.stdout
+    );
+    let junit = fs::read_to_string(f.out().join("junit.xml")).unwrap();
+    assert!(junit.contains("NotSupported (Amber-based case, amber.txt): Amber is not built"));
+
+    // Built without the cases at all, given a case list that has them (a mustpass list):
+    // deqp-vk ends its session without them, so they are NotSupported in the same process. A
+    // case that is not Amber-based and missing from deqp-vk stays a crash, as before.
+    let list = f.dir.join("mustpass.txt");
+    fs::write(&list, cases.join("\n") + "\ndEQP-VK.fake.gone.0\n").unwrap();
+    fs::remove_file(f.dir.join("invocations.log")).unwrap();
+    let r = f.run_with(
+        &[
+            "--retries",
+            "0",
+            "--jobs",
+            "1",
+            "--caselist",
+            list.to_str().unwrap(),
+        ],
+        &[("FAKE_DEQP_AMBER", "absent")],
+    );
+    assert_eq!(r.code, 1, "gone.0 is a regression");
+    assert_eq!(f.status("dEQP-VK.fake.pass.0"), "Pass");
+    for c in &cases[1..] {
+        assert_eq!(f.status(c), "NotSupported", "{c}");
+    }
+    assert_eq!(f.status("dEQP-VK.fake.gone.0"), "Crash");
+    assert_eq!(
+        f.batch_runs().len(),
+        2,
+        "one process for the batch, one for the unknown case"
+    );
+    assert!(
+        r.stdout
+            .contains("3 of them are not in this deqp-vk's test tree")
+    );
+    let junit = fs::read_to_string(f.out().join("junit.xml")).unwrap();
+    assert!(junit.contains("not in this deqp-vk&apos;s test tree: it was built without Amber"));
+
+    // With Amber, they are ordinary cases: a failure is a regression.
+    let r = f.run(&["--retries", "0"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(f.status("dEQP-VK.fake.amber.fail.0"), "Fail");
+    assert_eq!(f.status("dEQP-VK.fake.amber.pass.0"), "Pass");
+    assert!(
+        r.stdout
+            .contains("Regressions (1):\n  dEQP-VK.fake.amber.fail.0 Fail")
+    );
+    assert!(
+        r.stdout
+            .contains("Amber-based cases (amber.txt): 3 (2 Pass, 1 Fail)")
+    );
+}
+
+#[test]
 fn crash_is_recorded_and_the_rest_of_the_batch_still_runs() {
     let f = Fixture::new(
         "crash",

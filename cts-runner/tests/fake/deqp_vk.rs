@@ -22,6 +22,11 @@
 //! (`--deqp-archive-dir`, default `.`), fails otherwise, as cases that load data do. Anything else
 //! passes. Names not in the case spec are skipped, as deqp does.
 //!
+//! A case with an `amber` component is Amber-based. `FAKE_DEQP_AMBER` says how this deqp-vk was
+//! built: unset, it runs them (by the rules above); `stub`, it lists them and reports them
+//! NotSupported; `absent`, they are not in its test tree at all (not listed, skipped when asked
+//! for).
+//!
 //! If `FAKE_DEQP_LOG` is set, each invocation appends one line to that file:
 //! `cwd=…<TAB>icd=…<TAB>drivers=…<TAB>add=…<TAB>layers=…<TAB>args=…`.
 //! `FAKE_DEQP_CRASH_AT_START=1` makes a case-running invocation abort before its first case.
@@ -112,6 +117,15 @@ fn main() {
     }
 }
 
+/// How this deqp-vk treats Amber-based cases (`FAKE_DEQP_AMBER`).
+fn amber_build() -> String {
+    std::env::var("FAKE_DEQP_AMBER").unwrap_or_default()
+}
+
+fn is_amber(case: &str) -> bool {
+    case.split('.').any(|part| part == "amber")
+}
+
 fn all_cases() -> Vec<String> {
     let text = match (
         std::env::var("FAKE_DEQP_CASES"),
@@ -121,7 +135,11 @@ fn all_cases() -> Vec<String> {
         (_, Ok(file)) => fs::read_to_string(file).unwrap_or_else(|e| die(&e.to_string())),
         _ => die("set FAKE_DEQP_CASES or FAKE_DEQP_CASES_FILE"),
     };
-    text.split_whitespace().map(String::from).collect()
+    let absent = amber_build() == "absent";
+    text.split_whitespace()
+        .filter(|c| !(absent && is_amber(c)))
+        .map(String::from)
+        .collect()
 }
 
 /// deqp's `--deqp-case` filter: `*` matches anything (a minimal glob).
@@ -240,7 +258,13 @@ fn run_cases(opts: &BTreeMap<String, String>, mut log: File) {
              <TestCaseResult Version=\"0.3.4\" CasePath=\"{case}\" CaseType=\"SelfValidate\" \
              LogVersion=\"0.3.4\">\n"
         ));
-        let (status, message) = match behaviour(&case) {
+        let kind = if is_amber(&case) && amber_build() == "stub" {
+            "amberstub"
+        } else {
+            behaviour(&case)
+        };
+        let (status, message) = match kind {
+            "amberstub" => ("NotSupported", "Amber is not built into this deqp-vk"),
             "data" if archive.join("vulkan/fake-data.txt").is_file() => ("Pass", "Pass"),
             "data" => ("Fail", "cannot open resource vulkan/fake-data.txt"),
             "crash" => {
