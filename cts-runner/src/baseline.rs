@@ -6,8 +6,14 @@
 //! - `flakes.txt`: one regular expression per line, matched against the whole case name (a plain
 //!   case name matches itself). Whatever such a case returns is not a regression.
 //! - `skips.txt`: one glob per line (`*` and `?`); matching cases are never run and get `Skip`.
+//! - `amber.txt`: globs of the CTS cases that run through Amber (`.amber` scripts). A `deqp-vk`
+//!   built without Amber reports them NotSupported, or does not have them at all; the runner then
+//!   records them NotSupported (see `exec::AMBER_NOT_IN_TREE`) and reports them apart from the
+//!   cases Tessera itself does not support. Any other result counts as usual, so with a `deqp-vk`
+//!   that has Amber these cases are compared with `fails.txt` like every other case.
 //!
-//! In all three, blank lines and lines starting with `#` are ignored. Missing files count as empty.
+//! In all of them, blank lines and lines starting with `#` are ignored. Missing files count as
+//! empty.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -18,7 +24,7 @@ use regex::Regex;
 use crate::glob;
 use crate::status::Status;
 
-/// The three expectation lists.
+/// The expectation lists.
 #[derive(Debug, Default)]
 pub struct Baseline {
     /// Expected non-pass status per case, from `fails.txt`.
@@ -27,6 +33,8 @@ pub struct Baseline {
     pub flakes: Vec<Regex>,
     /// Skip globs from `skips.txt`.
     pub skips: Vec<String>,
+    /// Globs of the Amber-based cases, from `amber.txt`.
+    pub amber: Vec<String>,
 }
 
 /// How one result compares with the baseline.
@@ -115,8 +123,8 @@ pub fn parse_flakes(text: &str) -> Result<Vec<Regex>, String> {
         .collect()
 }
 
-/// Parses the text of `skips.txt` (globs).
-pub fn parse_skips(text: &str) -> Vec<String> {
+/// Parses the text of a glob list (`skips.txt`, `amber.txt`).
+pub fn parse_globs(text: &str) -> Vec<String> {
     entries(text).map(|(_, l)| l.to_string()).collect()
 }
 
@@ -129,7 +137,8 @@ fn read_optional(path: &Path) -> Result<String, String> {
 }
 
 impl Baseline {
-    /// Loads `fails.txt`, `flakes.txt` and `skips.txt` from `dir` (missing files are empty).
+    /// Loads `fails.txt`, `flakes.txt`, `skips.txt` and `amber.txt` from `dir` (missing files
+    /// are empty).
     ///
     /// # Errors
     /// An unreadable or malformed file.
@@ -139,13 +148,19 @@ impl Baseline {
         Ok(Baseline {
             fails: parse_fails(&file("fails.txt")?).map_err(|e| with_name("fails.txt", e))?,
             flakes: parse_flakes(&file("flakes.txt")?).map_err(|e| with_name("flakes.txt", e))?,
-            skips: parse_skips(&file("skips.txt")?),
+            skips: parse_globs(&file("skips.txt")?),
+            amber: parse_globs(&file("amber.txt")?),
         })
     }
 
     /// True if the case is listed in `skips.txt`.
     pub fn is_skipped(&self, case: &str) -> bool {
         glob::matches_any(&self.skips, case)
+    }
+
+    /// True if the case runs through Amber (listed in `amber.txt`).
+    pub fn is_amber(&self, case: &str) -> bool {
+        glob::matches_any(&self.amber, case)
     }
 
     /// True if the case matches a pattern of `flakes.txt`.
@@ -261,7 +276,7 @@ mod tests {
         let flakes = parse_flakes("# x\ndEQP-VK\\.tensor\\.copies\\..*\ndEQP-VK.a.b\n").unwrap();
         let base = Baseline {
             flakes,
-            skips: parse_skips("# s\ndEQP-VK.tensor.graphics_pipeline.*\n"),
+            skips: parse_globs("# s\ndEQP-VK.tensor.graphics_pipeline.*\n"),
             ..Baseline::default()
         };
         assert!(base.is_flake("dEQP-VK.tensor.copies.r8"));
@@ -279,7 +294,7 @@ mod tests {
         let base = Baseline {
             fails: parse_fails("dEQP-VK.x.fail,Fail\ndEQP-VK.x.fixed,Fail\n").unwrap(),
             flakes: parse_flakes("dEQP-VK.x.flaky").unwrap(),
-            skips: vec![],
+            ..Baseline::default()
         };
         assert_eq!(base.verdict("dEQP-VK.x.p", Status::Pass), Verdict::Pass);
         assert_eq!(
@@ -308,6 +323,64 @@ mod tests {
             Verdict::Flake
         );
         assert_eq!(base.verdict("dEQP-VK.x.flaky", Status::Pass), Verdict::Pass);
+    }
+
+    #[test]
+    fn amber_cases_are_not_supported_without_a_baseline_entry() {
+        let base = Baseline {
+            amber: parse_globs("# amber\ndEQP-VK.x.amber_group.*\ndEQP-VK.x.mixed.amber_case\n"),
+            ..Baseline::default()
+        };
+        assert!(base.is_amber("dEQP-VK.x.amber_group.a"));
+        assert!(base.is_amber("dEQP-VK.x.mixed.amber_case"));
+        assert!(!base.is_amber("dEQP-VK.x.mixed.other_case"));
+        assert!(!base.is_amber("dEQP-VK.x.amber_group_2.a"));
+        // NotSupported (what a deqp-vk without Amber reports) needs no fails.txt entry; any other
+        // result of an Amber-based case counts as for every case.
+        assert_eq!(
+            base.verdict("dEQP-VK.x.amber_group.a", Status::NotSupported),
+            Verdict::Pass
+        );
+        assert_eq!(
+            base.verdict("dEQP-VK.x.amber_group.a", Status::Fail),
+            Verdict::Regression
+        );
+    }
+
+    /// The committed `expectations/amber.txt` covers Amber-based cases of the pinned CTS
+    /// (VK-GL-CTS vulkan-cts-1.4.6.1) and not the cases next to them in the same groups.
+    #[test]
+    fn committed_amber_list() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("expectations");
+        let base = Baseline::load(&dir).unwrap();
+        for case in [
+            "dEQP-VK.compute.pipeline.basic.write_ssbo_array",
+            "dEQP-VK.compute.pipeline.basic.pkadd_immediate",
+            "dEQP-VK.compute.pipeline.zero_initialize_workgroup_memory.shared_memory_blocks.workgroup_size_128",
+            "dEQP-VK.compute.pipeline.workgroup_memory_explicit_layout.copy_memory.basic",
+            "dEQP-VK.spirv_assembly.instruction.compute.signed_op.uint_sdiv",
+            "dEQP-VK.spirv_assembly.instruction.compute.opundef.undefined_constant_composite",
+            "dEQP-VK.spirv_assembly.instruction.compute.float32.comparison_1.modfstruct",
+            "dEQP-VK.spirv_assembly.instruction.spirv1p4.opcopylogical.ssbo_to_ubo",
+            "dEQP-VK.subgroups.subgroup_uniform_control_flow.large_full.subgroup_reconverge00",
+            "dEQP-VK.api.descriptor_set.descriptor_set_layout_binding.layout_binding_order",
+            "dEQP-VK.glsl.builtin.precision.inverse.highp.mat3",
+            "dEQP-VK.graphicsfuzz.always-discarding-function",
+        ] {
+            assert!(base.is_amber(case), "{case} is Amber-based");
+        }
+        for case in [
+            "dEQP-VK.compute.pipeline.basic.empty_shader",
+            "dEQP-VK.compute.shader_object_spirv.basic.write_ssbo_array",
+            "dEQP-VK.compute.pipeline.zero_initialize_workgroup_memory.max_workgroup_memory.1",
+            "dEQP-VK.spirv_assembly.instruction.compute.opundef.bool",
+            "dEQP-VK.spirv_assembly.instruction.compute.opunreachable.all",
+            "dEQP-VK.glsl.builtin.precision.inverse.highp.mat2",
+            "dEQP-VK.texture.conversion.snorm_clamp_linear.r8_snorm",
+            "dEQP-VK.tensor.copies.r8_uint_to_r8_uint",
+        ] {
+            assert!(!base.is_amber(case), "{case} is not Amber-based");
+        }
     }
 
     #[test]

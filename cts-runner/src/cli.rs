@@ -31,17 +31,19 @@ Driver:
   --no-build            do not run `cargo build --release -p tessera-icd` first
   --with-graphics       do not pass --deqp-compute-only=enable
 deqp-vk:
-  --deqp PATH           the deqp-vk executable (required)
-  --deqp-workdir DIR    its working directory [the directory containing deqp-vk]
-  --deqp-archive-dir DIR  --deqp-archive-dir passed to deqp-vk [the working directory]
+  --deqp PATH           the deqp-vk executable (required; may be a symbolic link)
+  --deqp-workdir DIR    its working directory [the --output folder]
+  --deqp-archive-dir DIR  where deqp-vk loads its data (vulkan/) from [the folder of deqp-vk,
+                        symbolic links resolved]
 Execution:
   --jobs N              parallel deqp-vk processes [number of CPUs]
   --batch-size N        at most N cases per process [100]
   --timeout SECS        kill a process whose log made no progress for SECS [300]
   --retries N           re-run regressions N times; a changed result makes them flakes [1]
 Results:
-  --output DIR          results.csv, junit.xml, summary.txt, batches/ [target/cts-results]
-  --expectations DIR    fails.txt, flakes.txt, skips.txt [cts-runner/expectations]
+  --output DIR          results.csv, junit.xml, summary.txt, batches/ and every file deqp-vk
+                        writes (case lists, logs, shader caches) [target/cts-results]
+  --expectations DIR    fails.txt, flakes.txt, skips.txt, amber.txt [cts-runner/expectations]
   --update-baseline     rewrite fails.txt from this run's results (exit 0 unless an error)
 
 Exit status: 0 no regressions, 1 regressions, 2 usage or setup error.";

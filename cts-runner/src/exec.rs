@@ -5,6 +5,9 @@
 //! case it was running (begun in the log, never ended) is recorded as `Crash` or `Timeout`, and a
 //! new process is started for the cases of the batch that have no result yet. Every attempt
 //! resolves at least one case, so a batch always finishes.
+//!
+//! Every file of a batch (case list, `.qpa` log, stdout/stderr, shader cache) is written where
+//! [`Deqp`] and the batch folder say, never next to `deqp-vk`.
 
 use std::collections::HashSet;
 use std::fs::{self, File};
@@ -15,17 +18,23 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::qpa;
 use crate::status::Status;
+use crate::{glob, qpa};
+
+/// Details of an Amber-based case that `deqp-vk` does not have (see [`Deqp::amber`]).
+pub const AMBER_NOT_IN_TREE: &str = "Amber-based case (amber.txt) that is not in this deqp-vk's \
+                                     test tree: it was built without Amber";
 
 /// How to start `deqp-vk`.
 #[derive(Debug, Clone)]
 pub struct Deqp {
     /// The `deqp-vk` executable.
     pub exe: PathBuf,
-    /// Working directory (deqp loads its data relative to it).
+    /// Working directory. deqp writes files whose options name none (or a relative path) here;
+    /// the runner names every file, so this only catches what deqp might add.
     pub workdir: PathBuf,
-    /// `--deqp-archive-dir`.
+    /// `--deqp-archive-dir`: where deqp loads its data from (`vulkan/…`); deqp's default is the
+    /// working directory.
     pub archive_dir: PathBuf,
     /// Environment variables to set (the ICD manifest, layer switches).
     pub env: Vec<(String, String)>,
@@ -39,6 +48,10 @@ pub struct Deqp {
     pub timeout: Duration,
     /// Where each worker keeps its shader cache (`shadercache-w<slot>.bin`), kept across runs.
     pub cache_dir: PathBuf,
+    /// Globs of the Amber-based cases (`amber.txt`). When `deqp-vk` ends its session without
+    /// beginning such a case, its test tree does not have it (a build without Amber): the case is
+    /// NotSupported ([`AMBER_NOT_IN_TREE`]) instead of costing a process of its own.
+    pub amber: Vec<String>,
 }
 
 impl Deqp {
@@ -157,8 +170,9 @@ pub fn run_batch(
         })?;
         let ended = watch(child, &qpa_path, deqp.timeout)?;
 
-        let text = fs::read(&qpa_path).unwrap_or_default();
-        let logged = qpa::parse(&String::from_utf8_lossy(&text));
+        let bytes = fs::read(&qpa_path).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let logged = qpa::parse(&text);
         let pending: HashSet<&str> = remaining.iter().map(String::as_str).collect();
         let mut results = Vec::new();
         let mut seen = HashSet::new();
@@ -188,6 +202,19 @@ pub fn run_batch(
                 details,
                 duration_ms,
             });
+        }
+
+        if qpa::session_ended(&text) {
+            for case in &remaining {
+                if !seen.contains(case) && glob::matches_any(&deqp.amber, case) {
+                    results.push(CaseResult {
+                        name: case.clone(),
+                        status: Status::NotSupported,
+                        details: AMBER_NOT_IN_TREE.to_string(),
+                        duration_ms: 0,
+                    });
+                }
+            }
         }
 
         if results.is_empty() {

@@ -12,7 +12,7 @@
 //!    logs to a `.qpa` file ([`qpa`]); a crash or a hang (watchdog on log progress) costs only
 //!    the case that was running, and the rest of the batch runs in a fresh process;
 //! 4. re-run regressions to tell flakes from real failures, compare with `fails.txt`,
-//!    `flakes.txt` and `skips.txt` ([`baseline`]);
+//!    `flakes.txt`, `skips.txt` and `amber.txt` ([`baseline`]);
 //! 5. write `results.csv`, `junit.xml` and `summary.txt` ([`report`]) and exit 1 on regressions.
 //!
 //! The runner never builds or ships CTS code. Its integration tests drive it against a fake

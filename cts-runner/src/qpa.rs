@@ -98,6 +98,13 @@ pub fn parse(text: &str) -> Vec<QpaCase> {
     out
 }
 
+/// True if the log ends its session (`#endSession` on a line of its own): deqp went through its
+/// whole test tree, so a case it was given but never began is not in that tree.
+pub fn session_ended(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.trim_end_matches('\r') == "#endSession")
+}
+
 fn unfinished(name: String) -> QpaCase {
     QpaCase {
         name,
@@ -274,6 +281,16 @@ mod tests {
         assert_eq!(cases[3].status, Some(Status::Timeout));
         assert!(cases[3].details.contains("Timeout"));
         assert_eq!(cases[4].status, None, "begun, never ended");
+    }
+
+    #[test]
+    fn session_end() {
+        assert!(session_ended("#beginSession\n\n#endSession\n"));
+        assert!(session_ended("#beginSession\r\n#endSession\r\n"));
+        assert!(!session_ended("#beginSession\n#beginTestCaseResult x\n"));
+        assert!(!session_ended(""));
+        // Only as a control line, not inside a case's XML.
+        assert!(!session_ended("<Text>#endSession is written last</Text>\n"));
     }
 
     #[test]

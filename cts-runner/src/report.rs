@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::baseline::Verdict;
 use crate::caselist::subgroup;
-use crate::exec::CaseResult;
+use crate::exec::{AMBER_NOT_IN_TREE, CaseResult};
 use crate::status::Status;
 
 /// One case's final record: its result, how it compares with the baseline and, when it was
@@ -18,6 +18,8 @@ pub struct Record {
     pub verdict: Verdict,
     /// The status `fails.txt` expects, if listed.
     pub expected: Option<Status>,
+    /// The case runs through Amber (listed in `amber.txt`).
+    pub amber: bool,
     /// Statuses of re-runs (flake detection), in order.
     pub reruns: Vec<Status>,
 }
@@ -144,10 +146,17 @@ pub fn junit(records: &[Record]) -> String {
                         "expected failure (fails.txt): {status}: {details}"
                     ))
                 )),
-                Verdict::Pass if is_skipped(r) => Some(format!(
-                    "<skipped message=\"{}\"/>",
-                    xml_escape(&format!("{status}: {details}"))
-                )),
+                Verdict::Pass if is_skipped(r) => {
+                    let amber = if r.amber && status == Status::NotSupported {
+                        " (Amber-based case, amber.txt)"
+                    } else {
+                        ""
+                    };
+                    Some(format!(
+                        "<skipped message=\"{}\"/>",
+                        xml_escape(&format!("{status}{amber}: {details}"))
+                    ))
+                }
                 Verdict::Flake => Some(format!(
                     "<system-out>{}</system-out>",
                     xml_escape(&format!("flake: {status}: {details}{}", rerun_text(r)))
@@ -272,6 +281,30 @@ pub fn summary(records: &[Record], info: &RunInfo) -> String {
     let _ = writeln!(out, "{}", "-".repeat(header.len()));
     let all: Vec<&Record> = records.iter().collect();
     row(&mut out, "total", &all);
+    let amber: Vec<&Record> = records.iter().filter(|r| r.amber).collect();
+    if !amber.is_empty() {
+        let by_status: Vec<String> = counts(amber.iter().copied())
+            .iter()
+            .map(|(s, n)| format!("{n} {s}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nAmber-based cases (amber.txt): {} ({})",
+            amber.len(),
+            by_status.join(", ")
+        );
+        let absent = amber
+            .iter()
+            .filter(|r| r.result.details == AMBER_NOT_IN_TREE)
+            .count();
+        if absent > 0 {
+            let _ = writeln!(
+                out,
+                "  {absent} of them are not in this deqp-vk's test tree (built without Amber) and \
+                 count as NotSupported"
+            );
+        }
+    }
 
     let list = |out: &mut String, verdict: Verdict, title: &str| {
         let rs: Vec<&Record> = records.iter().filter(|r| r.verdict == verdict).collect();
@@ -373,6 +406,7 @@ mod tests {
             },
             verdict,
             expected: None,
+            amber: false,
             reruns: vec![],
         }
     }
@@ -411,5 +445,32 @@ mod tests {
         assert!(s.contains("dEQP-VK.t.a"));
         assert!(s.contains("Regressions (1):"));
         assert!(s.contains("Result: FAILED"));
+        assert!(!s.contains("Amber"));
+    }
+
+    #[test]
+    fn amber_cases_are_counted_apart() {
+        let mut absent = rec("dEQP-VK.t.amber.x", Status::NotSupported, Verdict::Pass);
+        absent.amber = true;
+        absent.result.details = AMBER_NOT_IN_TREE.to_string();
+        let mut stub = rec("dEQP-VK.t.amber.y", Status::NotSupported, Verdict::Pass);
+        stub.amber = true;
+        let mut ran = rec("dEQP-VK.t.amber.z", Status::Pass, Verdict::Pass);
+        ran.amber = true;
+        let other = rec("dEQP-VK.t.b.w", Status::NotSupported, Verdict::Pass);
+        let records = vec![absent, stub, ran, other];
+        let s = summary(&records, &RunInfo::default());
+        assert!(
+            s.contains("Amber-based cases (amber.txt): 3 (1 Pass, 2 NotSupported)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("  1 of them are not in this deqp-vk's test tree"),
+            "{s}"
+        );
+        let j = junit(&records);
+        assert!(j.contains("<skipped message=\"NotSupported (Amber-based case, amber.txt): d"));
+        assert!(j.contains("<skipped message=\"NotSupported: d &lt;&amp;&gt;\"/>"));
+        assert!(j.contains("skipped=\"3\""));
     }
 }

@@ -91,16 +91,25 @@ fn manifest(args: &Args) -> Result<PathBuf, String> {
     Ok(m)
 }
 
-/// Asks `deqp-vk` for its case list (`--deqp-runmode=txt-caselist`, which writes
-/// `dEQP-VK-cases.txt` into the working directory).
+/// Asks `deqp-vk` for its case list (`--deqp-runmode=txt-caselist`). deqp writes the list where
+/// `--deqp-caselist-export-file` says (by default into its working directory) and opens its test
+/// log even in this mode, so both are named here, in the output folder. The exported list can be
+/// huge (hundreds of MB for `dEQP-VK.cooperative_vector.*`); it is removed once read, as
+/// `caselist.txt` keeps the selected cases.
 fn deqp_caselist(deqp: &Deqp, groups: &[String], output: &Path) -> Result<Vec<String>, String> {
-    let file = deqp.workdir.join("dEQP-VK-cases.txt");
+    let file = output.join("dEQP-VK-cases.txt");
     let _ = fs::remove_file(&file);
     let log_path = output.join("caselist.log");
     let log = fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
     let mut cmd = deqp.command();
     cmd.arg("--deqp-runmode=txt-caselist")
-        .arg(format!("--deqp-archive-dir={}", deqp.archive_dir.display()));
+        .arg(format!("--deqp-caselist-export-file={}", file.display()))
+        .arg(format!(
+            "--deqp-log-filename={}",
+            output.join("caselist.qpa").display()
+        ))
+        .arg(format!("--deqp-archive-dir={}", deqp.archive_dir.display()))
+        .arg("--deqp-shadercache=disable");
     if let [group] = groups {
         // Lets deqp skip the rest of its (huge) tree; the list is filtered again below.
         cmd.arg(format!("--deqp-case={group}"));
@@ -127,7 +136,57 @@ fn deqp_caselist(deqp: &Deqp, groups: &[String], output: &Path) -> Result<Vec<St
             log_path.display()
         )
     })?;
+    let _ = fs::remove_file(&file);
     Ok(caselist::parse(&text))
+}
+
+/// Where `deqp-vk` runs and finds its data.
+///
+/// deqp loads its data (`vulkan/…`) from `--deqp-archive-dir`, whose default is the working
+/// directory; a build keeps that data next to the executable. `--deqp` is often a symbolic link
+/// on the PATH, so the link is resolved to find the build folder, which becomes the archive
+/// directory unless `--deqp-archive-dir` says otherwise. The working directory is the output
+/// folder unless `--deqp-workdir` says otherwise: every file deqp writes is named on its command
+/// line, and anything else it might write stays with the run, never next to the binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeqpDirs {
+    /// `--deqp` as given, made absolute (the link, if it is one).
+    pub exe: PathBuf,
+    /// The executable with every symbolic link resolved.
+    pub real_exe: PathBuf,
+    /// The working directory.
+    pub workdir: PathBuf,
+    /// `--deqp-archive-dir`.
+    pub archive_dir: PathBuf,
+}
+
+/// Resolves `--deqp`, `--deqp-workdir` and `--deqp-archive-dir` (see [`DeqpDirs`]).
+///
+/// # Errors
+/// `--deqp` does not name an existing file.
+pub fn deqp_dirs(args: &Args, output: &Path) -> Result<DeqpDirs, String> {
+    let exe = absolute(&args.deqp)?;
+    let real_exe = fs::canonicalize(&exe)
+        .ok()
+        .filter(|p| p.is_file())
+        .ok_or_else(|| format!("deqp-vk not found at {}", exe.display()))?;
+    let workdir = match &args.workdir {
+        Some(w) => absolute(w)?,
+        None => output.to_path_buf(),
+    };
+    let archive_dir = match &args.archive_dir {
+        Some(a) => absolute(a)?,
+        None => real_exe
+            .parent()
+            .map(Path::to_path_buf)
+            .ok_or("deqp-vk has no parent directory")?,
+    };
+    Ok(DeqpDirs {
+        exe,
+        real_exe,
+        workdir,
+        archive_dir,
+    })
 }
 
 /// The live progress display on stderr.
@@ -295,27 +354,27 @@ fn make_batches(prefix: &str, cases: &[String], jobs: usize, max_batch: usize) -
 /// # Errors
 /// Setup problems: missing files, a `deqp-vk` that cannot start, unwritable output.
 pub fn run(args: &Args) -> Result<i32, String> {
-    let exe = absolute(&args.deqp)?;
-    if !exe.is_file() {
-        return Err(format!("deqp-vk not found at {}", exe.display()));
-    }
-    let workdir = match &args.workdir {
-        Some(w) => absolute(w)?,
-        None => exe
-            .parent()
-            .map(Path::to_path_buf)
-            .ok_or("deqp-vk has no parent directory")?,
-    };
-    let archive_dir = match &args.archive_dir {
-        Some(a) => absolute(a)?,
-        None => workdir.clone(),
-    };
     let output = absolute(
         &args
             .output
             .clone()
             .unwrap_or_else(|| workspace_root().join("target/cts-results")),
     )?;
+    if output.to_string_lossy().contains("${") {
+        // deqp expands `${…}` in --deqp-caselist-export-file.
+        return Err(format!(
+            "--output {}: a folder name with `${{` cannot be passed to deqp-vk",
+            output.display()
+        ));
+    }
+    let dirs = deqp_dirs(args, &output)?;
+    if !dirs.archive_dir.join("vulkan").is_dir() {
+        eprintln!(
+            "tessera-cts-runner: warning: {} has no vulkan/ data folder; cases that load data will \
+             fail (pass --deqp-archive-dir, the folder of the deqp-vk build)",
+            dirs.archive_dir.display()
+        );
+    }
     let expectations = absolute(
         &args
             .expectations
@@ -329,6 +388,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
         fs::remove_dir_all(&batch_dir).map_err(|e| format!("{}: {e}", batch_dir.display()))?;
     }
     fs::create_dir_all(&batch_dir).map_err(|e| format!("{}: {e}", batch_dir.display()))?;
+    if !dirs.workdir.is_dir() {
+        return Err(format!(
+            "--deqp-workdir {} is not a directory",
+            dirs.workdir.display()
+        ));
+    }
 
     let manifest = if args.list_only && args.caselist.is_some() {
         PathBuf::new()
@@ -337,9 +402,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
     };
     let manifest_str = manifest.display().to_string();
     let deqp = Deqp {
-        exe: exe.clone(),
-        workdir,
-        archive_dir,
+        exe: dirs.real_exe.clone(),
+        workdir: dirs.workdir.clone(),
+        archive_dir: dirs.archive_dir.clone(),
         env: vec![
             ("VK_ICD_FILENAMES".into(), manifest_str.clone()),
             ("VK_DRIVER_FILES".into(), manifest_str),
@@ -359,6 +424,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         extra_args: args.extra.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
         cache_dir: output.clone(),
+        amber: baseline.amber.clone(),
     };
 
     let all = match &args.caselist {
@@ -416,6 +482,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
             Record {
                 expected: baseline.fails.get(&r.name).copied(),
                 verdict,
+                amber: baseline.is_amber(&r.name),
                 result: r,
                 reruns: vec![],
             },
@@ -425,6 +492,7 @@ pub fn run(args: &Args) -> Result<i32, String> {
         records.insert(
             c.clone(),
             Record {
+                amber: baseline.is_amber(&c),
                 result: CaseResult {
                     name: c,
                     status: Status::Skip,
@@ -474,7 +542,11 @@ pub fn run(args: &Args) -> Result<i32, String> {
     let records: Vec<Record> = records.into_values().collect();
     let info = RunInfo {
         cts_revision: cts_revision(),
-        deqp: exe.display().to_string(),
+        deqp: if dirs.exe == dirs.real_exe {
+            dirs.exe.display().to_string()
+        } else {
+            format!("{} -> {}", dirs.exe.display(), dirs.real_exe.display())
+        },
         groups: args.groups.clone(),
         jobs: args.jobs,
         batches: batch_count,

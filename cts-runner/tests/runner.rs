@@ -2,7 +2,7 @@
 //! (`tests/fake/deqp_vk.rs`), whose cases behave as their names say (`pass`, `fail`, `crash`,
 //! `hang`, `flaky`, …).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 const RUNNER: &str = env!("CARGO_BIN_EXE_tessera-cts-runner");
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-deqp-vk");
 
-/// A scratch directory with a `bin/deqp-vk` (symlink to the fake), a dummy ICD manifest, an
-/// expectations directory and the fake's invocation log and state.
+/// A scratch directory laid out like the usual install of a CTS build: `build/deqp-vk` (the
+/// fake) next to its `build/vulkan/` data, and `bin/deqp-vk`, a symbolic link to it on the
+/// "PATH", which is what the runner is given. Also a dummy ICD manifest, an expectations
+/// directory, the fake's invocation log and state, and `cwd/`, the runner's working directory.
 struct Fixture {
     dir: PathBuf,
     cases: Vec<String>,
@@ -31,10 +33,15 @@ impl Fixture {
             .join("cts-runner-tests")
             .join(test);
         let _ = fs::remove_dir_all(&dir);
-        for sub in ["bin", "expectations", "state"] {
+        for sub in ["bin", "build/vulkan", "expectations", "state", "cwd"] {
             fs::create_dir_all(dir.join(sub)).unwrap();
         }
-        std::os::unix::fs::symlink(FAKE, dir.join("bin/deqp-vk")).unwrap();
+        let exe = dir.join("build/deqp-vk");
+        if fs::hard_link(FAKE, &exe).is_err() {
+            fs::copy(FAKE, &exe).unwrap();
+        }
+        fs::write(dir.join("build/vulkan/fake-data.txt"), "data\n").unwrap();
+        std::os::unix::fs::symlink(&exe, dir.join("bin/deqp-vk")).unwrap();
         fs::write(dir.join("tessera_icd.json"), "{}\n").unwrap();
         Fixture {
             dir,
@@ -50,9 +57,28 @@ impl Fixture {
         self.dir.join("out")
     }
 
+    /// The folder of the fake `deqp-vk` build, as the runner sees it (links resolved).
+    fn build(&self) -> PathBuf {
+        self.dir.join("build").canonicalize().unwrap()
+    }
+
+    /// Every path under the folders that must not change during a run (the build, the link's
+    /// folder, the runner's working directory), with file sizes.
+    fn outside_output(&self) -> BTreeSet<(PathBuf, u64)> {
+        ["build", "bin", "cwd"]
+            .iter()
+            .flat_map(|d| tree(&self.dir.join(d)))
+            .collect()
+    }
+
     fn run(&self, args: &[&str]) -> Run {
+        self.run_with(args, &[])
+    }
+
+    fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let start = Instant::now();
         let out = Command::new(RUNNER)
+            .current_dir(self.dir.join("cwd"))
             .arg("--deqp")
             .arg(self.dir.join("bin/deqp-vk"))
             .arg("--manifest")
@@ -71,6 +97,7 @@ impl Fixture {
             .env("FAKE_DEQP_LOG", self.dir.join("invocations.log"))
             .env("FAKE_DEQP_STATE_DIR", self.dir.join("state"))
             .env("VK_ADD_DRIVER_FILES", "/should/be/removed.json")
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let run = Run {
@@ -129,6 +156,32 @@ impl Fixture {
             .filter(|i| i["args"].contains("--deqp-caselist-file="))
             .collect()
     }
+}
+
+/// Every path under `dir` (itself included), with the size of each file.
+fn tree(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = vec![(dir.to_path_buf(), 0)];
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries {
+        let path = e.unwrap().path();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            out.extend(tree(&path));
+        } else {
+            out.push((path, meta.len()));
+        }
+    }
+    out
+}
+
+/// The value of `--deqp-<name>=` in an invocation's arguments.
+fn arg<'a>(invocation: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    let key = format!("--deqp-{name}=");
+    invocation["args"]
+        .split(' ')
+        .find_map(|a| a.strip_prefix(key.as_str()))
 }
 
 fn names(prefix: &str, n: usize) -> Vec<String> {
@@ -221,7 +274,8 @@ fn runs_in_batches_across_processes_with_the_right_environment() {
     let batches = f.batch_runs();
     assert_eq!(batches.len(), 8, "40 cases in batches of 5");
     let manifest = f.dir.join("tessera_icd.json").display().to_string();
-    let bin = f.dir.join("bin").display().to_string();
+    let build = f.build().display().to_string();
+    let out = f.out().display().to_string();
     for b in &all {
         assert_eq!(b["icd"], manifest);
         assert_eq!(b["drivers"], manifest);
@@ -230,7 +284,8 @@ fn runs_in_batches_across_processes_with_the_right_environment() {
             "VK_ADD_DRIVER_FILES must not add other drivers"
         );
         assert_eq!(b["layers"], "~implicit~");
-        assert_eq!(b["cwd"], bin, "deqp-vk runs in its own directory");
+        assert_eq!(b["cwd"], out, "deqp-vk runs in the output folder");
+        assert_eq!(arg(b, "archive-dir"), Some(build.as_str()));
     }
     for b in &batches {
         let args = &b["args"];
@@ -238,8 +293,9 @@ fn runs_in_batches_across_processes_with_the_right_environment() {
             "--deqp-log-images=disable",
             "--deqp-log-shader-sources=disable",
             "--deqp-compute-only=enable",
-            &format!("--deqp-archive-dir={bin}"),
-            "--deqp-log-filename=",
+            &format!("--deqp-log-filename={out}/batches/b"),
+            &format!("--deqp-shadercache-filename={out}/shadercache-w"),
+            &format!("--deqp-caselist-file={out}/batches/b"),
         ] {
             assert!(args.contains(expected), "{expected} missing from {args}");
         }
@@ -278,7 +334,191 @@ fn with_graphics_and_extra_args_and_workdir() {
     assert!(!batches[0]["args"].contains("--deqp-compute-only"));
     assert!(batches[0]["args"].ends_with("--deqp-log-flush=enable"));
     assert_eq!(batches[0]["cwd"], work.display().to_string());
-    assert!(work.join("dEQP-VK-cases.txt").is_file());
+    // Every file is named on the command line, so nothing lands in the working directory.
+    assert_eq!(fs::read_dir(&work).unwrap().count(), 0);
+}
+
+#[test]
+fn every_file_of_a_run_is_in_the_output_folder_when_deqp_is_a_link() {
+    let f = Fixture::new(
+        "files",
+        &[
+            "dEQP-VK.fake.pass.0",
+            "dEQP-VK.fake.data.0",
+            "dEQP-VK.fake.pass.1",
+            "dEQP-VK.fake.crash.0",
+        ],
+    );
+    let before = f.outside_output();
+    let r = f.run(&["--jobs", "2", "--retries", "0"]);
+    assert_eq!(r.code, 1, "the crash is a regression");
+    assert_eq!(
+        f.outside_output(),
+        before,
+        "nothing is written next to deqp-vk, next to the link or in the runner's directory"
+    );
+    // deqp-vk found its data: the link was resolved to the build folder.
+    assert_eq!(f.status("dEQP-VK.fake.data.0"), "Pass");
+    assert!(r.stdout.contains(&format!(
+        "deqp-vk      : {} -> {}",
+        f.dir.join("bin/deqp-vk").display(),
+        f.build().join("deqp-vk").display()
+    )));
+
+    let out = f.out();
+    for file in [
+        "caselist.log",
+        "caselist.qpa",
+        "caselist.txt",
+        "results.csv",
+        "junit.xml",
+        "summary.txt",
+        "batches/b0000.txt",
+        "batches/b0000.qpa",
+        "batches/b0000.log",
+        "batches/b0001.qpa",
+    ] {
+        assert!(
+            out.join(file).is_file(),
+            "{file} missing from the output folder"
+        );
+    }
+    let caches: Vec<_> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("shadercache-w"))
+        .collect();
+    assert!(
+        !caches.is_empty(),
+        "the workers' shader caches are in the output folder"
+    );
+    // deqp's default file names would mean an option the runner forgot to pass.
+    let all = tree(&out);
+    for default in ["TestResults.qpa", "shadercache.bin", "dEQP-VK-cases.txt"] {
+        assert!(
+            !all.iter().any(|(p, _)| p.ends_with(default)),
+            "{default} written (or, for the case list, left behind)"
+        );
+    }
+    // Every invocation ran in the output folder and was told where each file goes.
+    for i in f.invocations() {
+        assert_eq!(i["cwd"], out.display().to_string());
+        assert_eq!(arg(&i, "archive-dir"), Some(f.build().to_str().unwrap()));
+        assert!(
+            arg(&i, "log-filename")
+                .unwrap()
+                .starts_with(out.to_str().unwrap())
+        );
+        if arg(&i, "runmode") == Some("txt-caselist") {
+            assert_eq!(
+                arg(&i, "caselist-export-file"),
+                Some(out.join("dEQP-VK-cases.txt").to_str().unwrap())
+            );
+            assert_eq!(arg(&i, "shadercache"), Some("disable"));
+        } else {
+            assert!(
+                arg(&i, "shadercache-filename")
+                    .unwrap()
+                    .starts_with(out.to_str().unwrap())
+            );
+        }
+    }
+
+    // --deqp-archive-dir still overrides the resolved folder.
+    let elsewhere = f.dir.join("no-data");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let r = f.run(&[
+        "--retries",
+        "0",
+        "--deqp-archive-dir",
+        elsewhere.to_str().unwrap(),
+        "--exclude",
+        "*.crash.*",
+    ]);
+    assert_eq!(r.code, 1);
+    assert_eq!(f.status("dEQP-VK.fake.data.0"), "Fail");
+    assert!(
+        r.stderr.contains("has no vulkan/ data folder"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(f.outside_output(), before);
+}
+
+#[test]
+fn amber_cases_are_not_supported_when_deqp_vk_has_no_amber() {
+    let cases = [
+        "dEQP-VK.fake.pass.0",
+        "dEQP-VK.fake.amber.pass.0",
+        "dEQP-VK.fake.amber.fail.0",
+        "dEQP-VK.fake.amber.pass.1",
+    ];
+    let f = Fixture::new("amber", &cases);
+    f.expect("amber.txt", "# Amber-based\ndEQP-VK.fake.amber.*\n");
+
+    // Built without Amber, listing the cases: deqp-vk reports them NotSupported.
+    let r = f.run_with(&["--retries", "0"], &[("FAKE_DEQP_AMBER", "stub")]);
+    assert_eq!(r.code, 0);
+    for c in &cases[1..] {
+        assert_eq!(f.status(c), "NotSupported", "{c}");
+    }
+    assert!(
+        r.stdout
+            .contains("Amber-based cases (amber.txt): 3 (3 NotSupported)"),
+        "{}",
+        r.stdout
+    );
+    let junit = fs::read_to_string(f.out().join("junit.xml")).unwrap();
+    assert!(junit.contains("NotSupported (Amber-based case, amber.txt): Amber is not built"));
+
+    // Built without the cases at all, given a case list that has them (a mustpass list):
+    // deqp-vk ends its session without them, so they are NotSupported in the same process. A
+    // case that is not Amber-based and missing from deqp-vk stays a crash, as before.
+    let list = f.dir.join("mustpass.txt");
+    fs::write(&list, cases.join("\n") + "\ndEQP-VK.fake.gone.0\n").unwrap();
+    fs::remove_file(f.dir.join("invocations.log")).unwrap();
+    let r = f.run_with(
+        &[
+            "--retries",
+            "0",
+            "--jobs",
+            "1",
+            "--caselist",
+            list.to_str().unwrap(),
+        ],
+        &[("FAKE_DEQP_AMBER", "absent")],
+    );
+    assert_eq!(r.code, 1, "gone.0 is a regression");
+    assert_eq!(f.status("dEQP-VK.fake.pass.0"), "Pass");
+    for c in &cases[1..] {
+        assert_eq!(f.status(c), "NotSupported", "{c}");
+    }
+    assert_eq!(f.status("dEQP-VK.fake.gone.0"), "Crash");
+    assert_eq!(
+        f.batch_runs().len(),
+        2,
+        "one process for the batch, one for the unknown case"
+    );
+    assert!(
+        r.stdout
+            .contains("3 of them are not in this deqp-vk's test tree")
+    );
+    let junit = fs::read_to_string(f.out().join("junit.xml")).unwrap();
+    assert!(junit.contains("not in this deqp-vk&apos;s test tree: it was built without Amber"));
+
+    // With Amber, they are ordinary cases: a failure is a regression.
+    let r = f.run(&["--retries", "0"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(f.status("dEQP-VK.fake.amber.fail.0"), "Fail");
+    assert_eq!(f.status("dEQP-VK.fake.amber.pass.0"), "Pass");
+    assert!(
+        r.stdout
+            .contains("Regressions (1):\n  dEQP-VK.fake.amber.fail.0 Fail")
+    );
+    assert!(
+        r.stdout
+            .contains("Amber-based cases (amber.txt): 3 (2 Pass, 1 Fail)")
+    );
 }
 
 #[test]

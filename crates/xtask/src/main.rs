@@ -9,6 +9,9 @@
 //! - `cargo xtask bench-compare`: runs the Vulkan benchmarks (`shaders`, `tensor_vulkan`) on
 //!   Tessera and then on Debian's lavapipe with Arm's tensor emulation layer, in one go, and prints
 //!   the ratios (also written to `target/bench-compare.md`). See `compare.rs`.
+//! - `cargo xtask install` / `uninstall`: registers Tessera with the loader like a packaged driver
+//!   (a copy of the release library and a manifest in `~/.local`, `/usr/local` or `--prefix`).
+//!   See `install.rs`.
 //!
 //! Installation uses `apt-get` (as root, or through `sudo`), so it works on a fresh Debian or
 //! Ubuntu machine; elsewhere it says what to install.
@@ -18,6 +21,7 @@ use std::process::{Command, ExitCode};
 
 mod codegen;
 mod compare;
+mod install;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,11 +30,13 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("bench-compare") => compare::bench_compare(),
         Some("gen") => codegen::run(&args[1..]),
+        Some("install") => install::install(&args[1..]),
+        Some("uninstall") => install::uninstall(&args[1..]),
         Some("setup") => {
             setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
         }
         _ => Err(
-            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare | gen [--check]>"
+            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare | gen [--check] | install | uninstall>"
                 .to_string(),
         ),
     };

@@ -1,18 +1,31 @@
 //! A fake `deqp-vk` for the runner's integration tests. It accepts deqp's command-line options
-//! (`--deqp-…=…`; anything else is an error, so the runner cannot pass typos), and:
+//! (`--deqp-…=…`; anything else is an error, so the runner cannot pass typos) and, like the real
+//! one (VK-GL-CTS `framework/common/tcuCommandLine.cpp`, `tcuTestHierarchyUtil.cpp`), writes its
+//! files where its options say, relative to its working directory when they are relative:
 //!
-//! - with `--deqp-runmode=txt-caselist`, writes `dEQP-VK-cases.txt` into the working directory
-//!   (`GROUP:` / `TEST:` lines), listing the cases named in `FAKE_DEQP_CASES` (whitespace
-//!   separated) or in the file `FAKE_DEQP_CASES_FILE`, filtered by `--deqp-case` if given;
-//! - otherwise runs the cases of `--deqp-caselist-file`, writing a `.qpa` log to
-//!   `--deqp-log-filename` in deqp's format. Each case behaves as the first matching component
-//!   of its name says:
-//!   `pass`, `fail`, `notsupported`, `qualitywarning`, `internalerror`, `resourceerror` → that
-//!   status; `crash` → begins the case, then aborts the process; `hang` → begins the case, then
-//!   sleeps forever; `deqpcrash` → writes `#terminateTestCaseResult Crash` (as deqp's own crash
-//!   handler does), then aborts; `flaky` → Fail on its 1st, 3rd, … run and Pass on its 2nd,
-//!   4th, … (counted in files under `FAKE_DEQP_STATE_DIR`); `slow` → sleeps 300 ms, then
-//!   passes. Anything else passes. Names not in the case spec are skipped, as deqp does.
+//! - the test log (`--deqp-log-filename`, default `TestResults.qpa`), in every run mode;
+//! - with `--deqp-runmode=txt-caselist`, the case list (`--deqp-caselist-export-file`, default
+//!   `${packageName}-cases.${typeExtension}` = `dEQP-VK-cases.txt`), `GROUP:` / `TEST:` lines
+//!   listing the cases named in `FAKE_DEQP_CASES` (whitespace separated) or in the file
+//!   `FAKE_DEQP_CASES_FILE`, filtered by `--deqp-case` if given;
+//! - otherwise it runs the cases of `--deqp-caselist-file`, writing the `.qpa` log in deqp's
+//!   format and, unless `--deqp-shadercache=disable`, appending to the shader cache
+//!   (`--deqp-shadercache-filename`, default `shadercache.bin`) once per case.
+//!
+//! Each case behaves as the first matching component of its name says:
+//! `pass`, `fail`, `notsupported`, `qualitywarning`, `internalerror`, `resourceerror` → that
+//! status; `crash` → begins the case, then aborts the process; `hang` → begins the case, then
+//! sleeps forever; `deqpcrash` → writes `#terminateTestCaseResult Crash` (as deqp's own crash
+//! handler does), then aborts; `flaky` → Fail on its 1st, 3rd, … run and Pass on its 2nd,
+//! 4th, … (counted in files under `FAKE_DEQP_STATE_DIR`); `slow` → sleeps 300 ms, then
+//! passes; `data` → passes if `vulkan/fake-data.txt` exists in the archive directory
+//! (`--deqp-archive-dir`, default `.`), fails otherwise, as cases that load data do. Anything else
+//! passes. Names not in the case spec are skipped, as deqp does.
+//!
+//! A case with an `amber` component is Amber-based. `FAKE_DEQP_AMBER` says how this deqp-vk was
+//! built: unset, it runs them (by the rules above); `stub`, it lists them and reports them
+//! NotSupported; `absent`, they are not in its test tree at all (not listed, skipped when asked
+//! for).
 //!
 //! If `FAKE_DEQP_LOG` is set, each invocation appends one line to that file:
 //! `cwd=…<TAB>icd=…<TAB>drivers=…<TAB>add=…<TAB>layers=…<TAB>args=…`.
@@ -58,7 +71,11 @@ fn main() {
     for (k, v) in &opts {
         let bool_opt = matches!(
             k.as_str(),
-            "log-images" | "log-shader-sources" | "shadercache-truncate" | "compute-only"
+            "log-images"
+                | "log-shader-sources"
+                | "shadercache"
+                | "shadercache-truncate"
+                | "compute-only"
         );
         if bool_opt && v != "enable" && v != "disable" {
             die(&format!("--deqp-{k} must be enable or disable, got {v}"));
@@ -85,11 +102,28 @@ fn main() {
         f.write_all(line.as_bytes()).unwrap();
     }
 
+    // deqp opens its test log in every run mode (tcuMain.cpp), in the working directory unless
+    // told otherwise.
+    let qpa = opts
+        .get("log-filename")
+        .map_or("TestResults.qpa", String::as_str);
+    let mut log = File::create(qpa).unwrap_or_else(|e| die(&format!("{qpa}: {e}")));
+    log.write_all(b"#sessionInfo releaseName fake\n#sessionInfo targetName fake-deqp-vk\n")
+        .unwrap();
     match opts.get("runmode").map(String::as_str) {
         Some("txt-caselist") => write_caselist(&opts),
-        None | Some("execute") => run_cases(&opts),
+        None | Some("execute") => run_cases(&opts, log),
         Some(m) => die(&format!("unsupported runmode {m}")),
     }
+}
+
+/// How this deqp-vk treats Amber-based cases (`FAKE_DEQP_AMBER`).
+fn amber_build() -> String {
+    std::env::var("FAKE_DEQP_AMBER").unwrap_or_default()
+}
+
+fn is_amber(case: &str) -> bool {
+    case.split('.').any(|part| part == "amber")
 }
 
 fn all_cases() -> Vec<String> {
@@ -101,7 +135,11 @@ fn all_cases() -> Vec<String> {
         (_, Ok(file)) => fs::read_to_string(file).unwrap_or_else(|e| die(&e.to_string())),
         _ => die("set FAKE_DEQP_CASES or FAKE_DEQP_CASES_FILE"),
     };
-    text.split_whitespace().map(String::from).collect()
+    let absent = amber_build() == "absent";
+    text.split_whitespace()
+        .filter(|c| !(absent && is_amber(c)))
+        .map(String::from)
+        .collect()
 }
 
 /// deqp's `--deqp-case` filter: `*` matches anything (a minimal glob).
@@ -134,11 +172,16 @@ fn write_caselist(opts: &BTreeMap<String, String>) {
         }
         out.push_str(&format!("TEST: {case}\n"));
     }
-    fs::write("dEQP-VK-cases.txt", out).unwrap_or_else(|e| die(&e.to_string()));
+    let file = opts
+        .get("caselist-export-file")
+        .map_or("${packageName}-cases.${typeExtension}", String::as_str)
+        .replace("${packageName}", "dEQP-VK")
+        .replace("${typeExtension}", "txt");
+    fs::write(&file, out).unwrap_or_else(|e| die(&format!("{file}: {e}")));
 }
 
 fn behaviour(case: &str) -> &'static str {
-    const KINDS: [&str; 11] = [
+    const KINDS: [&str; 12] = [
         "pass",
         "fail",
         "notsupported",
@@ -150,6 +193,7 @@ fn behaviour(case: &str) -> &'static str {
         "deqpcrash",
         "flaky",
         "slow",
+        "data",
     ];
     case.split('.')
         .find_map(|part| KINDS.iter().find(|k| **k == part).copied())
@@ -170,25 +214,27 @@ fn run_count(case: &str) -> u64 {
     n
 }
 
-fn run_cases(opts: &BTreeMap<String, String>) {
+fn run_cases(opts: &BTreeMap<String, String>, mut log: File) {
     let list = opts
         .get("caselist-file")
         .unwrap_or_else(|| die("--deqp-caselist-file is required"));
-    let qpa = opts
-        .get("log-filename")
-        .unwrap_or_else(|| die("--deqp-log-filename is required"));
+    let archive = PathBuf::from(opts.get("archive-dir").map_or(".", String::as_str));
+    let shader_cache =
+        (opts.get("shadercache").map(String::as_str) != Some("disable")).then(|| {
+            opts.get("shadercache-filename")
+                .map_or("shadercache.bin", String::as_str)
+        });
     let cases: Vec<String> = fs::read_to_string(list)
         .unwrap_or_else(|e| die(&format!("{list}: {e}")))
         .split_whitespace()
         .map(String::from)
         .collect();
     let known: HashSet<String> = all_cases().into_iter().collect();
-    let mut log = File::create(qpa).unwrap_or_else(|e| die(&format!("{qpa}: {e}")));
     let mut put = |s: &str| {
         log.write_all(s.as_bytes()).unwrap();
         log.flush().unwrap();
     };
-    put("#sessionInfo releaseName fake\n#sessionInfo targetName fake-deqp-vk\n#beginSession\n");
+    put("#beginSession\n");
     if std::env::var("FAKE_DEQP_CRASH_AT_START").is_ok_and(|v| v == "1") {
         crash();
     }
@@ -198,13 +244,29 @@ fn run_cases(opts: &BTreeMap<String, String>) {
             continue;
         }
         println!("Test case '{case}'..");
+        if let Some(cache) = shader_cache {
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(cache)
+                .unwrap_or_else(|e| die(&format!("{cache}: {e}")));
+            writeln!(f, "{case}").unwrap();
+        }
         let start = Instant::now();
         put(&format!(
             "\n#beginTestCaseResult {case}\n<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
              <TestCaseResult Version=\"0.3.4\" CasePath=\"{case}\" CaseType=\"SelfValidate\" \
              LogVersion=\"0.3.4\">\n"
         ));
-        let (status, message) = match behaviour(&case) {
+        let kind = if is_amber(&case) && amber_build() == "stub" {
+            "amberstub"
+        } else {
+            behaviour(&case)
+        };
+        let (status, message) = match kind {
+            "amberstub" => ("NotSupported", "Amber is not built into this deqp-vk"),
+            "data" if archive.join("vulkan/fake-data.txt").is_file() => ("Pass", "Pass"),
+            "data" => ("Fail", "cannot open resource vulkan/fake-data.txt"),
             "crash" => {
                 put("<Text>about to crash</Text>\n");
                 crash();
