@@ -28,10 +28,7 @@ pub trait Backend: Send + Sync {
 }
 
 fn backends() -> Vec<Arc<dyn Backend>> {
-    vec![
-        Arc::new(interpreter::Interpreter),
-        Arc::new(loader::Loader),
-    ]
+    vec![Arc::new(interpreter::Interpreter), Arc::new(loader::Loader)]
 }
 
 /// Compares the memory of every binding after a dispatch (`got[binding][element]`, in the
