@@ -10,6 +10,7 @@ Tessera. See spirv-tests/README.md for the case.json format.
 import json
 import os
 import struct
+import sys
 
 import numpy as np
 
@@ -115,12 +116,17 @@ def tensor_mem(arr, strides, fill=0xA5):
     arr = np.asarray(arr)
     es = arr.dtype.itemsize
     dims = arr.shape
-    out = bytearray([fill]) * (strides[0] * dims[0])
-    flat = arr.astype(arr.dtype.newbyteorder("<"))
-    for idx in np.ndindex(dims):
-        off = sum(i * s for i, s in zip(idx, strides))
-        out[off:off + es] = flat[idx].tobytes()
-    return bytes(out)
+    out = np.full(strides[0] * dims[0], fill, np.uint8)
+    offsets = np.zeros(dims, np.int64)
+    for k, (d, st) in enumerate(zip(dims, strides)):
+        shape = [1] * len(dims)
+        shape[k] = d
+        offsets = offsets + (np.arange(d, dtype=np.int64) * st).reshape(shape)
+    assert sys.byteorder == "little"
+    data = np.ascontiguousarray(arr).view(np.uint8).reshape(*dims, es)
+    for b in range(es):
+        out[offsets + b] = data[..., b]
+    return out.tobytes()
 
 
 def tensor_el(fmt, init, expect=None, strides="packed", tiling="linear", tol=0.0, fill=0xA5,
@@ -217,7 +223,9 @@ class Case:
             for b in r["bindings"]:
                 jb = {"set": b["set"], "binding": b["binding"], "kind": b["kind"], "elements": []}
                 for k, el in enumerate(b["elements"]):
-                    stem = f"s{b['set']}b{b['binding']}" + (f"_{k}" if len(b["elements"]) > 1 else "")
+                    stem = f"s{b['set']}b{b['binding']}"
+                    if len(b["elements"]) > 1:
+                        stem += f"_{k}"
                     je = {}
                     init = el["init"]
                     if len(set(init)) == 1:
@@ -347,3 +355,26 @@ class Rng:
         s ^= (s << 17) & 0xFFFFFFFFFFFFFFFF
         self.s = s
         return s
+
+
+# ---------------------------------------------------------------------------------------------
+# Subgroups: Tessera's subgroup is 32 consecutive invocations of one workgroup
+# ---------------------------------------------------------------------------------------------
+
+SUBGROUP_SIZE = 32
+
+
+def subgroups(wgs, nwg):
+    """The subgroups (lists of global invocation indices) of `nwg` workgroups of `wgs`."""
+    return [list(range(w * wgs + s, w * wgs + min(s + SUBGROUP_SIZE, wgs)))
+            for w in range(nwg) for s in range(0, wgs, SUBGROUP_SIZE)]
+
+
+def ballot(sg, pred):
+    """The ballot (bit k = subgroup position k) of the invocations of `sg` for which `pred`."""
+    return sum(1 << k for k, g in enumerate(sg) if pred(g))
+
+
+def spec_size(x, y=1):
+    """Specialization constants 0 and 1: the workgroup size (local_size_x_id, local_size_y_id)."""
+    return [(0, 4, x), (1, 4, y)]

@@ -51,11 +51,6 @@ pub fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cases")
 }
 
-/// The `spirv-tests/shaders` folder: shaders that Rust tests use directly (not cases).
-pub fn shaders_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
-}
-
 /// What a binding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

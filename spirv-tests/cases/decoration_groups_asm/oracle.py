@@ -10,4 +10,5 @@ out = [int(words[i, 2]) * 10 + int(words[i, 0]) for i in range(N)]
 
 case = Case("Block, ArrayStride and member Offset decorations applied through "
             "OpGroupDecorate / OpGroupMemberDecorate (SPIR-V assembly)")
-case.run(dispatch=[1, 1, 1], bindings=[buf(0, words.flatten()), buf(1, np.zeros(N, np.uint32), out)])
+case.run(dispatch=[1, 1, 1],
+         bindings=[buf(0, words.flatten()), buf(1, np.zeros(N, np.uint32), out)])

@@ -19,7 +19,8 @@ cols = [x + y, x - y, x * y, x / y, -x, x - y * np.floor(x / y), np.minimum(x, y
 # for the composite ones (mod, x * y + x); the tolerance covers that.
 out = np.stack(cols, axis=1).astype(DT).reshape(-1)
 
-case = Case("double arithmetic: + - * / negate mod min max abs floor ceil fract trunc sign clamp")
+case = Case("double arithmetic: + - * / negate mod min max abs floor ceil fract trunc sign "
+            "clamp")
 case.run(dispatch=[N // 16, 1, 1],
          bindings=[buf(0, a, dtype=DT), buf(1, b, dtype=DT),
                    buf(2, np.zeros(N * len(cols), DT), out, dtype=DT, tol=TOL)])

@@ -11,8 +11,9 @@ a = rng.uniform(-50, 50, DIMS).astype(np.float32).astype(DT)
 r = (a.astype(np.float32) * np.float32(2) - np.float32(1)).astype(DT)
 
 n = int(np.prod(DIMS))
-case = Case("bfloat16_t rank-3 tensors (padded source, packed destination): read, convert through "
-            "float, write")
+case = Case("bfloat16_t rank-3 tensors (padded source, packed destination): read, convert "
+            "through float, write")
 case.run(dispatch=[(n + 7) // 8, 1, 1],
          bindings=[tensor(0, tensor_el("bf16", a.view(BITS), a.view(BITS), strides="padded")),
-                   tensor(1, tensor_el("bf16", np.zeros(DIMS, BITS), r.view(BITS), strides="packed"))])
+                   tensor(1, tensor_el("bf16", np.zeros(DIMS, BITS), r.view(BITS),
+                                       strides="packed"))])

@@ -8,8 +8,9 @@ a = rng.integers(0, 2, DIMS).astype(np.uint8)
 r = (1 - a).astype(np.uint8)
 
 n = int(np.prod(DIMS))
-case = Case("bool rank-3 tensors (padded source, packed destination): tensorReadARM, tensorWriteARM "
-            "of !x, tensorSizeARM")
+case = Case("bool rank-3 tensors (padded source, packed destination): tensorReadARM, "
+            "tensorWriteARM of !x, tensorSizeARM")
 case.run(dispatch=[(n + 7) // 8, 1, 1],
          bindings=[tensor(0, tensor_el("bool", a, a, strides="padded")),
-                   tensor(1, tensor_el("bool", np.zeros(DIMS, a.dtype), r, strides="packed"))])
+                   tensor(1, tensor_el("bool", np.zeros(DIMS, a.dtype), r,
+                                       strides="packed"))])

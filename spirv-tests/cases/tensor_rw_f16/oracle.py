@@ -12,4 +12,5 @@ case = Case("float16_t rank-3 tensors (packed source, padded destination): tenso
             "tensorWriteARM of x * 2 - 1, tensorSizeARM")
 case.run(dispatch=[(n + 7) // 8, 1, 1],
          bindings=[tensor(0, tensor_el("f16", a, a, strides="packed")),
-                   tensor(1, tensor_el("f16", np.zeros(DIMS, a.dtype), r, strides="padded", tol=1e-3))])
+                   tensor(1, tensor_el("f16", np.zeros(DIMS, a.dtype), r,
+                                       strides="padded", tol=1e-3))])

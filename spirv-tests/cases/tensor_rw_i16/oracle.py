@@ -15,4 +15,5 @@ case = Case("int16_t rank-3 tensors (padded source, packed destination): tensorR
             "tensorWriteARM of x * 3 + 1 (wrapping), tensorSizeARM")
 case.run(dispatch=[(n + 7) // 8, 1, 1],
          bindings=[tensor(0, tensor_el("i16", a, a, strides="padded")),
-                   tensor(1, tensor_el("i16", np.zeros(DIMS, a.dtype), r, strides="packed"))])
+                   tensor(1, tensor_el("i16", np.zeros(DIMS, a.dtype), r,
+                                       strides="packed"))])

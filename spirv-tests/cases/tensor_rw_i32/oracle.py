@@ -11,8 +11,9 @@ r = np.array([wrap(int(v) * 3 + 1, 32, True) for v in a.flat],
              dtype=np.int32).reshape(DIMS)
 
 n = int(np.prod(DIMS))
-case = Case("int rank-3 tensors (packed source, padded destination): tensorReadARM, tensorWriteARM of "
-            "x * 3 + 1 (wrapping), tensorSizeARM")
+case = Case("int rank-3 tensors (packed source, padded destination): tensorReadARM, "
+            "tensorWriteARM of x * 3 + 1 (wrapping), tensorSizeARM")
 case.run(dispatch=[(n + 7) // 8, 1, 1],
          bindings=[tensor(0, tensor_el("i32", a, a, strides="packed")),
-                   tensor(1, tensor_el("i32", np.zeros(DIMS, a.dtype), r, strides="padded"))])
+                   tensor(1, tensor_el("i32", np.zeros(DIMS, a.dtype), r,
+                                       strides="padded"))])

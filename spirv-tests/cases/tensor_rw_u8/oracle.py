@@ -15,4 +15,5 @@ case = Case("uint8_t rank-3 tensors (packed source, padded destination): tensorR
             "tensorWriteARM of x * 3 + 1 (wrapping), tensorSizeARM")
 case.run(dispatch=[(n + 7) // 8, 1, 1],
          bindings=[tensor(0, tensor_el("u8", a, a, strides="packed")),
-                   tensor(1, tensor_el("u8", np.zeros(DIMS, a.dtype), r, strides="padded"))])
+                   tensor(1, tensor_el("u8", np.zeros(DIMS, a.dtype), r,
+                                       strides="padded"))])
