@@ -1,37 +1,47 @@
 //! # tessera-spirv-tests
 //!
-//! The `spirv-tests` case suite. Each `cases/<name>/` folder holds a compute shader
-//! (`shader.comp` or `shader.spvasm`), its committed `shader.spv`, a `case.json` describing the
-//! dispatch and every binding, and raw little-endian `.bin` files with each binding's initial and
-//! expected contents. `make_cases.py` (numpy) writes the sources, inputs and expected outputs;
-//! `regen.sh` rebuilds the `.spv` files. CI runs neither.
+//! The `spirv-tests` case corpus. Each `cases/<name>/` folder holds a hand-written compute shader
+//! (`shader.comp` or `shader.spvasm`), the committed SPIR-V built from it, an `oracle.py` that
+//! computes the inputs and expected outputs with numpy, and what the oracle wrote: `case.json`
+//! (the description: shaders, runs, bindings) and raw little-endian `.bin` files.
+//! `cargo xtask regen` rebuilds the SPIR-V and reruns the oracles; `--check` verifies that what
+//! is committed is what they produce. See `spirv-tests/README.md`.
 //!
-//! This crate loads and checks the cases; `tests/interpreter.rs` runs them on `tessera-spirv`
-//! directly and `tests/loader.rs` through `libvulkan.so.1` with the Tessera manifest.
+//! This crate loads and checks the cases; `tests/cases/main.rs` runs every run of every case on
+//! each backend (the interpreter directly, and the Vulkan loader with the Tessera ICD), one test
+//! each.
 //!
 //! `case.json`:
 //!
 //! ```json
 //! {
-//!  "entry": "main", "shader": "shader.spv", "dispatch": [2, 1, 1],
-//!  "push": "push.bin",                        // or null
-//!  "spec": [{"id": 0, "size": 4, "value": 8}], // value: the little-endian bit pattern
-//!  "bindings": [
-//!   {"set": 0, "binding": 0, "kind": "storage_buffer",   // | uniform_buffer | tensor
-//!    "elements": [                                       // one per descriptor (array of tensors)
-//!     {"init": "s0b0.init.bin", "expect": "s0b0.expect.bin", // expect may be null
-//!      "compare": "u32", "tolerance": 0.0,
-//!      // tensors only:
-//!      "format": "i32", "dims": [3, 4], "strides": [64, 4], // strides null = packed
-//!      "tiling": "linear"}]}]                               // | optimal (init/expect packed)
+//!  "description": "one line",
+//!  "shaders": [{"spv": "shader.spv", "source": "shader.comp"}],   // how regen builds them
+//!  "runs": [{
+//!   "name": "wgs32",                     // absent when the case has a single run
+//!   "shader": "shader.spv", "entry": "main", "dispatch": [2, 1, 1],
+//!   "base": [0, 0, 0],                   // optional: vkCmdDispatchBase's first workgroup
+//!   "push": "push.bin",                  // optional: raw push-constant bytes
+//!   "spec": [{"id": 0, "size": 4, "value": 8}], // value: the little-endian bit pattern
+//!   "bindings": [
+//!    {"set": 0, "binding": 0, "kind": "storage_buffer",   // | uniform_buffer | tensor
+//!     "elements": [                                       // one per descriptor (array of tensors)
+//!      {"init": "s0b0.init.bin",         // or "size": N (+ "fill": byte): uniform contents
+//!       "expect": "s0b0.expect.bin",     // optional
+//!       "mask": "s0b0.mask.bin",         // optional: one byte per element, 0 = not compared
+//!       "unordered": [3, 67],            // optional: elements 3..67 compared as a multiset
+//!       "range": 32,                     // optional: buffer descriptor range in bytes
+//!       "compare": "u32", "tolerance": 1e-5,
+//!       // tensors only:
+//!       "format": "i32", "dims": [3, 4], "strides": [64, 4], // strides absent = packed
+//!       "tiling": "linear"}]}]                               // | optimal (init/expect packed)
+//!  }]
 //! }
 //! ```
 //!
 //! Comparison: integers and bools bit-exact; floats equal bits, both NaN, or
-//! `|got - expected| <= tolerance * max(1, |expected|)`. Set `TESSERA_CASE=<substring>` to run
-//! only matching cases.
+//! `|got - expected| <= tolerance * max(1, |expected|)`.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -154,11 +164,29 @@ fn float8(b: u8, mbits: u32, bias: i32, ieee: bool) -> f64 {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawCase {
-    entry: String,
-    #[serde(default = "default_shader")]
+    description: String,
+    shaders: Vec<RawShader>,
+    runs: Vec<RawRun>,
+}
+
+/// One SPIR-V file of the case; `cargo xtask regen` reads (and checks) how it is built.
+#[derive(Debug, Deserialize)]
+struct RawShader {
+    spv: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    #[serde(default)]
+    name: Option<String>,
     shader: String,
+    entry: String,
     dispatch: [u32; 3],
+    #[serde(default)]
+    base: Option<[u32; 3]>,
     #[serde(default)]
     push: Option<String>,
     #[serde(default)]
@@ -166,11 +194,8 @@ struct RawCase {
     bindings: Vec<RawBinding>,
 }
 
-fn default_shader() -> String {
-    "shader.spv".to_owned()
-}
-
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawBinding {
     set: u32,
     binding: u32,
@@ -179,10 +204,22 @@ struct RawBinding {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawElement {
-    init: String,
+    #[serde(default)]
+    init: Option<String>,
+    #[serde(default)]
+    size: Option<usize>,
+    #[serde(default)]
+    fill: u8,
     #[serde(default)]
     expect: Option<String>,
+    #[serde(default)]
+    mask: Option<String>,
+    #[serde(default)]
+    unordered: Option<[usize; 2]>,
+    #[serde(default)]
+    range: Option<u64>,
     compare: Elem,
     #[serde(default)]
     tolerance: f64,
@@ -198,6 +235,7 @@ struct RawElement {
 
 /// A specialization constant.
 #[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Spec {
     pub id: u32,
     pub size: u32,
@@ -252,6 +290,12 @@ impl TensorDesc {
 pub struct Element {
     pub init: Vec<u8>,
     pub expect: Option<Vec<u8>>,
+    /// One byte per element of `compare`'s type: 0 = not compared.
+    pub mask: Option<Vec<u8>>,
+    /// Elements `first..end` compared as a multiset (their order is unspecified).
+    pub unordered: Option<[usize; 2]>,
+    /// Buffers: the descriptor's range in bytes, when it covers only the start of the memory.
+    pub range: Option<u64>,
     pub compare: Elem,
     pub tolerance: f64,
     /// `Some` for tensors.
@@ -263,8 +307,20 @@ impl Element {
     pub fn check(&self, got: &[u8]) -> Result<(), String> {
         match &self.expect {
             None => Ok(()),
-            Some(e) => compare(self.compare, self.tolerance, got, e),
+            Some(e) => compare(
+                self.compare,
+                self.tolerance,
+                got,
+                e,
+                self.mask.as_deref(),
+                self.unordered,
+            ),
         }
+    }
+
+    /// The bytes a buffer descriptor covers.
+    pub fn buffer_range(&self) -> usize {
+        self.range.map_or(self.init.len(), |r| r as usize)
     }
 }
 
@@ -288,17 +344,48 @@ impl Binding {
     }
 }
 
+/// One dispatch of a case, with its resources.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// `case` or `case::run` (the case has several runs).
+    pub name: String,
+    pub entry: String,
+    /// The SPIR-V file's name in the case folder.
+    pub shader: String,
+    pub spirv: Vec<u32>,
+    pub dispatch: [u32; 3],
+    pub base: [u32; 3],
+    pub push: Vec<u8>,
+    pub spec: Vec<Spec>,
+    pub bindings: Vec<Binding>,
+}
+
+impl Run {
+    /// Specialization constants as (SpecId, bytes) pairs.
+    pub fn spec_pairs(&self) -> Vec<(u32, Vec<u8>)> {
+        self.spec.iter().map(|s| (s.id, s.bytes())).collect()
+    }
+}
+
 /// A loaded case.
 #[derive(Debug, Clone)]
 pub struct Case {
     pub name: String,
     pub dir: PathBuf,
-    pub entry: String,
-    pub spirv: Vec<u32>,
-    pub dispatch: [u32; 3],
-    pub push: Vec<u8>,
-    pub spec: Vec<Spec>,
-    pub bindings: Vec<Binding>,
+    pub description: String,
+    pub runs: Vec<Run>,
+}
+
+/// Little-endian SPIR-V words of a file.
+pub fn read_spirv(path: &Path) -> Result<Vec<u32>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() % 4 != 0 {
+        return Err(format!("{}: not a whole number of words", path.display()));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
 }
 
 impl Case {
@@ -314,117 +401,156 @@ impl Case {
         let text = read("case.json")?;
         let raw: RawCase =
             serde_json::from_slice(&text).map_err(|e| format!("{name}/case.json: {e}"))?;
-        let spv = read(&raw.shader)?;
-        if spv.len() % 4 != 0 {
-            return Err(format!(
-                "{name}/{}: not a whole number of words",
-                raw.shader
-            ));
+        if raw.runs.is_empty() {
+            return Err(format!("{name}/case.json: no runs"));
         }
-        let spirv = spv
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let push = match &raw.push {
-            Some(f) => read(f)?,
-            None => Vec::new(),
-        };
-        let mut bindings = Vec::new();
-        for b in raw.bindings {
-            if b.elements.is_empty() {
-                return Err(format!(
-                    "{name}: set {} binding {} has no elements",
-                    b.set, b.binding
-                ));
-            }
-            let mut elements = Vec::new();
-            for e in b.elements {
-                let tensor = if b.kind == Kind::Tensor {
-                    let (Some(format), Some(dims)) = (e.format, e.dims) else {
-                        return Err(format!(
-                            "{name}: tensor binding {} needs format and dims",
-                            b.binding
-                        ));
-                    };
-                    if e.tiling == Tiling::Optimal && e.strides.is_some() {
-                        return Err(format!("{name}: optimal tensors take no strides"));
-                    }
-                    Some(TensorDesc {
-                        format,
-                        dims,
-                        strides: e.strides,
-                        tiling: e.tiling,
-                    })
-                } else {
-                    None
-                };
-                let init = read(&e.init)?;
-                let expect = e.expect.as_deref().map(read).transpose()?;
-                if let Some(t) = &tensor {
-                    if init.len() as u64 != t.footprint() {
-                        return Err(format!(
-                            "{name}: {} is {} bytes; the tensor spans {}",
-                            e.init,
-                            init.len(),
-                            t.footprint()
-                        ));
-                    }
-                }
-                if expect.as_ref().is_some_and(|x| x.len() != init.len()) {
+        let single = raw.runs.len() == 1;
+        let mut runs = Vec::new();
+        for r in raw.runs {
+            let run_name = match (&r.name, single) {
+                (None, true) => name.clone(),
+                (Some(n), false) => format!("{name}::{n}"),
+                _ => {
                     return Err(format!(
-                        "{name}: binding {}: expect and init sizes differ",
-                        b.binding
+                        "{name}/case.json: a run has a name exactly when there are several"
                     ));
                 }
-                elements.push(Element {
-                    init,
-                    expect,
-                    compare: e.compare,
-                    tolerance: e.tolerance,
-                    tensor,
-                });
+            };
+            if !raw.shaders.iter().any(|s| s.spv == r.shader) {
+                return Err(format!(
+                    "{run_name}: shader {} is not among the case's shaders",
+                    r.shader
+                ));
             }
-            bindings.push(Binding {
-                set: b.set,
-                binding: b.binding,
-                kind: b.kind,
-                elements,
+            let spirv = read_spirv(&dir.join(&r.shader))?;
+            let push = match &r.push {
+                Some(f) => read(f)?,
+                None => Vec::new(),
+            };
+            let mut bindings = Vec::new();
+            for b in r.bindings {
+                bindings.push(load_binding(&run_name, b, &read)?);
+            }
+            runs.push(Run {
+                name: run_name,
+                entry: r.entry,
+                shader: r.shader,
+                spirv,
+                dispatch: r.dispatch,
+                base: r.base.unwrap_or_default(),
+                push,
+                spec: r.spec,
+                bindings,
             });
         }
         Ok(Case {
             name,
             dir: dir.to_path_buf(),
-            entry: raw.entry,
-            spirv,
-            dispatch: raw.dispatch,
-            push,
-            spec: raw.spec,
-            bindings,
+            description: raw.description,
+            runs,
         })
-    }
-
-    /// Specialization constants as (SpecId, bytes) pairs.
-    pub fn spec_pairs(&self) -> Vec<(u32, Vec<u8>)> {
-        self.spec.iter().map(|s| (s.id, s.bytes())).collect()
     }
 }
 
-/// Every case folder (sorted), filtered by `TESSERA_CASE` if set: (name, loaded case or error).
+fn load_binding(
+    run: &str,
+    b: RawBinding,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Binding, String> {
+    let at = format!("{run}: set {} binding {}", b.set, b.binding);
+    if b.elements.is_empty() {
+        return Err(format!("{at} has no elements"));
+    }
+    let mut elements = Vec::new();
+    for e in b.elements {
+        let tensor = if b.kind == Kind::Tensor {
+            let (Some(format), Some(dims)) = (e.format, e.dims) else {
+                return Err(format!("{at}: a tensor needs format and dims"));
+            };
+            if e.tiling == Tiling::Optimal && e.strides.is_some() {
+                return Err(format!("{at}: optimal tensors take no strides"));
+            }
+            if e.range.is_some() {
+                return Err(format!("{at}: tensors take no range"));
+            }
+            Some(TensorDesc {
+                format,
+                dims,
+                strides: e.strides,
+                tiling: e.tiling,
+            })
+        } else {
+            None
+        };
+        let init = match (&e.init, e.size) {
+            (Some(f), None) => read(f)?,
+            (None, Some(n)) => vec![e.fill; n],
+            _ => return Err(format!("{at}: give either init or size")),
+        };
+        let expect = e.expect.as_deref().map(read).transpose()?;
+        if let Some(t) = &tensor {
+            if init.len() as u64 != t.footprint() {
+                return Err(format!(
+                    "{at}: the contents are {} bytes; the tensor spans {}",
+                    init.len(),
+                    t.footprint()
+                ));
+            }
+        }
+        if expect.as_ref().is_some_and(|x| x.len() != init.len()) {
+            return Err(format!("{at}: expect and init sizes differ"));
+        }
+        if init.len() % e.compare.size() != 0 {
+            return Err(format!(
+                "{at}: {} bytes are not whole {:?} elements",
+                init.len(),
+                e.compare
+            ));
+        }
+        let count = init.len() / e.compare.size();
+        let mask = e.mask.as_deref().map(read).transpose()?;
+        if mask.as_ref().is_some_and(|m| m.len() != count) {
+            return Err(format!("{at}: the mask needs one byte per element"));
+        }
+        if let Some([first, end]) = e.unordered {
+            if first > end || end > count || e.compare.is_float() {
+                return Err(format!(
+                    "{at}: unordered needs an integer range within the {count} elements"
+                ));
+            }
+        }
+        if e.range.is_some_and(|r| r as usize > init.len()) {
+            return Err(format!("{at}: the range is larger than the buffer"));
+        }
+        elements.push(Element {
+            init,
+            expect,
+            mask,
+            unordered: e.unordered,
+            range: e.range,
+            compare: e.compare,
+            tolerance: e.tolerance,
+            tensor,
+        });
+    }
+    Ok(Binding {
+        set: b.set,
+        binding: b.binding,
+        kind: b.kind,
+        elements,
+    })
+}
+
+/// Every case folder (sorted): (name, loaded case or error).
 pub fn load_all() -> Vec<(String, Result<Case, String>)> {
     let dir = cases_dir();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("case.json").is_file())
+        .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    let filter = std::env::var("TESSERA_CASE").ok();
     dirs.iter()
-        .filter(|d| {
-            filter
-                .as_deref()
-                .is_none_or(|f| d.to_string_lossy().contains(f))
-        })
         .map(|d| {
             let name = d
                 .file_name()
@@ -435,9 +561,17 @@ pub fn load_all() -> Vec<(String, Result<Case, String>)> {
         .collect()
 }
 
-/// Compares `got` with `expect` element by element; the error names the first mismatch and how
-/// many elements differ.
-pub fn compare(elem: Elem, tolerance: f64, got: &[u8], expect: &[u8]) -> Result<(), String> {
+/// Compares `got` with `expect` element by element, skipping elements whose `mask` byte is 0
+/// and comparing the elements in `unordered` as a multiset; the error names the first mismatch
+/// and how many elements differ.
+pub fn compare(
+    elem: Elem,
+    tolerance: f64,
+    got: &[u8],
+    expect: &[u8],
+    mask: Option<&[u8]>,
+    unordered: Option<[usize; 2]>,
+) -> Result<(), String> {
     if got.len() != expect.len() {
         return Err(format!(
             "size: got {} bytes, expected {}",
@@ -448,8 +582,9 @@ pub fn compare(elem: Elem, tolerance: f64, got: &[u8], expect: &[u8]) -> Result<
     let es = elem.size();
     let mut first = None;
     let mut count = 0usize;
+    let (lo, hi) = unordered.map_or((0, 0), |[a, b]| (a, b));
     for (k, (g, e)) in got.chunks(es).zip(expect.chunks(es)).enumerate() {
-        if g == e {
+        if g == e || (lo..hi).contains(&k) || mask.is_some_and(|m| m[k] == 0) {
             continue;
         }
         let ok = g.len() == es && elem.is_float() && {
@@ -469,6 +604,27 @@ pub fn compare(elem: Elem, tolerance: f64, got: &[u8], expect: &[u8]) -> Result<
             });
         }
     }
+    if lo < hi {
+        fn sorted(b: &[u8], es: usize) -> Vec<&[u8]> {
+            let mut v: Vec<&[u8]> = b.chunks(es).collect();
+            v.sort();
+            v
+        }
+        let (g, e) = (
+            sorted(&got[lo * es..hi * es], es),
+            sorted(&expect[lo * es..hi * es], es),
+        );
+        if let Some(j) = (0..g.len()).find(|&j| g[j] != e[j]) {
+            count += 1;
+            first.get_or_insert_with(|| {
+                format!(
+                    "elements {lo}..{hi} (any order): sorted, element {j} is {}, expected {}",
+                    elem.show(g[j]),
+                    elem.show(e[j])
+                )
+            });
+        }
+    }
     match first {
         None => Ok(()),
         Some(m) => Err(format!(
@@ -478,73 +634,34 @@ pub fn compare(elem: Elem, tolerance: f64, got: &[u8], expect: &[u8]) -> Result<
     }
 }
 
-/// One case's result on one path.
-#[derive(Debug)]
-pub struct Outcome {
-    pub name: String,
-    pub result: Result<(), String>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.result {
-            Ok(()) => write!(f, "pass  {}", self.name),
-            Err(e) => write!(f, "FAIL  {}: {e}", self.name),
-        }
+    #[test]
+    fn masked_and_unordered_elements() {
+        let e = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let want = e(&[1, 2, 3, 4, 5]);
+        assert!(compare(Elem::U32, 0.0, &want, &want, None, None).is_ok());
+        let got = e(&[1, 9, 3, 4, 5]);
+        assert!(compare(Elem::U32, 0.0, &got, &want, None, None).is_err());
+        let mask = [1, 0, 1, 1, 1];
+        assert!(compare(Elem::U32, 0.0, &got, &want, Some(&mask), None).is_ok());
+        let shuffled = e(&[1, 2, 5, 3, 4]);
+        assert!(compare(Elem::U32, 0.0, &shuffled, &want, None, None).is_err());
+        assert!(compare(Elem::U32, 0.0, &shuffled, &want, None, Some([2, 5])).is_ok());
+        let wrong = e(&[1, 2, 5, 3, 3]);
+        let err = compare(Elem::U32, 0.0, &wrong, &want, None, Some([2, 5])).unwrap_err();
+        assert!(err.contains("any order"), "{err}");
+        assert!(compare(Elem::U32, 0.0, &wrong, &want, None, Some([1, 5])).is_err());
     }
-}
 
-/// Prints every outcome and panics if a case failed that is not in `expected_failures`
-/// ((name, reason) pairs), or if an expected failure passed (so the list stays current).
-pub fn report(path: &str, outcomes: &[Outcome], expected_failures: &[(&str, &str)]) {
-    let mut unexpected = Vec::new();
-    for o in outcomes {
-        let known = expected_failures.iter().find(|(n, _)| *n == o.name);
-        match (&o.result, known) {
-            (Ok(()), None) => eprintln!("[{path}] {o}"),
-            (Err(_), Some((_, why))) => {
-                eprintln!("[{path}] {o}\n        (expected failure: {why})")
-            }
-            (Err(_), None) => {
-                eprintln!("[{path}] {o}");
-                unexpected.push(o.name.clone());
-            }
-            (Ok(()), Some(_)) => {
-                eprintln!(
-                    "[{path}] XPASS {}: listed as an expected failure but passes",
-                    o.name
-                );
-                unexpected.push(format!("{} (unexpected pass)", o.name));
-            }
-        }
-    }
-    let passed = outcomes.iter().filter(|o| o.result.is_ok()).count();
-    eprintln!(
-        "[{path}] {passed} of {} cases passed, {} unexpected",
-        outcomes.len(),
-        unexpected.len()
-    );
-    assert!(
-        !outcomes.is_empty(),
-        "no cases found in {}",
-        cases_dir().display()
-    );
-    assert!(
-        unexpected.is_empty(),
-        "[{path}] unexpected results: {unexpected:?}"
-    );
-}
-
-/// Runs `f`, turning a panic into an error message.
-pub fn catch<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(p) => Err(format!(
-            "panicked: {}",
-            p.downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| p.downcast_ref::<&str>().copied())
-                .unwrap_or("(non-string payload)")
-        )),
+    #[test]
+    fn float_tolerance_and_nan() {
+        let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let want = f(&[1.0, f32::NAN, 100.0]);
+        let got = f(&[1.0 + 1e-6, f32::from_bits(0x7fc0_0001), 100.0 + 1e-4]);
+        assert!(compare(Elem::F32, 1e-5, &got, &want, None, None).is_ok());
+        assert!(compare(Elem::F32, 0.0, &got, &want, None, None).is_err());
     }
 }

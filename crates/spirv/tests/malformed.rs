@@ -1,8 +1,11 @@
-//! Malformed or unsupported SPIR-V must produce a `SpirvError`, never a panic.
+//! Malformed or unsupported SPIR-V must produce a `SpirvError`, never a panic. The modules are
+//! corrupted copies of shaders from the spirv-tests corpus.
 #![allow(clippy::needless_range_loop)]
 mod common;
 use common::*;
 use tessera_spirv::{Module, Program, SpirvError};
+
+const ARITH: &str = "cases/arith_i32/shader.spv";
 
 fn compile(words: &[u32]) -> Result<Program, SpirvError> {
     let m = Module::parse(words)?;
@@ -25,7 +28,7 @@ fn find(words: &[u32], opcode: u32) -> Vec<usize> {
 
 #[test]
 fn truncated_modules() {
-    let w = words("arith_i32");
+    let w = words(ARITH);
     for cut in [0, 1, 4, 5, 6, 7, w.len() / 3, w.len() / 2, w.len() - 1] {
         let e = compile(&w[..cut]);
         assert!(e.is_err(), "cut at {cut} should fail");
@@ -37,7 +40,7 @@ fn truncated_modules() {
 
 #[test]
 fn bad_id() {
-    let mut w = words("arith_i32");
+    let mut w = words(ARITH);
     let at = find(&w, 128)[0]; // OpIAdd: result type, result, a, b
     w[at + 3] = 0xFFFF;
     let e = compile(&w).unwrap_err().to_string();
@@ -47,7 +50,7 @@ fn bad_id() {
 
 #[test]
 fn unknown_opcode() {
-    let mut w = words("arith_i32");
+    let mut w = words(ARITH);
     let at = find(&w, 128)[0];
     w[at] = (w[at] & 0xffff_0000) | 0x7ff0;
     let e = compile(&w).unwrap_err().to_string();
@@ -56,7 +59,7 @@ fn unknown_opcode() {
 
 #[test]
 fn unsupported_capability_and_instruction() {
-    let mut w = words("arith_i32");
+    let mut w = words(ARITH);
     let at = find(&w, 17)[0]; // OpCapability Shader
     w[at + 1] = 2; // Geometry
     let e = compile(&w).unwrap_err().to_string();
@@ -64,7 +67,7 @@ fn unsupported_capability_and_instruction() {
 
     // A valid opcode we do not implement (OpImageSampleImplicitLod = 87, same word count as
     // OpIAdd) in place of an OpIAdd.
-    let mut w = words("arith_i32");
+    let mut w = words(ARITH);
     let at = find(&w, 128)[0];
     w[at] = (5 << 16) | 87;
     let e = compile(&w).unwrap_err().to_string();
@@ -77,7 +80,7 @@ fn unsupported_capability_and_instruction() {
 #[test]
 fn unranked_tensor_access_is_rejected() {
     // tensor_add with its OpTypeTensorARM (4163) rewritten to drop the Rank operand.
-    let mut w = words("tensor_add");
+    let mut w = words("shaders/tensor_add.spv");
     let at = find(&w, 4163)[0];
     assert_eq!(w[at] >> 16, 4, "ranked type expected");
     w[at] = (3 << 16) | 4163;
@@ -88,7 +91,7 @@ fn unranked_tensor_access_is_rejected() {
 
 #[test]
 fn missing_entry_point() {
-    let m = Module::parse(&words("arith_i32")).unwrap();
+    let m = Module::parse(&words(ARITH)).unwrap();
     assert_eq!(m.entry_points(), vec![("main".to_string(), true)]);
     assert!(Program::new(&m, "nope", &[]).is_err());
 }
@@ -97,12 +100,12 @@ fn missing_entry_point() {
 fn random_mutations_never_panic() {
     let mut rng = Rng(0xdead_beef_cafe_f00d);
     for name in [
-        "arith_i32",
-        "control_opt",
-        "tensor_read_i32_r3",
-        "tensor_array_u8_n3",
-        "shared",
-        "spec",
+        ARITH,
+        "cases/control_flow_phi/opt.spv",
+        "cases/tensor_read/i32_r3.spv",
+        "cases/tensor_array_straddle/u8_n3.spv",
+        "cases/shared_reverse_and_sum/shader.spv",
+        "cases/spec_workgroup_size/shader.spv",
     ] {
         let base = words(name);
         for _ in 0..400 {
@@ -121,4 +124,28 @@ fn random_mutations_never_panic() {
             }
         }
     }
+}
+
+#[test]
+fn rejects_non_subgroup_scope() {
+    const OP_CONSTANT: u32 = 43;
+    const OP_GROUP_NON_UNIFORM_IADD: u32 = 349;
+    let mut w = words("cases/sg_tiny/shader.spv");
+    let iadd = find(&w, OP_GROUP_NON_UNIFORM_IADD)[0];
+    let scope = w[iadd + 3];
+    let consts = find(&w, OP_CONSTANT);
+    let ty = consts
+        .iter()
+        .find(|&&c| w[c + 2] == scope)
+        .map(|&c| w[c + 1]);
+    // The `2u` constant of the scope's type: Workgroup scope.
+    let two = consts
+        .iter()
+        .find(|&&c| Some(w[c + 1]) == ty && w[c + 3] == 2)
+        .map(|&c| w[c + 2])
+        .expect("a 2u constant");
+    w[iadd + 3] = two;
+    let m = Module::parse(&w).unwrap();
+    let e = Program::new(&m, "main", &[]).unwrap_err();
+    assert!(e.message().contains("Subgroup scope"), "{e}");
 }

@@ -6,6 +6,9 @@
 //!   emulation layer (PyPI) if missing, builds the ICD, and runs every test of the workspace (unit,
 //!   loader end-to-end, vulkaninfo, direct loading, scenario-runner).
 //!
+//! - `cargo xtask regen [--check]`: rebuilds the spirv-tests corpus (SPIR-V, oracle outputs) from
+//!   its sources, or checks that what is committed is what they give. See `regen.rs`.
+//!
 //! - `cargo xtask bench-compare`: runs the Vulkan benchmarks (`shaders`, `tensor_vulkan`) on
 //!   Tessera and then on Debian's lavapipe with Arm's tensor emulation layer, in one go, and prints
 //!   the ratios (also written to `target/bench-compare.md`). See `compare.rs`.
@@ -22,6 +25,7 @@ use std::process::{Command, ExitCode};
 mod codegen;
 mod compare;
 mod install;
+mod regen;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,11 +36,12 @@ fn main() -> ExitCode {
         Some("gen") => codegen::run(&args[1..]),
         Some("install") => install::install(&args[1..]),
         Some("uninstall") => install::uninstall(&args[1..]),
+        Some("regen") => regen::regen(&args[1..]),
         Some("setup") => {
             setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
         }
         _ => Err(
-            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare | gen [--check] | install | uninstall>"
+            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare | gen [--check] | regen [--check] [case…] | install | uninstall>"
                 .to_string(),
         ),
     };
@@ -121,28 +126,72 @@ pub(crate) fn setup(packages: &[&str]) -> Result<(), String> {
     apt(&install)
 }
 
-/// PyPI packages the tests drive Tessera with: (import name, package name).
-const PYTHON_PACKAGES: &[(&str, &str)] = &[
-    ("scenario_runner", "ai-ml-sdk-scenario-runner"),
-    ("emulation_layer", "ai-ml-emulation-layer-for-vulkan"),
+/// The pinned Python packages, one `name==version` a line.
+const REQUIREMENTS: &str = "crates/xtask/requirements.txt";
+
+/// PyPI packages the tests drive Tessera with.
+const TEST_PACKAGES: &[&str] = &[
+    "ai-ml-sdk-scenario-runner",
+    "ai-ml-emulation-layer-for-vulkan",
 ];
 
-/// Whether `python` can import every package the tests need.
-fn has_python_packages(python: &Path) -> bool {
-    PYTHON_PACKAGES.iter().all(|(module, _)| {
-        Command::new(python)
-            .args(["-c", &format!("import {module}")])
-            .status()
-            .is_ok_and(|s| s.success())
-    })
+/// `name==version` for each of `packages`, from the requirements file.
+fn pinned(packages: &[&str]) -> Result<Vec<String>, String> {
+    let path = root().join(REQUIREMENTS);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let pins: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .filter_map(|l| l.split_once("=="))
+        .collect();
+    packages
+        .iter()
+        .map(|p| {
+            pins.iter()
+                .find(|(name, _)| name.trim() == *p)
+                .map(|(name, version)| format!("{}=={}", name.trim(), version.trim()))
+                .ok_or_else(|| format!("{p} is not pinned in {}", path.display()))
+        })
+        .collect()
 }
 
-/// Makes Arm's PyPI packages importable and returns the Python that has them: the machine's
-/// `python3` when it already does, else a virtual environment in `target/python` (a system
-/// Python on Debian 12 refuses `pip install` outside one). Installs `python3-venv` when needed.
+/// Whether `python` has exactly these `name==version` distributions installed.
+fn has_python_packages(python: &Path, pins: &[String]) -> bool {
+    const CHECK: &str = r#"
+import sys
+from importlib import metadata
+
+def ok(pin):
+    name, version = pin.split("==")
+    try:
+        return metadata.version(name) == version
+    except metadata.PackageNotFoundError:
+        return False
+
+sys.exit(0 if all(ok(p) for p in sys.argv[1:]) else 1)
+"#;
+    Command::new(python)
+        .args(["-c", CHECK])
+        .args(pins)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Makes Arm's PyPI packages that the tests need importable; see [`setup_python_packages`].
 pub(crate) fn setup_python() -> Result<PathBuf, String> {
+    setup_python_packages(TEST_PACKAGES)
+}
+
+/// Makes `packages`, at the versions pinned in `crates/xtask/requirements.txt`, importable and
+/// returns the Python that has them: the machine's `python3` when it already has those exact
+/// versions, else a virtual environment in `target/python` (a system Python on Debian 12 refuses
+/// `pip install` outside one), where pip installs them with the requirements file as the
+/// constraints of their dependencies. Installs `python3-venv` when needed.
+pub(crate) fn setup_python_packages(packages: &[&str]) -> Result<PathBuf, String> {
+    let pins = pinned(packages)?;
     let system = PathBuf::from("python3");
-    if has_python_packages(&system) {
+    if has_python_packages(&system, &pins) {
         return Ok(system);
     }
     let venv = root().join("target/python");
@@ -158,8 +207,7 @@ pub(crate) fn setup_python() -> Result<PathBuf, String> {
             run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
         }
     }
-    if !has_python_packages(&python) {
-        let packages: Vec<&str> = PYTHON_PACKAGES.iter().map(|(_, p)| *p).collect();
+    if !has_python_packages(&python, &pins) {
         run(Command::new(&python)
             .args([
                 "-m",
@@ -167,8 +215,10 @@ pub(crate) fn setup_python() -> Result<PathBuf, String> {
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
+                "--constraint",
             ])
-            .args(&packages))?;
+            .arg(root().join(REQUIREMENTS))
+            .args(&pins))?;
     }
     Ok(python)
 }

@@ -1,8 +1,9 @@
 #version 450
+// Bitwise and/or/xor/not, logical and arithmetic shifts, bitCount, findLSB, findMSB (unsigned and
+// signed), bitfieldReverse on uint.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 8) in;
 layout(set = 0, binding = 0) readonly buffer A { uint a[]; };
 layout(set = 0, binding = 1) readonly buffer S { uint s[]; };

@@ -1,8 +1,9 @@
 #version 450
+// Ordered and unordered float compares (NaN, signed zero, infinity), signed and unsigned integer
+// compares, select, mix with a bool vector, any/all.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 8) in;
 layout(set = 0, binding = 0) readonly buffer FA { float fa[]; };
 layout(set = 0, binding = 1) readonly buffer FB { float fb[]; };

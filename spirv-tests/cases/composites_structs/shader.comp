@@ -1,8 +1,9 @@
 #version 450
+// std430 structs with vec3, arrays and uvec2 members read and written whole; local arrays and
+// vector components indexed dynamically.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 8) in;
 struct S { vec3 p; int id; float w[3]; uvec2 q; };
 struct R { vec3 a; uint b; float c; float d; int id2; uint qq; };

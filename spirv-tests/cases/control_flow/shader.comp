@@ -1,8 +1,9 @@
 #version 450
+// for with break and continue, switch with fallthrough and default, nested if/else, while, do-
+// while.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) writeonly buffer O { uint o[]; };
 void main() {

@@ -1,8 +1,9 @@
 #version 450
+// Conversions between float, int, uint, 8/16/64-bit integers, float16 and double, and bitcasts;
+// every result stored as its 32-bit pattern.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) readonly buffer F { float f[]; };
 layout(set = 0, binding = 1) readonly buffer I { int iv[]; };

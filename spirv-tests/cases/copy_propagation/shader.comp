@@ -1,8 +1,9 @@
 #version 450
+// Patterns the IR optimiser must not break: a variable read before its store in a loop, stored
+// only in a branch, copied before it changes, function results copied.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) readonly buffer I { uint a[]; };
 layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };

@@ -1,4 +1,6 @@
 #version 450
+// VK_KHR_shader_bfloat16 / VK_EXT_shader_float8: conversions from float32, a bfloat16 dot product,
+// a saturating E4M3 conversion, a float8 constant.
 #extension GL_EXT_bfloat16 : require
 #extension GL_EXT_float_e4m3 : require
 #extension GL_EXT_float_e5m2 : require

@@ -1,8 +1,9 @@
 #version 450
+// Function calls: out and inout parameters, loops in functions, struct results, early returns, a
+// function calling another in a loop.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 8) in;
 layout(set = 0, binding = 0) writeonly buffer O { uint o[]; };
 struct Pair { int a; int b; };

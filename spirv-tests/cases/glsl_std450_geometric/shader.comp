@@ -1,8 +1,8 @@
 #version 450
+// GLSL.std.450 FaceForward, Reflect and Refract on vec3.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) readonly buffer V { float v[]; };
 layout(set = 0, binding = 1) readonly buffer E { float eta[]; };

@@ -1,8 +1,8 @@
 #version 450
+// GLSL.std.450 Ldexp, FrexpStruct and ModfStruct on float (exact results).
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 8) in;
 layout(set = 0, binding = 0) readonly buffer A { float a[]; };
 layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };

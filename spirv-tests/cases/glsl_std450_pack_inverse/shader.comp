@@ -1,8 +1,8 @@
 #version 450
+// Pack/Unpack{Snorm,Unorm}{4x8,2x16}, Pack/UnpackDouble2x32 and MatrixInverse of mat2, mat3, mat4.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 #extension GL_ARB_gpu_shader_fp64 : require
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) readonly buffer V { vec4 v[]; };

@@ -1,8 +1,8 @@
 #version 450
+// uint8_t arithmetic in a storage buffer: + - * / % negate min max abs clamp.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 32) in;
 layout(set = 0, binding = 0) readonly buffer A { uint8_t a[]; };
 layout(set = 0, binding = 1) readonly buffer B { uint8_t b[]; };

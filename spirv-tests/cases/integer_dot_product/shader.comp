@@ -1,4 +1,6 @@
 #version 450
+// SPV_KHR_integer_dot_product: OpSDot, OpUDot, OpSUDot and their AccSat forms on vectors and
+// packed 4x8 words.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require

@@ -1,8 +1,8 @@
 #version 450
+// transpose(mat4), outerProduct(vec2, vec2), determinant of mat3 and mat4.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 4) in;
 layout(set = 0, binding = 0) readonly buffer M { mat4 m[]; };
 layout(set = 0, binding = 1) readonly buffer V { vec4 v[]; };

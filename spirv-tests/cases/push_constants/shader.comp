@@ -1,8 +1,8 @@
 #version 450
+// A std430 push-constant block: uint, int, float, vec4 and a uint array.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 16) in;
 layout(push_constant) uniform P { uint a; int b; float c; vec4 v; uint arr[3]; } pc;
 layout(set = 0, binding = 0) writeonly buffer O { uint o[]; };

@@ -1,8 +1,9 @@
 #version 450
+// Shared memory and barriers: a tree reduction (sum and max) and a Hillis-Steele inclusive scan
+// ping-ponging between two shared rows.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer In { uint v[]; };
 layout(set = 0, binding = 1) writeonly buffer Red { uint red[]; };

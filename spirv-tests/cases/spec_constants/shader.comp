@@ -1,8 +1,9 @@
 #version 450
+// Specialization constants: the workgroup size, int, bool and float constants, a constant left at
+// its default, a spec-constant expression, a shared array sized by gl_WorkGroupSize.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const int K = 3;
 layout(constant_id = 2) const bool FLAG = false;

@@ -1,9 +1,10 @@
 #version 450
+// Array reads and writes of 4 elements along the innermost dimension, straddling its end, with and
+// without an out-of-bounds value.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_ARM_tensors : require
-
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0) uniform tensorARM<int, 2> a;
 layout(set = 0, binding = 1) uniform tensorARM<uint8_t, 2> b;

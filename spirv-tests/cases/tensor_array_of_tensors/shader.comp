@@ -1,4 +1,6 @@
 #version 450
+// An array of three tensors of different shapes indexed by a push constant and non-uniformly;
+// reads, writes and sizes.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require

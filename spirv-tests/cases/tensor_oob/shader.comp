@@ -1,9 +1,10 @@
 #version 450
+// Out-of-bounds tensor reads (with an OOB value or zero) and writes (dropped) on a padded 3x5
+// tensor, including huge coordinates.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_ARM_tensors : require
-
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0) uniform tensorARM<int, 2> t;
 layout(set = 0, binding = 1) uniform tensorARM<float, 2> f;

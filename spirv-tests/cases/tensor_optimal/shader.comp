@@ -1,9 +1,10 @@
 #version 450
+// Optimal-tiling tensors (int, float16, uint8; ranks 2 to 4) read and written next to a padded
+// linear one.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_ARM_tensors : require
-
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) uniform tensorARM<int, 3> src;
 layout(set = 0, binding = 1) uniform tensorARM<float16_t, 2> half_out;

@@ -1,4 +1,6 @@
 #version 450
+// int tensors of ranks 1 to 8 (packed and padded): reads, writes and every tensorSizeARM
+// dimension.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require

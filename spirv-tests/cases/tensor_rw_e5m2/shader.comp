@@ -1,4 +1,6 @@
 #version 450
+// floate5m2_t rank-3 tensors (padded source, packed destination): read, convert through float,
+// write.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -9,7 +11,6 @@
 #extension GL_ARM_tensors_bfloat16 : require
 #extension GL_ARM_tensors_float_e4m3 : require
 #extension GL_ARM_tensors_float_e5m2 : require
-
 layout(local_size_x = 8) in;
 layout(set = 0, binding = 0) uniform tensorARM<floate5m2_t, 3> src;
 layout(set = 0, binding = 1) uniform tensorARM<floate5m2_t, 3> dst;

@@ -1,9 +1,10 @@
 #version 450
+// uint64_t rank-3 tensors (packed source, padded destination): tensorReadARM, tensorWriteARM of x
+// * 3 + 1 (wrapping), tensorSizeARM.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_ARM_tensors : require
-
 layout(local_size_x = 8) in;
 layout(set = 0, binding = 0) uniform tensorARM<uint64_t, 3> src;
 layout(set = 0, binding = 1) uniform tensorARM<uint64_t, 3> dst;

@@ -1,8 +1,9 @@
 #version 450
+// A std140 uniform block: scalars, vec2/vec3 alignment, a float array and a struct array at
+// 16-byte strides, a mat3, an ivec4; the padding is poisoned.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 1) in;
 struct S { int i; vec2 p; };
 layout(std140, set = 0, binding = 0) uniform U {

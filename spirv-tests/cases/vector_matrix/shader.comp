@@ -1,8 +1,9 @@
 #version 450
+// mat4 * vec4, vec4 * mat4, mat3 * mat3, cross, dot, matrixCompMult, swizzles, length, matrix *
+// scalar (std430 column-major matrices).
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
-
 layout(local_size_x = 4) in;
 layout(set = 0, binding = 0) readonly buffer M { mat4 m[]; };
 layout(set = 0, binding = 1) readonly buffer V { vec4 v[]; };

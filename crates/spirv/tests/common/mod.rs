@@ -1,12 +1,15 @@
-//! Shared helpers for the integration tests: loading committed `.spv` files, binding host
-//! buffers and tensors, and running dispatches.
+//! Shared helpers for the integration tests: loading SPIR-V from the spirv-tests corpus, binding
+//! host buffers and tensors, and running dispatches. The value checks of these shaders are cases
+//! of the corpus (`spirv-tests/cases`); the tests here check what a case cannot express.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
 use tessera_spirv::{BoundResource, Module, Program, Resources, TensorElement};
 
-pub fn words(name: &str) -> Vec<u32> {
-    let path = format!("{}/tests/shaders/{name}.spv", env!("CARGO_MANIFEST_DIR"));
+/// The words of `spirv-tests/<path>`: a case's shader (`cases/<case>/<name>.spv`) or one of
+/// `shaders/` (built by `cargo xtask regen`).
+pub fn words(path: &str) -> Vec<u32> {
+    let path = format!("{}/../../spirv-tests/{path}", env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     bytes
         .chunks_exact(4)

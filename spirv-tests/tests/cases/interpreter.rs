@@ -1,0 +1,156 @@
+//! The `interpreter` backend: runs a case on tessera-spirv directly. Buffers and tensors are
+//! host memory records; optimal tensors are packed. Each run executes on 1 and on 2 worker
+//! threads.
+
+use std::collections::HashMap;
+
+use tessera_spirv::{BoundResource, Module, Program, Resources, TensorElement};
+use tessera_spirv_tests::{Elem, Kind, Run};
+
+use crate::{Backend, check};
+
+pub struct Interpreter;
+
+impl Backend for Interpreter {
+    fn name(&self) -> &'static str {
+        "interpreter"
+    }
+
+    fn run(&self, run: &Run) -> Result<(), String> {
+        let module = Module::parse(&run.spirv).map_err(|e| format!("parse: {e}"))?;
+        let program = Program::new(&module, &run.entry, &run.spec_pairs())
+            .map_err(|e| format!("lower: {e}"))?;
+        check_declarations(run, &program)?;
+        for threads in [1, 2] {
+            let got = dispatch(run, &program, threads)?;
+            check(run, &got, &format!(" [{threads} thread(s)]"))?;
+        }
+        Ok(())
+    }
+}
+
+struct Res(HashMap<(u32, u32, u32), BoundResource>);
+
+impl Resources for Res {
+    fn get(&self, set: u32, binding: u32, index: u32) -> Option<&BoundResource> {
+        self.0.get(&(set, binding, index))
+    }
+}
+
+fn element(format: Elem) -> TensorElement {
+    match format {
+        Elem::Bool => TensorElement::Bool8,
+        Elem::U8 => TensorElement::U8,
+        Elem::I8 => TensorElement::I8,
+        Elem::U16 => TensorElement::U16,
+        Elem::I16 => TensorElement::I16,
+        Elem::F16 => TensorElement::F16,
+        Elem::U32 => TensorElement::U32,
+        Elem::I32 => TensorElement::I32,
+        Elem::F32 => TensorElement::F32,
+        Elem::U64 => TensorElement::U64,
+        Elem::I64 => TensorElement::I64,
+        Elem::F64 => TensorElement::F64,
+        Elem::Bf16 => TensorElement::BF16,
+        Elem::E4m3 => TensorElement::F8E4M3,
+        Elem::E5m2 => TensorElement::F8E5M2,
+    }
+}
+
+/// 8-byte aligned memory (atomics need natural alignment), `len` bytes of it in use.
+struct Memory {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Memory {
+    fn new(init: &[u8]) -> Memory {
+        let words = init
+            .chunks(8)
+            .map(|chunk| {
+                let mut b = [0u8; 8];
+                b[..chunk.len()].copy_from_slice(chunk);
+                u64::from_le_bytes(b)
+            })
+            .collect();
+        Memory {
+            words,
+            len: init.len(),
+        }
+    }
+
+    fn ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr().cast()
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        self.words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .take(self.len)
+            .collect()
+    }
+}
+
+/// One dispatch on fresh copies of the initial contents; returns every binding's memory.
+fn dispatch(run: &Run, program: &Program, threads: usize) -> Result<Vec<Vec<Vec<u8>>>, String> {
+    let mut memories: Vec<Vec<Memory>> = run
+        .bindings
+        .iter()
+        .map(|b| b.elements.iter().map(|e| Memory::new(&e.init)).collect())
+        .collect();
+    let mut res = Res(HashMap::new());
+    for (b, mems) in run.bindings.iter().zip(memories.iter_mut()) {
+        for (k, (e, m)) in b.elements.iter().zip(mems.iter_mut()).enumerate() {
+            let record = match (&e.tensor, b.kind) {
+                (Some(t), Kind::Tensor) => BoundResource::Tensor {
+                    ptr: m.ptr(),
+                    len: m.len,
+                    format: element(t.format),
+                    dims: t.dims.clone(),
+                    // Optimal tiling has no layout of its own here: it is packed.
+                    strides: t.effective_strides(),
+                },
+                _ => BoundResource::Buffer {
+                    ptr: m.ptr(),
+                    len: e.buffer_range(),
+                },
+            };
+            res.0.insert((b.set, b.binding, k as u32), record);
+        }
+    }
+    // SAFETY: every record points into a `Memory` in `memories` (a buffer's range is at most
+    // its memory's length), alive and not otherwise accessed until the dispatch returns.
+    unsafe { program.dispatch(&res, &run.push, run.base, run.dispatch, threads) }
+        .map_err(|e| format!("dispatch [{threads} thread(s)]: {e}"))?;
+    drop(res);
+    Ok(memories
+        .iter()
+        .map(|mems| mems.iter().map(Memory::bytes).collect())
+        .collect())
+}
+
+fn check_declarations(run: &Run, program: &Program) -> Result<(), String> {
+    for d in program.resources() {
+        let Some(b) = run
+            .bindings
+            .iter()
+            .find(|b| b.set == d.set && b.binding == d.binding)
+        else {
+            return Err(format!(
+                "the shader uses set {} binding {}, which the case does not bind",
+                d.set, d.binding
+            ));
+        };
+        let want = d.array_len.unwrap_or(1).max(1) as usize;
+        if b.elements.len() != want {
+            return Err(format!(
+                "set {} binding {}: the shader declares {want} descriptor(s), the case binds {}",
+                d.set,
+                d.binding,
+                b.elements.len()
+            ));
+        }
+    }
+    Ok(())
+}
