@@ -260,3 +260,31 @@ fn buffer_device_addresses_follow_memory_offsets() {
     let addr_khr = unsafe { ctx.device.get_buffer_device_address_khr(&info) };
     assert_eq!(addr_khr, addr_a, "vkGetBufferDeviceAddressKHR agrees");
 }
+
+/// Freed memory goes back to the heap: two allocations of 60% of the heap, one freed before the
+/// other, both succeed (and a third while the second is live does not).
+#[test]
+fn freed_memory_returns_to_the_heap() {
+    let ctx = Ctx::new();
+    let heap = ctx.memory_properties.memory_heaps[0].size;
+    let size = heap / 10 * 6;
+    let info = vk::MemoryAllocateInfo::builder()
+        .allocation_size(size)
+        .memory_type_index(ctx.memory_type);
+    // SAFETY: valid allocations, never mapped or bound; each is freed once. Large allocations
+    // are lazily zeroed pages, so nothing is touched.
+    unsafe {
+        let first = ctx.device.allocate_memory(&info, None).expect("first");
+        ctx.device.free_memory(first, None);
+        let second = ctx
+            .device
+            .allocate_memory(&info, None)
+            .expect("second, after the free");
+        assert_eq!(
+            ctx.device.allocate_memory(&info, None),
+            Err(vk::ErrorCode::OUT_OF_DEVICE_MEMORY),
+            "the heap is 60% used"
+        );
+        ctx.device.free_memory(second, None);
+    }
+}

@@ -1247,7 +1247,7 @@ pub static ENTRIES: &[Entry] = &[
     entry!(
         "vkFreeMemory",
         NonNullPFN_vkFreeMemory,
-        unsupported::vkFreeMemory,
+        entrypoints::vkFreeMemory,
         Scope::Device,
         Requirement::Core(1, 0)
     ),

@@ -2344,6 +2344,32 @@ pub unsafe extern "system" fn vkFreeDescriptorSets(
     })
 }
 
+/// `vkFreeMemory`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkFreeMemory(
+    device: VkDevice,
+    memory: VkDeviceMemory,
+    _pAllocator: *const VkAllocationCallbacks,
+) {
+    boundary::void("vkFreeMemory", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkFreeMemory-device-parameter",
+            )?;
+            let memory = handle::remove::<tessera_runtime::memory::DeviceMemory>(
+                memory.raw(),
+                "VUID-vkFreeMemory-memory-parameter",
+            )?;
+            let _ = (device, memory);
+            Ok(())
+        }
+    })
+}
+
 /// `vkGetBufferDeviceAddress`.
 ///
 /// # Safety

@@ -979,18 +979,6 @@ pub unsafe extern "system" fn vkDestroySamplerYcbcrConversion(
     )
 }
 
-/// `vkFreeMemory`: Tessera does not implement it (see [`Why`]); no pointer is read.
-///
-/// # Safety
-/// Callable with any arguments.
-pub unsafe extern "system" fn vkFreeMemory(
-    _device: VkDevice,
-    _memory: VkDeviceMemory,
-    _pAllocator: *const VkAllocationCallbacks,
-) {
-    unsupported_void("vkFreeMemory", Why::Graphics)
-}
-
 /// `vkGetDeviceImageMemoryRequirements`: Tessera does not implement it (see [`Why`]); no pointer is read.
 ///
 /// # Safety

@@ -47,6 +47,11 @@ pub fn destroyed_param(reg: &super::registry::Registry, cmd: &Command) -> Option
         .name
         .strip_prefix("vkDestroy")
         .or_else(|| cmd.name.strip_prefix("vkFree"))?;
+    let object = if object == "Memory" {
+        "DeviceMemory"
+    } else {
+        object
+    };
     cmd.params
         .iter()
         .position(|p| p.pointers == 0 && reg.resolve_type(&p.ty) == format!("Vk{object}"))

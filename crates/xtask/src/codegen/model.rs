@@ -115,7 +115,12 @@ fn destroys_object(cmd: &Command) -> bool {
     else {
         return false;
     };
-    let ty = format!("Vk{object}");
+    // `vkFreeMemory` frees a `VkDeviceMemory`.
+    let ty = if object == "Memory" {
+        "VkDeviceMemory".to_string()
+    } else {
+        format!("Vk{object}")
+    };
     cmd.params.len() == 3 && cmd.params[1].ty == ty && config::OBJECTS.iter().any(|(h, _)| *h == ty)
 }
 
