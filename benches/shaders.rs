@@ -39,10 +39,10 @@ use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::vulkanalia::vk::ArmTensorsExtensionDeviceCommands;
 use tessera_e2e::*;
 
-const TENSOR_ADD_SPV: &[u8] = include_bytes!("shaders/tensor_add.spv");
-const ROW_SUM_SPV: &[u8] = include_bytes!("shaders/row_sum.spv");
-const TRANSPOSE_SPV: &[u8] = include_bytes!("shaders/transpose.spv");
-const TINY_GROUPS_SPV: &[u8] = include_bytes!("shaders/tiny_groups.spv");
+const TENSOR_ADD_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_tensor_add.spv");
+const ROW_SUM_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_row_sum.spv");
+const TRANSPOSE_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_transpose.spv");
+const TINY_GROUPS_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_tiny_groups.spv");
 
 /// Rows and columns of the 2D tensors (4096×4096 R32_SFLOAT: 64 MiB).
 const N: i64 = 4096;

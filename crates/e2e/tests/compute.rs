@@ -8,7 +8,7 @@ use tessera_e2e::vulkanalia::vk::KhrMaintenance6ExtensionDeviceCommands;
 use tessera_e2e::*;
 
 const LINEAR: vk::TensorTilingARM = vk::TensorTilingARM::LINEAR;
-const DOUBLE_SPV: &[u8] = include_bytes!("../shaders/double.spv");
+const DOUBLE_SPV: &[u8] = include_bytes!("../../../spirv-tests/shaders/double.spv");
 
 /// The `double` pipeline: out[i] = in[i] * 2 + push.
 fn double_pipeline(ctx: &Ctx, input: vk::Buffer, output: vk::Buffer) -> BufferPipeline {
@@ -246,7 +246,7 @@ fn pipeline_cache_data_has_the_standard_header() {
     unsafe { ctx.device.destroy_pipeline_cache(cache, None) };
 }
 
-const TENSOR_SCALE_SPV: &[u8] = include_bytes!("../shaders/tensor_scale.spv");
+const TENSOR_SCALE_SPV: &[u8] = include_bytes!("../../../spirv-tests/shaders/tensor_scale.spv");
 
 /// A GLSL `GL_ARM_tensors` shader through the loader: tensor reads (packed source), writes (padded
 /// destination), size queries and an out-of-bounds read with an explicit value.
@@ -404,4 +404,81 @@ fn tensor_shader_reads_writes_and_queries() {
             "padding of row {r} untouched"
         );
     }
+}
+
+const PIPELINE_LIMITS_SPV: &[u8] =
+    include_bytes!("../../../spirv-tests/shaders/pipeline_limits.spv");
+
+/// Creates the `pipeline_limits` shader's pipeline with spec constants 0–2 = the workgroup size
+/// and 3 = the shared-memory words.
+fn limits_pipeline(ctx: &Ctx, size: [u32; 3], shared_words: u32) -> VkResult<vk::Pipeline> {
+    let module = shader_module(ctx, &words(PIPELINE_LIMITS_SPV));
+    let set_layout = storage_layout(ctx, 1);
+    let layout = pipeline_layout(ctx, set_layout, 0);
+    let entries: Vec<_> = (0..4)
+        .map(|i| {
+            vk::SpecializationMapEntry::builder()
+                .constant_id(i)
+                .offset(i * 4)
+                .size(4)
+        })
+        .collect();
+    let data: Vec<u8> = [size[0], size[1], size[2], shared_words]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let spec = vk::SpecializationInfo::builder()
+        .map_entries(&entries)
+        .data(&data);
+    let stage = vk::PipelineShaderStageCreateInfo::builder()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module)
+        .name(b"main\0")
+        .specialization_info(&spec);
+    let info = [vk::ComputePipelineCreateInfo::builder()
+        .stage(stage)
+        .layout(layout)];
+    // SAFETY: valid create infos on a live device.
+    let result = unsafe {
+        ctx.device
+            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+    }
+    .map(|(p, _)| p[0]);
+    // SAFETY: the module and layouts are not used by anything else.
+    unsafe {
+        ctx.device.destroy_shader_module(module, None);
+        ctx.device.destroy_pipeline_layout(layout, None);
+        ctx.device.destroy_descriptor_set_layout(set_layout, None);
+    }
+    result
+}
+
+/// A shader whose workgroup or shared memory exceeds the limits the device reports fails at
+/// pipeline creation (sizes set through specialization constants, as a user would): the limits
+/// themselves pass.
+#[test]
+fn pipelines_beyond_the_compute_limits_fail() {
+    let ctx = Ctx::for_shaders();
+    let l = &ctx.properties.limits;
+    assert_eq!(l.max_compute_work_group_size, [1024, 1024, 64]);
+    assert_eq!(l.max_compute_work_group_invocations, 1024);
+    assert_eq!(l.max_compute_shared_memory_size, 65536);
+    let ok = |size, words| {
+        let p = limits_pipeline(&ctx, size, words).expect("a pipeline within the limits");
+        // SAFETY: the pipeline is not used.
+        unsafe { ctx.device.destroy_pipeline(p, None) };
+    };
+    ok([1024, 1, 1], 1);
+    ok([1, 1, 64], 1);
+    ok([32, 32, 1], 1);
+    ok([64, 1, 1], 16384);
+    let invalid = Err(vk::ErrorCode::VALIDATION_FAILED);
+    // maxComputeWorkGroupSize[0] is 1024.
+    assert_eq!(limits_pipeline(&ctx, [1025, 1, 1], 1), invalid);
+    // maxComputeWorkGroupSize[2] is 64.
+    assert_eq!(limits_pipeline(&ctx, [1, 1, 65], 1), invalid);
+    // 2048 invocations; maxComputeWorkGroupInvocations is 1024.
+    assert_eq!(limits_pipeline(&ctx, [1024, 2, 1], 1), invalid);
+    // 65540 bytes of shared memory; maxComputeSharedMemorySize is 65536.
+    assert_eq!(limits_pipeline(&ctx, [64, 1, 1], 16385), invalid);
 }

@@ -10,7 +10,7 @@ use tessera_e2e::compute::BufferPipeline;
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::*;
 
-const FOREVER_SPV: &[u8] = include_bytes!("../shaders/forever.spv");
+const FOREVER_SPV: &[u8] = include_bytes!("../../../spirv-tests/shaders/forever.spv");
 
 /// Records and submits `forever.comp` (4 workgroups of 4) on `ctx`, signalling `fence`.
 fn submit_forever(ctx: &Ctx, buf: vk::Buffer, fence: vk::Fence) -> BufferPipeline {

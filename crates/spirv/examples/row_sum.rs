@@ -1,4 +1,4 @@
-//! Profiling harness: runs `benches/shaders/row_sum.spv` on the interpreter directly (no Vulkan).
+//! Profiling harness: runs `spirv-tests/shaders/bench_row_sum.spv` on the interpreter directly (no Vulkan).
 //! `cargo run --release -p tessera-spirv --example row_sum -- [rows] [threads] [reps] [dump]`
 use std::time::Instant;
 use tessera_spirv::{BoundResource, Module, Program, Resources, TensorElement};
@@ -16,7 +16,7 @@ fn main() {
     let threads: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
     let reps: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(3);
     let cols = 4096u64;
-    let bytes = include_bytes!("../../../benches/shaders/row_sum.spv");
+    let bytes = include_bytes!("../../../spirv-tests/shaders/bench_row_sum.spv");
     let words: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))

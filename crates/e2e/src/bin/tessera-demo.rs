@@ -26,7 +26,7 @@ const TENSOR_DIMS: [i64; 3] = [64, 64, 256];
 /// Timed submits of the tensor copy command buffer.
 const TENSOR_SUBMITS: u32 = 8;
 /// The dense layer's SPIR-V (`y = relu(W·x + b)`).
-const DENSE_RELU_SPV: &[u8] = include_bytes!("../../shaders/dense_relu.spv");
+const DENSE_RELU_SPV: &[u8] = include_bytes!("../../../../spirv-tests/shaders/dense_relu.spv");
 /// Dense layer shape: W is `DENSE_ROWS`×`DENSE_COLS`.
 const DENSE_ROWS: i64 = 512;
 const DENSE_COLS: i64 = 1024;
