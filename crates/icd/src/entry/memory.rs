@@ -39,10 +39,10 @@ pub(crate) unsafe fn map_memory(
     memory: Arc<DeviceMemory>,
     offset: VkDeviceSize,
     size: VkDeviceSize,
-    _flags: VkMemoryMapFlags,
+    flags: VkMemoryMapFlags,
     out: *mut *mut c_void,
 ) -> Result<VkResult> {
-    let ptr = memory.map(offset, whole(size))?;
+    let ptr = memory.map2(flags, offset, whole(size))?;
     // SAFETY: forwarded.
     unsafe { write_mapping(ptr, out) }
 }

@@ -6,7 +6,7 @@
 #[allow(unused_imports)]
 use std::ffi::{c_char, c_int, c_void};
 
-use tessera_runtime::Result;
+use tessera_runtime::{Result, ensure};
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use super::read::*;
@@ -181,6 +181,11 @@ pub unsafe extern "system" fn vkBindTensorMemoryARM(
     boundary::result("vkBindTensorMemoryARM", || {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                bindInfoCount != 0,
+                "VUID-vkBindTensorMemoryARM-bindInfoCount-arraylength",
+                "bindInfoCount is 0"
+            );
             let device = handle::lookup::<tessera_runtime::device::Device>(
                 device.raw(),
                 "VUID-vkBindTensorMemoryARM-device-parameter",
@@ -216,6 +221,11 @@ pub unsafe extern "system" fn vkCmdBindDescriptorSets(
     boundary::command("vkCmdBindDescriptorSets", commandBuffer, |rec| {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                descriptorSetCount != 0,
+                "VUID-vkCmdBindDescriptorSets-descriptorSetCount-arraylength",
+                "descriptorSetCount is 0"
+            );
             let pipeline_bind_point = check_enum(
                 pipelineBindPoint,
                 &[0, 1, 1000134000, 1000165000, 1000369003, 1000507000],
@@ -320,6 +330,11 @@ pub unsafe extern "system" fn vkCmdCopyBuffer(
     boundary::command("vkCmdCopyBuffer", commandBuffer, |rec| {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                regionCount != 0,
+                "VUID-vkCmdCopyBuffer-regionCount-arraylength",
+                "regionCount is 0"
+            );
             let src_buffer = handle::lookup::<tessera_runtime::buffer::Buffer>(
                 srcBuffer.raw(),
                 "VUID-vkCmdCopyBuffer-srcBuffer-parameter",
@@ -501,6 +516,11 @@ pub unsafe extern "system" fn vkCmdExecuteCommands(
     boundary::command("vkCmdExecuteCommands", commandBuffer, |rec| {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                commandBufferCount != 0,
+                "VUID-vkCmdExecuteCommands-commandBufferCount-arraylength",
+                "commandBufferCount is 0"
+            );
             let command_buffers = array(
                 pCommandBuffers,
                 commandBufferCount as usize,
@@ -659,6 +679,11 @@ pub unsafe extern "system" fn vkCmdPushConstants(
     boundary::command("vkCmdPushConstants", commandBuffer, |rec| {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                size != 0,
+                "VUID-vkCmdPushConstants-size-arraylength",
+                "size is 0"
+            );
             let layout = handle::lookup::<tessera_runtime::descriptor::PipelineLayout>(
                 layout.raw(),
                 "VUID-vkCmdPushConstants-layout-parameter",
@@ -888,6 +913,11 @@ pub unsafe extern "system" fn vkCmdWaitEvents(
     boundary::command("vkCmdWaitEvents", commandBuffer, |rec| {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                eventCount != 0,
+                "VUID-vkCmdWaitEvents-eventCount-arraylength",
+                "eventCount is 0"
+            );
             let events = array(
                 pEvents,
                 eventCount as usize,
@@ -969,6 +999,11 @@ pub unsafe extern "system" fn vkCmdWaitEvents2(
     boundary::command("vkCmdWaitEvents2", commandBuffer, |rec| {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                eventCount != 0,
+                "VUID-vkCmdWaitEvents2-eventCount-arraylength",
+                "eventCount is 0"
+            );
             let events = array(
                 pEvents,
                 eventCount as usize,
@@ -2264,6 +2299,11 @@ pub unsafe extern "system" fn vkFlushMappedMemoryRanges(
     boundary::result("vkFlushMappedMemoryRanges", || {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                memoryRangeCount != 0,
+                "VUID-vkFlushMappedMemoryRanges-memoryRangeCount-arraylength",
+                "memoryRangeCount is 0"
+            );
             let device = handle::lookup::<tessera_runtime::device::Device>(
                 device.raw(),
                 "VUID-vkFlushMappedMemoryRanges-device-parameter",
@@ -3687,6 +3727,11 @@ pub unsafe extern "system" fn vkInvalidateMappedMemoryRanges(
     boundary::result("vkInvalidateMappedMemoryRanges", || {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                memoryRangeCount != 0,
+                "VUID-vkInvalidateMappedMemoryRanges-memoryRangeCount-arraylength",
+                "memoryRangeCount is 0"
+            );
             let device = handle::lookup::<tessera_runtime::device::Device>(
                 device.raw(),
                 "VUID-vkInvalidateMappedMemoryRanges-device-parameter",
@@ -3779,6 +3824,11 @@ pub unsafe extern "system" fn vkMergePipelineCaches(
     boundary::result("vkMergePipelineCaches", || {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                srcCacheCount != 0,
+                "VUID-vkMergePipelineCaches-srcCacheCount-arraylength",
+                "srcCacheCount is 0"
+            );
             let device = handle::lookup::<tessera_runtime::device::Device>(
                 device.raw(),
                 "VUID-vkMergePipelineCaches-device-parameter",
@@ -4017,6 +4067,11 @@ pub unsafe extern "system" fn vkResetFences(
     boundary::result("vkResetFences", || {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                fenceCount != 0,
+                "VUID-vkResetFences-fenceCount-arraylength",
+                "fenceCount is 0"
+            );
             let device = handle::lookup::<tessera_runtime::device::Device>(
                 device.raw(),
                 "VUID-vkResetFences-device-parameter",
@@ -4328,6 +4383,11 @@ pub unsafe extern "system" fn vkWaitForFences(
     boundary::result("vkWaitForFences", || {
         // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
         unsafe {
+            ensure!(
+                fenceCount != 0,
+                "VUID-vkWaitForFences-fenceCount-arraylength",
+                "fenceCount is 0"
+            );
             let device = handle::lookup::<tessera_runtime::device::Device>(
                 device.raw(),
                 "VUID-vkWaitForFences-device-parameter",

@@ -92,6 +92,19 @@ fn shell(
     }
     consumed.retain(|c| !kept.contains(c));
     let mut lets = String::new();
+    // Counts that may not be zero (`VUID-…-arraylength`).
+    for c in &consumed {
+        if let Some(count) = cmd.params.iter().find(|p| p.name == *c)
+            && !count.is_optional()
+        {
+            writeln!(
+                lets,
+                "ensure!({c} != 0, {}, \"{c} is 0\");",
+                string(&format!("VUID-{name}-{c}-arraylength"))
+            )
+            .unwrap();
+        }
+    }
     let mut args = Vec::new();
     for (i, p) in cmd.params.iter().enumerate() {
         let pn = &ident(&p.name);
@@ -526,7 +539,7 @@ pub fn emit(model: &Model, mirrors: &mut Mirrors) -> Result<Vec<(String, String)
          `crate::boundary` (panics caught, errors to `VkResult`) and returns.\n\n\
          #![allow(non_snake_case, unused_unsafe, clippy::redundant_closure)]\n\n\
          #[allow(unused_imports)]\nuse std::ffi::{{c_char, c_int, c_void}};\n\n\
-         use tessera_runtime::Result;\n\
+         use tessera_runtime::{{Result, ensure}};\n\
          use vulkan_headers::vulkan::vulkan_core::*;\n\n\
          use super::read::*;\n\
          use crate::conv::*;\n\
