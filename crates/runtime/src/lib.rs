@@ -34,6 +34,7 @@ pub mod queue;
 pub mod sampler;
 pub mod sync;
 pub mod tensor;
+pub mod unsupported;
 pub mod vk;
 
 pub use error::{Error, Result};

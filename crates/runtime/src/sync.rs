@@ -352,6 +352,30 @@ impl Event {
         self.hub.notify();
     }
 
+    /// `vkGetEventStatus`: whether the event is set.
+    ///
+    /// # Errors
+    /// `Validation` on a device-only event.
+    pub fn host_status(&self) -> Result<bool> {
+        self.check_host_access("VUID-vkGetEventStatus-event-03940")?;
+        Ok(self.is_set())
+    }
+
+    /// `vkSetEvent` (`set`) / `vkResetEvent` from the host.
+    ///
+    /// # Errors
+    /// `Validation` on a device-only event.
+    pub fn host_store(&self, set: bool) -> Result<()> {
+        let vuid = if set {
+            "VUID-vkSetEvent-event-03941"
+        } else {
+            "VUID-vkResetEvent-event-03823"
+        };
+        self.check_host_access(vuid)?;
+        self.store(set);
+        Ok(())
+    }
+
     /// Host `vkSetEvent` / `vkResetEvent` / `vkGetEventStatus` checks.
     ///
     /// # Errors

@@ -502,6 +502,23 @@ pub struct TensorView {
     format: &'static TensorFormat,
 }
 
+/// `vkGetTensorOpaqueCaptureDescriptorDataARM` (`view`: false) and its tensor-view twin:
+/// descriptor-buffer capture and replay needs `VK_EXT_descriptor_buffer`, which Tessera does not
+/// implement.
+///
+/// # Errors
+/// `Validation` always, naming the feature rule.
+pub fn opaque_capture_descriptor_data(view: bool) -> Result<()> {
+    Err(Error::invalid(
+        if view {
+            "VUID-vkGetTensorViewOpaqueCaptureDescriptorDataARM-descriptorBufferCaptureReplay-09706"
+        } else {
+            "VUID-vkGetTensorOpaqueCaptureDescriptorDataARM-descriptorBufferCaptureReplay-09702"
+        },
+        "descriptorBufferCaptureReplay and descriptorBufferTensorDescriptors are not supported (no VK_EXT_descriptor_buffer)",
+    ))
+}
+
 impl TensorView {
     /// `vkCreateTensorViewARM`.
     ///

@@ -269,6 +269,11 @@ pub(crate) unsafe fn get_physical_device_external_tensor_properties_arm(
 ) -> Result<()> {
     // SAFETY: a valid struct per the spec.
     let dst = unsafe { deref_mut(out, "pExternalTensorProperties")? };
+    check_stype(
+        dst.sType,
+        VK_STRUCTURE_TYPE_EXTERNAL_TENSOR_PROPERTIES_ARM,
+        "VUID-VkExternalTensorPropertiesARM-sType-sType",
+    )?;
     let props = vk::ExternalTensorPropertiesARM {
         external_memory_properties: pd.external_memory_properties(),
     };

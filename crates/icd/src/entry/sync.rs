@@ -90,8 +90,7 @@ pub(crate) unsafe fn create_event(
 }
 
 pub(crate) fn get_event_status(_device: Arc<Device>, event: Arc<Event>) -> Result<VkResult> {
-    event.check_host_access("VUID-vkGetEventStatus-event-03940")?;
-    Ok(if event.is_set() {
+    Ok(if event.host_status()? {
         VK_EVENT_SET
     } else {
         VK_EVENT_RESET
@@ -99,13 +98,9 @@ pub(crate) fn get_event_status(_device: Arc<Device>, event: Arc<Event>) -> Resul
 }
 
 pub(crate) fn set_event(_device: Arc<Device>, event: Arc<Event>) -> Result<VkResult> {
-    event.check_host_access("VUID-vkSetEvent-event-03941")?;
-    event.store(true);
-    Ok(VK_SUCCESS)
+    event.host_store(true).map(|()| VK_SUCCESS)
 }
 
 pub(crate) fn reset_event(_device: Arc<Device>, event: Arc<Event>) -> Result<VkResult> {
-    event.check_host_access("VUID-vkResetEvent-event-03823")?;
-    event.store(false);
-    Ok(VK_SUCCESS)
+    event.host_store(false).map(|()| VK_SUCCESS)
 }

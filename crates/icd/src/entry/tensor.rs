@@ -5,11 +5,11 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
+use tessera_runtime::Result;
 use tessera_runtime::cmd::Recorder;
 use tessera_runtime::device::Device;
-use tessera_runtime::tensor::{Tensor, TensorView};
+use tessera_runtime::tensor::{Tensor, TensorView, opaque_capture_descriptor_data};
 use tessera_runtime::vk::structs as vk;
-use tessera_runtime::{Error, Result};
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::conv::write_handle;
@@ -76,10 +76,7 @@ pub(crate) fn get_tensor_opaque_capture_descriptor_data_arm(
     _info: vk::TensorCaptureDescriptorDataInfoARM,
     _data: *mut c_void,
 ) -> Result<VkResult> {
-    Err(Error::invalid(
-        "VUID-vkGetTensorOpaqueCaptureDescriptorDataARM-descriptorBufferCaptureReplay-09702",
-        "descriptorBufferCaptureReplay and descriptorBufferTensorDescriptors are not supported (no VK_EXT_descriptor_buffer)",
-    ))
+    opaque_capture_descriptor_data(false).map(|()| VK_SUCCESS)
 }
 
 pub(crate) fn get_tensor_view_opaque_capture_descriptor_data_arm(
@@ -87,8 +84,5 @@ pub(crate) fn get_tensor_view_opaque_capture_descriptor_data_arm(
     _info: vk::TensorViewCaptureDescriptorDataInfoARM,
     _data: *mut c_void,
 ) -> Result<VkResult> {
-    Err(Error::invalid(
-        "VUID-vkGetTensorViewOpaqueCaptureDescriptorDataARM-descriptorBufferCaptureReplay-09706",
-        "descriptorBufferCaptureReplay and descriptorBufferTensorDescriptors are not supported (no VK_EXT_descriptor_buffer)",
-    ))
+    opaque_capture_descriptor_data(true).map(|()| VK_SUCCESS)
 }
