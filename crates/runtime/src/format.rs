@@ -71,16 +71,16 @@ mod tests {
 
     #[test]
     fn lookup_and_classes() {
-        let u8f = tensor_format(13).unwrap();
-        let bool8 = tensor_format(1_000_460_000).unwrap();
-        let f32f = tensor_format(100).unwrap();
+        let u8f = tensor_format(VK_FORMAT_R8_UINT).unwrap();
+        let bool8 = tensor_format(VK_FORMAT_R8_BOOL_ARM).unwrap();
+        let f32f = tensor_format(VK_FORMAT_R32_SFLOAT).unwrap();
         assert_eq!(u8f.name, "R8_UINT");
         assert!(u8f.compatible(bool8));
         assert!(!u8f.compatible(f32f));
         assert!(
-            tensor_format(37).is_none(),
+            tensor_format(VK_FORMAT_R8G8B8A8_UNORM).is_none(),
             "R8G8B8A8_UNORM is not a tensor format"
         );
-        assert!(tensor_format(0).is_none());
+        assert!(tensor_format(VK_FORMAT_UNDEFINED).is_none());
     }
 }

@@ -862,7 +862,7 @@ mod tests {
             vuid(t.bind(mem.clone(), 0)),
             "VUID-VkBindTensorMemoryInfoARM-tensor-09712"
         );
-        let bool_view = TensorView::new(t.clone(), 1_000_460_000, shader).unwrap();
+        let bool_view = TensorView::new(t.clone(), VK_FORMAT_R8_BOOL_ARM, shader).unwrap();
         assert_eq!(bool_view.format().name, "R8_BOOL_ARM");
         assert_eq!(
             vuid(TensorView::new(t.clone(), R32_UINT, shader)),
@@ -870,7 +870,11 @@ mod tests {
         );
         // R8_UNORM (same class, MUTABLE_FORMAT) has no SPIR-V type, so no TENSOR_SHADER feature.
         assert_eq!(
-            vuid(TensorView::new(t.clone(), 9, format_features)),
+            vuid(TensorView::new(
+                t.clone(),
+                VK_FORMAT_R8_UNORM,
+                format_features
+            )),
             "VUID-VkTensorViewCreateInfoARM-usage-09748"
         );
         assert!(TensorView::new(t.clone(), R8_UINT, format_features).is_ok());

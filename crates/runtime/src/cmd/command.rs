@@ -16,9 +16,11 @@ use tessera_kernels::CopyPlan;
 use super::Recording;
 
 /// `VK_BUFFER_USAGE_TRANSFER_SRC_BIT`.
-pub const USAGE_TRANSFER_SRC: u64 = 0x1;
+pub const USAGE_TRANSFER_SRC: u64 =
+    vulkan_headers::vulkan::vulkan_core::VK_BUFFER_USAGE_TRANSFER_SRC_BIT as u64;
 /// `VK_BUFFER_USAGE_TRANSFER_DST_BIT`.
-pub const USAGE_TRANSFER_DST: u64 = 0x2;
+pub const USAGE_TRANSFER_DST: u64 =
+    vulkan_headers::vulkan::vulkan_core::VK_BUFFER_USAGE_TRANSFER_DST_BIT as u64;
 
 /// One region of a buffer-to-buffer copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
