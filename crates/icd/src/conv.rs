@@ -16,16 +16,6 @@ use vulkan_headers::vulkan::vulkan_core::*;
 /// Longest `pNext` chain we walk (a guard against cycles in a corrupt chain).
 const MAX_CHAIN: usize = 256;
 
-/// Borrows `*p`, failing on null.
-///
-/// # Safety
-/// `p` must be null or valid for reads of `T` for `'a`.
-pub unsafe fn deref<'a, T>(p: *const T, what: &'static str) -> Result<&'a T> {
-    // SAFETY: caller contract; null is rejected by `as_ref`.
-    unsafe { p.as_ref() }
-        .ok_or_else(|| Error::invalid("VUID-*-parameter", format!("{what} is NULL")))
-}
-
 /// Mutably borrows `*p`, failing on null.
 ///
 /// # Safety
@@ -304,21 +294,6 @@ pub fn check_flags<F: Copy + Into<u64>>(
     Ok(value)
 }
 
-/// Borrows a NUL-terminated string.
-///
-/// # Safety
-/// `p` must be null or point to a NUL-terminated string valid for `'a`.
-pub unsafe fn cstr<'a>(p: *const c_char, what: &'static str) -> Result<&'a CStr> {
-    if p.is_null() {
-        return Err(Error::invalid(
-            "VUID-*-parameter",
-            format!("{what} is NULL"),
-        ));
-    }
-    // SAFETY: non-null and NUL-terminated by the caller's contract.
-    Ok(unsafe { CStr::from_ptr(p) })
-}
-
 /// Checks a struct's `sType`.
 ///
 /// # Errors
@@ -406,18 +381,6 @@ pub unsafe fn chain_mut(p_next: *mut c_void) -> Vec<(VkStructureType, *mut VkBas
     out
 }
 
-/// Writes a NUL-terminated copy of `src` into a fixed `char` array (truncating).
-pub fn copy_cstr(dst: &mut [c_char], src: &CStr) {
-    let bytes = src.to_bytes();
-    let n = bytes.len().min(dst.len().saturating_sub(1));
-    for (d, s) in dst.iter_mut().zip(&bytes[..n]) {
-        *d = *s as c_char;
-    }
-    if let Some(end) = dst.get_mut(n) {
-        *end = 0;
-    }
-}
-
 /// The two-call idiom: with `out` null, writes the count; otherwise writes up to `*count`
 /// elements produced by `write_item` and returns `VK_INCOMPLETE` when that was not all.
 ///
@@ -484,22 +447,6 @@ pub fn zeroed<T: Copy>() -> T {
     unsafe { std::mem::zeroed() }
 }
 
-/// Names of extension strings in a create-info array.
-///
-/// # Safety
-/// `names` must hold `count` valid NUL-terminated strings (or be null with `count == 0`).
-pub unsafe fn extension_names<'a>(
-    names: *const *const c_char,
-    count: u32,
-) -> Result<Vec<&'a CStr>> {
-    // SAFETY: caller contract.
-    let ptrs = unsafe { slice(names, count, "ppEnabledExtensionNames")? };
-    ptrs.iter()
-        // SAFETY: each entry is a valid string (caller contract).
-        .map(|p| unsafe { cstr(*p, "ppEnabledExtensionNames[i]") })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,7 +482,7 @@ mod tests {
     #[test]
     fn copies_strings() {
         let mut buf = [1 as c_char; 4];
-        copy_cstr(&mut buf, c"abcdef");
+        copy_cstr_str(&mut buf, "abcdef");
         assert_eq!(buf, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
     }
 }

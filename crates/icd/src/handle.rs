@@ -152,14 +152,6 @@ pub fn get_optional<T: Object>(handle: u64, vuid: &'static str) -> Result<Option
     lookup(handle, vuid).map(Some)
 }
 
-/// The live object behind `handle`.
-///
-/// # Errors
-/// `Validation` when the handle is null, destroyed, or of another type.
-pub fn get<T: Object>(handle: u64) -> Result<Arc<T>> {
-    lookup(handle, "VUID-*-parameter (handle)")
-}
-
 /// Unregisters `handle` and returns its object; `Ok(None)` for `VK_NULL_HANDLE`.
 ///
 /// # Errors
@@ -243,11 +235,11 @@ mod tests {
     #[test]
     fn lookups_check_liveness_and_type() {
         let h = insert(Arc::new(A));
-        assert!(get::<A>(h).is_ok());
-        assert!(get::<B>(h).is_err());
+        assert!(lookup::<A>(h, "VUID-x").is_ok());
+        assert!(lookup::<B>(h, "VUID-x").is_err());
         assert!(remove::<B>(h, "VUID-x").is_err());
         assert!(remove::<A>(h, "VUID-x").unwrap().is_some());
-        assert!(get::<A>(h).is_err());
+        assert!(lookup::<A>(h, "VUID-x").is_err());
         assert!(remove::<A>(0, "VUID-x").unwrap().is_none());
     }
 
@@ -258,7 +250,7 @@ mod tests {
         // SAFETY: the handle is the address of a live boxed `LoaderSlot`.
         let word = unsafe { *(h as usize as *const usize) };
         assert_eq!(word, ICD_LOADER_MAGIC);
-        assert!(get::<B>(h).is_ok());
+        assert!(lookup::<B>(h, "VUID-x").is_ok());
         assert_eq!(handle_of(&obj), Some(h));
         remove::<B>(h, "VUID-x").unwrap();
         assert_eq!(handle_of(&obj), None);

@@ -1,13 +1,17 @@
 //! Tessera's Vulkan ICD: the shared library the Khronos loader (or an application such as ncnn)
 //! loads.
 //!
-//! This is the only crate with `extern "system"` functions and raw pointers. Its contract:
+//! This is the only crate with `extern "system"` functions and raw pointers, and it is the FFI edge
+//! only: every rule about the objects themselves is the runtime's. Its contract:
 //! - exports exactly `vk_icdNegotiateLoaderICDInterfaceVersion`, `vk_icdGetInstanceProcAddr` and
 //!   `vk_icdGetPhysicalDeviceProcAddr` (loader interface 7, see `../shared/docs/icd-interface.md`);
-//!   every Vulkan command is reached through the proc-addr tables in [`dispatch`];
-//! - every entry point runs behind [`boundary`]: arguments are read and validated into owned Rust
-//!   values, a panic is caught and becomes `VK_ERROR_UNKNOWN`, and every [`tessera_runtime::Error`]
-//!   becomes a `VkResult` plus a `tracing` line that names the rule broken;
+//!   every Vulkan command is reached through the generated proc-addr table ([`dispatch`]);
+//! - every entry point ([`generated::entrypoints`]) runs behind [`boundary`]: its arguments are
+//!   converted into owned values (the runtime's mirrors of the registry's structs) with the
+//!   implicit checks (`sType`, null pointers, array lengths, enum values, flag bits, handles), the
+//!   hand-written implementation in [`entry`] calls the runtime and writes the results, a panic is
+//!   caught and becomes `VK_ERROR_UNKNOWN`, and every [`tessera_runtime::Error`] becomes a
+//!   `VkResult` plus a `tracing` line that names the rule broken;
 //! - handles are checked against a registry ([`handle`]), so a stale or bogus handle is an error,
 //!   not a wild pointer; dispatchable handles carry the loader's slot in their first word.
 //!

@@ -275,15 +275,9 @@ impl Device {
     /// `vkWaitSemaphores`.
     ///
     /// # Errors
-    /// `Validation` for a binary semaphore or mismatched arrays; `DeviceLost`.
+    /// `Validation` for a binary semaphore; `DeviceLost`.
     pub fn wait_semaphores(&self, info: &vk::SemaphoreWaitInfo, timeout: u64) -> Result<VkResult> {
-        ensure!(
-            info.values.len() == info.semaphores.len(),
-            "VUID-VkSemaphoreWaitInfo-pValues-parameter",
-            "{} values for {} semaphores",
-            info.values.len(),
-            info.semaphores.len()
-        );
+        // Both arrays have `semaphoreCount` elements.
         let waits: Vec<_> = info
             .semaphores
             .iter()

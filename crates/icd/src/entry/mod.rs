@@ -1,14 +1,13 @@
-//! Entry points, one file per object family. Each function has the C name and signature of its
-//! Vulkan command (checked against the `vulkan-headers` PFN type by [`crate::dispatch`]), reads and
-//! validates its arguments through [`crate::conv`], calls the runtime and writes its results.
+//! The implementations of the commands, one file per object family. `cargo xtask gen` finds each
+//! by its name (`vkCmdCopyTensorARM` → `cmd_copy_tensor_arm`) and writes its `extern "system"`
+//! entry point ([`crate::generated::entrypoints`]), which converts the arguments it can (handles
+//! to runtime objects, structs and arrays to owned mirrors, with the implicit checks) and passes
+//! the rest (output pointers, arrays the spec lets hold anything) as they are. An implementation
+//! calls the runtime, which holds every rule, and writes its results through [`crate::conv`].
 //!
 //! # Safety
-//! Every entry point is an `unsafe extern "system" fn` whose contract is the Vulkan spec's: the
-//! pointers it receives must be valid as the spec's "valid usage (implicit)" rules say. Beyond
-//! that contract, bad values (null where not allowed, wrong `sType`, stale handles, out-of-range
-//! numbers) are reported as errors.
-
-#![allow(non_snake_case)]
+//! The `unsafe fn`s here take the application's output pointers; their contract is the Vulkan
+//! spec's: those pointers must be valid as the spec's "valid usage (implicit)" rules say.
 
 pub mod buffer;
 pub mod command;
