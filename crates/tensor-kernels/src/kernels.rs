@@ -157,23 +157,21 @@ impl Exec {
             chunk = chunk.next_multiple_of(MEMCPY_CHUNK_ALIGN);
         }
         let ptrs = SendPtrs { src, dst };
-        std::thread::scope(|scope| {
-            let mut start = chunk;
-            while start < units {
-                let end = (start + chunk).min(units);
-                scope.spawn(move || {
-                    let (src, dst) = ptrs.get();
-                    // SAFETY: forwarded caller contract; the chunks are
-                    // disjoint unit ranges, and distinct units write disjoint
-                    // destination bytes (checked by the planner), so threads
-                    // never write the same byte; sources are only read.
-                    unsafe { self.run_chunk(src, dst, start, end) }
-                });
-                start = end;
+        let tasks = units.div_ceil(chunk) as usize;
+        let task = |i: usize| {
+            let start = i as u64 * chunk;
+            let end = (start + chunk).min(units);
+            if start < end {
+                let (src, dst) = ptrs.get();
+                // SAFETY: forwarded caller contract; the chunks are disjoint unit ranges, and
+                // distinct units write disjoint destination bytes (checked by the planner), so
+                // tasks never write the same byte; sources are only read.
+                unsafe { self.run_chunk(src, dst, start, end) }
             }
-            // SAFETY: as above, for the first chunk, on the calling thread.
-            unsafe { self.run_chunk(src, dst, 0, chunk.min(units)) }
-        });
+        };
+        // The copy kernels do not panic; should one, the pool has caught it on its thread and
+        // the other chunks still ran, so there is nothing better to do than carry on.
+        let _ = tessera_workers::global().run(tasks, &task);
     }
 
     /// Executes units `start..end`.
@@ -230,12 +228,15 @@ struct SendPtrs {
     dst: *mut u8,
 }
 
-// SAFETY: the pointers are only dereferenced inside `Exec::run`'s thread
-// scope, which outlives no borrow of the caller's buffers; each thread reads
+// SAFETY: the pointers are only dereferenced inside `Exec::run`'s pool job,
+// which returns before `run` does, so it outlives no borrow of the caller's buffers; each thread reads
 // the (shared, read-only) source and writes a disjoint set of destination
 // bytes (distinct units never share a destination byte), so sending them is
 // free of data races.
 unsafe impl Send for SendPtrs {}
+// SAFETY: as for `Send`: the pool's tasks share one `SendPtrs` by reference and only copy the
+// two addresses out of it.
+unsafe impl Sync for SendPtrs {}
 
 impl SendPtrs {
     /// Accessor so closures capture the whole (`Send`) struct, not its fields.

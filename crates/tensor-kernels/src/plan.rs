@@ -428,8 +428,7 @@ fn short_row(row: usize) -> Inner {
 
 /// `available_parallelism`, cached (it reads cgroup files on Linux).
 fn available_threads() -> usize {
-    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *N.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    tessera_workers::global().threads()
 }
 
 #[cfg(test)]
