@@ -1,0 +1,519 @@
+//! Core arithmetic: the per-component ALU ops ([`AluKind`] via `Lowerer::alu`, scalars broadcast
+//! by `map_n`), float dot products (bfloat16 accumulates in float32), integer dot products
+//! (`SPV_KHR_integer_dot_product`), matrix products, bitcasts between widths and bit-field
+//! extract/insert.
+//!
+//! Matrices are scalarised column-major. An ALU op takes its width from the result leaf, except
+//! comparisons and conversions, which take the operand's (source) width.
+
+use super::types::{Sc, Ty};
+use super::{Id, Lowerer, R, Val, err, idref};
+use crate::SpirvError;
+use crate::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
+use crate::ir::{Op, Reg};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::Op as S;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum AluKind {
+    I(IBin),
+    IU(IUn),
+    IC(ICmp),
+    F(FBin),
+    FU(FUn),
+    FC(FCmp),
+    T(Tern),
+    C(Conv),
+}
+
+impl<'m> Lowerer<'m> {
+    /// Emits one op per leaf; `b`/`c` may be scalars broadcast over `a`'s length.
+    pub(super) fn map_n(
+        &mut self,
+        srcs: &[Vec<Reg>],
+        n: usize,
+        mut f: impl FnMut(usize, Reg, &[Reg]) -> Op,
+    ) -> R<Vec<Reg>> {
+        for s in srcs {
+            if s.len() != n && s.len() != 1 {
+                return err(format!(
+                    "{}: operand has {} components, expected {n}",
+                    self.at,
+                    s.len()
+                ));
+            }
+        }
+        let mut out = Vec::with_capacity(n);
+        let mut ops = Vec::with_capacity(srcs.len());
+        for i in 0..n {
+            let d = self.alloc(1)?;
+            ops.clear();
+            ops.extend(srcs.iter().map(|s| if s.len() == 1 { s[0] } else { s[i] }));
+            let op = f(i, d, &ops);
+            self.emit(op);
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn srcs(&mut self, vals: &HashMap<Id, Val>, ids: &[Operand]) -> R<Vec<Vec<Reg>>> {
+        ids.iter()
+            .map(|o| {
+                let id = idref(Some(o))?;
+                self.regs(vals, id)
+            })
+            .collect()
+    }
+
+    pub(super) fn alu(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+        args: &[Operand],
+        kind: AluKind,
+    ) -> R<()> {
+        let res = self.result_leaves(inst)?;
+        let first = idref(args.first())?;
+        let opl = self.typed_leaves(first).unwrap_or_else(|_| res.clone());
+        let s = self.srcs(vals, args)?;
+        let n = res.len();
+        let out = self.map_n(&s, n, |i, d, a| {
+            let rw = res[i].w();
+            let ow = opl.get(i).or(opl.first()).map(|x| x.w()).unwrap_or(rw);
+            let g = |k: usize| a.get(k).copied().unwrap_or(a[0]);
+            match kind {
+                AluKind::I(op) => Op::IBin {
+                    op,
+                    w: rw,
+                    d,
+                    a: a[0],
+                    b: g(1),
+                },
+                AluKind::IU(op) => Op::IUn {
+                    op,
+                    w: rw,
+                    d,
+                    a: a[0],
+                },
+                AluKind::IC(op) => Op::ICmp {
+                    op,
+                    w: ow,
+                    d,
+                    a: a[0],
+                    b: g(1),
+                },
+                AluKind::F(op) => Op::FBin {
+                    op,
+                    w: rw,
+                    d,
+                    a: a[0],
+                    b: g(1),
+                },
+                AluKind::FU(op) => Op::FUn {
+                    op,
+                    w: rw,
+                    d,
+                    a: a[0],
+                },
+                AluKind::FC(op) => Op::FCmp {
+                    op,
+                    w: ow,
+                    d,
+                    a: a[0],
+                    b: g(1),
+                },
+                AluKind::T(op) => Op::Tern {
+                    op,
+                    w: rw,
+                    d,
+                    a: a[0],
+                    b: g(1),
+                    c: g(2),
+                },
+                AluKind::C(op) => Op::Conv {
+                    op,
+                    from: ow,
+                    to: rw,
+                    d,
+                    a: a[0],
+                },
+            }
+        })?;
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(out));
+        }
+        Ok(())
+    }
+
+    pub(super) fn fw(&self, inst: &Instruction) -> R<u8> {
+        Ok(self
+            .result_leaves(inst)?
+            .first()
+            .map(|s| s.w())
+            .unwrap_or(32))
+    }
+
+    /// Dot product of two float vectors into a new register.
+    pub(super) fn dot(&mut self, w: u8, a: &[Reg], b: &[Reg]) -> R<Reg> {
+        if a.len() != b.len() || a.is_empty() {
+            return err(format!("{}: dot of mismatched vectors", self.at));
+        }
+        if w == alu::W_BF16 {
+            // bfloat16 dot products accumulate in float32 and round once at the end.
+            let mut wide = |v: &[Reg]| -> R<Vec<Reg>> {
+                v.iter()
+                    .map(|&x| {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: Conv::FToF,
+                            from: w,
+                            to: 32,
+                            d,
+                            a: x,
+                        });
+                        Ok(d)
+                    })
+                    .collect()
+            };
+            let (a, b) = (wide(a)?, wide(b)?);
+            let s = self.dot(32, &a, &b)?;
+            let d = self.alloc(1)?;
+            self.emit(Op::Conv {
+                op: Conv::FToF,
+                from: 32,
+                to: w,
+                d,
+                a: s,
+            });
+            return Ok(d);
+        }
+        let mut acc = self.alloc(1)?;
+        self.emit(Op::FBin {
+            op: FBin::Mul,
+            w,
+            d: acc,
+            a: a[0],
+            b: b[0],
+        });
+        for i in 1..a.len() {
+            let t = self.alloc(1)?;
+            self.emit(Op::FBin {
+                op: FBin::Mul,
+                w,
+                d: t,
+                a: a[i],
+                b: b[i],
+            });
+            let s = self.alloc(1)?;
+            self.emit(Op::FBin {
+                op: FBin::Add,
+                w,
+                d: s,
+                a: acc,
+                b: t,
+            });
+            acc = s;
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn bitcast(&mut self, src: &[Reg], sl: &[Sc], dl: &[Sc]) -> R<Vec<Reg>> {
+        let sw = sl.first().map(|s| s.bits()).unwrap_or(32);
+        let dw = dl.first().map(|s| s.bits()).unwrap_or(32);
+        if src.len() != sl.len()
+            || u32::from(sw) * sl.len() as u32 != u32::from(dw) * dl.len() as u32
+        {
+            return err(format!(
+                "{}: bitcast between types of different sizes",
+                self.at
+            ));
+        }
+        if sw == dw {
+            return Ok(src.to_vec());
+        }
+        let mut out = Vec::new();
+        if dw > sw {
+            let k = (dw / sw) as usize;
+            for chunk in src.chunks(k) {
+                let mut acc = self.alloc(1)?;
+                self.emit(Op::Conv {
+                    op: Conv::UToU,
+                    from: sw,
+                    to: dw,
+                    d: acc,
+                    a: chunk[0],
+                });
+                for (j, &s) in chunk.iter().enumerate().skip(1) {
+                    let t = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::UToU,
+                        from: sw,
+                        to: dw,
+                        d: t,
+                        a: s,
+                    });
+                    let sh = self.imm(j as u64 * u64::from(sw))?;
+                    let t2 = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op: IBin::Shl,
+                        w: dw,
+                        d: t2,
+                        a: t,
+                        b: sh,
+                    });
+                    let n = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op: IBin::Or,
+                        w: dw,
+                        d: n,
+                        a: acc,
+                        b: t2,
+                    });
+                    acc = n;
+                }
+                out.push(acc);
+            }
+        } else {
+            let k = sw / dw;
+            for &s in src {
+                for j in 0..k {
+                    let sh = self.imm(u64::from(j) * u64::from(dw))?;
+                    let t = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op: IBin::ShrL,
+                        w: sw,
+                        d: t,
+                        a: s,
+                        b: sh,
+                    });
+                    let d = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::UToU,
+                        from: sw,
+                        to: dw,
+                        d,
+                        a: t,
+                    });
+                    out.push(d);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn matmul(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+        let o = &inst.operands;
+        let a_id = idref(o.first())?;
+        let b_id = idref(o.get(1))?;
+        let a = self.regs(vals, a_id)?;
+        let b = self.regs(vals, b_id)?;
+        let w = self.fw(inst)?;
+        let col_len = |l: &Lowerer, id: Id| -> R<usize> {
+            let t = *l
+                .id_types
+                .get(&id)
+                .ok_or_else(|| SpirvError::new("untyped matrix"))?;
+            match l.ty(t)? {
+                Ty::Matrix { col, .. } => Ok(l.nleaves(*col)? as usize),
+                _ => err("expected a matrix"),
+            }
+        };
+        let mut out = Vec::new();
+        match inst.class.opcode {
+            S::MatrixTimesVector => {
+                // result[r] = sum_c a[c][r] * b[c]
+                let rows = col_len(self, a_id)?;
+                for r in 0..rows {
+                    let row: Vec<Reg> = (0..b.len())
+                        .map(|c| a.get(c * rows + r).copied().unwrap_or(a[0]))
+                        .collect();
+                    out.push(self.dot(w, &row, &b)?);
+                }
+            }
+            S::VectorTimesMatrix => {
+                let rows = col_len(self, b_id)?;
+                for col in b.chunks(rows.max(1)) {
+                    out.push(self.dot(w, &a, col)?);
+                }
+            }
+            _ => {
+                let rows = col_len(self, a_id)?;
+                let inner = col_len(self, b_id)?;
+                for bc in b.chunks(inner.max(1)) {
+                    for r in 0..rows {
+                        let row: Vec<Reg> = (0..inner)
+                            .map(|c| a.get(c * rows + r).copied().unwrap_or(a[0]))
+                            .collect();
+                        out.push(self.dot(w, &row, bc)?);
+                    }
+                }
+            }
+        }
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(out));
+        }
+        Ok(())
+    }
+
+    /// `OpSDot` & co. (SPV_KHR_integer_dot_product), including the packed 4×8-bit form.
+    pub(super) fn int_dot(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+        let o = &inst.operands;
+        let op = inst.class.opcode;
+        let (a_signed, b_signed, sat_signed) = match op {
+            S::SDot | S::SDotAccSat => (true, true, true),
+            S::UDot | S::UDotAccSat => (false, false, false),
+            _ => (true, false, true),
+        };
+        let has_acc = matches!(op, S::SDotAccSat | S::UDotAccSat | S::SUDotAccSat);
+        let a_id = idref(o.first())?;
+        let mut a = self.regs(vals, a_id)?;
+        let mut b = self.regs(vals, idref(o.get(1))?)?;
+        let acc = if has_acc {
+            Some(self.reg1(vals, idref(o.get(2))?)?)
+        } else {
+            None
+        };
+        let packed = o
+            .iter()
+            .any(|x| matches!(x, Operand::PackedVectorFormat(_)));
+        let int_width = |l: &[Sc]| match l.first() {
+            Some(Sc::Int(w, _)) if *w <= 64 => Some(*w),
+            _ => None,
+        };
+        let Some(w_out) = int_width(&self.result_leaves(inst)?) else {
+            return err(format!(
+                "{}: an integer dot product needs an integer result",
+                self.at
+            ));
+        };
+        for id in o.iter().take(if has_acc { 3 } else { 2 }) {
+            let id = idref(Some(id))?;
+            if int_width(&self.typed_leaves(id)?).is_none() {
+                return err(format!(
+                    "{}: integer dot product operand %{id} is not an integer",
+                    self.at
+                ));
+            }
+        }
+        let w_in = if packed {
+            // Four 8-bit components in each 32-bit operand, component 0 in the low byte.
+            let mask = self.imm(0xff)?;
+            let mut split = |x: Reg| -> R<Vec<Reg>> {
+                (0..4u64)
+                    .map(|k| {
+                        let sh = self.imm(8 * k)?;
+                        let (t, d) = (self.alloc(1)?, self.alloc(1)?);
+                        self.emit(Op::IBin {
+                            op: IBin::ShrL,
+                            w: 32,
+                            d: t,
+                            a: x,
+                            b: sh,
+                        });
+                        self.emit(Op::IBin {
+                            op: IBin::And,
+                            w: 32,
+                            d,
+                            a: t,
+                            b: mask,
+                        });
+                        Ok(d)
+                    })
+                    .collect()
+            };
+            let (Some(&pa), Some(&pb)) = (a.first(), b.first()) else {
+                return err(format!("{}: empty dot-product operand", self.at));
+            };
+            a = split(pa)?;
+            b = split(pb)?;
+            8
+        } else {
+            int_width(&self.typed_leaves(a_id)?).unwrap_or(32)
+        };
+        if a.len() != b.len() || a.is_empty() || w_out < w_in {
+            return err(format!(
+                "{}: integer dot product of mismatched operands",
+                self.at
+            ));
+        }
+        let d = self.alloc(1)?;
+        self.emit(Op::IDot {
+            w_in,
+            w_out,
+            a_signed,
+            b_signed,
+            sat_signed,
+            d,
+            a: a.into_boxed_slice(),
+            b: b.into_boxed_slice(),
+            acc,
+        });
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(vec![d]));
+        }
+        Ok(())
+    }
+
+    /// `OpBitFieldUExtract` / `SExtract` / `Insert`, per component, with the shift semantics of
+    /// `alu` (a shift by the full width gives 0), so `count == width` selects every bit.
+    pub(super) fn bitfield(&mut self, inst: &Instruction, vals: &HashMap<Id, Val>) -> R<Vec<Reg>> {
+        let o = &inst.operands;
+        let insert = inst.class.opcode == S::BitFieldInsert;
+        let base = self.regs(vals, idref(o.first())?)?;
+        let ins = if insert {
+            self.regs(vals, idref(o.get(1))?)?
+        } else {
+            Vec::new()
+        };
+        let k = usize::from(insert);
+        let offset = self.reg1(vals, idref(o.get(1 + k))?)?;
+        let count = self.reg1(vals, idref(o.get(2 + k))?)?;
+        let res = self.result_leaves(inst)?;
+        let one = self.imm(1)?;
+        let mut out = Vec::with_capacity(base.len());
+        for (i, b) in base.iter().enumerate() {
+            let w = res.get(i).or(res.first()).map(|x| x.w()).unwrap_or(32);
+            let bin = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
+                let d = l.alloc(1)?;
+                l.emit(Op::IBin { op, w, d, a, b });
+                Ok(d)
+            };
+            // mask = (1 << count) - 1: all ones when count == width (the shift gives 0).
+            let shifted_one = bin(self, IBin::Shl, one, count)?;
+            let mask = bin(self, IBin::Sub, shifted_one, one)?;
+            let d = match inst.class.opcode {
+                S::BitFieldUExtract | S::BitFieldSExtract => {
+                    let v = bin(self, IBin::ShrL, *b, offset)?;
+                    let field = bin(self, IBin::And, v, mask)?;
+                    if inst.class.opcode == S::BitFieldUExtract {
+                        field
+                    } else {
+                        // Sign-extend from `count` bits: shift the field to the top and back.
+                        let width = self.imm(u64::from(w))?;
+                        let up = bin(self, IBin::Sub, width, count)?;
+                        let top = bin(self, IBin::Shl, field, up)?;
+                        bin(self, IBin::ShrA, top, up)?
+                    }
+                }
+                _ => {
+                    let placed_mask = bin(self, IBin::Shl, mask, offset)?;
+                    let keep = self.alloc(1)?;
+                    self.emit(Op::IUn {
+                        op: IUn::Not,
+                        w,
+                        d: keep,
+                        a: placed_mask,
+                    });
+                    let kept = bin(self, IBin::And, *b, keep)?;
+                    let v = ins.get(i).copied().unwrap_or(ins[0]);
+                    let moved = bin(self, IBin::Shl, v, offset)?;
+                    let new_bits = bin(self, IBin::And, moved, placed_mask)?;
+                    bin(self, IBin::Or, kept, new_bits)?
+                }
+            };
+            out.push(d);
+        }
+        Ok(out)
+    }
+}

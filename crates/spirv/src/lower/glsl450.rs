@@ -1,0 +1,1046 @@
+//! `OpExtInst`: `GLSL.std.450`, and `NonSemantic.*` sets, whose instructions are dropped.
+//! Component-wise instructions map to an [`AluKind`] for `Lowerer::alu`; the rest are expanded
+//! here into IR sequences (geometry, determinant and inverse by cofactors, frexp, modf, ldexp,
+//! the pack/unpack family). The extended set import is checked by `caps`.
+
+use super::arith::AluKind;
+use super::{Id, Lowerer, R, Val, err, idref, lit};
+use crate::SpirvError;
+use crate::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
+use crate::ir::{Op, Reg};
+use rspirv::dr::Instruction;
+use std::collections::HashMap;
+
+/// GLSL.std.450 instruction numbers used below.
+mod glsl {
+    pub const ROUND: u32 = 1;
+    pub const ROUND_EVEN: u32 = 2;
+    pub const TRUNC: u32 = 3;
+    pub const FABS: u32 = 4;
+    pub const SABS: u32 = 5;
+    pub const FSIGN: u32 = 6;
+    pub const SSIGN: u32 = 7;
+    pub const FLOOR: u32 = 8;
+    pub const CEIL: u32 = 9;
+    pub const FRACT: u32 = 10;
+    pub const RADIANS: u32 = 11;
+    pub const DEGREES: u32 = 12;
+    pub const SIN: u32 = 13;
+    pub const ATANH: u32 = 24;
+    pub const ATAN2: u32 = 25;
+    pub const POW: u32 = 26;
+    pub const EXP: u32 = 27;
+    pub const LOG: u32 = 28;
+    pub const EXP2: u32 = 29;
+    pub const LOG2: u32 = 30;
+    pub const SQRT: u32 = 31;
+    pub const INV_SQRT: u32 = 32;
+    pub const FMIN: u32 = 37;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const FMAX: u32 = 40;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const FCLAMP: u32 = 43;
+    pub const UCLAMP: u32 = 44;
+    pub const SCLAMP: u32 = 45;
+    pub const FMIX: u32 = 46;
+    pub const STEP: u32 = 48;
+    pub const SMOOTH_STEP: u32 = 49;
+    pub const FMA: u32 = 50;
+    pub const LENGTH: u32 = 66;
+    pub const DISTANCE: u32 = 67;
+    pub const CROSS: u32 = 68;
+    pub const NORMALIZE: u32 = 69;
+    pub const FIND_ILSB: u32 = 73;
+    pub const FIND_SMSB: u32 = 74;
+    pub const FIND_UMSB: u32 = 75;
+    pub const NMIN: u32 = 79;
+    pub const NMAX: u32 = 80;
+    pub const NCLAMP: u32 = 81;
+}
+
+impl<'m> Lowerer<'m> {
+    pub(super) fn ext_inst(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+        use AluKind as K;
+        let o = &inst.operands;
+        let set_id = idref(o.first())?;
+        if self.ignored_sets.contains(&set_id) {
+            return Ok(());
+        }
+        if Some(set_id) != self.glsl {
+            return err(format!(
+                "{}: unknown extended instruction set %{set_id}",
+                self.at
+            ));
+        }
+        let n = lit(o.get(1))?;
+        let args = &o[2..];
+        let fu = |op| K::FU(op);
+        let kind = match n {
+            glsl::ROUND => fu(FUn::Round),
+            glsl::ROUND_EVEN => fu(FUn::RoundEven),
+            glsl::TRUNC => fu(FUn::Trunc),
+            glsl::FABS => fu(FUn::Abs),
+            glsl::SABS => K::IU(IUn::SAbs),
+            glsl::FSIGN => fu(FUn::Sign),
+            glsl::SSIGN => K::IU(IUn::SSign),
+            glsl::FLOOR => fu(FUn::Floor),
+            glsl::CEIL => fu(FUn::Ceil),
+            glsl::FRACT => fu(FUn::Fract),
+            glsl::RADIANS => fu(FUn::Radians),
+            glsl::DEGREES => fu(FUn::Degrees),
+            glsl::SIN..=glsl::ATANH => fu([
+                FUn::Sin,
+                FUn::Cos,
+                FUn::Tan,
+                FUn::Asin,
+                FUn::Acos,
+                FUn::Atan,
+                FUn::Sinh,
+                FUn::Cosh,
+                FUn::Tanh,
+                FUn::Asinh,
+                FUn::Acosh,
+                FUn::Atanh,
+            ][(n - glsl::SIN) as usize]),
+            glsl::ATAN2 => K::F(FBin::Atan2),
+            glsl::POW => K::F(FBin::Pow),
+            glsl::EXP => fu(FUn::Exp),
+            glsl::LOG => fu(FUn::Log),
+            glsl::EXP2 => fu(FUn::Exp2),
+            glsl::LOG2 => fu(FUn::Log2),
+            glsl::SQRT => fu(FUn::Sqrt),
+            glsl::INV_SQRT => fu(FUn::InvSqrt),
+            glsl::FMIN | glsl::NMIN => K::F(FBin::Min),
+            glsl::FMAX | glsl::NMAX => K::F(FBin::Max),
+            glsl::UMIN => K::I(IBin::UMin),
+            glsl::SMIN => K::I(IBin::SMin),
+            glsl::UMAX => K::I(IBin::UMax),
+            glsl::SMAX => K::I(IBin::SMax),
+            glsl::FCLAMP => K::T(Tern::FClamp),
+            glsl::NCLAMP => K::T(Tern::NClamp),
+            glsl::UCLAMP => K::T(Tern::UClamp),
+            glsl::SCLAMP => K::T(Tern::SClamp),
+            glsl::FMIX => K::T(Tern::FMix),
+            glsl::STEP => K::F(FBin::Step),
+            glsl::SMOOTH_STEP => K::T(Tern::SmoothStep),
+            glsl::FMA => K::T(Tern::Fma),
+            glsl::FIND_ILSB => K::IU(IUn::FindILsb),
+            glsl::FIND_SMSB => K::IU(IUn::FindSMsb),
+            glsl::FIND_UMSB => K::IU(IUn::FindUMsb),
+            glsl::LENGTH | glsl::DISTANCE | glsl::NORMALIZE | glsl::CROSS => {
+                let w = self.fw(inst)?;
+                let mut x = self.regs(vals, idref(args.first())?)?;
+                if n == glsl::DISTANCE {
+                    let y = self.regs(vals, idref(args.get(1))?)?;
+                    let len = x.len();
+                    x = self.map_n(&[x, y], len, |_, d, a| Op::FBin {
+                        op: FBin::Sub,
+                        w,
+                        d,
+                        a: a[0],
+                        b: a[1],
+                    })?;
+                }
+                let out = if n == glsl::CROSS {
+                    let y = self.regs(vals, idref(args.get(1))?)?;
+                    if x.len() != 3 || y.len() != 3 {
+                        return err(format!("{}: cross needs 3-vectors", self.at));
+                    }
+                    let mut out = Vec::new();
+                    for (i, j) in [(1, 2), (2, 0), (0, 1)] {
+                        let p = self.alloc(1)?;
+                        self.emit(Op::FBin {
+                            op: FBin::Mul,
+                            w,
+                            d: p,
+                            a: x[i],
+                            b: y[j],
+                        });
+                        let q = self.alloc(1)?;
+                        self.emit(Op::FBin {
+                            op: FBin::Mul,
+                            w,
+                            d: q,
+                            a: x[j],
+                            b: y[i],
+                        });
+                        let d = self.alloc(1)?;
+                        self.emit(Op::FBin {
+                            op: FBin::Sub,
+                            w,
+                            d,
+                            a: p,
+                            b: q,
+                        });
+                        out.push(d);
+                    }
+                    out
+                } else {
+                    let dd = self.dot(w, &x, &x)?;
+                    let len = self.alloc(1)?;
+                    self.emit(Op::FUn {
+                        op: FUn::Sqrt,
+                        w,
+                        d: len,
+                        a: dd,
+                    });
+                    if n == glsl::NORMALIZE {
+                        let l = x.len();
+                        self.map_n(&[x, vec![len]], l, |_, d, a| Op::FBin {
+                            op: FBin::Div,
+                            w,
+                            d,
+                            a: a[0],
+                            b: a[1],
+                        })?
+                    } else {
+                        vec![len]
+                    }
+                };
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // FaceForward(N, I, Nref) = dot(Nref, I) < 0 ? N : -N.
+            70 => {
+                let w = self.fw(inst)?;
+                let nv = self.regs(vals, idref(args.first())?)?;
+                let iv = self.regs(vals, idref(args.get(1))?)?;
+                let nref = self.regs(vals, idref(args.get(2))?)?;
+                let dp = self.dot(w, &nref, &iv)?;
+                let zero = self.imm(0)?;
+                let neg = self.alloc(1)?;
+                self.emit(Op::FCmp {
+                    op: FCmp::OLt,
+                    w,
+                    d: neg,
+                    a: dp,
+                    b: zero,
+                });
+                let l = nv.len();
+                let minus = self.map_n(std::slice::from_ref(&nv), l, |_, d, a| Op::FUn {
+                    op: FUn::Neg,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let out = self.map_n(&[vec![neg], nv, minus], l, |_, d, a| Op::Select {
+                    d,
+                    c: a[0],
+                    a: a[1],
+                    b: a[2],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Reflect(I, N) = I - 2·dot(N, I)·N.
+            71 => {
+                let w = self.fw(inst)?;
+                let iv = self.regs(vals, idref(args.first())?)?;
+                let nv = self.regs(vals, idref(args.get(1))?)?;
+                let dp = self.dot(w, &nv, &iv)?;
+                let two = self.fconst(w, 2.0)?;
+                let k = self.alloc(1)?;
+                self.emit(Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d: k,
+                    a: dp,
+                    b: two,
+                });
+                let l = iv.len();
+                let kn = self.map_n(&[vec![k], nv], l, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let out = self.map_n(&[iv, kn], l, |_, d, a| Op::FBin {
+                    op: FBin::Sub,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Refract(I, N, eta): k = 1 - eta²·(1 - dot(N, I)²); 0 if k < 0, else
+            // eta·I - (eta·dot(N, I) + sqrt(k))·N.
+            72 => {
+                let w = self.fw(inst)?;
+                let iv = self.regs(vals, idref(args.first())?)?;
+                let nv = self.regs(vals, idref(args.get(1))?)?;
+                let eta = self.reg1(vals, idref(args.get(2))?)?;
+                let ew = self
+                    .typed_leaves(idref(args.get(2))?)?
+                    .first()
+                    .map(|s| s.w())
+                    .unwrap_or(w);
+                let eta = if ew == w {
+                    eta
+                } else {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: ew,
+                        to: w,
+                        d,
+                        a: eta,
+                    });
+                    d
+                };
+                let one = self.fconst(w, 1.0)?;
+                let zero = self.imm(0)?;
+                let dp = self.dot(w, &nv, &iv)?;
+                let f = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
+                    let d = l.alloc(1)?;
+                    l.emit(Op::FBin { op, w, d, a, b });
+                    Ok(d)
+                };
+                let dp2 = f(self, FBin::Mul, dp, dp)?;
+                let t = f(self, FBin::Sub, one, dp2)?;
+                let eta2 = f(self, FBin::Mul, eta, eta)?;
+                let et = f(self, FBin::Mul, eta2, t)?;
+                let k = f(self, FBin::Sub, one, et)?;
+                let neg = self.alloc(1)?;
+                self.emit(Op::FCmp {
+                    op: FCmp::OLt,
+                    w,
+                    d: neg,
+                    a: k,
+                    b: zero,
+                });
+                let sq = self.alloc(1)?;
+                self.emit(Op::FUn {
+                    op: FUn::Sqrt,
+                    w,
+                    d: sq,
+                    a: k,
+                });
+                let ed = f(self, FBin::Mul, eta, dp)?;
+                let c = f(self, FBin::Add, ed, sq)?;
+                let l = iv.len();
+                let ei = self.map_n(&[vec![eta], iv], l, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let cn = self.map_n(&[vec![c], nv], l, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let r = self.map_n(&[ei, cn], l, |_, d, a| Op::FBin {
+                    op: FBin::Sub,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                let out = self.map_n(&[vec![neg], vec![zero], r], l, |_, d, a| Op::Select {
+                    d,
+                    c: a[0],
+                    a: a[1],
+                    b: a[2],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Determinant of a square matrix, by cofactor expansion along the first column.
+            33 => {
+                let m_id = idref(args.first())?;
+                let m = self.regs(vals, m_id)?;
+                let n = self.matrix_rows(m_id)?;
+                if n == 0 || m.len() != n * n || n > 4 {
+                    return err(format!(
+                        "{}: Determinant needs a 2x2, 3x3 or 4x4 matrix",
+                        self.at
+                    ));
+                }
+                let w = self.fw(inst)?;
+                let d = self.determinant(w, &m, n)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // Frexp (51: the exponent goes through the pointer operand) and FrexpStruct (52:
+            // { significand, exponent }): significand in [0.5, 1) with x's sign, per component.
+            51 | 52 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let w = self.fw(inst)?;
+                let out_ptr = if n == 51 {
+                    Some(self.ptr(vals, idref(args.get(1))?)?)
+                } else {
+                    None
+                };
+                let ew = match &out_ptr {
+                    Some(p) => self.leaves(p.ty)?.last().map(|l| l.w()),
+                    None => self.result_leaves(inst)?.last().map(|l| l.w()),
+                }
+                .unwrap_or(32);
+                let mut sig = Vec::with_capacity(x.len());
+                let mut exp = Vec::with_capacity(x.len());
+                for xi in &x {
+                    let (m, e) = self.frexp(w, ew, *xi)?;
+                    sig.push(m);
+                    exp.push(e);
+                }
+                let result = match out_ptr {
+                    Some(p) => {
+                        self.store(p, &exp)?;
+                        sig
+                    }
+                    None => sig.into_iter().chain(exp).collect(),
+                };
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(result));
+                }
+                return Ok(());
+            }
+            // Modf (35: the whole part goes through the pointer operand) and ModfStruct (36:
+            // { fract, whole }): whole = trunc(x), fract = x - whole with x's sign.
+            35 | 36 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let w = self.fw(inst)?;
+                let whole = self.map_n(std::slice::from_ref(&x), x.len(), |_, d, a| Op::FUn {
+                    op: FUn::Trunc,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let fract =
+                    self.map_n(&[x.clone(), whole.clone()], x.len(), |_, d, a| Op::FBin {
+                        op: FBin::Sub,
+                        w,
+                        d,
+                        a: a[0],
+                        b: a[1],
+                    })?;
+                let fract = self.copysign_all(w, &fract, &x)?;
+                let result = if n == 35 {
+                    let p = self.ptr(vals, idref(args.get(1))?)?;
+                    self.store(p, &whole)?;
+                    fract
+                } else {
+                    fract.into_iter().chain(whole).collect()
+                };
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(result));
+                }
+                return Ok(());
+            }
+            // Ldexp: x * 2^exp.
+            53 => {
+                let x_id = idref(args.first())?;
+                let x = self.regs(vals, x_id)?;
+                let e_id = idref(args.get(1))?;
+                let e = self.regs(vals, e_id)?;
+                let w = self.fw(inst)?;
+                let ew = self
+                    .typed_leaves(e_id)?
+                    .first()
+                    .map(|s| s.w())
+                    .unwrap_or(32);
+                let ef = self.map_n(&[e], x.len(), |_, d, a| Op::Conv {
+                    op: Conv::SToF,
+                    from: ew,
+                    to: w,
+                    d,
+                    a: a[0],
+                })?;
+                let scale = self.map_n(&[ef], x.len(), |_, d, a| Op::FUn {
+                    op: FUn::Exp2,
+                    w,
+                    d,
+                    a: a[0],
+                })?;
+                let n = x.len();
+                let out = self.map_n(&[x, scale], n, |_, d, a| Op::FBin {
+                    op: FBin::Mul,
+                    w,
+                    d,
+                    a: a[0],
+                    b: a[1],
+                })?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // Pack{Snorm,Unorm}{4x8,2x16}: each component clamped, scaled, rounded to the nearest
+            // integer (ties to even) and packed, component 0 in the low bits.
+            54..=57 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                let (bits, signed) = match n {
+                    54 => (8u8, true),
+                    55 => (8, false),
+                    56 => (16, true),
+                    _ => (16, false),
+                };
+                if x.len() != (32 / bits) as usize {
+                    return err(format!("{}: wrong vector size for a pack", self.at));
+                }
+                let d = self.pack_norm(&x, bits, signed)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // Unpack{Snorm,Unorm}{2x16,4x8}: each field as a float in [-1, 1] or [0, 1].
+            60 | 61 | 63 | 64 => {
+                let x = self.reg1(vals, idref(args.first())?)?;
+                let (bits, signed) = match n {
+                    60 => (16u8, true),
+                    61 => (16, false),
+                    63 => (8, true),
+                    _ => (8, false),
+                };
+                let out = self.unpack_norm(x, bits, signed)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // PackDouble2x32: a uvec2 as the bits of a double (component 0 low).
+            59 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                if x.len() != 2 {
+                    return err(format!("{}: PackDouble2x32 needs a 2-vector", self.at));
+                }
+                let (hi, d) = (self.alloc(1)?, self.alloc(1)?);
+                let (sh, lo) = (self.imm(32)?, self.alloc(1)?);
+                self.emit(Op::Conv {
+                    op: Conv::UToU,
+                    from: 32,
+                    to: 64,
+                    d: lo,
+                    a: x[0],
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Shl,
+                    w: 64,
+                    d: hi,
+                    a: x[1],
+                    b: sh,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Or,
+                    w: 64,
+                    d,
+                    a: hi,
+                    b: lo,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // UnpackDouble2x32: the bits of a double as a uvec2 (low word first).
+            65 => {
+                let x = self.reg1(vals, idref(args.first())?)?;
+                let (lo, hi, sh) = (self.alloc(1)?, self.alloc(1)?, self.imm(32)?);
+                self.emit(Op::Conv {
+                    op: Conv::UToU,
+                    from: 64,
+                    to: 32,
+                    d: lo,
+                    a: x,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::ShrL,
+                    w: 64,
+                    d: hi,
+                    a: x,
+                    b: sh,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![lo, hi]));
+                }
+                return Ok(());
+            }
+            // MatrixInverse: adjugate over determinant (the result is undefined for a singular
+            // matrix; this gives infinities or NaNs then).
+            34 => {
+                let m_id = idref(args.first())?;
+                let m = self.regs(vals, m_id)?;
+                let n = self.matrix_rows(m_id)?;
+                if n < 2 || m.len() != n * n || n > 4 {
+                    return err(format!(
+                        "{}: MatrixInverse needs a 2x2, 3x3 or 4x4 matrix",
+                        self.at
+                    ));
+                }
+                let w = self.fw(inst)?;
+                let out = self.inverse(w, &m, n)?;
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(out));
+                }
+                return Ok(());
+            }
+            // PackHalf2x16: two f32 → f16 bit patterns in one u32 (x in the low half).
+            58 => {
+                let x = self.regs(vals, idref(args.first())?)?;
+                if x.len() != 2 {
+                    return err(format!("{}: PackHalf2x16 needs a 2-vector", self.at));
+                }
+                let sixteen = self.imm(16)?;
+                let [lo, hi, shifted, d] = [0; 4].map(|_| self.alloc(1));
+                let [lo, hi, shifted, d] = [lo?, hi?, shifted?, d?];
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 32,
+                    to: 16,
+                    d: lo,
+                    a: x[0],
+                });
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 32,
+                    to: 16,
+                    d: hi,
+                    a: x[1],
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Shl,
+                    w: 32,
+                    d: shifted,
+                    a: hi,
+                    b: sixteen,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::Or,
+                    w: 32,
+                    d,
+                    a: shifted,
+                    b: lo,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![d]));
+                }
+                return Ok(());
+            }
+            // UnpackHalf2x16: the two f16 halves of a u32 as a 2-vector of f32.
+            62 => {
+                let x = self.reg1(vals, idref(args.first())?)?;
+                let (sixteen, mask) = (self.imm(16)?, self.imm(0xFFFF)?);
+                let [lo_bits, hi_bits, lo, hi] = [0; 4].map(|_| self.alloc(1));
+                let [lo_bits, hi_bits, lo, hi] = [lo_bits?, hi_bits?, lo?, hi?];
+                self.emit(Op::IBin {
+                    op: IBin::And,
+                    w: 32,
+                    d: lo_bits,
+                    a: x,
+                    b: mask,
+                });
+                self.emit(Op::IBin {
+                    op: IBin::ShrL,
+                    w: 32,
+                    d: hi_bits,
+                    a: x,
+                    b: sixteen,
+                });
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 16,
+                    to: 32,
+                    d: lo,
+                    a: lo_bits,
+                });
+                self.emit(Op::Conv {
+                    op: Conv::FToF,
+                    from: 16,
+                    to: 32,
+                    d: hi,
+                    a: hi_bits,
+                });
+                if let Some(r) = inst.result_id {
+                    vals.insert(r, Val::Regs(vec![lo, hi]));
+                }
+                return Ok(());
+            }
+            _ => {
+                return err(format!(
+                    "{}: unsupported GLSL.std.450 instruction {n}",
+                    self.at
+                ));
+            }
+        };
+        self.alu(inst, vals, args, kind)
+    }
+
+    /// `frexp` of one float register of width `w`: the significand (magnitude in [0.5, 1), sign
+    /// of `x`) and the exponent as an integer of width `ew`. Zero gives (x, 0); infinities and
+    /// NaNs give (x, 0); denormals are scaled into the normal range first.
+    fn frexp(&mut self, w: u8, ew: u8, x: Reg) -> R<(Reg, Reg)> {
+        let (mant_bits, exp_bits) = match w {
+            16 => (10u32, 5u32),
+            32 => (23, 8),
+            _ => (52, 11),
+        };
+        let bias = (1u64 << (exp_bits - 1)) - 1;
+        let emask = (1u64 << exp_bits) - 1;
+        let scale_k = u64::from(mant_bits) + 2;
+        let i = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::IBin { op, w, d, a, b });
+            Ok(d)
+        };
+        let c = |l: &mut Self, op: ICmp, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::ICmp { op, w, d, a, b });
+            Ok(d)
+        };
+        let sel = |l: &mut Self, cond: Reg, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::Select { d, c: cond, a, b });
+            Ok(d)
+        };
+        let (k_mant, k_emask, k_zero) = (
+            self.imm(u64::from(mant_bits))?,
+            self.imm(emask)?,
+            self.imm(0)?,
+        );
+        let field = |l: &mut Self, v: Reg| -> R<Reg> {
+            let sh = i(l, IBin::ShrL, v, k_mant)?;
+            i(l, IBin::And, sh, k_emask)
+        };
+        // Scale denormals by 2^k so that their exponent field is non-zero.
+        let e0 = field(self, x)?;
+        let is_sub = c(self, ICmp::Eq, e0, k_zero)?;
+        let two_k = self.imm(match w {
+            16 => u64::from(half::f16::from_f32((scale_k as f32).exp2()).to_bits()),
+            32 => u64::from((scale_k as f32).exp2().to_bits()),
+            _ => (scale_k as f64).exp2().to_bits(),
+        })?;
+        let scaled = self.alloc(1)?;
+        self.emit(Op::FBin {
+            op: FBin::Mul,
+            w,
+            d: scaled,
+            a: x,
+            b: two_k,
+        });
+        let xn = sel(self, is_sub, scaled, x)?;
+        let adj = {
+            let k = self.imm(scale_k)?;
+            sel(self, is_sub, k, k_zero)?
+        };
+        let e = field(self, xn)?;
+        // exponent = e - (bias - 1) - adj, computed at width `w` then converted to `ew`.
+        let bias_m1 = self.imm(bias - 1)?;
+        let e1 = i(self, IBin::Sub, e, bias_m1)?;
+        let e2 = i(self, IBin::Sub, e1, adj)?;
+        // significand: clear the exponent field, set it to bias - 1.
+        let placed = self.imm(emask << mant_bits)?;
+        let keep = self.alloc(1)?;
+        self.emit(Op::IUn {
+            op: IUn::Not,
+            w,
+            d: keep,
+            a: placed,
+        });
+        let cleared = i(self, IBin::And, xn, keep)?;
+        let half_exp = self.imm((bias - 1) << mant_bits)?;
+        let m = i(self, IBin::Or, cleared, half_exp)?;
+        // Zero (magnitude bits all 0) and inf/NaN (exponent field all ones) give (x, 0).
+        let sign_off = self.imm(if w == 64 {
+            u64::MAX >> 1
+        } else {
+            (1u64 << (w - 1)) - 1
+        })?;
+        let mag = i(self, IBin::And, x, sign_off)?;
+        let is_zero = c(self, ICmp::Eq, mag, k_zero)?;
+        let is_special = c(self, ICmp::Eq, e0, k_emask)?;
+        let passthrough = i(self, IBin::Or, is_zero, is_special)?;
+        let m_out = sel(self, passthrough, x, m)?;
+        let e_out = sel(self, passthrough, k_zero, e2)?;
+        let e_conv = self.alloc(1)?;
+        self.emit(Op::Conv {
+            op: Conv::SToS,
+            from: w,
+            to: ew,
+            d: e_conv,
+            a: e_out,
+        });
+        Ok((m_out, e_conv))
+    }
+
+    /// Determinant of the `n`×`n` column-major matrix `m`, expanded along the first column.
+    fn determinant(&mut self, w: u8, m: &[Reg], n: usize) -> R<Reg> {
+        let at = |c: usize, r: usize| m[c * n + r];
+        let fbin = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
+            let d = l.alloc(1)?;
+            l.emit(Op::FBin { op, w, d, a, b });
+            Ok(d)
+        };
+        if n == 1 {
+            return Ok(m[0]);
+        }
+        if n == 2 {
+            let ad = fbin(self, FBin::Mul, at(0, 0), at(1, 1))?;
+            let cb = fbin(self, FBin::Mul, at(1, 0), at(0, 1))?;
+            return fbin(self, FBin::Sub, ad, cb);
+        }
+        let mut acc: Option<Reg> = None;
+        for r in 0..n {
+            // Minor without column 0 and row r, column-major.
+            let minor: Vec<Reg> = (1..n)
+                .flat_map(|c| (0..n).filter(move |rr| *rr != r).map(move |rr| (c, rr)))
+                .map(|(c, rr)| at(c, rr))
+                .collect();
+            let sub = self.determinant(w, &minor, n - 1)?;
+            let term = fbin(self, FBin::Mul, at(0, r), sub)?;
+            acc = Some(match acc {
+                None => term,
+                Some(a) => fbin(
+                    self,
+                    if r % 2 == 0 { FBin::Add } else { FBin::Sub },
+                    a,
+                    term,
+                )?,
+            });
+        }
+        acc.ok_or_else(|| SpirvError::new("empty matrix"))
+    }
+
+    /// `mag[i]` with the sign bit of `sgn[i]` (floats of width code `w`): GLSL.std.450 gives
+    /// Modf's fraction the sign of its operand, also when the fraction is zero.
+    fn copysign_all(&mut self, w: u8, mag: &[Reg], sgn: &[Reg]) -> R<Vec<Reg>> {
+        let bits: u8 = match w {
+            alu::W_BF16 => 16,
+            alu::W_E4M3 | alu::W_E5M2 => 8,
+            w => w,
+        };
+        let sign = self.imm(1u64 << (bits - 1))?;
+        let rest = self.imm((1u64 << (bits - 1)) - 1)?;
+        let n = mag.len();
+        let m = self.map_n(&[mag.to_vec(), vec![rest]], n, |_, d, a| Op::IBin {
+            op: IBin::And,
+            w: bits,
+            d,
+            a: a[0],
+            b: a[1],
+        })?;
+        let s = self.map_n(&[sgn.to_vec(), vec![sign]], n, |_, d, a| Op::IBin {
+            op: IBin::And,
+            w: bits,
+            d,
+            a: a[0],
+            b: a[1],
+        })?;
+        self.map_n(&[m, s], n, |_, d, a| Op::IBin {
+            op: IBin::Or,
+            w: bits,
+            d,
+            a: a[0],
+            b: a[1],
+        })
+    }
+
+    /// A register holding the float constant `v` in width code `w`.
+    fn fconst(&mut self, w: u8, v: f64) -> R<Reg> {
+        self.imm(alu::f_put(w, v))
+    }
+
+    /// Inverse of the `n`×`n` column-major matrix `m`: `inv[c][r] = (-1)^(r+c) ·
+    /// minor(row c, column r) / det(m)`.
+    fn inverse(&mut self, w: u8, m: &[Reg], n: usize) -> R<Vec<Reg>> {
+        let det = self.determinant(w, m, n)?;
+        let mut out = Vec::with_capacity(n * n);
+        for c in 0..n {
+            for r in 0..n {
+                // Minor without row c and column r, column-major.
+                let minor: Vec<Reg> = (0..n)
+                    .filter(|&cc| cc != r)
+                    .flat_map(|cc| (0..n).filter(|&rr| rr != c).map(move |rr| m[cc * n + rr]))
+                    .collect();
+                let cof = self.determinant(w, &minor, n - 1)?;
+                let signed = if (r + c) % 2 == 1 {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::FUn {
+                        op: FUn::Neg,
+                        w,
+                        d,
+                        a: cof,
+                    });
+                    d
+                } else {
+                    cof
+                };
+                let d = self.alloc(1)?;
+                self.emit(Op::FBin {
+                    op: FBin::Div,
+                    w,
+                    d,
+                    a: signed,
+                    b: det,
+                });
+                out.push(d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `Pack{S,U}norm`: f32 components → `bits`-wide fields of one u32.
+    fn pack_norm(&mut self, x: &[Reg], bits: u8, signed: bool) -> R<Reg> {
+        let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
+        let lo_c = self.imm(u64::from((if signed { -1.0f32 } else { 0.0 }).to_bits()))?;
+        let hi_c = self.imm(u64::from(1.0f32.to_bits()))?;
+        let sc = self.imm(u64::from(scale.to_bits()))?;
+        let mut acc: Option<Reg> = None;
+        for (i, &c) in x.iter().enumerate() {
+            let [a, b, t, rnd, q, z] = [0; 6].map(|_| self.alloc(1));
+            let [a, b, t, rnd, q, z] = [a?, b?, t?, rnd?, q?, z?];
+            self.emit(Op::FBin {
+                op: FBin::Max,
+                w: 32,
+                d: a,
+                a: c,
+                b: lo_c,
+            });
+            self.emit(Op::FBin {
+                op: FBin::Min,
+                w: 32,
+                d: b,
+                a,
+                b: hi_c,
+            });
+            self.emit(Op::FBin {
+                op: FBin::Mul,
+                w: 32,
+                d: t,
+                a: b,
+                b: sc,
+            });
+            self.emit(Op::FUn {
+                op: FUn::RoundEven,
+                w: 32,
+                d: rnd,
+                a: t,
+            });
+            self.emit(Op::Conv {
+                op: if signed { Conv::FToS } else { Conv::FToU },
+                from: 32,
+                to: bits,
+                d: q,
+                a: rnd,
+            });
+            self.emit(Op::Conv {
+                op: Conv::UToU,
+                from: bits,
+                to: 32,
+                d: z,
+                a: q,
+            });
+            let field = if i == 0 {
+                z
+            } else {
+                let sh = self.imm(u64::from(bits) * i as u64)?;
+                let d = self.alloc(1)?;
+                self.emit(Op::IBin {
+                    op: IBin::Shl,
+                    w: 32,
+                    d,
+                    a: z,
+                    b: sh,
+                });
+                d
+            };
+            acc = Some(match acc {
+                None => field,
+                Some(prev) => {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op: IBin::Or,
+                        w: 32,
+                        d,
+                        a: prev,
+                        b: field,
+                    });
+                    d
+                }
+            });
+        }
+        acc.ok_or_else(|| SpirvError::new("empty pack"))
+    }
+
+    /// `Unpack{S,U}norm`: the `bits`-wide fields of `x` (field 0 lowest) as f32 components.
+    fn unpack_norm(&mut self, x: Reg, bits: u8, signed: bool) -> R<Vec<Reg>> {
+        let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
+        let sc = self.imm(u64::from(scale.to_bits()))?;
+        let lo_c = self.imm(u64::from((-1.0f32).to_bits()))?;
+        let mask = self.imm((1u64 << bits) - 1)?;
+        let mut out = Vec::new();
+        for i in 0..32 / u32::from(bits) {
+            let sh = self.imm(u64::from(u32::from(bits) * i))?;
+            let [shifted, field, wide, f, q] = [0; 5].map(|_| self.alloc(1));
+            let [shifted, field, wide, f, q] = [shifted?, field?, wide?, f?, q?];
+            self.emit(Op::IBin {
+                op: IBin::ShrL,
+                w: 32,
+                d: shifted,
+                a: x,
+                b: sh,
+            });
+            self.emit(Op::IBin {
+                op: IBin::And,
+                w: 32,
+                d: field,
+                a: shifted,
+                b: mask,
+            });
+            self.emit(Op::Conv {
+                op: if signed { Conv::SToS } else { Conv::UToU },
+                from: bits,
+                to: 32,
+                d: wide,
+                a: field,
+            });
+            self.emit(Op::Conv {
+                op: if signed { Conv::SToF } else { Conv::UToF },
+                from: 32,
+                to: 32,
+                d: f,
+                a: wide,
+            });
+            self.emit(Op::FBin {
+                op: FBin::Div,
+                w: 32,
+                d: q,
+                a: f,
+                b: sc,
+            });
+            if signed {
+                // -128 / 127 (or -32768 / 32767) clamps to -1.
+                let d = self.alloc(1)?;
+                self.emit(Op::FBin {
+                    op: FBin::Max,
+                    w: 32,
+                    d,
+                    a: q,
+                    b: lo_c,
+                });
+                out.push(d);
+            } else {
+                out.push(q);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,581 @@
+//! Pointers and memory: global variables (materialised on first use, see `Lowerer::val`),
+//! resource slots, access chains, loads, stores and atomics.
+//!
+//! A pointer ([`Ptr`]) is a compile-time descriptor: what it points into ([`PK`]), the pointee
+//! type, a constant offset and an optional per-lane dynamic offset register. Offsets count leaves
+//! in register-backed variables (built-ins, `Private`/`Function` variables) and bytes in memory
+//! (buffers and push constants in explicit layout, `Workgroup` memory in natural layout, see
+//! `layout`). Descriptor arrays stay unindexed (`BufArr`, `TensorArr`) until an access chain picks
+//! an element. Resource slots index `Lowerer::resources` in order of first use. Bools are 32 bits
+//! in memory. `Private` variables are initialised in the entry block; function-scope
+//! `OpVariable`s are lowered in `lower_inst`.
+
+use super::types::{Sc, Ty};
+use super::{Id, Lowerer, R, Val, err, idref};
+use crate::alu;
+use crate::alu::{Conv, IBin, ICmp};
+use crate::ir::{DescIdx, Op, Reg, Space, TensorAcc};
+use crate::mem::AtomicOp;
+use crate::{ResourceDecl, ResourceKind};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{BuiltIn, Decoration, Op as S, StorageClass};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum PK {
+    /// Per-lane registers `base..base+len`; offsets count leaves.
+    Var {
+        base: Reg,
+        len: u32,
+    },
+    /// Byte-addressed memory.
+    Mem(Space),
+    /// An array of buffer descriptors, not yet indexed.
+    BufArr {
+        slot: u32,
+    },
+    Tensor {
+        slot: u32,
+        desc: DescIdx,
+    },
+    TensorArr {
+        slot: u32,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ptr {
+    pub(super) pk: PK,
+    pub(super) ty: Id,
+    pub(super) off: u64,
+    pub(super) dynr: Option<Reg>,
+    /// Explicit layout (buffers, push constants) vs natural (shared memory).
+    pub(super) explicit: bool,
+    /// MatrixStride inherited from the struct member being pointed into.
+    pub(super) mstride: Option<u32>,
+}
+
+impl<'m> Lowerer<'m> {
+    fn binding(&self, id: Id) -> (u32, u32) {
+        (
+            self.deco_lit(id, Decoration::DescriptorSet).unwrap_or(0),
+            self.deco_lit(id, Decoration::Binding).unwrap_or(0),
+        )
+    }
+
+    fn add_resource(&mut self, id: Id, kind: ResourceKind, array_len: Option<u32>) -> u32 {
+        let (set, binding) = self.binding(id);
+        self.resources.push(ResourceDecl {
+            set,
+            binding,
+            kind,
+            array_len,
+        });
+        (self.resources.len() - 1) as u32
+    }
+
+    pub(super) fn global(&mut self, id: Id) -> R<Val> {
+        let (pty, sc, init) = self.globals[&id];
+        let pointee = match self.ty(pty)? {
+            Ty::Pointer { pointee, .. } => *pointee,
+            _ => return err(format!("variable %{id} does not have a pointer type")),
+        };
+        let mk = |pk, explicit| Ptr {
+            pk,
+            ty: pointee,
+            off: 0,
+            dynr: None,
+            explicit,
+            mstride: None,
+        };
+        match sc {
+            StorageClass::Input => {
+                let Some(d) = self.deco(id, Decoration::BuiltIn) else {
+                    return err(format!("Input variable %{id} is not a compute built-in"));
+                };
+                let Some(Operand::BuiltIn(b)) = d.operands.get(2) else {
+                    return err("malformed BuiltIn");
+                };
+                let n = self.nleaves(pointee)?;
+                if let Some(base) = self.subgroup_builtin(*b, pointee, n)? {
+                    self.var_ranges.push((base, n));
+                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                }
+                if *b == BuiltIn::LocalInvocationIndex && n == 1 {
+                    let base = self.local_index_reg()?;
+                    self.var_ranges.push((base, n));
+                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                }
+                if *b == BuiltIn::DeviceIndex && n == 1 {
+                    // One physical device per device group: always device 0.
+                    let base = self.alloc(1)?;
+                    let zero = self.imm(0)?;
+                    self.entry_init.push(Op::Mov { d: base, a: zero });
+                    self.var_ranges.push((base, n));
+                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                }
+                let base = self.alloc(n)?;
+                let slot = match b {
+                    BuiltIn::GlobalInvocationId => &mut self.builtins.global_id,
+                    BuiltIn::LocalInvocationId => &mut self.builtins.local_id,
+                    BuiltIn::WorkgroupId => &mut self.builtins.workgroup_id,
+                    BuiltIn::NumWorkgroups => &mut self.builtins.num_workgroups,
+                    BuiltIn::LocalInvocationIndex => &mut self.builtins.local_index,
+                    other => return err(format!("unsupported built-in {other:?}")),
+                };
+                let want = if *b == BuiltIn::LocalInvocationIndex {
+                    1
+                } else {
+                    3
+                };
+                if n != want {
+                    return err(format!(
+                        "built-in {b:?} has {n} components, expected {want}"
+                    ));
+                }
+                *slot = Some(base);
+                self.var_ranges.push((base, n));
+                Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)))
+            }
+            StorageClass::Private | StorageClass::Function => {
+                let n = self.nleaves(pointee)?;
+                let base = self.alloc(n)?;
+                // Private variables start from their initializer, or zero (deterministic rather
+                // than whatever the previous lane group left in the registers).
+                let src = match init {
+                    Some(i) => self.regs(&HashMap::new(), i)?,
+                    None => vec![self.imm(0)?; n as usize],
+                };
+                for (k, s) in src.into_iter().enumerate() {
+                    self.entry_init.push(Op::Mov {
+                        d: base + k as u32,
+                        a: s,
+                    });
+                }
+                self.var_ranges.push((base, n));
+                Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)))
+            }
+            StorageClass::Workgroup => {
+                let (size, align) = self.nat(pointee, 0)?;
+                let off = self.shared_size.div_ceil(align) * align;
+                self.shared_size = off + size;
+                if self.shared_size > (1 << 26) {
+                    return err("workgroup memory too large");
+                }
+                self.needs_whole = true;
+                let mut p = mk(PK::Mem(Space::Shared), false);
+                p.off = off;
+                Ok(Val::Ptr(p))
+            }
+            StorageClass::PushConstant => {
+                let size = self.explicit_size(pointee)?;
+                self.push_size = self.push_size.max(u32::try_from(size).unwrap_or(u32::MAX));
+                Ok(Val::Ptr(mk(PK::Mem(Space::Push), true)))
+            }
+            StorageClass::StorageBuffer | StorageClass::Uniform => {
+                let (block, arr) = match self.ty(pointee)?.clone() {
+                    Ty::Array { elem, len } => (elem, Some(len)),
+                    Ty::RuntimeArray { elem } => (elem, Some(0)),
+                    _ => (pointee, None),
+                };
+                let kind = if sc == StorageClass::StorageBuffer
+                    || self.deco(block, Decoration::BufferBlock).is_some()
+                {
+                    ResourceKind::StorageBuffer
+                } else {
+                    ResourceKind::UniformBuffer
+                };
+                let slot = self.add_resource(id, kind, arr);
+                if arr.is_some() {
+                    Ok(Val::Ptr(mk(PK::BufArr { slot }, true)))
+                } else {
+                    Ok(Val::Ptr(mk(
+                        PK::Mem(Space::Buffer {
+                            slot,
+                            desc: DescIdx::Const(0),
+                        }),
+                        true,
+                    )))
+                }
+            }
+            StorageClass::UniformConstant => {
+                let (tt, arr) = match self.ty(pointee)?.clone() {
+                    Ty::Array { elem, len } => (elem, Some(len)),
+                    Ty::RuntimeArray { elem } => (elem, Some(0)),
+                    _ => (pointee, None),
+                };
+                let Ty::Tensor { elem, rank, .. } = self.ty(tt)?.clone() else {
+                    return err(format!(
+                        "UniformConstant variable %{id} is not a tensor (images/samplers are not supported)"
+                    ));
+                };
+                let slot = self.add_resource(
+                    id,
+                    ResourceKind::Tensor {
+                        rank,
+                        element: elem.scalar_type(),
+                    },
+                    arr,
+                );
+                let mut p = mk(
+                    if arr.is_some() {
+                        PK::TensorArr { slot }
+                    } else {
+                        PK::Tensor {
+                            slot,
+                            desc: DescIdx::Const(0),
+                        }
+                    },
+                    false,
+                );
+                p.ty = if arr.is_some() { pointee } else { tt };
+                Ok(Val::Ptr(p))
+            }
+            other => err(format!(
+                "unsupported storage class {other:?} for variable %{id}"
+            )),
+        }
+    }
+
+    pub(super) fn chain(&mut self, vals: &HashMap<Id, Val>, mut p: Ptr, idx: &[Operand]) -> R<Ptr> {
+        for x in idx {
+            let id = idref(Some(x))?;
+            let cst = self.consts.get(&id).and_then(|v| v.first().copied());
+            let desc_of = |l: &mut Lowerer, id: Id| -> R<DescIdx> {
+                Ok(match cst {
+                    Some(c) => DescIdx::Const(c as u32),
+                    None => DescIdx::Dyn(l.reg1(vals, id)?),
+                })
+            };
+            match p.pk {
+                PK::BufArr { slot } => {
+                    let desc = desc_of(self, id)?;
+                    let (elem, _) = self.elem_stride(p.ty, false, None)?;
+                    p.pk = PK::Mem(Space::Buffer { slot, desc });
+                    p.ty = elem;
+                    continue;
+                }
+                PK::TensorArr { slot } => {
+                    let desc = desc_of(self, id)?;
+                    let (elem, _) = self.elem_stride(p.ty, false, None).or_else(|_| match self
+                        .ty(p.ty)?
+                    {
+                        Ty::Array { elem, .. } | Ty::RuntimeArray { elem } => Ok((*elem, 0)),
+                        _ => err("bad tensor array"),
+                    })?;
+                    p.pk = PK::Tensor { slot, desc };
+                    p.ty = elem;
+                    continue;
+                }
+                PK::Tensor { .. } => {
+                    return err(format!("{}: cannot index into a tensor", self.at));
+                }
+                _ => {}
+            }
+            let is_struct = matches!(self.ty(p.ty)?, Ty::Struct { .. });
+            let is_var = matches!(p.pk, PK::Var { .. });
+            if is_struct {
+                let Some(k) = cst else {
+                    return err(format!("{}: struct index must be constant", self.at));
+                };
+                let k = k as u32;
+                if is_var {
+                    let (t, lo) = self.sub(p.ty, k)?;
+                    p.off += u64::from(lo);
+                    p.ty = t;
+                } else {
+                    let off = self.member_offset(p.ty, k, p.explicit)?;
+                    if p.explicit && self.has_member_deco(p.ty, k, Decoration::RowMajor) {
+                        return err(format!(
+                            "{}: row-major matrices in buffers are not supported",
+                            self.at
+                        ));
+                    }
+                    p.mstride = self.member_deco_lit(p.ty, k, Decoration::MatrixStride);
+                    let (t, _) = self.sub(p.ty, k)?;
+                    p.off += off;
+                    p.ty = t;
+                }
+                continue;
+            }
+            let (elem, stride) = if is_var {
+                let elem = match self.ty(p.ty)? {
+                    Ty::Vector { elem, .. }
+                    | Ty::Array { elem, .. }
+                    | Ty::RuntimeArray { elem } => *elem,
+                    Ty::Matrix { col, .. } => *col,
+                    _ => return err(format!("{}: cannot index %{}", self.at, p.ty)),
+                };
+                (elem, u64::from(self.nleaves(elem)?))
+            } else {
+                self.elem_stride(p.ty, p.explicit, p.mstride)?
+            };
+            // A member's MatrixStride also covers matrices inside arrays of that member: keep it
+            // through array indexing, drop it once a matrix or vector is indexed.
+            if !matches!(self.ty(p.ty)?, Ty::Array { .. } | Ty::RuntimeArray { .. }) {
+                p.mstride = None;
+            }
+            p.ty = elem;
+            match cst {
+                Some(c) => {
+                    let sw = self.typed_leaves(id).ok().and_then(|l| l.first().copied());
+                    let c = match sw {
+                        Some(Sc::Int(w, true)) => alu::sext(c, w) as u64,
+                        _ => c,
+                    };
+                    p.off = p.off.wrapping_add(c.wrapping_mul(stride));
+                }
+                None => {
+                    let r = self.reg1(vals, id)?;
+                    let sc = self
+                        .typed_leaves(id)?
+                        .first()
+                        .copied()
+                        .unwrap_or(Sc::Int(32, false));
+                    let r64 = match sc {
+                        Sc::Int(64, _) => r,
+                        Sc::Int(w, true) => {
+                            let d = self.alloc(1)?;
+                            self.emit(Op::Conv {
+                                op: Conv::SToS,
+                                from: w,
+                                to: 64,
+                                d,
+                                a: r,
+                            });
+                            d
+                        }
+                        _ => r,
+                    };
+                    let scaled = if stride == 1 {
+                        r64
+                    } else {
+                        let k = self.imm(stride)?;
+                        let d = self.alloc(1)?;
+                        self.emit(Op::IBin {
+                            op: IBin::Mul,
+                            w: 64,
+                            d,
+                            a: r64,
+                            b: k,
+                        });
+                        d
+                    };
+                    p.dynr = Some(match p.dynr {
+                        None => scaled,
+                        Some(prev) => {
+                            let d = self.alloc(1)?;
+                            self.emit(Op::IBin {
+                                op: IBin::Add,
+                                w: 64,
+                                d,
+                                a: prev,
+                                b: scaled,
+                            });
+                            d
+                        }
+                    });
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    pub(super) fn load(&mut self, p: Ptr) -> R<Val> {
+        match p.pk {
+            PK::Var { base, len } => {
+                let n = self.nleaves(p.ty)?;
+                let mut out = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    let d = self.alloc(1)?;
+                    let off = p.off.wrapping_add(u64::from(i));
+                    match p.dynr {
+                        None => {
+                            if off < u64::from(len) {
+                                self.emit(Op::Mov {
+                                    d,
+                                    a: base + off as u32,
+                                });
+                            } else {
+                                let z = self.imm(0)?;
+                                self.emit(Op::Mov { d, a: z });
+                            }
+                        }
+                        Some(idx) => self.emit(Op::LoadVar {
+                            d,
+                            base,
+                            len,
+                            off: off.min(u64::from(u32::MAX)) as u32,
+                            idx,
+                        }),
+                    }
+                    out.push(d);
+                }
+                Ok(Val::Regs(out))
+            }
+            PK::Mem(sp) => {
+                let mut leaves = Vec::new();
+                self.mem_leaves(p.ty, p.explicit, p.mstride, p.off, &mut leaves)?;
+                let mut out = Vec::with_capacity(leaves.len());
+                for (off, sc) in leaves {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::Load {
+                        sp,
+                        size: sc.bytes() as u8,
+                        d,
+                        addr: p.dynr,
+                        off,
+                    });
+                    if sc == Sc::Bool {
+                        let z = self.imm(0)?;
+                        let b = self.alloc(1)?;
+                        self.emit(Op::ICmp {
+                            op: ICmp::Ne,
+                            w: 32,
+                            d: b,
+                            a: d,
+                            b: z,
+                        });
+                        out.push(b);
+                    } else {
+                        out.push(d);
+                    }
+                }
+                Ok(Val::Regs(out))
+            }
+            PK::Tensor { slot, desc } => {
+                let Ty::Tensor { elem, rank, shape } = self.ty(p.ty)?.clone() else {
+                    return err(format!("{}: load of a non-tensor descriptor", self.at));
+                };
+                Ok(Val::Tensor(TensorAcc {
+                    slot,
+                    desc,
+                    elem: elem.scalar_type(),
+                    rank: rank.unwrap_or(0),
+                    shape,
+                }))
+            }
+            PK::BufArr { .. } | PK::TensorArr { .. } => {
+                err(format!("{}: cannot load a whole descriptor array", self.at))
+            }
+        }
+    }
+
+    pub(super) fn store(&mut self, p: Ptr, v: &[Reg]) -> R<()> {
+        match p.pk {
+            PK::Var { base, len } => {
+                let n = self.nleaves(p.ty)?;
+                if v.len() != n as usize {
+                    return err(format!("{}: stored value has the wrong type", self.at));
+                }
+                for (i, &r) in v.iter().enumerate() {
+                    let off = p.off.wrapping_add(i as u64);
+                    match p.dynr {
+                        None => {
+                            if off < u64::from(len) {
+                                self.emit(Op::Mov {
+                                    d: base + off as u32,
+                                    a: r,
+                                });
+                            }
+                        }
+                        Some(idx) => self.emit(Op::StoreVar {
+                            base,
+                            len,
+                            off: off.min(u64::from(u32::MAX)) as u32,
+                            idx,
+                            v: r,
+                        }),
+                    }
+                }
+                Ok(())
+            }
+            PK::Mem(sp) => {
+                if sp == Space::Push {
+                    return err(format!("{}: store to push constants", self.at));
+                }
+                let mut leaves = Vec::new();
+                self.mem_leaves(p.ty, p.explicit, p.mstride, p.off, &mut leaves)?;
+                if leaves.len() != v.len() {
+                    return err(format!("{}: stored value has the wrong type", self.at));
+                }
+                for ((off, sc), &r) in leaves.into_iter().zip(v) {
+                    self.emit(Op::Store {
+                        sp,
+                        size: sc.bytes() as u8,
+                        v: r,
+                        addr: p.dynr,
+                        off,
+                    });
+                }
+                Ok(())
+            }
+            _ => err(format!("{}: cannot store to a descriptor", self.at)),
+        }
+    }
+
+    pub(super) fn atomic(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+        let o = &inst.operands;
+        let p = self.ptr(vals, idref(o.first())?)?;
+        let PK::Mem(sp) = p.pk else {
+            return err(format!(
+                "{}: atomics are only supported on buffer and workgroup memory",
+                self.at
+            ));
+        };
+        if sp == Space::Push {
+            return err(format!("{}: atomic on push constants", self.at));
+        }
+        let Ty::Scalar(sc) = self.ty(p.ty)?.clone() else {
+            return err(format!("{}: atomic on a non-scalar", self.at));
+        };
+        let size = sc.bytes() as u8;
+        if size != 4 && size != 8 {
+            return err(format!("{}: atomics need 32- or 64-bit integers", self.at));
+        }
+        let z = self.imm(0)?;
+        let one = self.imm(1)?;
+        let (op, v, cmp) = match inst.class.opcode {
+            S::AtomicLoad => (AtomicOp::Load, z, z),
+            S::AtomicStore => (AtomicOp::Store, self.reg1(vals, idref(o.get(3))?)?, z),
+            S::AtomicIIncrement => (AtomicOp::Add, one, z),
+            S::AtomicIDecrement => (AtomicOp::Sub, one, z),
+            S::AtomicCompareExchange => (
+                AtomicOp::CompareExchange,
+                self.reg1(vals, idref(o.get(4))?)?,
+                self.reg1(vals, idref(o.get(5))?)?,
+            ),
+            other => {
+                let v = self.reg1(vals, idref(o.get(3))?)?;
+                let op = match other {
+                    S::AtomicExchange => AtomicOp::Exchange,
+                    S::AtomicIAdd => AtomicOp::Add,
+                    S::AtomicISub => AtomicOp::Sub,
+                    S::AtomicSMin => AtomicOp::SMin,
+                    S::AtomicUMin => AtomicOp::UMin,
+                    S::AtomicSMax => AtomicOp::SMax,
+                    S::AtomicUMax => AtomicOp::UMax,
+                    S::AtomicAnd => AtomicOp::And,
+                    S::AtomicOr => AtomicOp::Or,
+                    _ => AtomicOp::Xor,
+                };
+                (op, v, z)
+            }
+        };
+        let d = self.alloc(1)?;
+        self.emit(Op::Atomic {
+            op,
+            sp,
+            size,
+            d,
+            addr: p.dynr,
+            off: p.off,
+            v,
+            cmp,
+        });
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(vec![d]));
+        }
+        Ok(())
+    }
+}
