@@ -451,6 +451,38 @@ pub fn zeroed<T: Copy>() -> T {
 mod tests {
     use super::*;
 
+    /// A writer fills the members and leaves the caller's padding alone (the CTS fills a
+    /// `VkFormatProperties2` with 0xcd and compares all 32 bytes with an expectation that only
+    /// zeroes the members: `api.info.get_physical_device_properties2.format_properties.basic`).
+    #[test]
+    fn writers_keep_padding() {
+        use tessera_runtime::vk::structs as vk;
+        let mut out: VkFormatProperties2 = zeroed();
+        // SAFETY: plain bytes over a local POD struct.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                (&mut out as *mut VkFormatProperties2).cast::<u8>(),
+                std::mem::size_of::<VkFormatProperties2>(),
+            )
+        };
+        bytes.fill(0xcd);
+        out.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2;
+        out.pNext = std::ptr::null_mut();
+        let src = vk::FormatProperties2::default();
+        // SAFETY: `out` is a writable VkFormatProperties2 with an empty chain.
+        unsafe { crate::generated::write::write_format_properties2(&mut out, &src) };
+        // SAFETY: as above.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (&out as *const VkFormatProperties2).cast::<u8>(),
+                std::mem::size_of::<VkFormatProperties2>(),
+            )
+        };
+        assert_eq!(&bytes[4..8], &[0xcd; 4], "padding after sType");
+        assert_eq!(&bytes[28..32], &[0xcd; 4], "trailing padding");
+        assert_eq!(out.formatProperties.bufferFeatures, 0);
+    }
+
     #[test]
     fn two_call_idiom() {
         let items = [1u32, 2, 3];

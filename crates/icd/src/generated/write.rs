@@ -6,7 +6,7 @@
 use tessera_runtime::vk::structs as vk;
 use vulkan_headers::vulkan::vulkan_core::*;
 
-use crate::conv::{chain_mut, copy_cstr_str, write_whole, zeroed};
+use crate::conv::{chain_mut, copy_cstr_str, zeroed};
 
 /// A `VkConformanceVersion` from its mirror (every byte written: padding and unused name bytes are zero).
 pub fn to_vk_conformance_version(src: &vk::ConformanceVersion) -> VkConformanceVersion {
@@ -18,7 +18,7 @@ pub fn to_vk_conformance_version(src: &vk::ConformanceVersion) -> VkConformanceV
     out
 }
 
-/// Writes a `VkDescriptorSetLayoutSupport` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkDescriptorSetLayoutSupport` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkDescriptorSetLayoutSupport` with a valid output chain.
@@ -28,8 +28,10 @@ pub unsafe fn write_descriptor_set_layout_support(
 ) {
     let mut out: VkDescriptorSetLayoutSupport = zeroed();
     out.supported = VkBool32::from(src.supported);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkDescriptorSetLayoutSupport`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).supported).write(out.supported);
+    }
     // SAFETY: a valid output chain per the spec.
     for (stype, p) in unsafe { chain_mut((*dst).pNext) } {
         if stype == VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_LAYOUT_SUPPORT
@@ -46,7 +48,7 @@ pub unsafe fn write_descriptor_set_layout_support(
     }
 }
 
-/// Writes a `VkDescriptorSetVariableDescriptorCountLayoutSupport` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkDescriptorSetVariableDescriptorCountLayoutSupport` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkDescriptorSetVariableDescriptorCountLayoutSupport` with a valid output chain.
@@ -56,8 +58,11 @@ pub unsafe fn write_descriptor_set_variable_descriptor_count_layout_support(
 ) {
     let mut out: VkDescriptorSetVariableDescriptorCountLayoutSupport = zeroed();
     out.maxVariableDescriptorCount = src.max_variable_descriptor_count;
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkDescriptorSetVariableDescriptorCountLayoutSupport`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).maxVariableDescriptorCount)
+            .write(out.maxVariableDescriptorCount);
+    }
 }
 
 /// A `VkExtensionProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -77,7 +82,7 @@ pub fn to_vk_extent3d(src: &vk::Extent3D) -> VkExtent3D {
     out
 }
 
-/// Writes a `VkExternalBufferProperties` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkExternalBufferProperties` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkExternalBufferProperties` with a valid output chain.
@@ -88,11 +93,13 @@ pub unsafe fn write_external_buffer_properties(
     let mut out: VkExternalBufferProperties = zeroed();
     out.externalMemoryProperties =
         to_vk_external_memory_properties(&src.external_memory_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkExternalBufferProperties`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).externalMemoryProperties).write(out.externalMemoryProperties);
+    }
 }
 
-/// Writes a `VkExternalFenceProperties` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkExternalFenceProperties` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkExternalFenceProperties` with a valid output chain.
@@ -104,11 +111,16 @@ pub unsafe fn write_external_fence_properties(
     out.exportFromImportedHandleTypes = src.export_from_imported_handle_types;
     out.compatibleHandleTypes = src.compatible_handle_types;
     out.externalFenceFeatures = src.external_fence_features;
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkExternalFenceProperties`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).exportFromImportedHandleTypes)
+            .write(out.exportFromImportedHandleTypes);
+        std::ptr::addr_of_mut!((*dst).compatibleHandleTypes).write(out.compatibleHandleTypes);
+        std::ptr::addr_of_mut!((*dst).externalFenceFeatures).write(out.externalFenceFeatures);
+    }
 }
 
-/// Writes a `VkExternalImageFormatProperties` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkExternalImageFormatProperties` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkExternalImageFormatProperties` with a valid output chain.
@@ -119,8 +131,10 @@ pub unsafe fn write_external_image_format_properties(
     let mut out: VkExternalImageFormatProperties = zeroed();
     out.externalMemoryProperties =
         to_vk_external_memory_properties(&src.external_memory_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkExternalImageFormatProperties`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).externalMemoryProperties).write(out.externalMemoryProperties);
+    }
 }
 
 /// A `VkExternalMemoryProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -134,7 +148,7 @@ pub fn to_vk_external_memory_properties(
     out
 }
 
-/// Writes a `VkExternalSemaphoreProperties` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkExternalSemaphoreProperties` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkExternalSemaphoreProperties` with a valid output chain.
@@ -146,11 +160,17 @@ pub unsafe fn write_external_semaphore_properties(
     out.exportFromImportedHandleTypes = src.export_from_imported_handle_types;
     out.compatibleHandleTypes = src.compatible_handle_types;
     out.externalSemaphoreFeatures = src.external_semaphore_features;
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkExternalSemaphoreProperties`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).exportFromImportedHandleTypes)
+            .write(out.exportFromImportedHandleTypes);
+        std::ptr::addr_of_mut!((*dst).compatibleHandleTypes).write(out.compatibleHandleTypes);
+        std::ptr::addr_of_mut!((*dst).externalSemaphoreFeatures)
+            .write(out.externalSemaphoreFeatures);
+    }
 }
 
-/// Writes a `VkExternalTensorPropertiesARM` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkExternalTensorPropertiesARM` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkExternalTensorPropertiesARM` with a valid output chain.
@@ -161,8 +181,10 @@ pub unsafe fn write_external_tensor_properties_arm(
     let mut out: VkExternalTensorPropertiesARM = zeroed();
     out.externalMemoryProperties =
         to_vk_external_memory_properties(&src.external_memory_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkExternalTensorPropertiesARM`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).externalMemoryProperties).write(out.externalMemoryProperties);
+    }
 }
 
 /// A `VkFormatProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -174,15 +196,17 @@ pub fn to_vk_format_properties(src: &vk::FormatProperties) -> VkFormatProperties
     out
 }
 
-/// Writes a `VkFormatProperties2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkFormatProperties2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkFormatProperties2` with a valid output chain.
 pub unsafe fn write_format_properties2(dst: *mut VkFormatProperties2, src: &vk::FormatProperties2) {
     let mut out: VkFormatProperties2 = zeroed();
     out.formatProperties = to_vk_format_properties(&src.format_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkFormatProperties2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).formatProperties).write(out.formatProperties);
+    }
     // SAFETY: a valid output chain per the spec.
     for (stype, p) in unsafe { chain_mut((*dst).pNext) } {
         if stype == VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3
@@ -202,7 +226,7 @@ pub unsafe fn write_format_properties2(dst: *mut VkFormatProperties2, src: &vk::
     }
 }
 
-/// Writes a `VkFormatProperties3` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkFormatProperties3` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkFormatProperties3` with a valid output chain.
@@ -211,8 +235,12 @@ pub unsafe fn write_format_properties3(dst: *mut VkFormatProperties3, src: &vk::
     out.linearTilingFeatures = src.linear_tiling_features;
     out.optimalTilingFeatures = src.optimal_tiling_features;
     out.bufferFeatures = src.buffer_features;
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkFormatProperties3`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).linearTilingFeatures).write(out.linearTilingFeatures);
+        std::ptr::addr_of_mut!((*dst).optimalTilingFeatures).write(out.optimalTilingFeatures);
+        std::ptr::addr_of_mut!((*dst).bufferFeatures).write(out.bufferFeatures);
+    }
 }
 
 /// A `VkImageFormatProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -226,7 +254,7 @@ pub fn to_vk_image_format_properties(src: &vk::ImageFormatProperties) -> VkImage
     out
 }
 
-/// Writes a `VkImageFormatProperties2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkImageFormatProperties2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkImageFormatProperties2` with a valid output chain.
@@ -236,8 +264,10 @@ pub unsafe fn write_image_format_properties2(
 ) {
     let mut out: VkImageFormatProperties2 = zeroed();
     out.imageFormatProperties = to_vk_image_format_properties(&src.image_format_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkImageFormatProperties2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).imageFormatProperties).write(out.imageFormatProperties);
+    }
     // SAFETY: a valid output chain per the spec.
     for (stype, p) in unsafe { chain_mut((*dst).pNext) } {
         if stype == VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES
@@ -275,7 +305,7 @@ pub fn to_vk_layer_properties(src: &vk::LayerProperties) -> VkLayerProperties {
     out
 }
 
-/// Writes a `VkMemoryDedicatedRequirements` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkMemoryDedicatedRequirements` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkMemoryDedicatedRequirements` with a valid output chain.
@@ -286,8 +316,13 @@ pub unsafe fn write_memory_dedicated_requirements(
     let mut out: VkMemoryDedicatedRequirements = zeroed();
     out.prefersDedicatedAllocation = VkBool32::from(src.prefers_dedicated_allocation);
     out.requiresDedicatedAllocation = VkBool32::from(src.requires_dedicated_allocation);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkMemoryDedicatedRequirements`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).prefersDedicatedAllocation)
+            .write(out.prefersDedicatedAllocation);
+        std::ptr::addr_of_mut!((*dst).requiresDedicatedAllocation)
+            .write(out.requiresDedicatedAllocation);
+    }
 }
 
 /// A `VkMemoryHeap` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -307,7 +342,7 @@ pub fn to_vk_memory_requirements(src: &vk::MemoryRequirements) -> VkMemoryRequir
     out
 }
 
-/// Writes a `VkMemoryRequirements2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkMemoryRequirements2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkMemoryRequirements2` with a valid output chain.
@@ -317,8 +352,10 @@ pub unsafe fn write_memory_requirements2(
 ) {
     let mut out: VkMemoryRequirements2 = zeroed();
     out.memoryRequirements = to_vk_memory_requirements(&src.memory_requirements);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkMemoryRequirements2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).memoryRequirements).write(out.memoryRequirements);
+    }
     // SAFETY: a valid output chain per the spec.
     for (stype, p) in unsafe { chain_mut((*dst).pNext) } {
         if stype == VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS
@@ -411,7 +448,7 @@ pub fn to_vk_physical_device_features(
     out
 }
 
-/// Writes a `VkPhysicalDeviceFeatures2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkPhysicalDeviceFeatures2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkPhysicalDeviceFeatures2` with a valid output chain.
@@ -421,8 +458,10 @@ pub unsafe fn write_physical_device_features2(
 ) {
     let mut out: VkPhysicalDeviceFeatures2 = zeroed();
     out.features = to_vk_physical_device_features(&src.features);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkPhysicalDeviceFeatures2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).features).write(out.features);
+    }
 }
 
 /// A `VkPhysicalDeviceLimits` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -554,7 +593,7 @@ pub fn to_vk_physical_device_memory_properties(
     out
 }
 
-/// Writes a `VkPhysicalDeviceMemoryProperties2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkPhysicalDeviceMemoryProperties2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkPhysicalDeviceMemoryProperties2` with a valid output chain.
@@ -564,8 +603,10 @@ pub unsafe fn write_physical_device_memory_properties2(
 ) {
     let mut out: VkPhysicalDeviceMemoryProperties2 = zeroed();
     out.memoryProperties = to_vk_physical_device_memory_properties(&src.memory_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkPhysicalDeviceMemoryProperties2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).memoryProperties).write(out.memoryProperties);
+    }
 }
 
 /// A `VkPhysicalDeviceProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -585,7 +626,7 @@ pub fn to_vk_physical_device_properties(
     out
 }
 
-/// Writes a `VkPhysicalDeviceProperties2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkPhysicalDeviceProperties2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkPhysicalDeviceProperties2` with a valid output chain.
@@ -595,8 +636,10 @@ pub unsafe fn write_physical_device_properties2(
 ) {
     let mut out: VkPhysicalDeviceProperties2 = zeroed();
     out.properties = to_vk_physical_device_properties(&src.properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkPhysicalDeviceProperties2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).properties).write(out.properties);
+    }
 }
 
 /// A `VkPhysicalDeviceSparseProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -613,7 +656,7 @@ pub fn to_vk_physical_device_sparse_properties(
     out
 }
 
-/// Writes a `VkPhysicalDeviceToolProperties` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkPhysicalDeviceToolProperties` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkPhysicalDeviceToolProperties` with a valid output chain.
@@ -627,8 +670,14 @@ pub unsafe fn write_physical_device_tool_properties(
     out.purposes = src.purposes;
     copy_cstr_str(&mut out.description, &src.description);
     copy_cstr_str(&mut out.layer, &src.layer);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkPhysicalDeviceToolProperties`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).name).write(out.name);
+        std::ptr::addr_of_mut!((*dst).version).write(out.version);
+        std::ptr::addr_of_mut!((*dst).purposes).write(out.purposes);
+        std::ptr::addr_of_mut!((*dst).description).write(out.description);
+        std::ptr::addr_of_mut!((*dst).layer).write(out.layer);
+    }
 }
 
 /// A `VkQueueFamilyProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -641,7 +690,7 @@ pub fn to_vk_queue_family_properties(src: &vk::QueueFamilyProperties) -> VkQueue
     out
 }
 
-/// Writes a `VkQueueFamilyProperties2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkQueueFamilyProperties2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkQueueFamilyProperties2` with a valid output chain.
@@ -651,11 +700,13 @@ pub unsafe fn write_queue_family_properties2(
 ) {
     let mut out: VkQueueFamilyProperties2 = zeroed();
     out.queueFamilyProperties = to_vk_queue_family_properties(&src.queue_family_properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkQueueFamilyProperties2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).queueFamilyProperties).write(out.queueFamilyProperties);
+    }
 }
 
-/// Writes a `VkSamplerYcbcrConversionImageFormatProperties` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkSamplerYcbcrConversionImageFormatProperties` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkSamplerYcbcrConversionImageFormatProperties` with a valid output chain.
@@ -665,8 +716,11 @@ pub unsafe fn write_sampler_ycbcr_conversion_image_format_properties(
 ) {
     let mut out: VkSamplerYcbcrConversionImageFormatProperties = zeroed();
     out.combinedImageSamplerDescriptorCount = src.combined_image_sampler_descriptor_count;
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkSamplerYcbcrConversionImageFormatProperties`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).combinedImageSamplerDescriptorCount)
+            .write(out.combinedImageSamplerDescriptorCount);
+    }
 }
 
 /// A `VkSparseImageFormatProperties` from its mirror (every byte written: padding and unused name bytes are zero).
@@ -680,7 +734,7 @@ pub fn to_vk_sparse_image_format_properties(
     out
 }
 
-/// Writes a `VkSparseImageFormatProperties2` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkSparseImageFormatProperties2` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkSparseImageFormatProperties2` with a valid output chain.
@@ -690,11 +744,13 @@ pub unsafe fn write_sparse_image_format_properties2(
 ) {
     let mut out: VkSparseImageFormatProperties2 = zeroed();
     out.properties = to_vk_sparse_image_format_properties(&src.properties);
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkSparseImageFormatProperties2`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).properties).write(out.properties);
+    }
 }
 
-/// Writes a `VkTensorFormatPropertiesARM` and the structures of its chain that Tessera knows (every byte of each is written, its `sType` and `pNext` kept).
+/// Writes a `VkTensorFormatPropertiesARM` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
 /// `dst` must point to a writable `VkTensorFormatPropertiesARM` with a valid output chain.
@@ -705,6 +761,11 @@ pub unsafe fn write_tensor_format_properties_arm(
     let mut out: VkTensorFormatPropertiesARM = zeroed();
     out.optimalTilingTensorFeatures = src.optimal_tiling_tensor_features;
     out.linearTilingTensorFeatures = src.linear_tiling_tensor_features;
-    // SAFETY: the caller's contract.
-    unsafe { write_whole(&mut *dst, &out) };
+    // SAFETY: the caller's contract: `dst` is a writable `VkTensorFormatPropertiesARM`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).optimalTilingTensorFeatures)
+            .write(out.optimalTilingTensorFeatures);
+        std::ptr::addr_of_mut!((*dst).linearTilingTensorFeatures)
+            .write(out.linearTilingTensorFeatures);
+    }
 }

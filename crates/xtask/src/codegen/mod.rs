@@ -134,7 +134,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
              #![allow(unused_imports)]\n\n\
              use tessera_runtime::vk::structs as vk;\n\
              use vulkan_headers::vulkan::vulkan_core::*;\n\n\
-             use crate::conv::{{chain_mut, copy_cstr_str, write_whole, zeroed}};\n\n{}",
+             use crate::conv::{{chain_mut, copy_cstr_str, zeroed}};\n\n{}",
             mirrors.emit_writers()?
         ),
     ));

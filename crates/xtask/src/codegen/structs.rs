@@ -1048,6 +1048,9 @@ impl<'m> Mirrors<'m> {
     /// `to_vk_<name>` (structs without a header) or `write_<name>` (with one).
     fn writer(&self, m: &Mirror) -> String {
         let mut sets = String::new();
+        // Members one by one into the caller's struct (its padding stays as the caller left
+        // it: the CTS compares whole structs with a pre-filled pattern).
+        let mut stores = String::new();
         for f in &m.fields {
             let c = &ident(&f.member.name);
             let v = format!("src.{}", f.name);
@@ -1055,6 +1058,7 @@ impl<'m> Mirrors<'m> {
                 Kind::FixedString => writeln!(sets, "copy_cstr_str(&mut out.{c}, &{v});").unwrap(),
                 kind => writeln!(sets, "out.{c} = {};", self.write_value(kind, &v)).unwrap(),
             }
+            writeln!(stores, "std::ptr::addr_of_mut!((*dst).{c}).write(out.{c});").unwrap();
         }
         let snake_name = snake(&m.rust);
         let name = &m.name;
@@ -1090,13 +1094,13 @@ impl<'m> Mirrors<'m> {
             )
         };
         format!(
-            "/// Writes a `{name}` and the structures of its chain that Tessera knows (every byte \
-             of each is written, its `sType` and `pNext` kept).\n///\n/// # Safety\n/// `dst` must \
-             point to a writable `{name}` with a valid output chain.\n\
+            "/// Writes a `{name}` and the structures of its chain that Tessera knows (every member \
+             of each is written; `sType`, `pNext` and padding are kept).\n///\n/// # Safety\n/// \
+             `dst` must point to a writable `{name}` with a valid output chain.\n\
              pub unsafe fn write_{snake_name}(dst: *mut {name}, src: &vk::{}) {{\n\
              let mut out: {name} = zeroed();\n{sets}\
-             // SAFETY: the caller's contract.\n\
-             unsafe {{ write_whole(&mut *dst, &out) }};\n{chain}}}\n\n",
+             // SAFETY: the caller's contract: `dst` is a writable `{name}`.\n\
+             unsafe {{\n{stores}}}\n{chain}}}\n\n",
             m.rust
         )
     }
