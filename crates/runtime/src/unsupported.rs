@@ -1,6 +1,7 @@
 //! Why Tessera cannot run a command it resolves (the rule each reason breaks): graphics (the
 //! only queue family is compute | transfer), images (no format supports an image, as
-//! `vkGetPhysicalDeviceImageFormatProperties` reports), sparse binding, and commands of the part
+//! `vkGetPhysicalDeviceImageFormatProperties` reports), texel buffers (no format has a texel
+//! buffer feature), sparse binding, and commands of the part
 //! of an extension that needs another Tessera does not implement. The ICD's generated entry
 //! points of those commands report it.
 
@@ -13,6 +14,8 @@ pub enum Why {
     Graphics,
     /// Needs an image; no format supports images on this device.
     Image,
+    /// Needs a texel buffer view; no format supports texel buffers on this device.
+    TexelBuffer,
     /// Needs the sampler Y′CbCr conversion feature, which is not supported.
     Ycbcr,
     /// Needs sparse binding, which is not supported.
@@ -38,6 +41,13 @@ impl Why {
             Why::Image => Error::invalid(
                 "VUID-VkImageCreateInfo-imageCreateMaxMipLevels-02251",
                 format!("{command} needs an image, but no format supports images on this device"),
+            ),
+            Why::TexelBuffer => Error::invalid(
+                "VUID-VkBufferViewCreateInfo-format-08778",
+                format!(
+                    "{command} needs a texel buffer view, but no format supports \
+                     UNIFORM_TEXEL_BUFFER or STORAGE_TEXEL_BUFFER on this device"
+                ),
             ),
             Why::Ycbcr => Error::invalid(
                 "VUID-vkCreateSamplerYcbcrConversion-None-01648",

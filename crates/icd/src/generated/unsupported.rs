@@ -807,7 +807,7 @@ pub unsafe extern "system" fn vkCreateBufferView(
     _pAllocator: *const VkAllocationCallbacks,
     _pView: *mut VkBufferView,
 ) -> VkResult {
-    unsupported_result("vkCreateBufferView", Why::Image)
+    unsupported_result("vkCreateBufferView", Why::TexelBuffer)
 }
 
 /// `vkCreateFramebuffer`: Tessera does not implement it (see [`Why`]); no pointer is read.

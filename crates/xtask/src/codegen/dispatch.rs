@@ -306,7 +306,9 @@ fn why(model: &Model, cmd: &Command, requirement: &Requirement) -> String {
     };
     if name.contains("Ycbcr") {
         "Why::Ycbcr".into()
-    } else if mentions("Image") || name.contains("BufferView") {
+    } else if name.contains("BufferView") {
+        "Why::TexelBuffer".into()
+    } else if mentions("Image") {
         "Why::Image".into()
     } else if name.contains("Sparse") {
         "Why::Sparse".into()
