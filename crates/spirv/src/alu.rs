@@ -28,7 +28,7 @@ pub(crate) fn sext(v: u64, w: u8) -> i64 {
 
 /// Integer binary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IBin {
+pub enum IBin {
     Add,
     Sub,
     Mul,
@@ -130,7 +130,7 @@ pub(crate) fn ibin(op: IBin, w: u8, a: u64, b: u64) -> u64 {
 
 /// Integer unary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IUn {
+pub enum IUn {
     Neg,
     Not,
     SAbs,
@@ -180,7 +180,7 @@ pub(crate) fn iun(op: IUn, w: u8, a: u64) -> u64 {
 
 /// Integer comparisons (result is a bool: 0 or 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ICmp {
+pub enum ICmp {
     Eq,
     Ne,
     ULt,
@@ -211,11 +211,37 @@ pub(crate) fn icmp(op: ICmp, w: u8, a: u64, b: u64) -> u64 {
 }
 
 /// Float "width" code for bfloat16 (16 bits in memory).
-pub(crate) const W_BF16: u8 = 0x90;
+pub const W_BF16: u8 = 0x90;
 /// Float "width" code for float8 E4M3 (8 bits in memory).
-pub(crate) const W_E4M3: u8 = 0x88;
+pub const W_E4M3: u8 = 0x88;
 /// Float "width" code for float8 E5M2 (8 bits in memory).
-pub(crate) const W_E5M2: u8 = 0x89;
+pub const W_E5M2: u8 = 0x89;
+
+/// Storage bytes of a value of width code `w` (1 for bools and 8-bit values, including the
+/// float8 codes; 2 for 16-bit ints, f16 and bf16; 4; 8).
+pub(crate) fn width_bytes(w: u8) -> usize {
+    match w {
+        W_BF16 => 2,
+        W_E4M3 | W_E5M2 => 1,
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    }
+}
+
+/// The name of float width code `w` in the IR's text form.
+pub(crate) fn float_name(w: u8) -> &'static str {
+    match w {
+        16 => "f16",
+        32 => "f32",
+        64 => "f64",
+        W_BF16 => "bf16",
+        W_E4M3 => "e4m3",
+        W_E5M2 => "e5m2",
+        _ => "f?",
+    }
+}
 
 /// Reads a float register of width code `w` as f64 (exact for every supported encoding).
 #[inline(always)]
@@ -391,7 +417,7 @@ pub(crate) fn fp8_encode(v: f64, e5m2: bool) -> u8 {
 
 /// Float binary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FBin {
+pub enum FBin {
     Add,
     Sub,
     Mul,
@@ -465,7 +491,7 @@ pub(crate) fn fbin(op: FBin, w: u8, a: u64, b: u64) -> u64 {
 
 /// Float unary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FUn {
+pub enum FUn {
     Neg,
     Abs,
     Sign,
@@ -557,7 +583,7 @@ pub(crate) fn fun(op: FUn, w: u8, a: u64) -> u64 {
 
 /// Float comparisons (result is a bool). `O*` are ordered (false on NaN), `U*` unordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FCmp {
+pub enum FCmp {
     OEq,
     ONe,
     OLt,
@@ -599,7 +625,7 @@ pub(crate) fn fcmp(op: FCmp, w: u8, a: u64, b: u64) -> u64 {
 
 /// Three-operand operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tern {
+pub enum Tern {
     Fma,
     FClamp,
     FMix,
@@ -639,7 +665,7 @@ pub(crate) fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
 
 /// Conversions between scalar kinds. `from`/`to` are bit widths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Conv {
+pub enum Conv {
     /// Zero-extend or truncate.
     UToU,
     /// Sign-extend or truncate.

@@ -22,13 +22,13 @@
 //! Invariants: no shader value can make Rust arithmetic panic or hit UB (see `alu`); a
 //! [`Program`] is immutable and shareable between threads.
 
-mod alu;
-mod exec;
-mod ir;
+pub mod alu;
+pub mod exec;
+pub mod ir;
 mod lower;
 mod mem;
 mod opt;
-mod subgroup;
+pub mod subgroup;
 
 use std::fmt;
 
@@ -315,6 +315,19 @@ pub enum ScalarType {
     F8E5M2,
 }
 
+impl ScalarType {
+    /// Storage bytes of one element (bools are stored as one byte).
+    pub fn bytes(self) -> usize {
+        use ScalarType as S;
+        match self {
+            S::Bool | S::I8 | S::U8 | S::F8E4M3 | S::F8E5M2 => 1,
+            S::I16 | S::U16 | S::F16 | S::BF16 => 2,
+            S::I32 | S::U32 | S::F32 => 4,
+            S::I64 | S::U64 | S::F64 => 8,
+        }
+    }
+}
+
 /// What a descriptor is bound to at dispatch.
 #[derive(Debug, Clone)]
 pub enum BoundResource {
@@ -357,6 +370,21 @@ pub enum TensorElement {
 /// Looks up bound descriptors at dispatch.
 pub trait Resources: Sync {
     fn get(&self, set: u32, binding: u32, index: u32) -> Option<&BoundResource>;
+
+    /// The device-memory ranges live for the dispatch, for `PhysicalStorageBuffer` addresses
+    /// (none by default: every such access is then out of bounds).
+    fn physical_ranges(&self) -> &[PhysicalRange] {
+        &[]
+    }
+}
+
+/// A device-memory range that `PhysicalStorageBuffer` addresses may point into: `len` bytes at
+/// host address `ptr`, known to shaders as device address `address`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhysicalRange {
+    pub address: u64,
+    pub ptr: *mut u8,
+    pub len: usize,
 }
 
 /// A specialised, lowered entry point: immutable and shareable.
@@ -367,6 +395,12 @@ pub struct Program {
     pub(crate) resources: Vec<ResourceDecl>,
     pub(crate) push_size: u32,
     pub(crate) warnings: Vec<String>,
+    /// How invocations are grouped into lane groups.
+    pub(crate) shape: exec::GroupShape,
+    /// The register file layout of one lane group.
+    pub(crate) layout: exec::regfile::RegLayout,
+    /// `LocalInvocationId` rows of one workgroup.
+    pub(crate) local_ids: Vec<u32>,
 }
 
 impl Program {
@@ -409,6 +443,33 @@ impl Program {
     /// Bytes of push constants the shader reads (0 if none).
     pub fn push_constant_size(&self) -> u32 {
         self.push_size
+    }
+
+    /// The lowered IR (what every backend runs).
+    pub fn ir(&self) -> &ir::Ir {
+        &self.ir
+    }
+
+    /// How invocations are grouped into lane groups.
+    pub fn group_shape(&self) -> exec::GroupShape {
+        self.shape
+    }
+
+    /// The register file layout of one lane group.
+    pub fn reg_layout(&self) -> &exec::regfile::RegLayout {
+        &self.layout
+    }
+
+    /// The IR's text form with the entry point's workgroup size and lane grouping first: what
+    /// the `expected.ir` snapshots hold.
+    pub fn ir_text(&self) -> String {
+        let s = self.shape;
+        format!(
+            "; workgroup {:?}, {} workgroup(s) per lane group\n{}",
+            self.local_size,
+            s.fuse,
+            self.ir.to_text()
+        )
     }
 
     /// Runs workgroups `base..base+count` over `threads` worker threads (1 = inline).

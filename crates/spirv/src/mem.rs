@@ -23,7 +23,7 @@ unsafe impl Sync for BoundResource {}
 
 /// Atomic read-modify-write operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AtomicOp {
+pub enum AtomicOp {
     Load,
     Store,
     Exchange,
@@ -141,6 +141,14 @@ impl Raw {
     /// Byte length of the window.
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// The sub-window of `size` bytes at `off`, if it lies inside this one.
+    pub(crate) fn window(&self, off: u64, size: usize) -> Option<Raw> {
+        let start = self.range(off, size)?;
+        // SAFETY: `start + size <= len`, so the sub-range lies inside this window, which
+        // `Raw::new`'s contract makes valid for the same time.
+        Some(unsafe { Raw::new(self.ptr.add(start), size) })
     }
 
     #[inline(always)]

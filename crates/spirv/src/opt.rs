@@ -89,7 +89,7 @@ pub(crate) fn optimize(
     let mut alias: Vec<Reg> = (0..nregs).collect();
     for b in blocks.iter() {
         for op in &b.ops {
-            if let Op::Mov { d, a } = *op
+            if let Op::Mov { dst: d, src: a } = *op
                 && ssa(d)
                 && ssa(a)
             {
@@ -144,12 +144,12 @@ pub(crate) fn optimize(
             for r in written {
                 forget(&mut copy_of, &mut copies, r);
             }
-            if let Op::StoreVar { base, len, .. } = *op {
-                for r in base..base.saturating_add(len) {
+            if let Op::StoreVar { var, .. } = *op {
+                for r in var.base..var.base.saturating_add(var.len) {
                     forget(&mut copy_of, &mut copies, r);
                 }
             }
-            if let Op::Mov { d, a } = *op
+            if let Op::Mov { dst: d, src: a } = *op
                 && ssa(d)
                 && d != a
             {
@@ -165,7 +165,7 @@ pub(crate) fn optimize(
     for b in blocks.iter_mut() {
         let mut i = 0;
         while i < b.ops.len() {
-            if let Op::Mov { d: var, a: t } = b.ops[i]
+            if let Op::Mov { dst: var, src: t } = b.ops[i]
                 && var != t
                 && ssa(t)
                 && uses[t as usize] == 1
@@ -190,7 +190,7 @@ pub(crate) fn optimize(
         let mut changed = false;
         for b in blocks.iter_mut() {
             b.ops.retain_mut(|op| {
-                if let Op::Mov { d, a } = *op
+                if let Op::Mov { dst: d, src: a } = *op
                     && d == a
                 {
                     changed = true;
@@ -271,9 +271,11 @@ pub(crate) fn merge_blocks(blocks: &mut [Block]) {
 fn for_each_edge(t: &mut Term, mut f: impl FnMut(&mut crate::ir::Edge)) {
     match t {
         Term::Jump(e) => f(e),
-        Term::Branch { t, f: e, .. } => {
-            f(t);
-            f(e);
+        Term::Branch {
+            if_true, if_false, ..
+        } => {
+            f(if_true);
+            f(if_false);
         }
         Term::Switch { edges, .. } => edges.iter_mut().for_each(f),
         Term::Exit => {}
@@ -282,8 +284,8 @@ fn for_each_edge(t: &mut Term, mut f: impl FnMut(&mut crate::ir::Edge)) {
 
 fn rewrite_term_uses(t: &mut Term, map: &impl Fn(Reg) -> Reg) {
     match t {
-        Term::Branch { c, .. } => *c = map(*c),
-        Term::Switch { sel, .. } => *sel = map(*sel),
+        Term::Branch { cond, .. } => *cond = map(*cond),
+        Term::Switch { selector, .. } => *selector = map(*selector),
         Term::Jump(_) | Term::Exit => {}
     }
     for_each_edge(t, |e| {
@@ -311,8 +313,8 @@ fn count_uses(blocks: &mut [Block], n: usize) -> Vec<u32> {
             });
         }
         match &b.term {
-            Term::Branch { c, .. } => bump(*c),
-            Term::Switch { sel, .. } => bump(*sel),
+            Term::Branch { cond, .. } => bump(*cond),
+            Term::Switch { selector, .. } => bump(*selector),
             Term::Jump(_) | Term::Exit => {}
         }
         for_each_edge(&mut b.term, |e| {
@@ -366,8 +368,8 @@ fn reads(op: &Op, r: Reg) -> bool {
 
 fn uses_reg(op: &Op, r: Reg, reads_only: bool) -> bool {
     match *op {
-        Op::LoadVar { base, len, .. } | Op::StoreVar { base, len, .. }
-            if (base..base.saturating_add(len)).contains(&r) =>
+        Op::LoadVar { var, .. } | Op::StoreVar { var, .. }
+            if (var.base..var.base.saturating_add(var.len)).contains(&r) =>
         {
             return true;
         }
@@ -409,16 +411,16 @@ mod tests {
         let mut blocks = vec![
             block(
                 vec![
-                    Op::Mov { d: 2, a: 0 },
-                    Op::Mov { d: 5, a: 1 },
+                    Op::Mov { dst: 2, src: 0 },
+                    Op::Mov { dst: 5, src: 1 },
                     Op::FBin {
                         op: FBin::Add,
-                        w: 32,
-                        d: 3,
-                        a: 2,
-                        b: 5,
+                        width: 32,
+                        dst: 3,
+                        lhs: 2,
+                        rhs: 5,
                     },
-                    Op::Mov { d: 0, a: 3 },
+                    Op::Mov { dst: 0, src: 3 },
                 ],
                 Term::Jump(Edge {
                     target: 1,
@@ -432,9 +434,9 @@ mod tests {
             matches!(
                 blocks[0].ops.as_slice(),
                 [Op::FBin {
-                    d: 0,
-                    a: 0,
-                    b: 1,
+                    dst: 0,
+                    lhs: 0,
+                    rhs: 1,
                     ..
                 }]
             ),
@@ -453,19 +455,19 @@ mod tests {
                 moves: Vec::new(),
             })
         };
-        let mov = |d| Op::Mov { d, a: 0 };
+        let mov = |d| Op::Mov { dst: d, src: 0 };
         // 0 → 1 (header) ⇒ 2 (break) | 3 (latch → 1); 2 → 4 (merge).
         let mut blocks = vec![
             block(vec![mov(1)], jump(1)),
             block(
                 vec![mov(2)],
                 Term::Branch {
-                    c: 2,
-                    t: Edge {
+                    cond: 2,
+                    if_true: Edge {
                         target: 2,
                         moves: Vec::new(),
                     },
-                    f: Edge {
+                    if_false: Edge {
                         target: 3,
                         moves: Vec::new(),
                     },
@@ -492,14 +494,14 @@ mod tests {
         let mut blocks = vec![
             block(
                 vec![
-                    Op::Mov { d: 2, a: 0 }, // t = var
-                    Op::Mov { d: 0, a: 1 }, // var = c
+                    Op::Mov { dst: 2, src: 0 }, // t = var
+                    Op::Mov { dst: 0, src: 1 }, // var = c
                     Op::FBin {
                         op: FBin::Add,
-                        w: 32,
-                        d: 3,
-                        a: 2,
-                        b: 2,
+                        width: 32,
+                        dst: 3,
+                        lhs: 2,
+                        rhs: 2,
                     },
                 ],
                 Term::Jump(Edge {
@@ -510,18 +512,18 @@ mod tests {
             block(
                 vec![Op::FBin {
                     op: FBin::Mul,
-                    w: 32,
-                    d: 4,
-                    a: 2,
-                    b: 3,
+                    width: 32,
+                    dst: 4,
+                    lhs: 2,
+                    rhs: 3,
                 }],
                 Term::Branch {
-                    c: 4,
-                    t: Edge {
+                    cond: 4,
+                    if_true: Edge {
                         target: 1,
                         moves: Vec::new(),
                     },
-                    f: Edge {
+                    if_false: Edge {
                         target: 1,
                         moves: Vec::new(),
                     },
@@ -530,7 +532,7 @@ mod tests {
         ];
         optimize(&mut blocks, 5, &[(0, 1)], &[(1, 7)], &Builtins::default());
         let ops = &blocks[0].ops;
-        assert!(matches!(ops[0], Op::Mov { d: 2, a: 0 }), "{ops:?}");
-        assert!(matches!(ops[2], Op::FBin { a: 2, b: 2, .. }), "{ops:?}");
+        assert!(matches!(ops[0], Op::Mov { dst: 2, src: 0 }), "{ops:?}");
+        assert!(matches!(ops[2], Op::FBin { lhs: 2, rhs: 2, .. }), "{ops:?}");
     }
 }

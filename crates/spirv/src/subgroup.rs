@@ -13,11 +13,11 @@
 use crate::alu::{self, FBin, IBin, trunc};
 
 /// Invocations per subgroup (the device's fixed `subgroupSize`).
-pub(crate) const SUBGROUP_SIZE: usize = 32;
+pub const SUBGROUP_SIZE: usize = 32;
 
 /// How a subgroup reduction combines lanes (`OpGroupNonUniform*` `GroupOperation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Scan {
+pub enum Scan {
     /// Every active lane gets the combination of the active lanes of its cluster of `n`
     /// consecutive subgroup lanes (`Reduce` is `Clustered(32)`).
     Clustered(u32),
@@ -27,7 +27,7 @@ pub(crate) enum Scan {
 
 /// Combining operation of a reduction or scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Arith {
+pub enum Arith {
     I(IBin),
     F(FBin),
 }
@@ -35,7 +35,7 @@ pub(crate) enum Arith {
 /// One subgroup operation. `a` is the value operand, `b` the lane/mask/delta operand (unused
 /// operands name any register). Ballots are 32-bit masks: the `x` component of a `uvec4` ballot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SubOp {
+pub enum SubOp {
     /// True in the lowest active lane only.
     Elect,
     All,

@@ -4,6 +4,8 @@
 //! its case. A backend executes a run and compares the memory of every binding with the
 //! expected outputs ([`check`]).
 //!
+//! Besides, `ir::<case>` compares the case's `expected.ir` IR snapshot (see `snapshots`).
+//!
 //! Backends: `interpreter` (tessera-spirv directly, on 1 and on 2 worker threads) and `loader`
 //! (the Khronos loader with `icd-manifest/tessera_icd.json`; needs the release ICD,
 //! `cargo build --release -p tessera-icd`). Adding one is a new module with a [`Backend`] and a
@@ -16,6 +18,7 @@ use tessera_spirv_tests::{Run, load_all};
 
 mod interpreter;
 mod loader;
+mod snapshots;
 
 /// Something that executes a run.
 pub trait Backend: Send + Sync {
@@ -48,6 +51,7 @@ fn main() {
     let args = Arguments::from_args();
     let cases = load_all();
     assert!(!cases.is_empty(), "no cases in spirv-tests/cases");
+    let mut trials = snapshots::trials(&cases);
     // A case that does not load is one failing test under its name.
     let runs: Vec<Result<Arc<Run>, (String, String)>> = cases
         .into_iter()
@@ -56,7 +60,6 @@ fn main() {
             Err(e) => vec![Err((name, e))],
         })
         .collect();
-    let mut trials = Vec::new();
     for backend in backends() {
         for run in &runs {
             let backend = backend.clone();

@@ -76,6 +76,7 @@ impl<'m> Lowerer<'m> {
         let res = self.result_leaves(inst)?;
         let first = idref(args.first())?;
         let opl = self.typed_leaves(first).unwrap_or_else(|_| res.clone());
+        self.check_alu_operands(inst, args, kind, &res, &opl)?;
         let s = self.srcs(vals, args)?;
         let n = res.len();
         let out = self.map_n(&s, n, |i, d, a| {
@@ -85,63 +86,113 @@ impl<'m> Lowerer<'m> {
             match kind {
                 AluKind::I(op) => Op::IBin {
                     op,
-                    w: rw,
-                    d,
-                    a: a[0],
-                    b: g(1),
+                    width: rw,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: g(1),
                 },
                 AluKind::IU(op) => Op::IUn {
                     op,
-                    w: rw,
-                    d,
-                    a: a[0],
+                    width: rw,
+                    dst: d,
+                    src: a[0],
                 },
                 AluKind::IC(op) => Op::ICmp {
                     op,
-                    w: ow,
-                    d,
-                    a: a[0],
-                    b: g(1),
+                    width: ow,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: g(1),
                 },
                 AluKind::F(op) => Op::FBin {
                     op,
-                    w: rw,
-                    d,
-                    a: a[0],
-                    b: g(1),
+                    width: rw,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: g(1),
                 },
                 AluKind::FU(op) => Op::FUn {
                     op,
-                    w: rw,
-                    d,
-                    a: a[0],
+                    width: rw,
+                    dst: d,
+                    src: a[0],
                 },
                 AluKind::FC(op) => Op::FCmp {
                     op,
-                    w: ow,
-                    d,
-                    a: a[0],
-                    b: g(1),
+                    width: ow,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: g(1),
                 },
                 AluKind::T(op) => Op::Tern {
                     op,
-                    w: rw,
-                    d,
-                    a: a[0],
-                    b: g(1),
-                    c: g(2),
+                    width: rw,
+                    dst: d,
+                    src0: a[0],
+                    src1: g(1),
+                    src2: g(2),
                 },
                 AluKind::C(op) => Op::Conv {
                     op,
                     from: ow,
                     to: rw,
-                    d,
-                    a: a[0],
+                    dst: d,
+                    src: a[0],
                 },
             }
         })?;
         if let Some(r) = inst.result_id {
             vals.insert(r, Val::Regs(out));
+        }
+        Ok(())
+    }
+
+    /// SPIR-V's rule that an ALU instruction's operands have the widths its result type implies
+    /// (the same as the result, or as the first operand for comparisons; any integer for shift
+    /// amounts; any for a conversion's source). Registers are typed, so a module breaking it
+    /// is rejected here rather than computed at a wrong width.
+    fn check_alu_operands(
+        &self,
+        inst: &Instruction,
+        args: &[Operand],
+        kind: AluKind,
+        res: &[Sc],
+        first: &[Sc],
+    ) -> R<()> {
+        let shift = matches!(kind, AluKind::I(IBin::Shl | IBin::ShrL | IBin::ShrA));
+        for (k, arg) in args.iter().enumerate() {
+            let id = idref(Some(arg))?;
+            let Ok(leaves) = self.typed_leaves(id) else {
+                continue;
+            };
+            let expected = match kind {
+                AluKind::C(_) => continue,
+                AluKind::IC(_) | AluKind::FC(_) => first,
+                _ if shift && k == 1 => {
+                    if leaves.iter().all(|l| matches!(l, Sc::Int(..))) {
+                        continue;
+                    }
+                    return err(format!(
+                        "{}: the shift amount %{id} is not an integer",
+                        self.at
+                    ));
+                }
+                _ => res,
+            };
+            // A one-component operand may stand for every component (`map_n` broadcasts it).
+            let expected_bits = |i: usize| expected.get(i).or(expected.first()).map(|e| e.bits());
+            let bad = leaves
+                .iter()
+                .enumerate()
+                .any(|(i, l)| Some(l.bits()) != expected_bits(i));
+            if bad {
+                return err(format!(
+                    "{}: operand %{id} of {} has type {leaves:?}, but the instruction needs {expected:?} \
+                     (SPIR-V: the operands of an arithmetic instruction have the width of its result)",
+                    self.at,
+                    super::opname(inst)
+                ));
+            }
         }
         Ok(())
     }
@@ -169,8 +220,8 @@ impl<'m> Lowerer<'m> {
                             op: Conv::FToF,
                             from: w,
                             to: 32,
-                            d,
-                            a: x,
+                            dst: d,
+                            src: x,
                         });
                         Ok(d)
                     })
@@ -183,35 +234,35 @@ impl<'m> Lowerer<'m> {
                 op: Conv::FToF,
                 from: 32,
                 to: w,
-                d,
-                a: s,
+                dst: d,
+                src: s,
             });
             return Ok(d);
         }
         let mut acc = self.alloc(1)?;
         self.emit(Op::FBin {
             op: FBin::Mul,
-            w,
-            d: acc,
-            a: a[0],
-            b: b[0],
+            width: w,
+            dst: acc,
+            lhs: a[0],
+            rhs: b[0],
         });
         for i in 1..a.len() {
             let t = self.alloc(1)?;
             self.emit(Op::FBin {
                 op: FBin::Mul,
-                w,
-                d: t,
-                a: a[i],
-                b: b[i],
+                width: w,
+                dst: t,
+                lhs: a[i],
+                rhs: b[i],
             });
             let s = self.alloc(1)?;
             self.emit(Op::FBin {
                 op: FBin::Add,
-                w,
-                d: s,
-                a: acc,
-                b: t,
+                width: w,
+                dst: s,
+                lhs: acc,
+                rhs: t,
             });
             acc = s;
         }
@@ -241,8 +292,8 @@ impl<'m> Lowerer<'m> {
                     op: Conv::UToU,
                     from: sw,
                     to: dw,
-                    d: acc,
-                    a: chunk[0],
+                    dst: acc,
+                    src: chunk[0],
                 });
                 for (j, &s) in chunk.iter().enumerate().skip(1) {
                     let t = self.alloc(1)?;
@@ -250,25 +301,25 @@ impl<'m> Lowerer<'m> {
                         op: Conv::UToU,
                         from: sw,
                         to: dw,
-                        d: t,
-                        a: s,
+                        dst: t,
+                        src: s,
                     });
                     let sh = self.imm(j as u64 * u64::from(sw))?;
                     let t2 = self.alloc(1)?;
                     self.emit(Op::IBin {
                         op: IBin::Shl,
-                        w: dw,
-                        d: t2,
-                        a: t,
-                        b: sh,
+                        width: dw,
+                        dst: t2,
+                        lhs: t,
+                        rhs: sh,
                     });
                     let n = self.alloc(1)?;
                     self.emit(Op::IBin {
                         op: IBin::Or,
-                        w: dw,
-                        d: n,
-                        a: acc,
-                        b: t2,
+                        width: dw,
+                        dst: n,
+                        lhs: acc,
+                        rhs: t2,
                     });
                     acc = n;
                 }
@@ -282,18 +333,18 @@ impl<'m> Lowerer<'m> {
                     let t = self.alloc(1)?;
                     self.emit(Op::IBin {
                         op: IBin::ShrL,
-                        w: sw,
-                        d: t,
-                        a: s,
-                        b: sh,
+                        width: sw,
+                        dst: t,
+                        lhs: s,
+                        rhs: sh,
                     });
                     let d = self.alloc(1)?;
                     self.emit(Op::Conv {
                         op: Conv::UToU,
                         from: sw,
                         to: dw,
-                        d,
-                        a: t,
+                        dst: d,
+                        src: t,
                     });
                     out.push(d);
                 }
@@ -398,7 +449,6 @@ impl<'m> Lowerer<'m> {
         }
         let w_in = if packed {
             // Four 8-bit components in each 32-bit operand, component 0 in the low byte.
-            let mask = self.imm(0xff)?;
             let mut split = |x: Reg| -> R<Vec<Reg>> {
                 (0..4u64)
                     .map(|k| {
@@ -406,17 +456,17 @@ impl<'m> Lowerer<'m> {
                         let (t, d) = (self.alloc(1)?, self.alloc(1)?);
                         self.emit(Op::IBin {
                             op: IBin::ShrL,
-                            w: 32,
-                            d: t,
-                            a: x,
-                            b: sh,
+                            width: 32,
+                            dst: t,
+                            lhs: x,
+                            rhs: sh,
                         });
-                        self.emit(Op::IBin {
-                            op: IBin::And,
-                            w: 32,
-                            d,
-                            a: t,
-                            b: mask,
+                        self.emit(Op::Conv {
+                            op: Conv::UToU,
+                            from: 32,
+                            to: 8,
+                            dst: d,
+                            src: t,
                         });
                         Ok(d)
                     })
@@ -439,14 +489,14 @@ impl<'m> Lowerer<'m> {
         }
         let d = self.alloc(1)?;
         self.emit(Op::IDot {
-            w_in,
-            w_out,
-            a_signed,
-            b_signed,
+            in_width: w_in,
+            out_width: w_out,
+            lhs_signed: a_signed,
+            rhs_signed: b_signed,
             sat_signed,
-            d,
-            a: a.into_boxed_slice(),
-            b: b.into_boxed_slice(),
+            dst: d,
+            lhs: a.into_boxed_slice(),
+            rhs: b.into_boxed_slice(),
             acc,
         });
         if let Some(r) = inst.result_id {
@@ -476,7 +526,13 @@ impl<'m> Lowerer<'m> {
             let w = res.get(i).or(res.first()).map(|x| x.w()).unwrap_or(32);
             let bin = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
                 let d = l.alloc(1)?;
-                l.emit(Op::IBin { op, w, d, a, b });
+                l.emit(Op::IBin {
+                    op,
+                    width: w,
+                    dst: d,
+                    lhs: a,
+                    rhs: b,
+                });
                 Ok(d)
             };
             // mask = (1 << count) - 1: all ones when count == width (the shift gives 0).
@@ -501,9 +557,9 @@ impl<'m> Lowerer<'m> {
                     let keep = self.alloc(1)?;
                     self.emit(Op::IUn {
                         op: IUn::Not,
-                        w,
-                        d: keep,
-                        a: placed_mask,
+                        width: w,
+                        dst: keep,
+                        src: placed_mask,
                     });
                     let kept = bin(self, IBin::And, *b, keep)?;
                     let v = ins.get(i).copied().unwrap_or(ins[0]);

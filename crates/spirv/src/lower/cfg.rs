@@ -29,7 +29,9 @@ pub(super) fn order_blocks(blocks: Vec<Block>) -> R<Vec<Block>> {
     let succ = |b: &Block| -> Vec<u32> {
         let mut v: Vec<u32> = match &b.term {
             Term::Jump(e) => vec![e.target],
-            Term::Branch { t, f, .. } => vec![t.target, f.target],
+            Term::Branch {
+                if_true, if_false, ..
+            } => vec![if_true.target, if_false.target],
             Term::Switch { edges, .. } => edges.iter().map(|e| e.target).collect(),
             Term::Exit => vec![],
         };
@@ -82,9 +84,11 @@ pub(super) fn order_blocks(blocks: Vec<Block>) -> R<Vec<Block>> {
         };
         match &mut blk.term {
             Term::Jump(e) => fix(e)?,
-            Term::Branch { t, f, .. } => {
-                fix(t)?;
-                fix(f)?;
+            Term::Branch {
+                if_true, if_false, ..
+            } => {
+                fix(if_true)?;
+                fix(if_false)?;
             }
             Term::Switch { edges, .. } => {
                 for e in edges {
@@ -162,7 +166,8 @@ impl<'m> Lowerer<'m> {
                 ) {
                     return err(format!("OpPhi %{rid} of non-value type is not supported"));
                 }
-                let regs = self.alloc_v(n)?;
+                let base = self.alloc_leaves(inst.result_type.unwrap_or(0))?;
+                let regs: Vec<Reg> = (base..base + n).collect();
                 let mut inc = Vec::new();
                 for pair in inst.operands.chunks(2) {
                     inc.push((idref(pair.first())?, idref(pair.get(1))?));
@@ -220,7 +225,11 @@ impl<'m> Lowerer<'m> {
                         let fe =
                             self.edge(&vals, &phis, lid, fl, target(self, inst.operands.get(2))?)?;
                         let cur = self.cur;
-                        self.blocks[cur].term = Term::Branch { c, t, f: fe };
+                        self.blocks[cur].term = Term::Branch {
+                            cond: c,
+                            if_true: t,
+                            if_false: fe,
+                        };
                     }
                     S::Switch => {
                         let sel = self.reg1(&vals, idref(inst.operands.first())?)?;
@@ -245,7 +254,11 @@ impl<'m> Lowerer<'m> {
                             cases.push((v, edges.len() - 1));
                         }
                         let c = self.cur;
-                        self.blocks[c].term = Term::Switch { sel, cases, edges };
+                        self.blocks[c].term = Term::Switch {
+                            selector: sel,
+                            cases,
+                            edges,
+                        };
                     }
                     S::Return | S::ReturnValue => {
                         let c = self.cur;
@@ -288,7 +301,8 @@ impl<'m> Lowerer<'m> {
                         }
                         let rt = inst.result_type.unwrap_or(0);
                         let n = self.nleaves(rt)?;
-                        let rregs = self.alloc_v(n)?;
+                        let base = self.alloc_leaves(rt)?;
+                        let rregs: Vec<Reg> = (base..base + n).collect();
                         let cont = self.blocks.len() as u32;
                         self.blocks.push(Block {
                             ops: Vec::new(),

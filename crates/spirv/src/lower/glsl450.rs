@@ -137,10 +137,10 @@ impl<'m> Lowerer<'m> {
                     let len = x.len();
                     x = self.map_n(&[x, y], len, |_, d, a| Op::FBin {
                         op: FBin::Sub,
-                        w,
-                        d,
-                        a: a[0],
-                        b: a[1],
+                        width: w,
+                        dst: d,
+                        lhs: a[0],
+                        rhs: a[1],
                     })?;
                 }
                 let out = if n == glsl::CROSS {
@@ -153,26 +153,26 @@ impl<'m> Lowerer<'m> {
                         let p = self.alloc(1)?;
                         self.emit(Op::FBin {
                             op: FBin::Mul,
-                            w,
-                            d: p,
-                            a: x[i],
-                            b: y[j],
+                            width: w,
+                            dst: p,
+                            lhs: x[i],
+                            rhs: y[j],
                         });
                         let q = self.alloc(1)?;
                         self.emit(Op::FBin {
                             op: FBin::Mul,
-                            w,
-                            d: q,
-                            a: x[j],
-                            b: y[i],
+                            width: w,
+                            dst: q,
+                            lhs: x[j],
+                            rhs: y[i],
                         });
                         let d = self.alloc(1)?;
                         self.emit(Op::FBin {
                             op: FBin::Sub,
-                            w,
-                            d,
-                            a: p,
-                            b: q,
+                            width: w,
+                            dst: d,
+                            lhs: p,
+                            rhs: q,
                         });
                         out.push(d);
                     }
@@ -182,18 +182,18 @@ impl<'m> Lowerer<'m> {
                     let len = self.alloc(1)?;
                     self.emit(Op::FUn {
                         op: FUn::Sqrt,
-                        w,
-                        d: len,
-                        a: dd,
+                        width: w,
+                        dst: len,
+                        src: dd,
                     });
                     if n == glsl::NORMALIZE {
                         let l = x.len();
                         self.map_n(&[x, vec![len]], l, |_, d, a| Op::FBin {
                             op: FBin::Div,
-                            w,
-                            d,
-                            a: a[0],
-                            b: a[1],
+                            width: w,
+                            dst: d,
+                            lhs: a[0],
+                            rhs: a[1],
                         })?
                     } else {
                         vec![len]
@@ -215,23 +215,23 @@ impl<'m> Lowerer<'m> {
                 let neg = self.alloc(1)?;
                 self.emit(Op::FCmp {
                     op: FCmp::OLt,
-                    w,
-                    d: neg,
-                    a: dp,
-                    b: zero,
+                    width: w,
+                    dst: neg,
+                    lhs: dp,
+                    rhs: zero,
                 });
                 let l = nv.len();
                 let minus = self.map_n(std::slice::from_ref(&nv), l, |_, d, a| Op::FUn {
                     op: FUn::Neg,
-                    w,
-                    d,
-                    a: a[0],
+                    width: w,
+                    dst: d,
+                    src: a[0],
                 })?;
                 let out = self.map_n(&[vec![neg], nv, minus], l, |_, d, a| Op::Select {
-                    d,
-                    c: a[0],
-                    a: a[1],
-                    b: a[2],
+                    dst: d,
+                    cond: a[0],
+                    if_true: a[1],
+                    if_false: a[2],
                 })?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(out));
@@ -248,25 +248,25 @@ impl<'m> Lowerer<'m> {
                 let k = self.alloc(1)?;
                 self.emit(Op::FBin {
                     op: FBin::Mul,
-                    w,
-                    d: k,
-                    a: dp,
-                    b: two,
+                    width: w,
+                    dst: k,
+                    lhs: dp,
+                    rhs: two,
                 });
                 let l = iv.len();
                 let kn = self.map_n(&[vec![k], nv], l, |_, d, a| Op::FBin {
                     op: FBin::Mul,
-                    w,
-                    d,
-                    a: a[0],
-                    b: a[1],
+                    width: w,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: a[1],
                 })?;
                 let out = self.map_n(&[iv, kn], l, |_, d, a| Op::FBin {
                     op: FBin::Sub,
-                    w,
-                    d,
-                    a: a[0],
-                    b: a[1],
+                    width: w,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: a[1],
                 })?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(out));
@@ -293,8 +293,8 @@ impl<'m> Lowerer<'m> {
                         op: Conv::FToF,
                         from: ew,
                         to: w,
-                        d,
-                        a: eta,
+                        dst: d,
+                        src: eta,
                     });
                     d
                 };
@@ -303,7 +303,13 @@ impl<'m> Lowerer<'m> {
                 let dp = self.dot(w, &nv, &iv)?;
                 let f = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
                     let d = l.alloc(1)?;
-                    l.emit(Op::FBin { op, w, d, a, b });
+                    l.emit(Op::FBin {
+                        op,
+                        width: w,
+                        dst: d,
+                        lhs: a,
+                        rhs: b,
+                    });
                     Ok(d)
                 };
                 let dp2 = f(self, FBin::Mul, dp, dp)?;
@@ -314,47 +320,47 @@ impl<'m> Lowerer<'m> {
                 let neg = self.alloc(1)?;
                 self.emit(Op::FCmp {
                     op: FCmp::OLt,
-                    w,
-                    d: neg,
-                    a: k,
-                    b: zero,
+                    width: w,
+                    dst: neg,
+                    lhs: k,
+                    rhs: zero,
                 });
                 let sq = self.alloc(1)?;
                 self.emit(Op::FUn {
                     op: FUn::Sqrt,
-                    w,
-                    d: sq,
-                    a: k,
+                    width: w,
+                    dst: sq,
+                    src: k,
                 });
                 let ed = f(self, FBin::Mul, eta, dp)?;
                 let c = f(self, FBin::Add, ed, sq)?;
                 let l = iv.len();
                 let ei = self.map_n(&[vec![eta], iv], l, |_, d, a| Op::FBin {
                     op: FBin::Mul,
-                    w,
-                    d,
-                    a: a[0],
-                    b: a[1],
+                    width: w,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: a[1],
                 })?;
                 let cn = self.map_n(&[vec![c], nv], l, |_, d, a| Op::FBin {
                     op: FBin::Mul,
-                    w,
-                    d,
-                    a: a[0],
-                    b: a[1],
+                    width: w,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: a[1],
                 })?;
                 let r = self.map_n(&[ei, cn], l, |_, d, a| Op::FBin {
                     op: FBin::Sub,
-                    w,
-                    d,
-                    a: a[0],
-                    b: a[1],
+                    width: w,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: a[1],
                 })?;
                 let out = self.map_n(&[vec![neg], vec![zero], r], l, |_, d, a| Op::Select {
-                    d,
-                    c: a[0],
-                    a: a[1],
-                    b: a[2],
+                    dst: d,
+                    cond: a[0],
+                    if_true: a[1],
+                    if_false: a[2],
                 })?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(out));
@@ -420,17 +426,17 @@ impl<'m> Lowerer<'m> {
                 let w = self.fw(inst)?;
                 let whole = self.map_n(std::slice::from_ref(&x), x.len(), |_, d, a| Op::FUn {
                     op: FUn::Trunc,
-                    w,
-                    d,
-                    a: a[0],
+                    width: w,
+                    dst: d,
+                    src: a[0],
                 })?;
                 let fract =
                     self.map_n(&[x.clone(), whole.clone()], x.len(), |_, d, a| Op::FBin {
                         op: FBin::Sub,
-                        w,
-                        d,
-                        a: a[0],
-                        b: a[1],
+                        width: w,
+                        dst: d,
+                        lhs: a[0],
+                        rhs: a[1],
                     })?;
                 let fract = self.copysign_all(w, &fract, &x)?;
                 let result = if n == 35 {
@@ -461,22 +467,22 @@ impl<'m> Lowerer<'m> {
                     op: Conv::SToF,
                     from: ew,
                     to: w,
-                    d,
-                    a: a[0],
+                    dst: d,
+                    src: a[0],
                 })?;
                 let scale = self.map_n(&[ef], x.len(), |_, d, a| Op::FUn {
                     op: FUn::Exp2,
-                    w,
-                    d,
-                    a: a[0],
+                    width: w,
+                    dst: d,
+                    src: a[0],
                 })?;
                 let n = x.len();
                 let out = self.map_n(&[x, scale], n, |_, d, a| Op::FBin {
                     op: FBin::Mul,
-                    w,
-                    d,
-                    a: a[0],
-                    b: a[1],
+                    width: w,
+                    dst: d,
+                    lhs: a[0],
+                    rhs: a[1],
                 })?;
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(out));
@@ -524,27 +530,29 @@ impl<'m> Lowerer<'m> {
                     return err(format!("{}: PackDouble2x32 needs a 2-vector", self.at));
                 }
                 let (hi, d) = (self.alloc(1)?, self.alloc(1)?);
-                let (sh, lo) = (self.imm(32)?, self.alloc(1)?);
-                self.emit(Op::Conv {
-                    op: Conv::UToU,
-                    from: 32,
-                    to: 64,
-                    d: lo,
-                    a: x[0],
-                });
+                let (sh, lo, wide_hi) = (self.imm(32)?, self.alloc(1)?, self.alloc(1)?);
+                for (dst, src) in [(lo, x[0]), (wide_hi, x[1])] {
+                    self.emit(Op::Conv {
+                        op: Conv::UToU,
+                        from: 32,
+                        to: 64,
+                        dst,
+                        src,
+                    });
+                }
                 self.emit(Op::IBin {
                     op: IBin::Shl,
-                    w: 64,
-                    d: hi,
-                    a: x[1],
-                    b: sh,
+                    width: 64,
+                    dst: hi,
+                    lhs: wide_hi,
+                    rhs: sh,
                 });
                 self.emit(Op::IBin {
                     op: IBin::Or,
-                    w: 64,
-                    d,
-                    a: hi,
-                    b: lo,
+                    width: 64,
+                    dst: d,
+                    lhs: hi,
+                    rhs: lo,
                 });
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(vec![d]));
@@ -555,19 +563,27 @@ impl<'m> Lowerer<'m> {
             65 => {
                 let x = self.reg1(vals, idref(args.first())?)?;
                 let (lo, hi, sh) = (self.alloc(1)?, self.alloc(1)?, self.imm(32)?);
+                let wide_hi = self.alloc(1)?;
                 self.emit(Op::Conv {
                     op: Conv::UToU,
                     from: 64,
                     to: 32,
-                    d: lo,
-                    a: x,
+                    dst: lo,
+                    src: x,
                 });
                 self.emit(Op::IBin {
                     op: IBin::ShrL,
-                    w: 64,
-                    d: hi,
-                    a: x,
-                    b: sh,
+                    width: 64,
+                    dst: wide_hi,
+                    lhs: x,
+                    rhs: sh,
+                });
+                self.emit(Op::Conv {
+                    op: Conv::UToU,
+                    from: 64,
+                    to: 32,
+                    dst: hi,
+                    src: wide_hi,
                 });
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(vec![lo, hi]));
@@ -602,33 +618,37 @@ impl<'m> Lowerer<'m> {
                 let sixteen = self.imm(16)?;
                 let [lo, hi, shifted, d] = [0; 4].map(|_| self.alloc(1));
                 let [lo, hi, shifted, d] = [lo?, hi?, shifted?, d?];
-                self.emit(Op::Conv {
-                    op: Conv::FToF,
-                    from: 32,
-                    to: 16,
-                    d: lo,
-                    a: x[0],
-                });
-                self.emit(Op::Conv {
-                    op: Conv::FToF,
-                    from: 32,
-                    to: 16,
-                    d: hi,
-                    a: x[1],
-                });
+                for (dst, src) in [(lo, x[0]), (hi, x[1])] {
+                    // The f16 bit pattern, zero-extended to 32 bits.
+                    let half = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: 32,
+                        to: 16,
+                        dst: half,
+                        src,
+                    });
+                    self.emit(Op::Conv {
+                        op: Conv::UToU,
+                        from: 16,
+                        to: 32,
+                        dst,
+                        src: half,
+                    });
+                }
                 self.emit(Op::IBin {
                     op: IBin::Shl,
-                    w: 32,
-                    d: shifted,
-                    a: hi,
-                    b: sixteen,
+                    width: 32,
+                    dst: shifted,
+                    lhs: hi,
+                    rhs: sixteen,
                 });
                 self.emit(Op::IBin {
                     op: IBin::Or,
-                    w: 32,
-                    d,
-                    a: shifted,
-                    b: lo,
+                    width: 32,
+                    dst: d,
+                    lhs: shifted,
+                    rhs: lo,
                 });
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(vec![d]));
@@ -638,37 +658,34 @@ impl<'m> Lowerer<'m> {
             // UnpackHalf2x16: the two f16 halves of a u32 as a 2-vector of f32.
             62 => {
                 let x = self.reg1(vals, idref(args.first())?)?;
-                let (sixteen, mask) = (self.imm(16)?, self.imm(0xFFFF)?);
-                let [lo_bits, hi_bits, lo, hi] = [0; 4].map(|_| self.alloc(1));
-                let [lo_bits, hi_bits, lo, hi] = [lo_bits?, hi_bits?, lo?, hi?];
-                self.emit(Op::IBin {
-                    op: IBin::And,
-                    w: 32,
-                    d: lo_bits,
-                    a: x,
-                    b: mask,
-                });
+                let sixteen = self.imm(16)?;
+                let [lo_bits, hi_word, hi_bits, lo, hi] = [0; 5].map(|_| self.alloc(1));
+                let [lo_bits, hi_word, hi_bits, lo, hi] = [lo_bits?, hi_word?, hi_bits?, lo?, hi?];
                 self.emit(Op::IBin {
                     op: IBin::ShrL,
-                    w: 32,
-                    d: hi_bits,
-                    a: x,
-                    b: sixteen,
+                    width: 32,
+                    dst: hi_word,
+                    lhs: x,
+                    rhs: sixteen,
                 });
-                self.emit(Op::Conv {
-                    op: Conv::FToF,
-                    from: 16,
-                    to: 32,
-                    d: lo,
-                    a: lo_bits,
-                });
-                self.emit(Op::Conv {
-                    op: Conv::FToF,
-                    from: 16,
-                    to: 32,
-                    d: hi,
-                    a: hi_bits,
-                });
+                for (dst, src) in [(lo_bits, x), (hi_bits, hi_word)] {
+                    self.emit(Op::Conv {
+                        op: Conv::UToU,
+                        from: 32,
+                        to: 16,
+                        dst,
+                        src,
+                    });
+                }
+                for (dst, src) in [(lo, lo_bits), (hi, hi_bits)] {
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: 16,
+                        to: 32,
+                        dst,
+                        src,
+                    });
+                }
                 if let Some(r) = inst.result_id {
                     vals.insert(r, Val::Regs(vec![lo, hi]));
                 }
@@ -698,17 +715,34 @@ impl<'m> Lowerer<'m> {
         let scale_k = u64::from(mant_bits) + 2;
         let i = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
             let d = l.alloc(1)?;
-            l.emit(Op::IBin { op, w, d, a, b });
+            l.emit(Op::IBin {
+                op,
+                width: w,
+                dst: d,
+                lhs: a,
+                rhs: b,
+            });
             Ok(d)
         };
         let c = |l: &mut Self, op: ICmp, a: Reg, b: Reg| -> R<Reg> {
             let d = l.alloc(1)?;
-            l.emit(Op::ICmp { op, w, d, a, b });
+            l.emit(Op::ICmp {
+                op,
+                width: w,
+                dst: d,
+                lhs: a,
+                rhs: b,
+            });
             Ok(d)
         };
         let sel = |l: &mut Self, cond: Reg, a: Reg, b: Reg| -> R<Reg> {
             let d = l.alloc(1)?;
-            l.emit(Op::Select { d, c: cond, a, b });
+            l.emit(Op::Select {
+                dst: d,
+                cond,
+                if_true: a,
+                if_false: b,
+            });
             Ok(d)
         };
         let (k_mant, k_emask, k_zero) = (
@@ -731,10 +765,10 @@ impl<'m> Lowerer<'m> {
         let scaled = self.alloc(1)?;
         self.emit(Op::FBin {
             op: FBin::Mul,
-            w,
-            d: scaled,
-            a: x,
-            b: two_k,
+            width: w,
+            dst: scaled,
+            lhs: x,
+            rhs: two_k,
         });
         let xn = sel(self, is_sub, scaled, x)?;
         let adj = {
@@ -751,9 +785,9 @@ impl<'m> Lowerer<'m> {
         let keep = self.alloc(1)?;
         self.emit(Op::IUn {
             op: IUn::Not,
-            w,
-            d: keep,
-            a: placed,
+            width: w,
+            dst: keep,
+            src: placed,
         });
         let cleared = i(self, IBin::And, xn, keep)?;
         let half_exp = self.imm((bias - 1) << mant_bits)?;
@@ -767,7 +801,14 @@ impl<'m> Lowerer<'m> {
         let mag = i(self, IBin::And, x, sign_off)?;
         let is_zero = c(self, ICmp::Eq, mag, k_zero)?;
         let is_special = c(self, ICmp::Eq, e0, k_emask)?;
-        let passthrough = i(self, IBin::Or, is_zero, is_special)?;
+        let passthrough = self.alloc(1)?;
+        self.emit(Op::IBin {
+            op: IBin::Or,
+            width: 1,
+            dst: passthrough,
+            lhs: is_zero,
+            rhs: is_special,
+        });
         let m_out = sel(self, passthrough, x, m)?;
         let e_out = sel(self, passthrough, k_zero, e2)?;
         let e_conv = self.alloc(1)?;
@@ -775,8 +816,8 @@ impl<'m> Lowerer<'m> {
             op: Conv::SToS,
             from: w,
             to: ew,
-            d: e_conv,
-            a: e_out,
+            dst: e_conv,
+            src: e_out,
         });
         Ok((m_out, e_conv))
     }
@@ -786,7 +827,13 @@ impl<'m> Lowerer<'m> {
         let at = |c: usize, r: usize| m[c * n + r];
         let fbin = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
             let d = l.alloc(1)?;
-            l.emit(Op::FBin { op, w, d, a, b });
+            l.emit(Op::FBin {
+                op,
+                width: w,
+                dst: d,
+                lhs: a,
+                rhs: b,
+            });
             Ok(d)
         };
         if n == 1 {
@@ -832,24 +879,24 @@ impl<'m> Lowerer<'m> {
         let n = mag.len();
         let m = self.map_n(&[mag.to_vec(), vec![rest]], n, |_, d, a| Op::IBin {
             op: IBin::And,
-            w: bits,
-            d,
-            a: a[0],
-            b: a[1],
+            width: bits,
+            dst: d,
+            lhs: a[0],
+            rhs: a[1],
         })?;
         let s = self.map_n(&[sgn.to_vec(), vec![sign]], n, |_, d, a| Op::IBin {
             op: IBin::And,
-            w: bits,
-            d,
-            a: a[0],
-            b: a[1],
+            width: bits,
+            dst: d,
+            lhs: a[0],
+            rhs: a[1],
         })?;
         self.map_n(&[m, s], n, |_, d, a| Op::IBin {
             op: IBin::Or,
-            w: bits,
-            d,
-            a: a[0],
-            b: a[1],
+            width: bits,
+            dst: d,
+            lhs: a[0],
+            rhs: a[1],
         })
     }
 
@@ -875,9 +922,9 @@ impl<'m> Lowerer<'m> {
                     let d = self.alloc(1)?;
                     self.emit(Op::FUn {
                         op: FUn::Neg,
-                        w,
-                        d,
-                        a: cof,
+                        width: w,
+                        dst: d,
+                        src: cof,
                     });
                     d
                 } else {
@@ -886,10 +933,10 @@ impl<'m> Lowerer<'m> {
                 let d = self.alloc(1)?;
                 self.emit(Op::FBin {
                     op: FBin::Div,
-                    w,
-                    d,
-                    a: signed,
-                    b: det,
+                    width: w,
+                    dst: d,
+                    lhs: signed,
+                    rhs: det,
                 });
                 out.push(d);
             }
@@ -909,44 +956,44 @@ impl<'m> Lowerer<'m> {
             let [a, b, t, rnd, q, z] = [a?, b?, t?, rnd?, q?, z?];
             self.emit(Op::FBin {
                 op: FBin::Max,
-                w: 32,
-                d: a,
-                a: c,
-                b: lo_c,
+                width: 32,
+                dst: a,
+                lhs: c,
+                rhs: lo_c,
             });
             self.emit(Op::FBin {
                 op: FBin::Min,
-                w: 32,
-                d: b,
-                a,
-                b: hi_c,
+                width: 32,
+                dst: b,
+                lhs: a,
+                rhs: hi_c,
             });
             self.emit(Op::FBin {
                 op: FBin::Mul,
-                w: 32,
-                d: t,
-                a: b,
-                b: sc,
+                width: 32,
+                dst: t,
+                lhs: b,
+                rhs: sc,
             });
             self.emit(Op::FUn {
                 op: FUn::RoundEven,
-                w: 32,
-                d: rnd,
-                a: t,
+                width: 32,
+                dst: rnd,
+                src: t,
             });
             self.emit(Op::Conv {
                 op: if signed { Conv::FToS } else { Conv::FToU },
                 from: 32,
                 to: bits,
-                d: q,
-                a: rnd,
+                dst: q,
+                src: rnd,
             });
             self.emit(Op::Conv {
                 op: Conv::UToU,
                 from: bits,
                 to: 32,
-                d: z,
-                a: q,
+                dst: z,
+                src: q,
             });
             let field = if i == 0 {
                 z
@@ -955,10 +1002,10 @@ impl<'m> Lowerer<'m> {
                 let d = self.alloc(1)?;
                 self.emit(Op::IBin {
                     op: IBin::Shl,
-                    w: 32,
-                    d,
-                    a: z,
-                    b: sh,
+                    width: 32,
+                    dst: d,
+                    lhs: z,
+                    rhs: sh,
                 });
                 d
             };
@@ -968,10 +1015,10 @@ impl<'m> Lowerer<'m> {
                     let d = self.alloc(1)?;
                     self.emit(Op::IBin {
                         op: IBin::Or,
-                        w: 32,
-                        d,
-                        a: prev,
-                        b: field,
+                        width: 32,
+                        dst: d,
+                        lhs: prev,
+                        rhs: field,
                     });
                     d
                 }
@@ -985,7 +1032,6 @@ impl<'m> Lowerer<'m> {
         let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
         let sc = self.imm(u64::from(scale.to_bits()))?;
         let lo_c = self.imm(u64::from((-1.0f32).to_bits()))?;
-        let mask = self.imm((1u64 << bits) - 1)?;
         let mut out = Vec::new();
         for i in 0..32 / u32::from(bits) {
             let sh = self.imm(u64::from(u32::from(bits) * i))?;
@@ -993,48 +1039,49 @@ impl<'m> Lowerer<'m> {
             let [shifted, field, wide, f, q] = [shifted?, field?, wide?, f?, q?];
             self.emit(Op::IBin {
                 op: IBin::ShrL,
-                w: 32,
-                d: shifted,
-                a: x,
-                b: sh,
+                width: 32,
+                dst: shifted,
+                lhs: x,
+                rhs: sh,
             });
-            self.emit(Op::IBin {
-                op: IBin::And,
-                w: 32,
-                d: field,
-                a: shifted,
-                b: mask,
+            // The field is the low `bits` bits.
+            self.emit(Op::Conv {
+                op: Conv::UToU,
+                from: 32,
+                to: bits,
+                dst: field,
+                src: shifted,
             });
             self.emit(Op::Conv {
                 op: if signed { Conv::SToS } else { Conv::UToU },
                 from: bits,
                 to: 32,
-                d: wide,
-                a: field,
+                dst: wide,
+                src: field,
             });
             self.emit(Op::Conv {
                 op: if signed { Conv::SToF } else { Conv::UToF },
                 from: 32,
                 to: 32,
-                d: f,
-                a: wide,
+                dst: f,
+                src: wide,
             });
             self.emit(Op::FBin {
                 op: FBin::Div,
-                w: 32,
-                d: q,
-                a: f,
-                b: sc,
+                width: 32,
+                dst: q,
+                lhs: f,
+                rhs: sc,
             });
             if signed {
                 // -128 / 127 (or -32768 / 32767) clamps to -1.
                 let d = self.alloc(1)?;
                 self.emit(Op::FBin {
                     op: FBin::Max,
-                    w: 32,
-                    d,
-                    a: q,
-                    b: lo_c,
+                    width: 32,
+                    dst: d,
+                    lhs: q,
+                    rhs: lo_c,
                 });
                 out.push(d);
             } else {

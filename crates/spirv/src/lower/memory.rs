@@ -14,7 +14,7 @@ use super::types::{Sc, Ty};
 use super::{Id, Lowerer, R, Val, err, idref};
 use crate::alu;
 use crate::alu::{Conv, IBin, ICmp};
-use crate::ir::{DescIdx, Op, Reg, Space, TensorAcc};
+use crate::ir::{DescIdx, Op, Reg, RegType, Space, TensorAcc, Var};
 use crate::mem::AtomicOp;
 use crate::{ResourceDecl, ResourceKind};
 use rspirv::dr::{Instruction, Operand};
@@ -108,13 +108,16 @@ impl<'m> Lowerer<'m> {
                 }
                 if *b == BuiltIn::DeviceIndex && n == 1 {
                     // One physical device per device group: always device 0.
-                    let base = self.alloc(1)?;
+                    let base = self.alloc_typed(&[RegType::Int(32)])?;
                     let zero = self.imm(0)?;
-                    self.entry_init.push(Op::Mov { d: base, a: zero });
+                    self.entry_init.push(Op::Mov {
+                        dst: base,
+                        src: zero,
+                    });
                     self.var_ranges.push((base, n));
                     return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
                 }
-                let base = self.alloc(n)?;
+                let base = self.alloc_typed(&vec![RegType::Int(32); n as usize])?;
                 let slot = match b {
                     BuiltIn::GlobalInvocationId => &mut self.builtins.global_id,
                     BuiltIn::LocalInvocationId => &mut self.builtins.local_id,
@@ -139,7 +142,7 @@ impl<'m> Lowerer<'m> {
             }
             StorageClass::Private | StorageClass::Function => {
                 let n = self.nleaves(pointee)?;
-                let base = self.alloc(n)?;
+                let base = self.alloc_leaves(pointee)?;
                 // Private variables start from their initializer, or zero (deterministic rather
                 // than whatever the previous lane group left in the registers).
                 let src = match init {
@@ -148,8 +151,8 @@ impl<'m> Lowerer<'m> {
                 };
                 for (k, s) in src.into_iter().enumerate() {
                     self.entry_init.push(Op::Mov {
-                        d: base + k as u32,
-                        a: s,
+                        dst: base + k as u32,
+                        src: s,
                     });
                 }
                 self.var_ranges.push((base, n));
@@ -334,14 +337,15 @@ impl<'m> Lowerer<'m> {
                         .unwrap_or(Sc::Int(32, false));
                     let r64 = match sc {
                         Sc::Int(64, _) => r,
-                        Sc::Int(w, true) => {
+                        // Byte offsets are 64-bit: widen the index by its signedness.
+                        Sc::Int(w, signed) => {
                             let d = self.alloc(1)?;
                             self.emit(Op::Conv {
-                                op: Conv::SToS,
+                                op: if signed { Conv::SToS } else { Conv::UToU },
                                 from: w,
                                 to: 64,
-                                d,
-                                a: r,
+                                dst: d,
+                                src: r,
                             });
                             d
                         }
@@ -354,10 +358,10 @@ impl<'m> Lowerer<'m> {
                         let d = self.alloc(1)?;
                         self.emit(Op::IBin {
                             op: IBin::Mul,
-                            w: 64,
-                            d,
-                            a: r64,
-                            b: k,
+                            width: 64,
+                            dst: d,
+                            lhs: r64,
+                            rhs: k,
                         });
                         d
                     };
@@ -367,10 +371,10 @@ impl<'m> Lowerer<'m> {
                             let d = self.alloc(1)?;
                             self.emit(Op::IBin {
                                 op: IBin::Add,
-                                w: 64,
-                                d,
-                                a: prev,
-                                b: scaled,
+                                width: 64,
+                                dst: d,
+                                lhs: prev,
+                                rhs: scaled,
                             });
                             d
                         }
@@ -393,20 +397,19 @@ impl<'m> Lowerer<'m> {
                         None => {
                             if off < u64::from(len) {
                                 self.emit(Op::Mov {
-                                    d,
-                                    a: base + off as u32,
+                                    dst: d,
+                                    src: base + off as u32,
                                 });
                             } else {
                                 let z = self.imm(0)?;
-                                self.emit(Op::Mov { d, a: z });
+                                self.emit(Op::Mov { dst: d, src: z });
                             }
                         }
                         Some(idx) => self.emit(Op::LoadVar {
-                            d,
-                            base,
-                            len,
-                            off: off.min(u64::from(u32::MAX)) as u32,
-                            idx,
+                            dst: d,
+                            var: Var { base, len },
+                            offset: off.min(u64::from(u32::MAX)) as u32,
+                            index: idx,
                         }),
                     }
                     out.push(d);
@@ -420,21 +423,21 @@ impl<'m> Lowerer<'m> {
                 for (off, sc) in leaves {
                     let d = self.alloc(1)?;
                     self.emit(Op::Load {
-                        sp,
-                        size: sc.bytes() as u8,
-                        d,
+                        space: sp,
+                        bytes: sc.bytes() as u8,
+                        dst: d,
                         addr: p.dynr,
-                        off,
+                        offset: off,
                     });
                     if sc == Sc::Bool {
                         let z = self.imm(0)?;
                         let b = self.alloc(1)?;
                         self.emit(Op::ICmp {
                             op: ICmp::Ne,
-                            w: 32,
-                            d: b,
-                            a: d,
-                            b: z,
+                            width: 32,
+                            dst: b,
+                            lhs: d,
+                            rhs: z,
                         });
                         out.push(b);
                     } else {
@@ -474,17 +477,16 @@ impl<'m> Lowerer<'m> {
                         None => {
                             if off < u64::from(len) {
                                 self.emit(Op::Mov {
-                                    d: base + off as u32,
-                                    a: r,
+                                    dst: base + off as u32,
+                                    src: r,
                                 });
                             }
                         }
                         Some(idx) => self.emit(Op::StoreVar {
-                            base,
-                            len,
-                            off: off.min(u64::from(u32::MAX)) as u32,
-                            idx,
-                            v: r,
+                            var: Var { base, len },
+                            offset: off.min(u64::from(u32::MAX)) as u32,
+                            index: idx,
+                            value: r,
                         }),
                     }
                 }
@@ -501,11 +503,11 @@ impl<'m> Lowerer<'m> {
                 }
                 for ((off, sc), &r) in leaves.into_iter().zip(v) {
                     self.emit(Op::Store {
-                        sp,
-                        size: sc.bytes() as u8,
-                        v: r,
+                        space: sp,
+                        bytes: sc.bytes() as u8,
+                        value: r,
                         addr: p.dynr,
-                        off,
+                        offset: off,
                     });
                 }
                 Ok(())
@@ -565,13 +567,13 @@ impl<'m> Lowerer<'m> {
         let d = self.alloc(1)?;
         self.emit(Op::Atomic {
             op,
-            sp,
-            size,
-            d,
+            space: sp,
+            bytes: size,
+            dst: d,
             addr: p.dynr,
-            off: p.off,
-            v,
-            cmp,
+            offset: p.off,
+            value: v,
+            comparator: cmp,
         });
         if let Some(r) = inst.result_id {
             vals.insert(r, Val::Regs(vec![d]));

@@ -25,13 +25,14 @@ mod memory;
 mod subgroup;
 mod tensor;
 mod types;
+mod typing;
 
 use self::arith::AluKind;
 use self::cfg::order_blocks;
 use self::memory::{PK, Ptr};
 use self::types::Ty;
 use crate::alu::{Conv, FBin, FCmp, FUn, IBin, ICmp, IUn};
-use crate::ir::{Block, Builtins, Edge, Ir, Op, Reg, Space, TensorAcc, Term};
+use crate::ir::{Block, Builtins, Edge, Ir, Op, Reg, RegType, Role, Space, TensorAcc, Term};
 use crate::{Module, Program, ResourceDecl, SpirvError};
 use rspirv::dr::{Function, Instruction, Operand};
 use rspirv::spirv::{
@@ -72,7 +73,8 @@ struct Lowerer<'m> {
     id_types: HashMap<Id, Id>,
     glsl: Option<Id>,
     ignored_sets: Vec<Id>,
-    nregs: u32,
+    /// The type of every register allocated so far (`None` until an op or `typing` fixes it).
+    reg_types: Vec<Option<RegType>>,
     consts_init: Vec<(Reg, u64)>,
     blocks: Vec<Block>,
     cur: usize,
@@ -135,7 +137,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         id_types: HashMap::new(),
         glsl: None,
         ignored_sets: Vec::new(),
-        nregs: 0,
+        reg_types: Vec::new(),
         consts_init: Vec::new(),
         blocks: Vec::new(),
         cur: 0,
@@ -174,9 +176,10 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         moves: Vec::new(),
     });
     let mut blocks = order_blocks(std::mem::take(&mut l.blocks))?;
+    let reg_types = typing::finish(&mut blocks, &mut l.reg_types, &mut l.consts_init)?;
     crate::opt::optimize(
         &mut blocks,
-        l.nregs,
+        reg_types.len() as u32,
         &l.var_ranges,
         &l.consts_init,
         &l.builtins,
@@ -186,7 +189,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         .map_err(|_| SpirvError::new("workgroup memory larger than 4 GiB"))?;
     let ir = Ir {
         blocks,
-        nregs: l.nregs,
+        reg_types,
         consts: l.consts_init,
         builtins: l.builtins,
         shared_size,
@@ -194,12 +197,17 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         shapes: l.shapes,
     };
     ir.verify()?;
+    let shape = crate::exec::GroupShape::new(&ir, local_size)?;
+    let layout = crate::exec::regfile::RegLayout::new(&ir, shape.lanes as usize);
     Ok(Program {
+        local_ids: crate::exec::local_id_rows(local_size),
         ir,
         local_size,
         resources: l.resources,
         push_size: l.push_size,
         warnings: l.warnings,
+        shape,
+        layout,
     })
 }
 
@@ -254,19 +262,29 @@ impl<'m> Lowerer<'m> {
         lit(self.deco(id, d)?.operands.get(2)).ok()
     }
 
+    /// `n` consecutive registers whose types the ops that define them will fix.
     fn alloc(&mut self, n: u32) -> R<Reg> {
-        let b = self.nregs;
-        self.nregs = self
-            .nregs
+        let b = self.reg_types.len() as u32;
+        let end = b
             .checked_add(n)
             .filter(|&x| x <= MAX_REGS)
             .ok_or_else(|| SpirvError::new("shader needs too many registers"))?;
+        self.reg_types.resize(end as usize, None);
+        Ok(b)
+    }
+    /// Consecutive registers of the given types.
+    fn alloc_typed(&mut self, types: &[RegType]) -> R<Reg> {
+        let b = self.alloc(types.len() as u32)?;
+        for (k, t) in types.iter().enumerate() {
+            self.reg_types[b as usize + k] = Some(*t);
+        }
         Ok(b)
     }
     fn alloc_v(&mut self, n: u32) -> R<Vec<Reg>> {
         let b = self.alloc(n)?;
         Ok((b..b + n).collect())
     }
+    /// The register holding constant `v` (raw bits); its type comes from its uses (`typing`).
     fn imm(&mut self, v: u64) -> R<Reg> {
         if let Some(&r) = self.imms.get(&v) {
             return Ok(r);
@@ -278,6 +296,17 @@ impl<'m> Lowerer<'m> {
         Ok(r)
     }
     fn emit(&mut self, op: Op) {
+        // The op fixes the type of every result register that has none yet.
+        if let Ok(operands) = crate::ir::verify::typed_operands(&op) {
+            for (r, role, want) in operands {
+                if role == Role::Def && self.reg_types.get(r as usize).is_some_and(|t| t.is_none())
+                {
+                    if let Some(t) = want.default_type(&self.reg_types) {
+                        self.reg_types[r as usize] = Some(t);
+                    }
+                }
+            }
+        }
         match &mut self.scratch {
             Some(s) => s.push(op),
             None => self.blocks[self.cur].ops.push(op),
@@ -473,10 +502,10 @@ impl<'m> Lowerer<'m> {
                         let d = self.alloc(1)?;
                         self.emit(Op::FBin {
                             op: FBin::Mul,
-                            w,
-                            d,
-                            a: *ai,
-                            b: *bj,
+                            width: w,
+                            dst: d,
+                            lhs: *ai,
+                            rhs: *bj,
                         });
                         out.push(d);
                     }
@@ -535,42 +564,42 @@ impl<'m> Lowerer<'m> {
                         op: Conv::FToF,
                         from: 32,
                         to: 16,
-                        d: h,
-                        a: xi,
+                        dst: h,
+                        src: xi,
                     });
                     self.emit(Op::Conv {
                         op: Conv::FToF,
                         from: 16,
                         to: 32,
-                        d: f,
-                        a: h,
+                        dst: f,
+                        src: h,
                     });
                     self.emit(Op::FUn {
                         op: FUn::Abs,
-                        w: 32,
-                        d: abs,
-                        a: f,
+                        width: 32,
+                        dst: abs,
+                        src: f,
                     });
                     self.emit(Op::FCmp {
                         op: FCmp::OLt,
-                        w: 32,
-                        d: small,
-                        a: abs,
-                        b: min_normal,
+                        width: 32,
+                        dst: small,
+                        lhs: abs,
+                        rhs: min_normal,
                     });
                     self.emit(Op::IBin {
                         op: IBin::And,
-                        w: 32,
-                        d: sign,
-                        a: f,
-                        b: sign_mask,
+                        width: 32,
+                        dst: sign,
+                        lhs: f,
+                        rhs: sign_mask,
                     });
                     // `sign` keeps only the sign bit: the signed zero.
                     self.emit(Op::Select {
-                        d,
-                        c: small,
-                        a: sign,
-                        b: f,
+                        dst: d,
+                        cond: small,
+                        if_true: sign,
+                        if_false: f,
                     });
                     out.push(d);
                 }
@@ -613,10 +642,10 @@ impl<'m> Lowerer<'m> {
                 }
                 let n = self.nleaves(rt)? as usize;
                 let out = self.map_n(&s, n, |_, d, a| Op::Select {
-                    d,
-                    c: a[0],
-                    a: a[1],
-                    b: a[2],
+                    dst: d,
+                    cond: a[0],
+                    if_true: a[1],
+                    if_false: a[2],
                 })?;
                 set(vals, Val::Regs(out));
             }
@@ -632,10 +661,10 @@ impl<'m> Lowerer<'m> {
                     let d = self.alloc(1)?;
                     self.emit(Op::IBin {
                         op,
-                        w: 1,
-                        d,
-                        a: acc,
-                        b: r,
+                        width: 1,
+                        dst: d,
+                        lhs: acc,
+                        rhs: r,
                     });
                     acc = d;
                 }
@@ -669,17 +698,17 @@ impl<'m> Lowerer<'m> {
                 let w = leaves.first().map(|s| s.w()).unwrap_or(32);
                 let l = self.map_n(&[a.clone(), b.clone()], n, |_, d, x| Op::IBin {
                     op: lo,
-                    w,
-                    d,
-                    a: x[0],
-                    b: x[1],
+                    width: w,
+                    dst: d,
+                    lhs: x[0],
+                    rhs: x[1],
                 })?;
                 let h = self.map_n(&[a, b], n, |_, d, x| Op::IBin {
                     op: hi,
-                    w,
-                    d,
-                    a: x[0],
-                    b: x[1],
+                    width: w,
+                    dst: d,
+                    lhs: x[0],
+                    rhs: x[1],
                 })?;
                 set(vals, Val::Regs(l.into_iter().chain(h).collect()));
             }
@@ -749,9 +778,9 @@ impl<'m> Lowerer<'m> {
                 let idx = self.reg1(vals, idref(o.get(1))?)?;
                 let d = self.alloc(1)?;
                 self.emit(Op::Pick {
-                    d,
-                    idx,
-                    srcs: v.into(),
+                    dst: d,
+                    index: idx,
+                    choices: v.into(),
                 });
                 set(vals, Val::Regs(vec![d]));
             }
@@ -770,17 +799,17 @@ impl<'m> Lowerer<'m> {
                     let c = self.alloc(1)?;
                     self.emit(Op::ICmp {
                         op: ICmp::Eq,
-                        w: iw,
-                        d: c,
-                        a: idx,
-                        b: k,
+                        width: iw,
+                        dst: c,
+                        lhs: idx,
+                        rhs: k,
                     });
                     let d = self.alloc(1)?;
                     self.emit(Op::Select {
-                        d,
-                        c,
-                        a: comp,
-                        b: r,
+                        dst: d,
+                        cond: c,
+                        if_true: comp,
+                        if_false: r,
                     });
                     out.push(d);
                 }
@@ -801,14 +830,14 @@ impl<'m> Lowerer<'m> {
                     return err(format!("{}: variable without pointer type", self.at));
                 };
                 let n = self.nleaves(pointee)?;
-                let base = self.alloc(n)?;
+                let base = self.alloc_leaves(pointee)?;
                 self.var_ranges.push((base, n));
                 if let Some(init) = o.get(1) {
                     let src = self.regs(vals, idref(Some(init))?)?;
                     for (k, s) in src.into_iter().enumerate() {
                         self.emit(Op::Mov {
-                            d: base + k as u32,
-                            a: s,
+                            dst: base + k as u32,
+                            src: s,
                         });
                     }
                 }
@@ -865,17 +894,19 @@ impl<'m> Lowerer<'m> {
                 self.emit(Op::ArrayLength {
                     slot,
                     desc,
-                    off: p.off + moff,
+                    offset: p.off + moff,
                     stride,
-                    d,
+                    dst: d,
                 });
                 set(vals, Val::Regs(vec![d]));
             }
             S::ControlBarrier => {
-                // A subgroup-scope barrier is free in lockstep and does not stop fusion.
+                // A subgroup-scope barrier is free in lockstep (a subgroup's lanes always run
+                // together) and does not stop fusion; a wider one is a `Barrier` op.
                 let scope = idref(o.first()).and_then(|id| self.const_u32(id)).ok();
                 if scope != Some(Scope::Subgroup as u32) {
                     self.needs_whole = true;
+                    self.emit(Op::Barrier {});
                 }
             }
             S::GroupNonUniformElect

@@ -9,8 +9,8 @@
 use super::types::Sc;
 use super::{Id, Lowerer, R, Val, err, idref};
 use crate::SpirvError;
-use crate::alu::{FBin, IBin, IUn};
-use crate::ir::{Op, Reg};
+use crate::alu::{FBin, IBin, ICmp, IUn};
+use crate::ir::{Op, Reg, RegType};
 use crate::subgroup::{Arith, SUBGROUP_SIZE, Scan, SubOp};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, GroupOperation, Op as S, Scope};
@@ -22,7 +22,7 @@ impl<'m> Lowerer<'m> {
         if let Some(r) = self.builtins.local_index {
             return Ok(r);
         }
-        let r = self.alloc(1)?;
+        let r = self.alloc_typed(&[RegType::Int(32)])?;
         self.builtins.local_index = Some(r);
         Ok(r)
     }
@@ -57,24 +57,30 @@ impl<'m> Lowerer<'m> {
                 if is_mask { "uvec4" } else { "32-bit integer" }
             ));
         }
-        let base = self.alloc(n)?;
+        let base = self.alloc_typed(&vec![RegType::Int(32); n as usize])?;
         let li = self.local_index_reg()?;
         let [x, y, z] = self.local_size.map(u64::from);
         let sg = SUBGROUP_SIZE as u64;
         let mut ops = Vec::new();
         let mut bin = |l: &mut Self, op: IBin, d: Reg, a: Reg, bv: u64| -> R<()> {
             let b = l.imm(bv)?;
-            ops.push(Op::IBin { op, w: 32, d, a, b });
+            ops.push(Op::IBin {
+                op,
+                width: 32,
+                dst: d,
+                lhs: a,
+                rhs: b,
+            });
             Ok(())
         };
         match b {
             BuiltIn::SubgroupSize => {
                 let a = self.imm(sg)?;
-                ops.push(Op::Mov { d: base, a });
+                ops.push(Op::Mov { dst: base, src: a });
             }
             BuiltIn::NumSubgroups => {
                 let a = self.imm((x * y * z).div_ceil(sg))?;
-                ops.push(Op::Mov { d: base, a });
+                ops.push(Op::Mov { dst: base, src: a });
             }
             BuiltIn::SubgroupId => bin(self, IBin::ShrL, base, li, sg.trailing_zeros().into())?,
             BuiltIn::SubgroupLocalInvocationId => bin(self, IBin::And, base, li, sg - 1)?,
@@ -93,25 +99,25 @@ impl<'m> Lowerer<'m> {
                 let t = if invert { self.alloc(1)? } else { base };
                 ops.push(Op::IBin {
                     op: IBin::Shl,
-                    w: 32,
-                    d: t,
-                    a: s,
-                    b: lane,
+                    width: 32,
+                    dst: t,
+                    lhs: s,
+                    rhs: lane,
                 });
                 if invert {
                     ops.push(Op::IBin {
                         op: IBin::Xor,
-                        w: 32,
-                        d: base,
-                        a: t,
-                        b: ones,
+                        width: 32,
+                        dst: base,
+                        lhs: t,
+                        rhs: ones,
                     });
                 }
                 let zero = self.imm(0)?;
                 for k in 1..4 {
                     ops.push(Op::Mov {
-                        d: base + k,
-                        a: zero,
+                        dst: base + k,
+                        src: zero,
                     });
                 }
             }
@@ -123,7 +129,13 @@ impl<'m> Lowerer<'m> {
     /// One subgroup op into a new register.
     fn sub1(&mut self, op: SubOp, w: u8, a: Reg, b: Reg) -> R<Reg> {
         let d = self.alloc(1)?;
-        self.emit(Op::Sub { op, w, d, a, b });
+        self.emit(Op::Subgroup {
+            op,
+            width: w,
+            dst: d,
+            value: a,
+            operand: b,
+        });
         Ok(d)
     }
 
@@ -189,10 +201,10 @@ impl<'m> Lowerer<'m> {
                             let d = self.alloc(1)?;
                             self.emit(Op::IBin {
                                 op: IBin::And,
-                                w: 1,
-                                d,
-                                a: x,
-                                b: e,
+                                width: 1,
+                                dst: d,
+                                lhs: x,
+                                rhs: e,
                             });
                             d
                         }
@@ -256,9 +268,9 @@ impl<'m> Lowerer<'m> {
                 let d = self.alloc(1)?;
                 self.emit(Op::IUn {
                     op,
-                    w: 32,
-                    d,
-                    a: v[0],
+                    width: 32,
+                    dst: d,
+                    src: v[0],
                 });
                 vec![d]
             }
@@ -269,40 +281,48 @@ impl<'m> Lowerer<'m> {
                 let idx = self.reg1(vals, iid)?;
                 let iw = self.typed_leaves(iid)?.first().map(|s| s.w()).unwrap_or(32);
                 let (five, low, one) = (self.imm(5)?, self.imm(31)?, self.imm(1)?);
-                let [word, comp, bit, sh, d] = [0; 5].map(|_| self.alloc(1));
-                let [word, comp, bit, sh, d] = [word?, comp?, bit?, sh?, d?];
+                let zero = self.imm(0)?;
+                let [word, comp, bit, sh, low_bit, d] = [0; 6].map(|_| self.alloc(1));
+                let [word, comp, bit, sh, low_bit, d] = [word?, comp?, bit?, sh?, low_bit?, d?];
                 self.emit(Op::IBin {
                     op: IBin::ShrL,
-                    w: iw,
-                    d: word,
-                    a: idx,
-                    b: five,
+                    width: iw,
+                    dst: word,
+                    lhs: idx,
+                    rhs: five,
                 });
                 self.emit(Op::Pick {
-                    d: comp,
-                    idx: word,
-                    srcs: v.into(),
+                    dst: comp,
+                    index: word,
+                    choices: v.into(),
                 });
                 self.emit(Op::IBin {
                     op: IBin::And,
-                    w: iw,
-                    d: bit,
-                    a: idx,
-                    b: low,
+                    width: iw,
+                    dst: bit,
+                    lhs: idx,
+                    rhs: low,
                 });
                 self.emit(Op::IBin {
                     op: IBin::ShrL,
-                    w: 32,
-                    d: sh,
-                    a: comp,
-                    b: bit,
+                    width: 32,
+                    dst: sh,
+                    lhs: comp,
+                    rhs: bit,
                 });
                 self.emit(Op::IBin {
                     op: IBin::And,
-                    w: 32,
-                    d,
-                    a: sh,
-                    b: one,
+                    width: 32,
+                    dst: low_bit,
+                    lhs: sh,
+                    rhs: one,
+                });
+                self.emit(Op::ICmp {
+                    op: ICmp::Ne,
+                    width: 32,
+                    dst: d,
+                    lhs: low_bit,
+                    rhs: zero,
                 });
                 vec![d]
             }

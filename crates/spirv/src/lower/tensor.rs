@@ -33,7 +33,12 @@ impl<'m> Lowerer<'m> {
             let dim = self.reg1(vals, idref(o.get(1))?)?;
             let w = self.fw(inst)?;
             let d = self.alloc(1)?;
-            self.emit(Op::TensorQuery { t, dim, w, d });
+            self.emit(Op::TensorQuery {
+                tensor: t,
+                dim,
+                width: w,
+                dst: d,
+            });
             if let Some(r) = inst.result_id {
                 vals.insert(r, Val::Regs(vec![d]));
             }
@@ -75,11 +80,11 @@ impl<'m> Lowerer<'m> {
                     return err(format!("{}: empty tensor write", self.at));
                 }
                 self.emit(Op::TensorWrite {
-                    t,
+                    tensor: t,
                     coords: coords.into(),
                     signed,
-                    cw,
-                    v: v.into(),
+                    coord_width: cw,
+                    values: v.into(),
                 });
             }
             None => {
@@ -89,11 +94,11 @@ impl<'m> Lowerer<'m> {
                 }
                 let d = self.alloc_v(n)?;
                 self.emit(Op::TensorRead {
-                    t,
+                    tensor: t,
                     coords: coords.into(),
                     signed,
-                    cw,
-                    d: d.clone().into(),
+                    coord_width: cw,
+                    dsts: d.clone().into(),
                     oob,
                 });
                 if let Some(r) = inst.result_id {

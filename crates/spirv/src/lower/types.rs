@@ -14,7 +14,7 @@
 
 use super::{Id, Lowerer, MAX_LEAVES, R, Val, err, idref, lit, opname};
 use crate::alu;
-use crate::ir::{Op, Reg};
+use crate::ir::{Op, Reg, RegType};
 use crate::{ScalarType, SpirvError};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Op as S};
@@ -48,6 +48,14 @@ impl Sc {
             Sc::Float(alu::W_BF16) => 16,
             Sc::Float(alu::W_E4M3 | alu::W_E5M2) => 8,
             other => other.w(),
+        }
+    }
+    /// The register type of a leaf of this type.
+    pub(super) fn reg_type(self) -> RegType {
+        match self {
+            Sc::Bool => RegType::Bool,
+            Sc::Int(w, _) => RegType::Int(w),
+            Sc::Float(w) => RegType::Float(w),
         }
     }
     pub(super) fn scalar_type(self) -> ScalarType {
@@ -152,6 +160,12 @@ impl<'m> Lowerer<'m> {
         }
         Ok(())
     }
+    /// Registers for the leaves of type `id`, typed.
+    pub(super) fn alloc_leaves(&mut self, id: Id) -> R<Reg> {
+        let types: Vec<RegType> = self.leaves(id)?.into_iter().map(Sc::reg_type).collect();
+        self.alloc_typed(&types)
+    }
+
     pub(super) fn nleaves(&self, id: Id) -> R<u32> {
         Ok(self.leaves(id)?.len() as u32)
     }
@@ -489,16 +503,68 @@ impl<'m> Lowerer<'m> {
                     .ok_or_else(|| SpirvError::new("OpSpecConstantOp operand is not constant"))
             };
             let (d, x) = match op {
-                Op::Mov { d, a } => (*d, v(a)?),
-                Op::IBin { op, w, d, a, b } => (*d, alu::ibin(*op, *w, v(a)?, v(b)?)),
-                Op::IUn { op, w, d, a } => (*d, alu::iun(*op, *w, v(a)?)),
-                Op::ICmp { op, w, d, a, b } => (*d, alu::icmp(*op, *w, v(a)?, v(b)?)),
-                Op::FBin { op, w, d, a, b } => (*d, alu::fbin(*op, *w, v(a)?, v(b)?)),
-                Op::FUn { op, w, d, a } => (*d, alu::fun(*op, *w, v(a)?)),
-                Op::FCmp { op, w, d, a, b } => (*d, alu::fcmp(*op, *w, v(a)?, v(b)?)),
-                Op::Tern { op, w, d, a, b, c } => (*d, alu::tern(*op, *w, v(a)?, v(b)?, v(c)?)),
-                Op::Conv { op, from, to, d, a } => (*d, alu::conv(*op, *from, *to, v(a)?)),
-                Op::Select { d, c, a, b } => (*d, if v(c)? != 0 { v(a)? } else { v(b)? }),
+                Op::Mov { dst: d, src: a } => (*d, v(a)?),
+                Op::IBin {
+                    op,
+                    width: w,
+                    dst: d,
+                    lhs: a,
+                    rhs: b,
+                } => (*d, alu::ibin(*op, *w, v(a)?, v(b)?)),
+                Op::IUn {
+                    op,
+                    width: w,
+                    dst: d,
+                    src: a,
+                } => (*d, alu::iun(*op, *w, v(a)?)),
+                Op::ICmp {
+                    op,
+                    width: w,
+                    dst: d,
+                    lhs: a,
+                    rhs: b,
+                } => (*d, alu::icmp(*op, *w, v(a)?, v(b)?)),
+                Op::FBin {
+                    op,
+                    width: w,
+                    dst: d,
+                    lhs: a,
+                    rhs: b,
+                } => (*d, alu::fbin(*op, *w, v(a)?, v(b)?)),
+                Op::FUn {
+                    op,
+                    width: w,
+                    dst: d,
+                    src: a,
+                } => (*d, alu::fun(*op, *w, v(a)?)),
+                Op::FCmp {
+                    op,
+                    width: w,
+                    dst: d,
+                    lhs: a,
+                    rhs: b,
+                } => (*d, alu::fcmp(*op, *w, v(a)?, v(b)?)),
+                Op::Tern {
+                    op,
+                    width: w,
+                    dst: d,
+                    src0: a,
+                    src1: b,
+                    src2: c,
+                } => (*d, alu::tern(*op, *w, v(a)?, v(b)?, v(c)?)),
+                Op::Conv {
+                    op,
+                    from,
+                    to,
+                    dst: d,
+                    src: a,
+                } => (*d, alu::conv(*op, *from, *to, v(a)?)),
+                Op::Select {
+                    dst: d,
+                    cond: c,
+                    if_true: a,
+                    if_false: b,
+                } => (*d, if v(c)? != 0 { v(a)? } else { v(b)? }),
                 _ => {
                     return err(format!(
                         "{}: OpSpecConstantOp of a non-constant operation",

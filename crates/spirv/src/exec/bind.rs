@@ -1,0 +1,155 @@
+//! The descriptors of one dispatch, resolved once before any lane runs: every resource slot's
+//! bound buffers and tensor views as bounds-checked [`Raw`] windows, and the live device-memory
+//! ranges that `PhysicalStorageBuffer` addresses resolve against.
+//!
+//! Invariants: a resolved window never extends past what the application bound; an unbound,
+//! null or malformed descriptor resolves to [`Bound::Null`] (every access out of bounds).
+
+use crate::mem::{Raw, Trusted};
+use crate::{BoundResource, PhysicalRange, Program, Resources, ScalarType, TensorElement};
+
+/// A bound tensor view.
+#[derive(Debug, Clone)]
+pub(crate) struct TensorView {
+    pub(crate) raw: Raw,
+    pub(crate) format: TensorElement,
+    pub(crate) dims: Vec<u64>,
+    /// Byte strides, outermost first.
+    pub(crate) strides: Vec<u64>,
+}
+
+/// One resolved descriptor.
+#[derive(Debug, Clone)]
+pub(crate) enum Bound {
+    Buffer(Raw),
+    Tensor(TensorView),
+    Null,
+}
+
+/// Every descriptor and device-memory range of a dispatch.
+#[derive(Debug)]
+pub(crate) struct Bindings {
+    /// Per resource slot (`Program::resources` order), per array element.
+    slots: Vec<Vec<Bound>>,
+    /// Live allocations by device address, sorted and non-overlapping.
+    physical: Vec<(u64, Raw)>,
+}
+
+impl Bindings {
+    /// Resolves `program`'s resources.
+    ///
+    /// # Safety
+    /// Every record `resources` returns and every range of `resources.physical_ranges()` must be
+    /// valid for reads and writes for as long as the result is used (see `Program::dispatch`).
+    pub(crate) unsafe fn resolve(program: &Program, resources: &dyn Resources) -> Bindings {
+        // SAFETY: forwarded contract.
+        let trusted = unsafe { Trusted::new() };
+        let mut slots = Vec::with_capacity(program.resources.len());
+        for r in &program.resources {
+            let items = match r.array_len {
+                None => vec![resolve(&trusted, resources.get(r.set, r.binding, 0))],
+                Some(0) => {
+                    // Runtime array: resolve the bound prefix (capped).
+                    let mut v = Vec::new();
+                    while v.len() < 4096 {
+                        match resources.get(r.set, r.binding, v.len() as u32) {
+                            Some(b) => v.push(resolve(&trusted, Some(b))),
+                            None => break,
+                        }
+                    }
+                    v
+                }
+                Some(n) => (0..n.min(1 << 16))
+                    .map(|i| resolve(&trusted, resources.get(r.set, r.binding, i)))
+                    .collect(),
+            };
+            slots.push(items);
+        }
+        let mut physical: Vec<(u64, Raw)> = resources
+            .physical_ranges()
+            .iter()
+            .filter(|p| p.len > 0 && p.address.checked_add(p.len as u64).is_some())
+            .map(|p| (p.address, trusted.raw(p.ptr, p.len)))
+            .collect();
+        physical.sort_by_key(|&(a, _)| a);
+        // Overlapping ranges would make an address ambiguous: keep the first of each overlap.
+        let mut end = 0u64;
+        physical.retain(|&(a, raw)| {
+            let keep = a >= end;
+            if keep {
+                end = a + raw.len() as u64;
+            }
+            keep
+        });
+        Bindings { slots, physical }
+    }
+
+    /// Descriptor `index` of slot `slot`.
+    #[inline(always)]
+    pub(crate) fn get(&self, slot: u32, index: u64) -> Option<&Bound> {
+        self.slots
+            .get(slot as usize)?
+            .get(usize::try_from(index).ok()?)
+    }
+
+    /// The buffer window of a descriptor (empty when it is not a bound buffer).
+    #[inline(always)]
+    pub(crate) fn buffer(&self, slot: u32, index: u64) -> Raw {
+        match self.get(slot, index) {
+            Some(Bound::Buffer(raw)) => *raw,
+            _ => Raw::EMPTY,
+        }
+    }
+
+    /// The window of `size` bytes at device address `address`, if one live allocation holds all
+    /// of it.
+    pub(crate) fn physical(&self, address: u64, size: usize) -> Option<Raw> {
+        let i = self.physical.partition_point(|&(a, _)| a <= address);
+        let &(base, raw) = self.physical.get(i.checked_sub(1)?)?;
+        raw.window(address - base, size)
+    }
+}
+
+fn resolve(t: &Trusted<'_>, b: Option<&BoundResource>) -> Bound {
+    match b {
+        Some(BoundResource::Buffer { ptr, len }) => Bound::Buffer(t.raw(*ptr, *len)),
+        Some(BoundResource::Tensor {
+            ptr,
+            len,
+            format,
+            dims,
+            strides,
+        }) if dims.len() == strides.len() => Bound::Tensor(TensorView {
+            raw: t.raw(*ptr, *len),
+            format: *format,
+            dims: dims.clone(),
+            strides: strides.clone(),
+        }),
+        _ => Bound::Null,
+    }
+}
+
+/// Element byte size if SPIR-V element type `e` may access a view of format `f`.
+pub(crate) fn compat(e: ScalarType, f: TensorElement) -> Option<usize> {
+    use ScalarType as S;
+    use TensorElement as T;
+    Some(match (e, f) {
+        (S::Bool, T::Bool8) => 1,
+        (S::U8, T::U8 | T::I8) | (S::I8, T::I8) => 1,
+        (S::U16, T::U16 | T::I16) | (S::I16, T::I16) | (S::F16, T::F16) | (S::BF16, T::BF16) => 2,
+        (S::F8E4M3, T::F8E4M3) | (S::F8E5M2, T::F8E5M2) => 1,
+        (S::U32, T::U32 | T::I32) | (S::I32, T::I32) | (S::F32, T::F32) => 4,
+        (S::U64, T::U64 | T::I64) | (S::I64, T::I64) | (S::F64, T::F64) => 8,
+        _ => return None,
+    })
+}
+
+impl PhysicalRange {
+    /// Whether `address..address + len` lies inside this range.
+    pub fn contains(&self, address: u64, len: u64) -> bool {
+        address >= self.address
+            && address
+                .checked_add(len)
+                .is_some_and(|end| end <= self.address + self.len as u64)
+    }
+}

@@ -1,0 +1,299 @@
+//! Running a [`Program`]: the dispatch driver, the lane-group [`Machine`] and the interpreter.
+//!
+//! A dispatch resolves its descriptors once ([`bind`]), then the persistent workers
+//! (`tessera-workers`) take batches of *lane groups* from a shared counter. A lane group is one
+//! workgroup, or several tiny workgroups fused when the shader has no workgroup-scope barrier,
+//! shared memory or anything else that needs whole workgroups (`GroupShape`). Each worker keeps
+//! its register file and scratch rows across dispatches (thread-local), so a dispatch allocates
+//! nothing per worker once warm.
+//!
+//! Backends plug in through [`Kernel`]: the interpreter here is the reference; the JIT
+//! (`tessera-jit`) runs groups with compiled code and falls back to [`Machine`]'s interpreter for
+//! what it does not compile.
+
+mod bind;
+mod interp;
+mod machine;
+pub mod regfile;
+mod tensor;
+
+pub(crate) use bind::Bindings;
+pub(crate) use machine::Machine;
+
+use crate::ir::Ir;
+use crate::{Program, Resources, SpirvError};
+use regfile::{RegFile, RegLayout};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Target lane count when fusing tiny workgroups.
+const FUSE_LANES: u32 = 64;
+/// Maximum register-file size per worker, in bytes (256 MiB).
+const REG_BUDGET: u64 = 1 << 28;
+
+/// How a program's invocations are grouped into lane groups (fixed per program).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupShape {
+    /// The workgroup size.
+    pub local: [u32; 3],
+    /// Invocations per workgroup.
+    pub wg_size: u32,
+    /// Workgroups per lane group.
+    pub fuse: u32,
+    /// Lanes per lane group (`wg_size * fuse`).
+    pub lanes: u32,
+}
+
+impl GroupShape {
+    /// The shape for `ir` with workgroup size `local`, or an error when one lane group's
+    /// register file would not fit the per-worker budget.
+    pub(crate) fn new(ir: &Ir, local: [u32; 3]) -> Result<GroupShape, SpirvError> {
+        let wg_size = local[0] * local[1] * local[2];
+        let per_lane: u64 = ir
+            .reg_types
+            .iter()
+            .map(|t| t.bytes() as u64)
+            .sum::<u64>()
+            .max(1);
+        let per_wg = per_lane * u64::from(wg_size);
+        if per_wg > REG_BUDGET {
+            return Err(SpirvError::new(format!(
+                "the shader needs {per_lane} bytes of registers per invocation; too many for a \
+                 {wg_size}-invocation workgroup"
+            )));
+        }
+        let fuse_cap = u32::try_from(REG_BUDGET / per_wg)
+            .unwrap_or(u32::MAX)
+            .max(1);
+        let fuse = if ir.needs_whole_group {
+            1
+        } else {
+            (FUSE_LANES / wg_size.max(1)).clamp(1, fuse_cap)
+        };
+        Ok(GroupShape {
+            local,
+            wg_size,
+            fuse,
+            lanes: wg_size * fuse,
+        })
+    }
+}
+
+/// Scratch rows of one worker (one `u64` per lane each, reused by every op).
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    pub(crate) a: Vec<u64>,
+    pub(crate) b: Vec<u64>,
+    pub(crate) c: Vec<u64>,
+    pub(crate) d: Vec<u64>,
+    pub(crate) bools: Vec<u8>,
+    pub(crate) flags: Vec<bool>,
+}
+
+impl Scratch {
+    fn fit(&mut self, lanes: usize) {
+        for v in [&mut self.a, &mut self.b, &mut self.c, &mut self.d] {
+            if v.len() < lanes {
+                v.resize(lanes, 0);
+            }
+        }
+        if self.bools.len() < lanes {
+            self.bools.resize(lanes, 0);
+            self.flags.resize(lanes, false);
+        }
+    }
+
+    /// A copy of `row` in scratch.
+    pub(crate) fn copy_row<S: regfile::Lane>(&mut self, row: &[S], _which: usize) -> &[S] {
+        let dst: &mut [S] = bytemuck::cast_slice_mut(&mut self.a[..]);
+        dst[..row.len()].copy_from_slice(row);
+        &dst[..row.len()]
+    }
+
+    pub(crate) fn copy_rows2<S: regfile::Lane>(&mut self, x: &[S], y: &[S]) -> (&[S], &[S]) {
+        let a: &mut [S] = bytemuck::cast_slice_mut(&mut self.a[..]);
+        a[..x.len()].copy_from_slice(x);
+        let b: &mut [S] = bytemuck::cast_slice_mut(&mut self.b[..]);
+        b[..y.len()].copy_from_slice(y);
+        (&a[..x.len()], &b[..y.len()])
+    }
+
+    pub(crate) fn copy_rows3<S: regfile::Lane>(&mut self, rows: [&[S]; 3]) -> [&[S]; 3] {
+        let a: &mut [S] = bytemuck::cast_slice_mut(&mut self.a[..]);
+        a[..rows[0].len()].copy_from_slice(rows[0]);
+        let b: &mut [S] = bytemuck::cast_slice_mut(&mut self.b[..]);
+        b[..rows[1].len()].copy_from_slice(rows[1]);
+        let c: &mut [S] = bytemuck::cast_slice_mut(&mut self.c[..]);
+        c[..rows[2].len()].copy_from_slice(rows[2]);
+        [
+            &a[..rows[0].len()],
+            &b[..rows[1].len()],
+            &c[..rows[2].len()],
+        ]
+    }
+
+    /// Per-lane byte addresses `addr + offset` of the first `n` lanes.
+    pub(crate) fn addresses(
+        &mut self,
+        rows: &regfile::Rows<'_>,
+        addr: Option<crate::ir::Reg>,
+        offset: u64,
+        n: usize,
+    ) -> &[u64] {
+        let out = &mut self.d[..n];
+        match addr {
+            Some(r) => {
+                interp::by_bytes!(rows.layout.bytes[r as usize], T => {
+                    for (o, &x) in out.iter_mut().zip(&rows.row::<T>(r)[..n]) {
+                        *o = regfile::Lane::get(x).wrapping_add(offset);
+                    }
+                })
+            }
+            None => out.fill(offset),
+        }
+        &self.d[..n]
+    }
+
+    /// The tensor path's rows: outer byte offsets, innermost coordinates, in-bounds flags.
+    pub(crate) fn tensor_rows(&mut self, n: usize) -> (&mut [u64], &mut [u64], &mut [bool]) {
+        (&mut self.a[..n], &mut self.b[..n], &mut self.flags[..n])
+    }
+
+    /// [`Self::tensor_rows`] plus a row for the out-of-bounds values.
+    pub(crate) fn tensor_rows_with_fallback(
+        &mut self,
+        n: usize,
+    ) -> (&mut [u64], &mut [u64], &mut [bool], &mut [u64]) {
+        (
+            &mut self.a[..n],
+            &mut self.b[..n],
+            &mut self.flags[..n],
+            &mut self.c[..n],
+        )
+    }
+
+    /// One lane of [`Self::tensor_rows`].
+    pub(crate) fn tensor_lane(&self, lane: usize) -> (u64, u64, bool) {
+        (self.a[lane], self.b[lane], self.flags[lane])
+    }
+}
+
+/// What every worker of one dispatch shares.
+pub(crate) struct Env<'a> {
+    pub(crate) ir: &'a Ir,
+    pub(crate) layout: &'a RegLayout,
+    pub(crate) shape: GroupShape,
+    pub(crate) bindings: Bindings,
+    pub(crate) push: &'a [u8],
+    /// `LocalInvocationId` rows (x, y, z) of one workgroup, `wg_size` lanes each.
+    pub(crate) local_ids: &'a [u32],
+    pub(crate) base: [u32; 3],
+    pub(crate) count: [u32; 3],
+    pub(crate) total_wg: u64,
+    /// The watchdog check (see `Program::dispatch_watched`).
+    pub(crate) stop: &'a (dyn Fn() -> Option<String> + Sync),
+    /// The first reason a worker got from `stop`.
+    pub(crate) abort: std::sync::Mutex<Option<String>>,
+    /// Set with `abort`: every worker leaves its current group and takes no new one.
+    pub(crate) aborted: AtomicBool,
+}
+
+thread_local! {
+    /// Each worker's register file and scratch rows, kept across dispatches.
+    static WORKER_STATE: RefCell<(RegFile, Scratch)> = RefCell::new(Default::default());
+}
+
+/// Runs a dispatch on the interpreter. See [`Program::dispatch`].
+///
+/// # Safety
+/// Same contract as [`Program::dispatch`].
+pub(crate) unsafe fn dispatch(
+    p: &Program,
+    res: &dyn Resources,
+    push: &[u8],
+    base: [u32; 3],
+    count: [u32; 3],
+    threads: usize,
+    stop: &(dyn Fn() -> Option<String> + Sync),
+) -> Result<(), SpirvError> {
+    let total_wg = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
+    if total_wg == 0 {
+        return Ok(());
+    }
+    let shape = p.shape;
+    let groups = total_wg.div_ceil(u64::from(shape.fuse));
+    let env = Env {
+        ir: &p.ir,
+        layout: &p.layout,
+        shape,
+        // SAFETY: our caller guarantees every bound record is valid for this call.
+        bindings: unsafe { Bindings::resolve(p, res) },
+        push,
+        local_ids: &p.local_ids,
+        base,
+        count,
+        total_wg,
+        stop,
+        abort: std::sync::Mutex::new(None),
+        aborted: AtomicBool::new(false),
+    };
+    let next = AtomicU64::new(0);
+    let pool = tessera_workers::global();
+    let workers = threads
+        .max(1)
+        .min(pool.threads())
+        .min(usize::try_from(groups).unwrap_or(usize::MAX));
+    let work = |_: usize| {
+        let run = |file: &mut RegFile, scratch: &mut Scratch| {
+            let mut m = Machine::new(&env, file, scratch);
+            loop {
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g >= groups || env.aborted.load(Ordering::Relaxed) {
+                    break;
+                }
+                m.start_group(g);
+                m.run_group();
+            }
+        };
+        // A nested dispatch on this thread (never expected) gets fresh state instead of a
+        // second borrow.
+        WORKER_STATE.with(|state| match state.try_borrow_mut() {
+            Ok(mut s) => {
+                let (file, scratch) = &mut *s;
+                run(file, scratch)
+            }
+            Err(_) => run(&mut RegFile::default(), &mut Scratch::default()),
+        });
+    };
+    let ran = pool.run(workers, &work);
+    if let Err(p) = ran {
+        return Err(SpirvError::new(format!(
+            "internal error: the interpreter panicked: {}",
+            p.0
+        )));
+    }
+    match env.abort.into_inner() {
+        Ok(None) => Ok(()),
+        Ok(Some(why)) => Err(SpirvError::new(why)),
+        Err(_) => Err(SpirvError::new("dispatch aborted")),
+    }
+}
+
+/// `LocalInvocationId` rows (x, y, z) of one workgroup of size `local`.
+pub(crate) fn local_id_rows(local: [u32; 3]) -> Vec<u32> {
+    let [lx, ly, lz] = local;
+    let n = (lx * ly * lz) as usize;
+    let mut rows = vec![0u32; 3 * n];
+    let mut li = 0;
+    for z in 0..lz {
+        for y in 0..ly {
+            for x in 0..lx {
+                rows[li] = x;
+                rows[n + li] = y;
+                rows[2 * n + li] = z;
+                li += 1;
+            }
+        }
+    }
+    rows
+}
