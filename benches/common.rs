@@ -9,13 +9,14 @@
 //!   unset or empty = all.
 //! - `TESSERA_BENCH_REFERENCE=0`: skip the host references (plain Rust) of `shaders`.
 
-/// The criterion function id of the driver being measured, so that criterion compares runs of
-/// the same driver and backend only and `cargo xtask bench-compare` finds each run's results:
-/// `tessera_<backend>_submit_wait` for Tessera (backend from `TESSERA_SHADER_BACKEND`, default
-/// `auto`), `bench_icd_submit_wait` for a driver named by `TESSERA_BENCH_ICD`.
-pub fn driver_id() -> String {
+/// The name of the driver being measured, which the benches' criterion function ids start with,
+/// so that criterion compares runs of the same driver and backend only and
+/// `cargo xtask bench-compare` finds each run's results: `tessera_<backend>` for Tessera
+/// (backend from `TESSERA_SHADER_BACKEND`, default `auto`), `bench_icd` for a driver named by
+/// `TESSERA_BENCH_ICD`.
+pub fn driver_label() -> String {
     if std::env::var_os("TESSERA_BENCH_ICD").is_some() {
-        return "bench_icd_submit_wait".into();
+        return "bench_icd".into();
     }
     let backend = std::env::var("TESSERA_SHADER_BACKEND")
         .ok()
@@ -25,7 +26,7 @@ pub fn driver_id() -> String {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    format!("tessera_{clean}_submit_wait")
+    format!("tessera_{clean}")
 }
 
 /// Whether workload `name` is selected by `TESSERA_BENCH_WORKLOADS` (a comma-separated list of

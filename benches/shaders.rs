@@ -19,8 +19,9 @@
 //! `--check` checks them).
 //!
 //! The driver is Tessera by default (`cargo build --release -p tessera-icd` first). Results are
-//! named after the driver (see `common.rs`): `tessera_<TESSERA_SHADER_BACKEND>_submit_wait`, or
-//! `bench_icd_submit_wait` when `TESSERA_BENCH_ICD` names another ICD manifest to measure;
+//! named after the driver (see `common.rs`): `shader_<name>/tessera_<backend>_submit_wait` with
+//! the backend from `TESSERA_SHADER_BACKEND` (`interp`, `jit`, default `auto`), or
+//! `shader_<name>/bench_icd_submit_wait` when `TESSERA_BENCH_ICD` names another ICD manifest;
 //! layers then come from the usual loader variables. `TESSERA_BENCH_WORKLOADS=tensor_add,dense`
 //! runs only those workloads; `TESSERA_BENCH_REFERENCE=0` skips the plain-Rust references.
 //! `cargo xtask bench-compare` sets all of this up, for Tessera's two shader backends and for
@@ -611,7 +612,9 @@ fn group<'a>(
 /// Times submit + fence wait of the kernel's recorded dispatch as `shader_<name>/<driver id>`.
 fn time(c: &mut Criterion, name: &str, throughput: Throughput, gpu: &Gpu, k: &Kernel) {
     let mut g = group(c, &format!("shader_{name}"), throughput);
-    g.bench_function(common::driver_id(), |b| b.iter(|| gpu.submit_wait(k.cb)));
+    g.bench_function(format!("{}_submit_wait", common::driver_label()), |b| {
+        b.iter(|| gpu.submit_wait(k.cb))
+    });
     g.finish();
 }
 
