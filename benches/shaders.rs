@@ -32,10 +32,10 @@
 //! ```text
 //! EL=$(python3 -c 'import emulation_layer, os; print(os.path.dirname(emulation_layer.__file__))')/deploy
 //! TESSERA_BENCH_ICD=$PWD/target/lavapipe25/lvp_icd.json \
-//! LD_LIBRARY_PATH=$PWD/target/lavapipe25/usr/lib/x86_64-linux-gnu:$EL/lib \
+//! LD_LIBRARY_PATH=$PWD/target/lavapipe25/root/usr/lib/x86_64-linux-gnu:$EL/lib \
 //! VK_LAYER_PATH=$EL/share/vulkan/explicit_layer.d/VkLayer_Graph.json:$EL/share/vulkan/explicit_layer.d/VkLayer_Tensor.json \
 //! VK_INSTANCE_LAYERS=VK_LAYER_ML_Graph_Emulation:VK_LAYER_ML_Tensor_Emulation \
-//! cargo bench -p tessera-benches --bench shaders
+//! VK_LOADER_LAYERS_DISABLE='~implicit~' cargo bench -p tessera-benches --bench shaders
 //! ```
 
 use std::time::Duration;

@@ -19,7 +19,7 @@
 //!   discovery, not by `VK_INSTANCE_LAYERS`, so listing the folder put the tensor layer above
 //!   the graph layer, whose `vkCreateDevice` then failed not seeing `VK_ARM_tensors`.
 //!   Implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`).
-//! - **Times** are criterion's mean per submit + fence wait (`target/criterion/shader_<name>/
+//! - **Times** are criterion's median per submit + fence wait (`target/criterion/shader_<name>/
 //!   <driver>_submit_wait`); numpy's are the median of its runs. Ratios are time / time: above 1
 //!   means Tessera's JIT is slower. The dense layer's GFLOP/s are 2·512·1024 FLOPs / time.
 //! - **Pipeline creation**: the median and maximum per shader of `vkCreateShaderModule` +
@@ -31,7 +31,8 @@
 //!   driver (copies run no shader).
 //!
 //! What cannot be had (no network for apt or PyPI, not Debian 12) leaves its column `n/a` with
-//! the reason printed under the table; the command fails only when Tessera itself cannot run.
+//! the reason printed under the table; a bench that fails (a result that does not match its CPU
+//! reference panics) is a note too, and the command fails at the end when it was Tessera's.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -99,14 +100,15 @@ fn out_dir() -> PathBuf {
     root().join("target/bench-compare")
 }
 
-/// The mean time in ns of criterion benchmark `group/function`, if it ran.
-fn mean_ns(group: &str, function: &str) -> Option<f64> {
+/// The time in ns of criterion benchmark `group/function`, if it ran: criterion's median, which
+/// a busy 2-core machine disturbs less than the mean.
+fn time_ns(group: &str, function: &str) -> Option<f64> {
     let path = criterion_dir()
         .join(group)
         .join(function)
         .join("new/estimates.json");
     let v = read_json(&path).ok()?;
-    v.get("mean")?.get("point_estimate")?.as_f64()
+    v.get("median")?.get("point_estimate")?.as_f64()
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
@@ -117,16 +119,18 @@ fn read_json(path: &Path) -> Result<Value, String> {
 /// What one driver (or backend) gave.
 #[derive(Default)]
 struct Run {
-    /// Shader workload → mean ns.
+    /// Shader workload → ns.
     shader_ns: BTreeMap<&'static str, f64>,
     /// Copy → speed relative to memcpy.
     copy_vs_memcpy: BTreeMap<&'static str, f64>,
     /// The pipelines bench's JSON.
     pipelines: Option<Value>,
-    /// Criterion's mean for creating every pipeline once, ns.
+    /// Criterion's median for creating every pipeline once, ns.
     pipelines_all_ns: Option<f64>,
     /// Why a part did not run.
     notes: Vec<String>,
+    /// Whether a bench failed.
+    failed: bool,
 }
 
 /// What to run.
@@ -206,15 +210,12 @@ fn bench(bench: &str, env: &[(&str, String)]) -> Result<(), String> {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    run(&mut cmd)
+    run(&mut cmd).map_err(|_| format!("cargo bench --bench {bench} failed (its output is above)"))
 }
 
-fn bench_run(
-    driver: &Driver,
-    sel: &Selection,
-    references: bool,
-    copies: bool,
-) -> Result<Run, String> {
+/// Runs the selected benches on `driver`; a bench that fails is a note (and `failed`), so that
+/// the others still run.
+fn bench_run(driver: &Driver, sel: &Selection, references: bool, copies: bool) -> Run {
     eprintln!("xtask: benchmarks on {}", driver.name);
     let mut out = Run::default();
     let mut env = driver.env.clone();
@@ -235,9 +236,12 @@ fn bench_run(
             "TESSERA_BENCH_REFERENCE",
             if references { "1" } else { "0" }.into(),
         ));
-        bench("shaders", &shader_env)?;
+        if let Err(e) = bench("shaders", &shader_env) {
+            out.notes.push(format!("shaders on {}: {e}", driver.name));
+            out.failed = true;
+        }
         for w in &sel.shaders {
-            if let Some(ns) = mean_ns(&format!("shader_{w}"), &shader_id) {
+            if let Some(ns) = time_ns(&format!("shader_{w}"), &shader_id) {
                 out.shader_ns.insert(w, ns);
             }
         }
@@ -251,9 +255,12 @@ fn bench_run(
         match bench("pipelines", &env) {
             Ok(()) => {
                 out.pipelines = read_json(&json).ok();
-                out.pipelines_all_ns = mean_ns("pipeline_creation", &create_id);
+                out.pipelines_all_ns = time_ns("pipeline_creation", &create_id);
             }
-            Err(e) => out.notes.push(format!("pipelines on {}: {e}", driver.name)),
+            Err(e) => {
+                out.notes.push(format!("pipelines on {}: {e}", driver.name));
+                out.failed = true;
+            }
         }
         env.pop();
     }
@@ -265,8 +272,8 @@ fn bench_run(
             Ok(()) => {
                 for g in COPIES {
                     if let (Some(copy), Some(memcpy)) = (
-                        mean_ns(g, "vkCmdCopyTensorARM_submit_wait"),
-                        mean_ns(g, "memcpy_copy_from_slice"),
+                        time_ns(g, "vkCmdCopyTensorARM_submit_wait"),
+                        time_ns(g, "memcpy_copy_from_slice"),
                     ) {
                         out.copy_vs_memcpy.insert(g, memcpy / copy);
                     }
@@ -277,22 +284,26 @@ fn bench_run(
                 .push(format!("tensor copies on {}: {e}", driver.name)),
         }
     }
-    Ok(out)
+    out
 }
 
-/// Output of `cmd` (stdout), or an error with its stderr.
+/// Output of `cmd` (stdout), or an error with the command line and the end of its stderr.
 fn output(cmd: &mut Command) -> Result<String, String> {
+    let line = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
     let out = cmd
         .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+        .map_err(|e| format!("cannot run {line}: {e}"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(format!(
-            "{cmd:?} failed with {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = lines[lines.len().saturating_sub(3)..].join(" / ");
+        Err(format!("`{line}` failed ({}): {tail}", out.status))
     }
 }
 
@@ -559,6 +570,12 @@ fn lavapipe25() -> Result<Lavapipe, String> {
             .map(PathBuf::from)
             .collect();
         let icd = PathBuf::from(icd);
+        if !icd.is_file() {
+            return Err(format!(
+                "TESSERA_LAVAPIPE_ICD: {} is not a file",
+                icd.display()
+            ));
+        }
         let driver_info = driver_info(&icd, &lib_dirs)?;
         return Ok(Lavapipe {
             icd,
@@ -787,7 +804,7 @@ struct Report<'a> {
     interp: &'a Run,
     lavapipe: &'a Run,
     numpy: &'a BTreeMap<String, f64>,
-    /// Plain Rust: workload → mean ns.
+    /// Plain Rust: workload → ns.
     rust: &'a BTreeMap<&'static str, f64>,
     header: Vec<String>,
     notes: Vec<String>,
@@ -905,7 +922,7 @@ impl Report<'_> {
         if !notes.is_empty() {
             let _ = writeln!(md);
             for n in notes {
-                let _ = writeln!(md, "- {n}");
+                let _ = writeln!(md, "- {}", n.replace('\n', " / "));
             }
         }
         md
@@ -970,14 +987,14 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         label,
         env: vec![("TESSERA_SHADER_BACKEND", backend.to_string())],
     };
-    let jit = bench_run(&tessera("jit", "tessera_jit"), &sel, true, sel.copies)?;
+    let jit = bench_run(&tessera("jit", "tessera_jit"), &sel, true, sel.copies);
     let mut rust = BTreeMap::new();
     for w in &sel.shaders {
-        if let Some(ns) = mean_ns("reference", w) {
+        if let Some(ns) = time_ns("reference", w) {
             rust.insert(*w, ns);
         }
     }
-    let interp = bench_run(&tessera("interp", "tessera_interp"), &sel, false, false)?;
+    let interp = bench_run(&tessera("interp", "tessera_interp"), &sel, false, false);
     let lvp_run = match &lavapipe {
         Ok((_, env)) => {
             let driver = Driver {
@@ -985,10 +1002,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
                 label: "bench_icd",
                 env: env.clone(),
             };
-            bench_run(&driver, &sel, false, sel.copies).unwrap_or_else(|e| Run {
-                notes: vec![format!("lavapipe 25 + Arm layers: {e}")],
-                ..Run::default()
-            })
+            bench_run(&driver, &sel, false, sel.copies)
         }
         Err(_) => Run::default(),
     };
@@ -1013,7 +1027,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         }
     };
     header.push(
-        "Tessera and lavapipe: criterion mean of submit + fence wait of one recorded dispatch; plain Rust: one thread, same run as Tessera JIT".into(),
+        "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
     );
     let report = Report {
         sel: &sel,
@@ -1030,6 +1044,9 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     let path = root().join("target/bench-compare.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("xtask: written to {}", path.display());
+    if jit.failed || interp.failed {
+        return Err("a Tessera benchmark failed (see the notes under the table)".into());
+    }
     Ok(())
 }
 
