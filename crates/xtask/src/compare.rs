@@ -975,7 +975,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
     if !driver_reads_backend() {
         notes.push(
-            "this build of Tessera does not read TESSERA_SHADER_BACKEND (no JIT yet): both Tessera columns run the interpreter".into(),
+            "this build of Tessera does not read TESSERA_SHADER_BACKEND (no JIT yet): both Tessera columns run the interpreter, so their difference is this machine's run-to-run noise".into(),
         );
     }
     let tessera = |backend: &str, label| Driver {
