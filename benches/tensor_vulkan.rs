@@ -12,12 +12,14 @@
 //! The driver is Tessera by default (`cargo build --release -p tessera-icd`
 //! first). Set `TESSERA_BENCH_ICD` to another ICD manifest to measure that
 //! driver instead; layers then come from the usual loader variables, e.g.
-//! lavapipe with Arm's tensor emulation layer:
+//! Mesa 25's lavapipe (as `cargo xtask bench-compare` fetches it) with Arm's
+//! ML emulation layers, as in `shaders.rs`:
 //!
 //! ```text
-//! TESSERA_BENCH_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \
-//! VK_LAYER_PATH=$SITE/emulation_layer/deploy/share/vulkan/explicit_layer.d \
-//! VK_INSTANCE_LAYERS=VK_LAYER_ML_Tensor_Emulation \
+//! TESSERA_BENCH_ICD=$PWD/target/lavapipe25/lvp_icd.json \
+//! LD_LIBRARY_PATH=$PWD/target/lavapipe25/root/usr/lib/x86_64-linux-gnu:$EL/lib \
+//! VK_LAYER_PATH=$EL/share/vulkan/explicit_layer.d/VkLayer_Graph.json:$EL/share/vulkan/explicit_layer.d/VkLayer_Tensor.json \
+//! VK_INSTANCE_LAYERS=VK_LAYER_ML_Graph_Emulation:VK_LAYER_ML_Tensor_Emulation \
 //! cargo bench -p tessera-benches --bench tensor_vulkan
 //! ```
 

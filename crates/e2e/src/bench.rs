@@ -1,5 +1,5 @@
 //! A device for the benchmarks: Tessera by default, or any ICD named by `TESSERA_BENCH_ICD`
-//! (e.g. lavapipe with Arm's tensor emulation layer, whose layers come from the usual loader
+//! (e.g. lavapipe with Arm's ML emulation layers, whose layers come from the usual loader
 //! variables), so the same bench measures both drivers in one session.
 
 use std::ffi::CString;
@@ -9,11 +9,16 @@ use vulkanalia::prelude::v1_3::*;
 
 use crate::{
     ARM_TENSORS_EXTENSION_NAME, create_instance, device_extension_names, device_name,
-    find_memory_type, setup_env,
+    find_memory_type, setup_env, zero_tail_padding,
 };
 
 /// A device with `VK_ARM_tensors` and synchronization2, one compute queue, a command pool and a
 /// fence, on whichever driver the environment selects. Dropping it destroys everything.
+///
+/// The shader arithmetic and storage features that shaders of the benches and of the
+/// `spirv-tests` corpus use are enabled where the driver reports them: `shaderInt8/16/64`,
+/// `shaderFloat16/64`, 8- and 16-bit storage, `vulkanMemoryModel`, and `VK_KHR_shader_bfloat16`
+/// and `VK_EXT_shader_float8` when advertised.
 pub struct BenchGpu {
     _entry: Entry,
     /// The instance.
@@ -32,6 +37,8 @@ pub struct BenchGpu {
     pub name: String,
     /// The tensor features the driver reports (what the bench may enable).
     pub supported: vk::PhysicalDeviceTensorFeaturesARM,
+    /// The device extensions enabled (`VK_ARM_tensors` and the optional shader types).
+    pub extensions: Vec<String>,
 }
 
 impl std::fmt::Debug for BenchGpu {
@@ -85,9 +92,15 @@ impl BenchGpu {
             .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .expect("a compute queue family") as u32;
         let mut supported = vk::PhysicalDeviceTensorFeaturesARM::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::builder().push_next(&mut supported);
+        let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::builder()
+            .push_next(&mut supported)
+            .push_next(&mut s11)
+            .push_next(&mut s12);
         // SAFETY: valid, writable chain.
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        let s10 = f2.features;
         supported.next = std::ptr::null_mut();
         let mut enabled = vk::PhysicalDeviceTensorFeaturesARM {
             tensors: vk::TRUE,
@@ -98,17 +111,86 @@ impl BenchGpu {
             synchronization2: vk::TRUE,
             ..Default::default()
         };
-        let ext = CString::new(ARM_TENSORS_EXTENSION_NAME).expect("no NUL in the extension name");
-        let ext_ptrs = [ext.as_ptr()];
+        zero_tail_padding(
+            &mut sync2,
+            std::mem::offset_of!(vk::PhysicalDeviceVulkan13Features, maintenance4) + 4,
+        );
+        // The shader features, where reported.
+        let e10 = vk::PhysicalDeviceFeatures {
+            shader_float64: s10.shader_float64,
+            shader_int64: s10.shader_int64,
+            shader_int16: s10.shader_int16,
+            ..Default::default()
+        };
+        let mut e11 = vk::PhysicalDeviceVulkan11Features {
+            storage_buffer_16bit_access: s11.storage_buffer_16bit_access,
+            uniform_and_storage_buffer_16bit_access: s11.uniform_and_storage_buffer_16bit_access,
+            storage_push_constant16: s11.storage_push_constant16,
+            ..Default::default()
+        };
+        let mut e12 = vk::PhysicalDeviceVulkan12Features {
+            storage_buffer_8bit_access: s12.storage_buffer_8bit_access,
+            uniform_and_storage_buffer_8bit_access: s12.uniform_and_storage_buffer_8bit_access,
+            storage_push_constant8: s12.storage_push_constant8,
+            shader_float16: s12.shader_float16,
+            shader_int8: s12.shader_int8,
+            vulkan_memory_model: s12.vulkan_memory_model,
+            ..Default::default()
+        };
+        zero_tail_padding(
+            &mut e12,
+            std::mem::offset_of!(
+                vk::PhysicalDeviceVulkan12Features,
+                subgroup_broadcast_dynamic_id
+            ) + 4,
+        );
+        let advertised = device_extension_names(&instance, pd);
+        let mut extensions = vec![ARM_TENSORS_EXTENSION_NAME.to_owned()];
+        for optional in ["VK_KHR_shader_bfloat16", "VK_EXT_shader_float8"] {
+            if advertised.iter().any(|e| e == optional) {
+                extensions.push(optional.to_owned());
+            }
+        }
+        let has = |name: &str| extensions.iter().any(|e| e == name);
+        // What the two optional extensions report (queried only when advertised).
+        let mut bf16 = vk::PhysicalDeviceShaderBfloat16FeaturesKHR::default();
+        let mut fp8 = vk::PhysicalDeviceShaderFloat8FeaturesEXT::default();
+        {
+            let mut query = vk::PhysicalDeviceFeatures2::builder();
+            if has("VK_KHR_shader_bfloat16") {
+                query = query.push_next(&mut bf16);
+            }
+            if has("VK_EXT_shader_float8") {
+                query = query.push_next(&mut fp8);
+            }
+            // SAFETY: valid, writable chain.
+            unsafe { instance.get_physical_device_features2(pd, &mut query) };
+        }
+        bf16.next = std::ptr::null_mut();
+        fp8.next = std::ptr::null_mut();
+        let ext_c: Vec<CString> = extensions
+            .iter()
+            .map(|e| CString::new(e.as_str()).expect("no NUL in an extension name"))
+            .collect();
+        let ext_ptrs: Vec<_> = ext_c.iter().map(|e| e.as_ptr()).collect();
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::builder()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let info = vk::DeviceCreateInfo::builder()
+        let mut info = vk::DeviceCreateInfo::builder()
             .queue_create_infos(&queue_info)
             .enabled_extension_names(&ext_ptrs)
+            .enabled_features(&e10)
             .push_next(&mut enabled)
-            .push_next(&mut sync2);
+            .push_next(&mut sync2)
+            .push_next(&mut e11)
+            .push_next(&mut e12);
+        if has("VK_KHR_shader_bfloat16") {
+            info = info.push_next(&mut bf16);
+        }
+        if has("VK_EXT_shader_float8") {
+            info = info.push_next(&mut fp8);
+        }
         // SAFETY: `info` and its chain outlive the call.
         let device = unsafe { instance.create_device(pd, &info, None) }.expect("vkCreateDevice");
         // SAFETY: the queue was requested above.
@@ -133,6 +215,7 @@ impl BenchGpu {
             fence,
             name: device_name(&props),
             supported,
+            extensions,
         }
     }
 

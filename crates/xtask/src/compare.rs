@@ -1,35 +1,63 @@
-//! `cargo xtask bench-compare`: the Vulkan benchmarks on Tessera and on lavapipe with Arm's tensor
-//! emulation layer, one after the other in one command, and their ratios.
+//! `cargo xtask bench-compare [--quick] [--only NAME,…]`: the shader workloads of
+//! `benches/shaders.rs` on Tessera (twice: `TESSERA_SHADER_BACKEND=jit` and `=interp`), on Mesa 25's
+//! lavapipe with both of Arm's ML emulation layers, in numpy (`benches/reference.py`) and in plain
+//! Rust (the `reference` group of the same bench), plus pipeline-creation cost over the
+//! spirv-tests corpus (`benches/pipelines.rs`) and tensor-copy throughput
+//! (`benches/tensor_vulkan.rs`), in one table (printed, and written to `target/bench-compare.md`).
 //!
-//! Criterion keeps each benchmark's estimate in `target/criterion/<group>/<function>/new/
-//! estimates.json`; this reads the mean of each after each run (the tensor-copy benchmarks use the
-//! same names on both drivers, so they are read before the next run overwrites them).
+//! - **lavapipe 25**: Debian 12's own Mesa is 22.3, 2–6× slower than Mesa 25, which users would
+//!   pick. [`lavapipe25`] adds the `bookworm-backports` suite to apt's sources if missing,
+//!   `apt-get download`s `mesa-vulkan-drivers` from it and whichever of its dependencies the
+//!   system lacks at the required version (on Debian 12 that is `libdrm2` and `libdrm-common`;
+//!   its LLVM is the system's `libllvm15`), `dpkg -x`es them into `target/lavapipe25/` and writes
+//!   an ICD manifest there whose `library_path` is that `libvulkan_lvp.so`; the private
+//!   libraries come through `LD_LIBRARY_PATH`. The system's Mesa is not touched. `vulkaninfo
+//!   --summary` must report Mesa 25. `TESSERA_LAVAPIPE_ICD` (+ `TESSERA_LAVAPIPE_LIBS`) names
+//!   another lavapipe manifest instead (e.g. on a distribution without bookworm-backports).
+//! - **Arm's layers**: `VK_LAYER_PATH` lists the two manifest *files*, graph layer first, and
+//!   `VK_INSTANCE_LAYERS` enables both: Debian 12's loader (1.3.239) orders explicit layers by
+//!   discovery, not by `VK_INSTANCE_LAYERS`, so listing the folder put the tensor layer above
+//!   the graph layer, whose `vkCreateDevice` then failed not seeing `VK_ARM_tensors`.
+//!   Implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`).
+//! - **Times** are criterion's median per submit + fence wait (`target/criterion/shader_<name>/
+//!   <driver>_submit_wait`); numpy's are the median of its runs. Ratios are time / time: above 1
+//!   means Tessera's JIT is slower. The dense layer's GFLOP/s are 2·512·1024 FLOPs / time.
+//! - **Pipeline creation**: the median and maximum per shader of `vkCreateShaderModule` +
+//!   `vkCreateComputePipelines` (from the JSON `benches/pipelines.rs` writes), repeated and
+//!   first creation. Mesa's on-disk shader cache is off (`MESA_SHADER_CACHE_DISABLE`); a
+//!   driver's in-memory caches may still make repeated creations cheaper than the first.
+//! - **Tensor copies**: each driver's copy throughput divided by a plain `memcpy` of the same
+//!   bytes in the same run (so the runs compare even if the machine's speed drifts), once per
+//!   driver (copies run no shader).
 //!
-//! - Shaders (`benches/shaders.rs`): Tessera's time divided by lavapipe's (lower is better).
-//! - Tensor copies (`benches/tensor_vulkan.rs`): each driver's copy throughput divided by a plain
-//!   `memcpy` of the same bytes measured in the same run, so the two drivers' runs compare even if
-//!   the machine's speed drifts between them.
-//!
-//! Only the tensor layer sits on lavapipe: with `VK_LAYER_ML_Graph_Emulation` stacked on top as
-//! well, the graph layer's `vkCreateDevice` fails on Debian's loader (it does not see the tensor
-//! layer's `VK_ARM_tensors`), and these benchmarks need no graph.
+//! What cannot be had (no network for apt or PyPI, not Debian 12) leaves its column `n/a` with
+//! the reason printed under the table; a bench that fails (a result that does not match its CPU
+//! reference panics) is a note too, and the command fails at the end when it was Tessera's.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{cargo, root, run, setup, setup_python};
+use serde_json::Value;
 
-/// Debian's lavapipe manifest (package `mesa-vulkan-drivers`).
-pub(crate) const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+use crate::{as_root, cargo, root, run, setup, setup_python_packages};
 
+/// The shader workloads of `benches/shaders.rs` (also the names `benches/reference.py` knows).
 const SHADERS: &[&str] = &[
-    "shader_tensor_add",
-    "shader_row_sum",
-    "shader_transpose",
-    "shader_tiny_groups",
+    "tensor_add",
+    "row_sum",
+    "transpose",
+    "tiny_groups",
+    "i8_mul",
+    "rgba_swizzle",
+    "f16_add",
+    "dense",
 ];
+/// What `--only` accepts besides the shader workloads.
+const OTHERS: &[&str] = &["pipelines", "copies"];
+/// `--quick`: a few minutes.
+const QUICK: &[&str] = &["tensor_add", "i8_mul", "rgba_swizzle", "dense", "pipelines"];
 const COPIES: &[&str] = &[
     "tensor_packed_64MiB",
     "tensor_padded_rank4",
@@ -39,42 +67,141 @@ const COPIES: &[&str] = &[
     "tensor_rows_16B",
     "tensor_rows_64B",
 ];
+/// FLOPs of one dense-layer dispatch (W 512×1024).
+const DENSE_FLOPS: f64 = 2.0 * 512.0 * 1024.0;
 
-/// The mean time in ns of criterion benchmark `group/function`, if it ran.
-fn mean_ns(group: &str, function: &str) -> Option<f64> {
-    let path = root()
-        .join("target/criterion")
+/// The Debian suite lavapipe 25 comes from, and the line that adds it.
+const BACKPORTS: &str = "bookworm-backports";
+const BACKPORTS_LINE: &str = "deb http://deb.debian.org/debian bookworm-backports main";
+const BACKPORTS_LIST: &str = "/etc/apt/sources.list.d/bookworm-backports.list";
+
+/// Variables that would point the benchmarks at another driver, backend or layers; each run
+/// sets exactly the ones it needs.
+const DRIVER_VARS: &[&str] = &[
+    "TESSERA_BENCH_ICD",
+    "TESSERA_SHADER_BACKEND",
+    "TESSERA_BENCH_WORKLOADS",
+    "TESSERA_BENCH_REFERENCE",
+    "TESSERA_BENCH_PIPELINES_JSON",
+    "VK_INSTANCE_LAYERS",
+    "VK_LOADER_LAYERS_ENABLE",
+    "VK_LOADER_LAYERS_DISABLE",
+    "VK_LAYER_PATH",
+    "VK_DRIVER_FILES",
+    "VK_ICD_FILENAMES",
+    "MESA_SHADER_CACHE_DISABLE",
+];
+
+fn criterion_dir() -> PathBuf {
+    root().join("target/criterion")
+}
+
+fn out_dir() -> PathBuf {
+    root().join("target/bench-compare")
+}
+
+/// The time in ns of criterion benchmark `group/function`, if it ran: criterion's median, which
+/// a busy 2-core machine disturbs less than the mean.
+fn time_ns(group: &str, function: &str) -> Option<f64> {
+    let path = criterion_dir()
         .join(group)
         .join(function)
         .join("new/estimates.json");
-    let text = std::fs::read_to_string(path).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v.get("mean")?.get("point_estimate")?.as_f64()
+    let v = read_json(&path).ok()?;
+    v.get("median")?.get("point_estimate")?.as_f64()
 }
 
-/// Results of one driver: shader times (ns) and copy speeds relative to memcpy.
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// What one driver (or backend) gave.
 #[derive(Default)]
 struct Run {
+    /// Shader workload → ns.
     shader_ns: BTreeMap<&'static str, f64>,
+    /// Copy → speed relative to memcpy.
     copy_vs_memcpy: BTreeMap<&'static str, f64>,
+    /// The pipelines bench's JSON.
+    pipelines: Option<Value>,
+    /// Criterion's median for creating every pipeline once, ns.
+    pipelines_all_ns: Option<f64>,
+    /// Why a part did not run.
+    notes: Vec<String>,
+    /// Whether a bench failed.
+    failed: bool,
 }
 
-/// Variables that would point the benchmarks at another driver or add layers; each run sets
-/// exactly the ones it needs.
-const DRIVER_VARS: &[&str] = &[
-    "TESSERA_BENCH_ICD",
-    "VK_INSTANCE_LAYERS",
-    "VK_LOADER_LAYERS_ENABLE",
-    "VK_LAYER_PATH",
-];
+/// What to run.
+struct Selection {
+    shaders: Vec<&'static str>,
+    pipelines: bool,
+    copies: bool,
+}
 
-/// `cargo bench --bench <bench>` with `env` on top of a clean driver environment, after removing
-/// the previous estimates of `groups` (so a benchmark that does not run leaves a gap, not an old
-/// number).
-fn bench(bench: &str, groups: &[&str], env: &[(&str, String)]) -> Result<(), String> {
-    for g in groups {
-        let _ = std::fs::remove_dir_all(root().join("target/criterion").join(g));
+impl Selection {
+    fn parse(args: &[String]) -> Result<Selection, String> {
+        let mut names: Option<Vec<String>> = None;
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--quick" => names = Some(QUICK.iter().map(|s| s.to_string()).collect()),
+                "--only" => {
+                    let list = it.next().ok_or("bench-compare: --only needs a list")?;
+                    names = Some(list.split(',').map(|s| s.trim().to_string()).collect());
+                }
+                other => {
+                    if let Some(list) = other.strip_prefix("--only=") {
+                        names = Some(list.split(',').map(|s| s.trim().to_string()).collect());
+                    } else {
+                        return Err(format!(
+                            "bench-compare: unknown argument {other}; usage: cargo xtask \
+                             bench-compare [--quick | --only NAME,…] with names from {:?}",
+                            SHADERS.iter().chain(OTHERS).collect::<Vec<_>>()
+                        ));
+                    }
+                }
+            }
+        }
+        let Some(names) = names else {
+            return Ok(Selection {
+                shaders: SHADERS.to_vec(),
+                pipelines: true,
+                copies: true,
+            });
+        };
+        if let Some(bad) = names
+            .iter()
+            .find(|n| !SHADERS.contains(&n.as_str()) && !OTHERS.contains(&n.as_str()))
+        {
+            return Err(format!(
+                "bench-compare: unknown workload {bad}; known: {:?}",
+                SHADERS.iter().chain(OTHERS).collect::<Vec<_>>()
+            ));
+        }
+        Ok(Selection {
+            shaders: SHADERS
+                .iter()
+                .copied()
+                .filter(|s| names.iter().any(|n| n == s))
+                .collect(),
+            pipelines: names.iter().any(|n| n == "pipelines"),
+            copies: names.iter().any(|n| n == "copies"),
+        })
     }
+}
+
+/// A driver configuration: its name in the table, its criterion id prefix and its environment.
+struct Driver {
+    name: &'static str,
+    /// `tessera_jit`, `tessera_interp`, `bench_icd` (see `benches/common.rs`).
+    label: &'static str,
+    env: Vec<(&'static str, String)>,
+}
+
+/// `cargo bench --bench <bench>` with `env` on top of a clean driver environment.
+fn bench(bench: &str, env: &[(&str, String)]) -> Result<(), String> {
     let mut cmd = cargo();
     cmd.args(["bench", "-p", "tessera-benches", "--bench", bench]);
     for k in DRIVER_VARS {
@@ -83,109 +210,886 @@ fn bench(bench: &str, groups: &[&str], env: &[(&str, String)]) -> Result<(), Str
     for (k, v) in env {
         cmd.env(k, v);
     }
-    run(&mut cmd)
+    run(&mut cmd).map_err(|_| format!("cargo bench --bench {bench} failed (its output is above)"))
 }
 
-fn bench_run(name: &str, env: &[(&str, String)]) -> Result<Run, String> {
-    eprintln!("xtask: benchmarks on {name}");
+/// Runs the selected benches on `driver`; a bench that fails is a note (and `failed`), so that
+/// the others still run.
+fn bench_run(driver: &Driver, sel: &Selection, references: bool, copies: bool) -> Run {
+    eprintln!("xtask: benchmarks on {}", driver.name);
     let mut out = Run::default();
-    bench("shaders", SHADERS, env)?;
-    let function = if env.is_empty() {
-        "tessera_submit_wait"
+    let mut env = driver.env.clone();
+    let shader_id = format!("{}_submit_wait", driver.label);
+    if !sel.shaders.is_empty() {
+        // Remove earlier results, so that a benchmark that does not run leaves a gap, not an old
+        // number.
+        for w in &sel.shaders {
+            let group = criterion_dir().join(format!("shader_{w}"));
+            let _ = std::fs::remove_dir_all(group.join(&shader_id));
+            if references {
+                let _ = std::fs::remove_dir_all(criterion_dir().join("reference").join(w));
+            }
+        }
+        let mut shader_env = env.clone();
+        shader_env.push(("TESSERA_BENCH_WORKLOADS", sel.shaders.join(",")));
+        shader_env.push((
+            "TESSERA_BENCH_REFERENCE",
+            if references { "1" } else { "0" }.into(),
+        ));
+        if let Err(e) = bench("shaders", &shader_env) {
+            out.notes.push(format!("shaders on {}: {e}", driver.name));
+            out.failed = true;
+        }
+        for w in &sel.shaders {
+            if let Some(ns) = time_ns(&format!("shader_{w}"), &shader_id) {
+                out.shader_ns.insert(w, ns);
+            }
+        }
+    }
+    if sel.pipelines {
+        let json = out_dir().join(format!("pipelines-{}.json", driver.label));
+        let create_id = format!("{}_create", driver.label);
+        let _ = std::fs::remove_file(&json);
+        let _ = std::fs::remove_dir_all(criterion_dir().join("pipeline_creation").join(&create_id));
+        env.push(("TESSERA_BENCH_PIPELINES_JSON", json.display().to_string()));
+        match bench("pipelines", &env) {
+            Ok(()) => {
+                out.pipelines = read_json(&json).ok();
+                out.pipelines_all_ns = time_ns("pipeline_creation", &create_id);
+            }
+            Err(e) => {
+                out.notes.push(format!("pipelines on {}: {e}", driver.name));
+                out.failed = true;
+            }
+        }
+        env.pop();
+    }
+    if copies {
+        for g in COPIES {
+            let _ = std::fs::remove_dir_all(criterion_dir().join(g));
+        }
+        match bench("tensor_vulkan", &env) {
+            Ok(()) => {
+                for g in COPIES {
+                    if let (Some(copy), Some(memcpy)) = (
+                        time_ns(g, "vkCmdCopyTensorARM_submit_wait"),
+                        time_ns(g, "memcpy_copy_from_slice"),
+                    ) {
+                        out.copy_vs_memcpy.insert(g, memcpy / copy);
+                    }
+                }
+            }
+            Err(e) => out
+                .notes
+                .push(format!("tensor copies on {}: {e}", driver.name)),
+        }
+    }
+    out
+}
+
+/// Output of `cmd` (stdout), or an error with the command line and the end of its stderr.
+fn output(cmd: &mut Command) -> Result<String, String> {
+    let line = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {line}: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        "bench_icd_submit_wait"
-    };
-    for g in SHADERS {
-        if let Some(ns) = mean_ns(g, function) {
-            out.shader_ns.insert(g, ns);
-        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = lines[lines.len().saturating_sub(3)..].join(" / ");
+        Err(format!("`{line}` failed ({}): {tail}", out.status))
     }
-    bench("tensor_vulkan", COPIES, env)?;
-    for g in COPIES {
-        if let (Some(copy), Some(memcpy)) = (
-            mean_ns(g, "vkCmdCopyTensorARM_submit_wait"),
-            mean_ns(g, "memcpy_copy_from_slice"),
-        ) {
-            out.copy_vs_memcpy.insert(g, memcpy / copy);
-        }
-    }
-    Ok(out)
 }
 
 /// Arm's emulation layer's `deploy` directory, from the Python that has the package.
-fn emulation_layer(python: &Path) -> Result<String, String> {
-    let out = Command::new(python)
-        .args([
-            "-c",
-            "import emulation_layer, os; print(os.path.dirname(emulation_layer.__file__))",
-        ])
-        .output()
-        .map_err(|e| format!("cannot run {python:?}: {e}"))?;
-    if !out.status.success() {
-        return Err("Arm's emulation layer (ai-ml-emulation-layer-for-vulkan) is missing".into());
+fn emulation_layer(python: &Path) -> Result<PathBuf, String> {
+    let dir = output(Command::new(python).args([
+        "-c",
+        "import emulation_layer, os; print(os.path.dirname(emulation_layer.__file__))",
+    ]))
+    .map_err(|e| {
+        format!("Arm's emulation layer (ai-ml-emulation-layer-for-vulkan) is missing: {e}")
+    })?;
+    let deploy = PathBuf::from(dir.trim()).join("deploy");
+    for f in ["VkLayer_Graph.json", "VkLayer_Tensor.json"] {
+        let p = deploy.join("share/vulkan/explicit_layer.d").join(f);
+        if !p.is_file() {
+            return Err(format!("{} is missing", p.display()));
+        }
     }
-    Ok(format!(
-        "{}/deploy",
-        String::from_utf8_lossy(&out.stdout).trim()
-    ))
+    Ok(deploy)
 }
 
-/// The two tables, in Markdown; "n/a" where a benchmark did not run.
-fn report(tessera: &Run, lavapipe: &Run) -> String {
-    let na = || "n/a".to_string();
-    let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "| shader workload | Tessera (ms) | lavapipe + tensor layer (ms) | Tessera time / lavapipe time |\n|---|---:|---:|---:|"
-    );
-    for g in SHADERS {
-        let (t, l) = (tessera.shader_ns.get(g), lavapipe.shader_ns.get(g));
-        let ms = |v: Option<&f64>| v.map_or_else(na, |v| format!("{:.2}", v / 1e6));
-        let ratio = t.zip(l).map_or_else(na, |(t, l)| format!("{:.2}", t / l));
-        let _ = writeln!(md, "| {g} | {} | {} | {ratio} |", ms(t), ms(l));
-    }
-    let _ = writeln!(
-        md,
-        "\n| tensor copy | Tessera (× memcpy) | lavapipe + tensor layer (× memcpy) | Tessera speed / lavapipe speed |\n|---|---:|---:|---:|"
-    );
-    for g in COPIES {
-        let (t, l) = (
-            tessera.copy_vs_memcpy.get(g),
-            lavapipe.copy_vs_memcpy.get(g),
-        );
-        let x = |v: Option<&f64>| v.map_or_else(na, |v| format!("{v:.3}"));
-        let ratio = t.zip(l).map_or_else(na, |(t, l)| format!("{:.1}", t / l));
-        let _ = writeln!(md, "| {g} | {} | {} | {ratio} |", x(t), x(l));
-    }
-    md
+/// A lavapipe to compare with: its manifest and the folders of its private libraries.
+struct Lavapipe {
+    icd: PathBuf,
+    lib_dirs: Vec<PathBuf>,
+    /// vulkaninfo's `driverInfo`, e.g. `Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)`.
+    driver_info: String,
 }
 
-pub(crate) fn bench_compare() -> Result<(), String> {
-    setup(&["libvulkan1", "mesa-vulkan-drivers"])?;
-    let python = setup_python()?;
-    let layer = emulation_layer(&python)?;
-    run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
-    let tessera = bench_run("Tessera", &[])?;
-    let library_path = match std::env::var("LD_LIBRARY_PATH") {
-        Ok(old) if !old.is_empty() => format!("{layer}/lib:{old}"),
-        _ => format!("{layer}/lib"),
+/// `dpkg --compare-versions a op b`.
+fn version_ok(a: &str, op: &str, b: &str) -> bool {
+    let op = match op {
+        ">=" => "ge",
+        "<=" => "le",
+        ">>" => "gt",
+        "<<" => "lt",
+        "=" => "eq",
+        _ => return false,
     };
-    let lavapipe = bench_run(
-        "lavapipe + VK_LAYER_ML_Tensor_Emulation",
-        &[
-            ("TESSERA_BENCH_ICD", LAVAPIPE_ICD.to_string()),
-            (
-                "VK_LAYER_PATH",
-                format!("{layer}/share/vulkan/explicit_layer.d"),
+    Command::new("dpkg")
+        .args(["--compare-versions", a, op, b])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// One alternative of a `Depends` entry: name and optional (operator, version).
+type Dep = (String, Option<(String, String)>);
+
+/// Parses a `Depends` field into entries of alternatives.
+fn parse_depends(field: &str) -> Vec<Vec<Dep>> {
+    field
+        .split(',')
+        .map(|entry| {
+            entry
+                .split('|')
+                .filter_map(|alt| {
+                    let alt = alt.trim();
+                    let (name, rest) = match alt.find('(') {
+                        Some(i) => (alt[..i].trim(), Some(alt[i + 1..].trim_end_matches(')'))),
+                        None => (alt, None),
+                    };
+                    let name = name.split(':').next().unwrap_or(name).trim();
+                    if name.is_empty() {
+                        return None;
+                    }
+                    let constraint = rest.and_then(|r| {
+                        let r = r.trim();
+                        let op_len = r.find(|c: char| !"<>=".contains(c)).unwrap_or(r.len());
+                        let (op, v) = r.split_at(op_len);
+                        (!op.is_empty()).then(|| (op.to_string(), v.trim().to_string()))
+                    });
+                    Some((name.to_string(), constraint))
+                })
+                .collect()
+        })
+        .filter(|alts: &Vec<Dep>| !alts.is_empty())
+        .collect()
+}
+
+/// The installed version of a Debian package, if installed.
+fn installed_version(name: &str) -> Option<String> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}\t${Version}", name])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (status, version) = text.split_once('\t')?;
+    status
+        .ends_with(" installed")
+        .then(|| version.trim().to_string())
+}
+
+/// The newest version apt can download of `name` that satisfies `constraint`.
+fn downloadable(name: &str, constraint: &Option<(String, String)>) -> Option<String> {
+    let text = output(Command::new("apt-cache").args(["madison", name])).ok()?;
+    let mut best: Option<String> = None;
+    for line in text.lines() {
+        let mut cols = line.split('|').map(str::trim);
+        let (Some(pkg), Some(version)) = (cols.next(), cols.next()) else {
+            continue;
+        };
+        if pkg != name
+            || constraint
+                .as_ref()
+                .is_some_and(|(op, v)| !version_ok(version, op, v))
+        {
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| version_ok(version, ">>", b)) {
+            best = Some(version.to_string());
+        }
+    }
+    best
+}
+
+fn has_backports_source() -> bool {
+    let mut files = vec![PathBuf::from("/etc/apt/sources.list")];
+    if let Ok(dir) = std::fs::read_dir("/etc/apt/sources.list.d") {
+        files.extend(dir.filter_map(|e| e.ok()).map(|e| e.path()));
+    }
+    files.iter().any(|f| {
+        std::fs::read_to_string(f).is_ok_and(|t| {
+            t.lines()
+                .any(|l| !l.trim_start().starts_with('#') && l.contains(BACKPORTS))
+        })
+    })
+}
+
+/// Adds the backports suite to apt's sources (if missing) and updates the package lists.
+fn ensure_backports() -> Result<(), String> {
+    let os = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    if !os.lines().any(|l| l.trim() == "VERSION_CODENAME=bookworm") {
+        return Err(format!(
+            "Mesa 25's lavapipe comes from Debian 12's {BACKPORTS}, and this is not Debian 12 \
+             (bookworm); set TESSERA_LAVAPIPE_ICD to a Mesa 25 lavapipe ICD manifest instead"
+        ));
+    }
+    if !Command::new("sh")
+        .args(["-c", "command -v apt-get dpkg-deb >/dev/null"])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        return Err("apt-get and dpkg-deb are needed to fetch lavapipe 25".into());
+    }
+    if !has_backports_source() {
+        eprintln!("xtask: adding {BACKPORTS} to apt's sources ({BACKPORTS_LIST})");
+        let mut tee = as_root("tee");
+        tee.arg(BACKPORTS_LIST)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null());
+        let mut child = tee
+            .spawn()
+            .map_err(|e| format!("cannot write {BACKPORTS_LIST}: {e}"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write as _;
+            stdin
+                .write_all(format!("{BACKPORTS_LINE}\n").as_bytes())
+                .map_err(|e| format!("cannot write {BACKPORTS_LIST}: {e}"))?;
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("cannot write {BACKPORTS_LIST} ({status})"));
+        }
+    }
+    let has_candidate =
+        downloadable("mesa-vulkan-drivers", &None).is_some_and(|v| version_ok(&v, ">=", "25"));
+    if !has_candidate {
+        run(as_root("apt-get")
+            .args(["update", "-qq"])
+            .env("DEBIAN_FRONTEND", "noninteractive"))
+        .map_err(|e| {
+            format!("apt-get update failed (no network to deb.debian.org, or offline?): {e}")
+        })?;
+    }
+    Ok(())
+}
+
+/// `apt-get download name=version` into `dir`; returns the .deb.
+fn download(dir: &Path, name: &str, version: &str) -> Result<PathBuf, String> {
+    output(
+        Command::new("apt-get")
+            .args(["download", "-qq", &format!("{name}={version}")])
+            .current_dir(dir),
+    )
+    .map_err(|e| {
+        format!("cannot download {name} {version} (offline? apt needs deb.debian.org): {e}")
+    })?;
+    let prefix = format!("{name}_");
+    std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".deb"))
+        })
+        .ok_or_else(|| format!("apt-get download {name} left no .deb in {}", dir.display()))
+}
+
+/// The library folders of an extracted tree that exist.
+fn lib_dirs(tree: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for base in ["usr/lib", "lib"] {
+        if let Ok(dir) = std::fs::read_dir(tree.join(base)) {
+            for e in dir.filter_map(|e| e.ok()) {
+                let p = e.path();
+                if p.is_dir()
+                    && p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().contains("-linux-"))
+                {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn join_paths(dirs: &[PathBuf], tail: Option<String>) -> String {
+    let mut parts: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    parts.extend(tail.filter(|t| !t.is_empty()));
+    parts.join(":")
+}
+
+/// vulkaninfo's `driverInfo` for `icd` (no layers).
+fn driver_info(icd: &Path, lib_dirs: &[PathBuf]) -> Result<String, String> {
+    setup(&["vulkan-tools"])?;
+    let text = output(
+        Command::new("vulkaninfo")
+            .arg("--summary")
+            .env("VK_DRIVER_FILES", icd)
+            .env("VK_ICD_FILENAMES", icd)
+            .env("VK_LOADER_LAYERS_DISABLE", "~implicit~")
+            .env_remove("VK_INSTANCE_LAYERS")
+            .env(
+                "LD_LIBRARY_PATH",
+                join_paths(lib_dirs, std::env::var("LD_LIBRARY_PATH").ok()),
             ),
-            ("LD_LIBRARY_PATH", library_path),
-            ("VK_INSTANCE_LAYERS", "VK_LAYER_ML_Tensor_Emulation".into()),
-        ],
     )?;
-    let md = report(&tessera, &lavapipe);
+    text.lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == "driverInfo").then(|| v.trim().to_string())
+        })
+        .ok_or_else(|| {
+            format!(
+                "vulkaninfo --summary names no driverInfo for {}",
+                icd.display()
+            )
+        })
+}
+
+/// Mesa 25's lavapipe from bookworm-backports in `target/lavapipe25/` (fetched on first use),
+/// or the one `TESSERA_LAVAPIPE_ICD` names.
+fn lavapipe25() -> Result<Lavapipe, String> {
+    if let Some(icd) = std::env::var_os("TESSERA_LAVAPIPE_ICD") {
+        let lib_dirs: Vec<PathBuf> = std::env::var("TESSERA_LAVAPIPE_LIBS")
+            .unwrap_or_default()
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect();
+        let icd = PathBuf::from(icd);
+        if !icd.is_file() {
+            return Err(format!(
+                "TESSERA_LAVAPIPE_ICD: {} is not a file",
+                icd.display()
+            ));
+        }
+        let driver_info = driver_info(&icd, &lib_dirs)?;
+        return Ok(Lavapipe {
+            icd,
+            lib_dirs,
+            driver_info,
+        });
+    }
+    let dir = root().join("target/lavapipe25");
+    let tree = dir.join("root");
+    let icd = dir.join("lvp_icd.json");
+    if !icd.is_file() {
+        fetch_lavapipe(&dir, &tree, &icd)?;
+    }
+    let lib_dirs = lib_dirs(&tree);
+    let driver_info = driver_info(&icd, &lib_dirs)?;
+    if !driver_info.starts_with("Mesa 25.") {
+        return Err(format!(
+            "{} reports {driver_info:?}, not Mesa 25 (remove target/lavapipe25 to fetch it again)",
+            icd.display()
+        ));
+    }
+    Ok(Lavapipe {
+        icd,
+        lib_dirs,
+        driver_info,
+    })
+}
+
+/// Downloads and extracts lavapipe 25 and the dependencies the system lacks; writes `icd` last
+/// (it marks a complete folder).
+fn fetch_lavapipe(dir: &Path, tree: &Path, icd: &Path) -> Result<(), String> {
+    ensure_backports()?;
+    let _ = std::fs::remove_dir_all(dir);
+    let debs = dir.join("debs");
+    std::fs::create_dir_all(&debs).map_err(|e| format!("{}: {e}", debs.display()))?;
+    let version = downloadable("mesa-vulkan-drivers", &Some((">=".into(), "25".into())))
+        .ok_or_else(|| {
+            format!("apt has no mesa-vulkan-drivers ≥ 25 (is {BACKPORTS} in apt's sources?)")
+        })?;
+    eprintln!(
+        "xtask: fetching mesa-vulkan-drivers {version} into {}",
+        dir.display()
+    );
+    // Through the dependencies: a package is extracted when neither the system nor the folder has
+    // it at a version its dependent needs.
+    let mut queue = vec![("mesa-vulkan-drivers".to_string(), version)];
+    let mut fetched: BTreeMap<String, String> = BTreeMap::new();
+    while let Some((name, version)) = queue.pop() {
+        if fetched.contains_key(&name) {
+            continue;
+        }
+        let deb = download(&debs, &name, &version)?;
+        run(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(tree))?;
+        fetched.insert(name.clone(), version);
+        let depends = output(
+            Command::new("dpkg-deb")
+                .args(["-f"])
+                .arg(&deb)
+                .arg("Depends"),
+        )?;
+        for alts in parse_depends(depends.trim()) {
+            let satisfied = alts.iter().any(|(n, c)| {
+                let have = fetched.get(n).cloned().or_else(|| installed_version(n));
+                have.is_some_and(|v| c.as_ref().is_none_or(|(op, want)| version_ok(&v, op, want)))
+            });
+            // The loader stays the system's.
+            if satisfied || alts.iter().any(|(n, _)| n == "libvulkan1") {
+                continue;
+            }
+            let (n, c) = &alts[0];
+            if n == "libc6" {
+                return Err(format!(
+                    "lavapipe 25 needs libc6 {c:?}, newer than this system's"
+                ));
+            }
+            let v = downloadable(n, c)
+                .ok_or_else(|| format!("apt has no {n} {c:?} (needed by {name})"))?;
+            eprintln!(
+                "xtask:   + {n} {v} (for {name}; the system has {:?})",
+                installed_version(n)
+            );
+            queue.push((n.clone(), v));
+        }
+    }
+    let dirs = lib_dirs(tree);
+    let lib = dirs
+        .iter()
+        .map(|d| d.join("libvulkan_lvp.so"))
+        .find(|p| p.is_file())
+        .ok_or("mesa-vulkan-drivers has no libvulkan_lvp.so")?;
+    // Every library it needs must resolve (privately or from the system).
+    let ldd = output(
+        Command::new("ldd")
+            .arg(&lib)
+            .env("LD_LIBRARY_PATH", join_paths(&dirs, None)),
+    )?;
+    let missing: Vec<&str> = ldd.lines().filter(|l| l.contains("not found")).collect();
+    if !missing.is_empty() {
+        return Err(format!("{} lacks libraries: {missing:?}", lib.display()));
+    }
+    let shipped = ["lvp_icd.json", "lvp_icd.x86_64.json"]
+        .iter()
+        .map(|f| tree.join("usr/share/vulkan/icd.d").join(f))
+        .find(|p| p.is_file())
+        .ok_or("mesa-vulkan-drivers has no lvp_icd.json")?;
+    let mut manifest = read_json(&shipped)?;
+    manifest["ICD"]["library_path"] = Value::String(lib.display().to_string());
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
+    std::fs::write(icd, text).map_err(|e| format!("{}: {e}", icd.display()))?;
+    let _ = std::fs::remove_dir_all(&debs);
+    eprintln!(
+        "xtask: lavapipe 25 in {} ({} package(s): {})",
+        dir.display(),
+        fetched.len(),
+        fetched.keys().cloned().collect::<Vec<_>>().join(", ")
+    );
+    Ok(())
+}
+
+/// The environment of the lavapipe runs: the ICD, its libraries and Arm's two layers.
+fn lavapipe_env(lvp: &Lavapipe, layer: &Path) -> Vec<(&'static str, String)> {
+    let manifests = layer.join("share/vulkan/explicit_layer.d");
+    let mut libs = lvp.lib_dirs.clone();
+    libs.push(layer.join("lib"));
+    vec![
+        ("TESSERA_BENCH_ICD", lvp.icd.display().to_string()),
+        (
+            "LD_LIBRARY_PATH",
+            join_paths(&libs, std::env::var("LD_LIBRARY_PATH").ok()),
+        ),
+        // Files, graph layer first: Debian 12's loader orders explicit layers by discovery.
+        (
+            "VK_LAYER_PATH",
+            format!(
+                "{}:{}",
+                manifests.join("VkLayer_Graph.json").display(),
+                manifests.join("VkLayer_Tensor.json").display()
+            ),
+        ),
+        (
+            "VK_INSTANCE_LAYERS",
+            "VK_LAYER_ML_Graph_Emulation:VK_LAYER_ML_Tensor_Emulation".into(),
+        ),
+        ("VK_LOADER_LAYERS_DISABLE", "~implicit~".into()),
+        // Pipeline creation compiles every time, as Tessera's does (no on-disk cache).
+        ("MESA_SHADER_CACHE_DISABLE", "true".into()),
+    ]
+}
+
+/// Checks through vulkaninfo that the layered lavapipe reports both layers' extensions.
+fn check_layers(env: &[(&str, String)]) -> Result<(), String> {
+    let mut cmd = Command::new("vulkaninfo");
+    for (k, v) in env {
+        if *k == "TESSERA_BENCH_ICD" {
+            cmd.env("VK_DRIVER_FILES", v).env("VK_ICD_FILENAMES", v);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    let text = output(&mut cmd)?;
+    for ext in ["VK_ARM_tensors", "VK_ARM_data_graph"] {
+        if !text.contains(ext) {
+            return Err(format!(
+                "lavapipe with Arm's layers does not report {ext}: the layers did not stack"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// numpy's median ms per workload, from `benches/reference.py`.
+fn numpy(python: &Path, shaders: &[&str]) -> Result<(String, BTreeMap<String, f64>), String> {
+    let json = out_dir().join("numpy.json");
+    let _ = std::fs::remove_file(&json);
+    run(Command::new(python)
+        .arg("-B")
+        .arg(root().join("benches/reference.py"))
+        .args(["--only", &shaders.join(",")])
+        .arg("--json")
+        .arg(&json))?;
+    let v = read_json(&json)?;
+    let version = v["numpy"].as_str().unwrap_or("?").to_string();
+    let times = v["workloads"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, r)| Some((k.clone(), r["median_ms"].as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((version, times))
+}
+
+fn cpu() -> String {
+    let lscpu = output(&mut Command::new("lscpu")).unwrap_or_default();
+    let model = lscpu
+        .lines()
+        .find_map(|l| l.strip_prefix("Model name:").map(str::trim))
+        .unwrap_or("unknown CPU")
+        .to_string();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {cores} cores")
+}
+
+/// Whether the built driver knows `TESSERA_SHADER_BACKEND` (its name is in the library).
+fn driver_reads_backend() -> bool {
+    let lib = root().join("target/release/libtessera_icd.so");
+    std::fs::read(lib).is_ok_and(|b| {
+        b.windows(b"TESSERA_SHADER_BACKEND".len())
+            .any(|w| w == b"TESSERA_SHADER_BACKEND")
+    })
+}
+
+fn ms(ns: Option<f64>) -> String {
+    ns.map_or_else(|| "n/a".into(), |v| format!("{:.2}", v / 1e6))
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    a.zip(b)
+        .map_or_else(|| "n/a".into(), |(a, b)| format!("{:.2}", a / b))
+}
+
+struct Report<'a> {
+    sel: &'a Selection,
+    jit: &'a Run,
+    interp: &'a Run,
+    lavapipe: &'a Run,
+    numpy: &'a BTreeMap<String, f64>,
+    /// Plain Rust: workload → ns.
+    rust: &'a BTreeMap<&'static str, f64>,
+    header: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Report<'_> {
+    fn markdown(&self) -> String {
+        let mut md = String::new();
+        for h in &self.header {
+            let _ = writeln!(md, "{h}  ");
+        }
+        if !self.sel.shaders.is_empty() {
+            let _ = writeln!(
+                md,
+                "\n| workload | Tessera JIT (ms) | Tessera interp (ms) | lavapipe 25 + Arm layers (ms) | numpy (ms) | plain Rust (ms) | JIT / numpy | JIT / lavapipe |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+            );
+            for w in &self.sel.shaders {
+                let jit = self.jit.shader_ns.get(w).copied();
+                let interp = self.interp.shader_ns.get(w).copied();
+                let lvp = self.lavapipe.shader_ns.get(w).copied();
+                let np = self.numpy.get(*w).map(|v| v * 1e6);
+                let rust = self.rust.get(w).copied();
+                let _ = writeln!(
+                    md,
+                    "| {w} | {} | {} | {} | {} | {} | {} | {} |",
+                    ms(jit),
+                    ms(interp),
+                    ms(lvp),
+                    ms(np),
+                    ms(rust),
+                    ratio(jit, np),
+                    ratio(jit, lvp)
+                );
+            }
+            if self.sel.shaders.contains(&"dense") {
+                let gflops = |ns: Option<f64>| {
+                    ns.map_or_else(|| "n/a".into(), |v| format!("{:.2}", DENSE_FLOPS / v))
+                };
+                let _ = writeln!(
+                    md,
+                    "\ndense layer (2·512·1024 FLOPs), GFLOP/s: Tessera JIT {}, Tessera interp {}, lavapipe 25 {}, numpy {}, plain Rust {}",
+                    gflops(self.jit.shader_ns.get("dense").copied()),
+                    gflops(self.interp.shader_ns.get("dense").copied()),
+                    gflops(self.lavapipe.shader_ns.get("dense").copied()),
+                    gflops(self.numpy.get("dense").map(|v| v * 1e6)),
+                    gflops(self.rust.get("dense").copied()),
+                );
+            }
+        }
+        if self.sel.pipelines {
+            let _ = writeln!(
+                md,
+                "\n| pipeline creation (spirv-tests corpus) | pipelines | median per shader (ms) | max per shader (ms) | slowest | first creation: median / max (ms) | all, once each (ms) |\n|---|---:|---:|---:|---|---:|---:|"
+            );
+            for (name, r) in [
+                ("Tessera JIT", self.jit),
+                ("Tessera interp", self.interp),
+                ("lavapipe 25 + Arm layers", self.lavapipe),
+            ] {
+                let f = |k: &str| {
+                    r.pipelines
+                        .as_ref()
+                        .and_then(|p| p[k].as_f64())
+                        .map_or_else(|| "n/a".into(), |v| format!("{v:.3}"))
+                };
+                let count = r.pipelines.as_ref().map_or_else(
+                    || "n/a".into(),
+                    |p| {
+                        let rejected = p["rejected"].as_array().map_or(0, Vec::len);
+                        let n = p["pipelines"].as_u64().unwrap_or(0);
+                        if rejected > 0 {
+                            format!("{n} ({rejected} rejected)")
+                        } else {
+                            n.to_string()
+                        }
+                    },
+                );
+                let slowest = r
+                    .pipelines
+                    .as_ref()
+                    .and_then(|p| p["slowest"].as_str())
+                    .unwrap_or("n/a");
+                let _ = writeln!(
+                    md,
+                    "| {name} | {count} | {} | {} | {slowest} | {} / {} | {} |",
+                    f("median_ms"),
+                    f("max_ms"),
+                    f("first_median_ms"),
+                    f("first_max_ms"),
+                    ms(r.pipelines_all_ns)
+                );
+            }
+        }
+        if self.sel.copies {
+            let _ = writeln!(
+                md,
+                "\n| tensor copy | Tessera (× memcpy) | lavapipe 25 + Arm layers (× memcpy) | Tessera speed / lavapipe speed |\n|---|---:|---:|---:|"
+            );
+            for g in COPIES {
+                let (t, l) = (
+                    self.jit.copy_vs_memcpy.get(g).copied(),
+                    self.lavapipe.copy_vs_memcpy.get(g).copied(),
+                );
+                let x = |v: Option<f64>| v.map_or_else(|| "n/a".into(), |v| format!("{v:.3}"));
+                let _ = writeln!(md, "| {g} | {} | {} | {} |", x(t), x(l), ratio(t, l));
+            }
+        }
+        let notes: Vec<&String> = self
+            .notes
+            .iter()
+            .chain(&self.jit.notes)
+            .chain(&self.interp.notes)
+            .chain(&self.lavapipe.notes)
+            .collect();
+        if !notes.is_empty() {
+            let _ = writeln!(md);
+            for n in notes {
+                let _ = writeln!(md, "- {}", n.replace('\n', " / "));
+            }
+        }
+        md
+    }
+}
+
+pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
+    let sel = Selection::parse(args)?;
+    setup(&["libvulkan1"])?;
+    std::fs::create_dir_all(out_dir()).map_err(|e| format!("{}: {e}", out_dir().display()))?;
+    let mut notes = Vec::new();
+    let mut header = vec![
+        format!("CPU: {}", cpu()),
+        format!(
+            "workloads: {}",
+            sel.shaders
+                .iter()
+                .copied()
+                .chain(sel.pipelines.then_some("pipelines"))
+                .chain(sel.copies.then_some("copies"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ];
+
+    // What the comparisons need; a missing part leaves its column n/a, with the reason.
+    let python = setup_python_packages(&["ai-ml-emulation-layer-for-vulkan", "numpy"]);
+    let layer = python
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|p| emulation_layer(p));
+    let lavapipe = layer.clone().and_then(|layer| {
+        let lvp = lavapipe25()?;
+        let env = lavapipe_env(&lvp, &layer);
+        check_layers(&env)?;
+        Ok((lvp, env))
+    });
+    match &lavapipe {
+        Ok((lvp, _)) => header.push(format!(
+            "lavapipe: {} ({}), with VK_LAYER_ML_Graph_Emulation over VK_LAYER_ML_Tensor_Emulation",
+            lvp.driver_info,
+            lvp.icd.display()
+        )),
+        Err(e) => {
+            eprintln!("xtask: lavapipe 25 is not available: {e}");
+            notes.push(format!("lavapipe 25 + Arm layers: not run: {e}"));
+        }
+    }
+
+    run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
+    if !driver_reads_backend() {
+        notes.push(
+            "this build of Tessera does not read TESSERA_SHADER_BACKEND (no JIT yet): both Tessera columns run the interpreter, so their difference is this machine's run-to-run noise".into(),
+        );
+    }
+    let tessera = |backend: &str, label| Driver {
+        name: if backend == "jit" {
+            "Tessera (TESSERA_SHADER_BACKEND=jit)"
+        } else {
+            "Tessera (TESSERA_SHADER_BACKEND=interp)"
+        },
+        label,
+        env: vec![("TESSERA_SHADER_BACKEND", backend.to_string())],
+    };
+    let jit = bench_run(&tessera("jit", "tessera_jit"), &sel, true, sel.copies);
+    let mut rust = BTreeMap::new();
+    for w in &sel.shaders {
+        if let Some(ns) = time_ns("reference", w) {
+            rust.insert(*w, ns);
+        }
+    }
+    let interp = bench_run(&tessera("interp", "tessera_interp"), &sel, false, false);
+    let lvp_run = match &lavapipe {
+        Ok((_, env)) => {
+            let driver = Driver {
+                name: "lavapipe 25 + Arm's ML emulation layers",
+                label: "bench_icd",
+                env: env.clone(),
+            };
+            bench_run(&driver, &sel, false, sel.copies)
+        }
+        Err(_) => Run::default(),
+    };
+    let numpy_times = if sel.shaders.is_empty() {
+        BTreeMap::new()
+    } else {
+        match python
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|p| numpy(p, &sel.shaders))
+        {
+            Ok((version, times)) => {
+                header.push(format!(
+                    "numpy {version} (benches/reference.py: median of runs, one thread)"
+                ));
+                times
+            }
+            Err(e) => {
+                notes.push(format!("numpy: not run: {e}"));
+                BTreeMap::new()
+            }
+        }
+    };
+    header.push(
+        "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
+    );
+    let report = Report {
+        sel: &sel,
+        jit: &jit,
+        interp: &interp,
+        lavapipe: &lvp_run,
+        numpy: &numpy_times,
+        rust: &rust,
+        header,
+        notes,
+    };
+    let md = report.markdown();
     println!("\n{md}");
     let path = root().join("target/bench-compare.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("xtask: written to {}", path.display());
+    if jit.failed || interp.failed {
+        return Err("a Tessera benchmark failed (see the notes under the table)".into());
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depends_fields() {
+        let d = parse_depends(
+            "libvulkan1, libc6 (>= 2.34), libx11-xcb1 (>= 2:1.8.4), libfoo:any | libbar (<< 3)",
+        );
+        assert_eq!(d.len(), 4);
+        assert_eq!(d[0], vec![("libvulkan1".to_string(), None)]);
+        assert_eq!(
+            d[2],
+            vec![(
+                "libx11-xcb1".to_string(),
+                Some((">=".to_string(), "2:1.8.4".to_string()))
+            )]
+        );
+        assert_eq!(d[3][0].0, "libfoo");
+        assert_eq!(
+            d[3][1],
+            (
+                "libbar".to_string(),
+                Some(("<<".to_string(), "3".to_string()))
+            )
+        );
+    }
+
+    #[test]
+    fn selections() {
+        let s = |a: &[&str]| Selection::parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let all = s(&[]).unwrap();
+        assert_eq!(all.shaders.len(), SHADERS.len());
+        assert!(all.pipelines && all.copies);
+        let quick = s(&["--quick"]).unwrap();
+        assert!(quick.pipelines && !quick.copies);
+        let only = s(&["--only", "dense,copies"]).unwrap();
+        assert_eq!(only.shaders, vec!["dense"]);
+        assert!(only.copies && !only.pipelines);
+        assert!(s(&["--only=nope"]).is_err());
+        assert!(s(&["--fast"]).is_err());
+    }
 }

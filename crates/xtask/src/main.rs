@@ -9,9 +9,11 @@
 //! - `cargo xtask regen [--check]`: rebuilds the spirv-tests corpus (SPIR-V, oracle outputs) from
 //!   its sources, or checks that what is committed is what they give. See `regen.rs`.
 //!
-//! - `cargo xtask bench-compare`: runs the Vulkan benchmarks (`shaders`, `tensor_vulkan`) on
-//!   Tessera and then on Debian's lavapipe with Arm's tensor emulation layer, in one go, and prints
-//!   the ratios (also written to `target/bench-compare.md`). See `compare.rs`.
+//! - `cargo xtask bench-compare [--quick | --only NAME,…]`: runs the shader workloads on Tessera
+//!   (JIT and interpreter backends), on Mesa 25's lavapipe (fetched from bookworm-backports into
+//!   `target/lavapipe25`) with Arm's two ML emulation layers, in numpy and in plain Rust, plus
+//!   pipeline creation and tensor copies, and prints one table (also written to
+//!   `target/bench-compare.md`). See `compare.rs`.
 //! - `cargo xtask install` / `uninstall`: registers Tessera with the loader like a packaged driver
 //!   (a copy of the release library and a manifest in `~/.local`, `/usr/local` or `--prefix`).
 //!   See `install.rs`.
@@ -32,7 +34,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
-        Some("bench-compare") => compare::bench_compare(),
+        Some("bench-compare") => compare::bench_compare(&args[1..]),
         Some("gen") => codegen::run(&args[1..]),
         Some("install") => install::install(&args[1..]),
         Some("uninstall") => install::uninstall(&args[1..]),
@@ -41,7 +43,7 @@ fn main() -> ExitCode {
             setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
         }
         _ => Err(
-            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare | gen [--check] | regen [--check] [case…] | install | uninstall>"
+            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare [--quick | --only name,…] | gen [--check] | regen [--check] [case…] | install | uninstall>"
                 .to_string(),
         ),
     };
@@ -95,7 +97,6 @@ pub(crate) fn setup(packages: &[&str]) -> Result<(), String> {
         .filter(|p| match *p {
             "libvulkan1" => !has_loader(),
             "vulkan-tools" => !has_command("vulkaninfo"),
-            "mesa-vulkan-drivers" => !Path::new(compare::LAVAPIPE_ICD).exists(),
             other => !has_command(other),
         })
         .collect();
@@ -107,23 +108,30 @@ pub(crate) fn setup(packages: &[&str]) -> Result<(), String> {
             "please install {missing:?} (the Khronos Vulkan loader and vulkaninfo)"
         ));
     }
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0"));
-    let sudo = if is_root { vec![] } else { vec!["sudo"] };
     let apt = |args: &[&str]| {
-        let mut all: Vec<&str> = sudo.clone();
-        all.push("apt-get");
-        all.extend_from_slice(args);
-        let mut cmd = Command::new(all[0]);
-        cmd.args(&all[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+        let mut cmd = as_root("apt-get");
+        cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
         run(&mut cmd)
     };
     apt(&["update", "-qq"])?;
     let mut install = vec!["install", "-y", "-qq", "--no-install-recommends"];
     install.extend_from_slice(&missing);
     apt(&install)
+}
+
+/// `program` as root: directly when this process is root, else through `sudo`.
+pub(crate) fn as_root(program: &str) -> Command {
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    if is_root {
+        Command::new(program)
+    } else {
+        let mut cmd = Command::new("sudo");
+        cmd.arg(program);
+        cmd
+    }
 }
 
 /// The pinned Python packages, one `name==version` a line.
