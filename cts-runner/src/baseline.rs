@@ -174,7 +174,10 @@ impl Baseline {
         if status == Status::Skip {
             Verdict::Skipped
         } else if status.is_ok() {
-            if expected.is_some() {
+            // An Amber-based case expected to fail (with Amber) is NotSupported in a deqp-vk
+            // built without it: that is not a fix.
+            let amberless = status == Status::NotSupported && self.is_amber(case);
+            if expected.is_some() && !amberless {
                 Verdict::Fixed
             } else {
                 Verdict::Pass
@@ -323,6 +326,29 @@ mod tests {
             Verdict::Flake
         );
         assert_eq!(base.verdict("dEQP-VK.x.flaky", Status::Pass), Verdict::Pass);
+    }
+
+    #[test]
+    fn amber_failures_are_not_fixed_by_an_amberless_build() {
+        let base = Baseline {
+            amber: parse_globs("dEQP-VK.x.amber_group.*\n"),
+            fails: [("dEQP-VK.x.amber_group.a".to_string(), Status::Fail)]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        };
+        assert_eq!(
+            base.verdict("dEQP-VK.x.amber_group.a", Status::NotSupported),
+            Verdict::Pass
+        );
+        assert_eq!(
+            base.verdict("dEQP-VK.x.amber_group.a", Status::Fail),
+            Verdict::ExpectedFail
+        );
+        assert_eq!(
+            base.verdict("dEQP-VK.x.amber_group.a", Status::Pass),
+            Verdict::Fixed
+        );
     }
 
     #[test]

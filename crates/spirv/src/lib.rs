@@ -510,6 +510,48 @@ impl Program {
         stop: &(dyn Fn() -> Option<String> + Sync),
     ) -> Result<(), SpirvError> {
         // SAFETY: forwarded contract — the caller guarantees the bound memory is valid.
-        unsafe { exec::dispatch(self, resources, push_constants, base, count, threads, stop) }
+        unsafe {
+            exec::dispatch(
+                self,
+                None,
+                resources,
+                push_constants,
+                base,
+                count,
+                threads,
+                stop,
+            )
+        }
+    }
+
+    /// [`Self::dispatch_watched`] with a compiled `kernel` of this program (from a
+    /// [`exec::Backend`]) instead of the interpreter.
+    ///
+    /// # Safety
+    /// Same contract as [`Self::dispatch`].
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn dispatch_kernel(
+        &self,
+        kernel: &dyn exec::Kernel,
+        resources: &dyn Resources,
+        push_constants: &[u8],
+        base: [u32; 3],
+        count: [u32; 3],
+        threads: usize,
+        stop: &(dyn Fn() -> Option<String> + Sync),
+    ) -> Result<(), SpirvError> {
+        // SAFETY: forwarded contract — the caller guarantees the bound memory is valid.
+        unsafe {
+            exec::dispatch(
+                self,
+                Some(kernel),
+                resources,
+                push_constants,
+                base,
+                count,
+                threads,
+                stop,
+            )
+        }
     }
 }

@@ -143,6 +143,12 @@ impl Raw {
         self.len
     }
 
+    /// The window's first byte (null for an empty window), for compiled code that checks every
+    /// access against `len` itself.
+    pub(crate) fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
     /// The sub-window of `size` bytes at `off`, if it lies inside this one.
     pub(crate) fn window(&self, off: u64, size: usize) -> Option<Raw> {
         let start = self.range(off, size)?;

@@ -268,6 +268,71 @@ pub(crate) fn merge_blocks(blocks: &mut [Block]) {
     }
 }
 
+/// Splits blocks so that every `sync` op (see `ir::ops`) is alone in its block: a backend that
+/// runs lanes in chunks then stops every chunk at a block boundary before it and resumes at one
+/// after it. The pieces of a block are numbered consecutively, so the structured order (see
+/// `ir`) is kept; a block's terminator and ordering successors move to its last piece.
+pub(crate) fn isolate_sync_ops(blocks: Vec<Block>) -> Vec<Block> {
+    if !blocks.iter().any(|b| b.ops.iter().any(|o| o.is_sync())) {
+        return blocks;
+    }
+    // Pieces of each block: runs of non-sync ops and single sync ops (at least one piece).
+    let pieces: Vec<Vec<Vec<Op>>> = blocks
+        .iter()
+        .map(|b| {
+            let mut out: Vec<Vec<Op>> = Vec::new();
+            let mut cur: Vec<Op> = Vec::new();
+            for op in &b.ops {
+                if op.is_sync() {
+                    if !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    out.push(vec![op.clone()]);
+                } else {
+                    cur.push(op.clone());
+                }
+            }
+            if !cur.is_empty() || out.is_empty() {
+                out.push(cur);
+            }
+            out
+        })
+        .collect();
+    let mut first = Vec::with_capacity(blocks.len());
+    let mut at = 0u32;
+    for p in &pieces {
+        first.push(at);
+        at += p.len() as u32;
+    }
+    let remap = |t: u32| first.get(t as usize).copied().unwrap_or(t);
+    let mut out = Vec::with_capacity(at as usize);
+    for (b, ps) in blocks.into_iter().zip(pieces) {
+        let n = ps.len();
+        for (k, ops) in ps.into_iter().enumerate() {
+            if k + 1 < n {
+                let next = out.len() as u32 + 1;
+                out.push(Block {
+                    ops,
+                    term: Term::Jump(crate::ir::Edge {
+                        target: next,
+                        moves: Vec::new(),
+                    }),
+                    order_succ: Vec::new(),
+                });
+            } else {
+                let mut term = b.term.clone();
+                for_each_edge(&mut term, |e| e.target = remap(e.target));
+                out.push(Block {
+                    ops,
+                    term,
+                    order_succ: b.order_succ.iter().map(|&t| remap(t)).collect(),
+                });
+            }
+        }
+    }
+    out
+}
+
 fn for_each_edge(t: &mut Term, mut f: impl FnMut(&mut crate::ir::Edge)) {
     match t {
         Term::Jump(e) => f(e),

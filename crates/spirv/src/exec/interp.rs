@@ -46,7 +46,7 @@ impl Machine<'_> {
     /// `dst = f(src)` lane-wise over typed rows.
     #[inline(always)]
     pub(crate) fn un<D: Lane, S: Lane>(&mut self, dst: Reg, src: Reg, f: impl Fn(u64) -> u64) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let full = self.full;
         let (mut rows, scratch, mask) = self.parts();
         let copied;
@@ -58,11 +58,11 @@ impl Machine<'_> {
             }
         };
         if full {
-            for (o, &x) in out[..n].iter_mut().zip(&x[..n]) {
+            for (o, &x) in out[lo..n].iter_mut().zip(&x[lo..n]) {
                 *o = D::put(f(x.get()));
             }
         } else {
-            for ((o, &x), &m) in out[..n].iter_mut().zip(&x[..n]).zip(&mask[..n]) {
+            for ((o, &x), &m) in out[lo..n].iter_mut().zip(&x[lo..n]).zip(&mask[lo..n]) {
                 let v = D::put(f(x.get()));
                 *o = if m { v } else { *o };
             }
@@ -78,7 +78,7 @@ impl Machine<'_> {
         rhs: Reg,
         f: impl Fn(u64, u64) -> u64,
     ) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let full = self.full;
         let (mut rows, scratch, mask) = self.parts();
         let (xs, ys);
@@ -90,15 +90,15 @@ impl Machine<'_> {
             }
         };
         if full {
-            for ((o, &x), &y) in out[..n].iter_mut().zip(&x[..n]).zip(&y[..n]) {
+            for ((o, &x), &y) in out[lo..n].iter_mut().zip(&x[lo..n]).zip(&y[lo..n]) {
                 *o = D::put(f(x.get(), y.get()));
             }
         } else {
-            for (((o, &x), &y), &m) in out[..n]
+            for (((o, &x), &y), &m) in out[lo..n]
                 .iter_mut()
-                .zip(&x[..n])
-                .zip(&y[..n])
-                .zip(&mask[..n])
+                .zip(&x[lo..n])
+                .zip(&y[lo..n])
+                .zip(&mask[lo..n])
             {
                 let v = D::put(f(x.get(), y.get()));
                 *o = if m { v } else { *o };
@@ -109,7 +109,7 @@ impl Machine<'_> {
     /// `dst = f(a, b, c)` lane-wise; all of one width.
     #[inline(always)]
     fn tri<T: Lane>(&mut self, dst: Reg, srcs: [Reg; 3], f: impl Fn(u64, u64, u64) -> u64) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let (mut rows, scratch, mask) = self.parts();
         let copies;
         let (out, [x, y, z]): (&mut [T], [&[T]; 3]) = match rows.split::<T, T, 3>(dst, srcs) {
@@ -119,12 +119,12 @@ impl Machine<'_> {
                 (rows.row_mut::<T>(dst), copies)
             }
         };
-        for ((((o, &x), &y), &z), &m) in out[..n]
+        for ((((o, &x), &y), &z), &m) in out[lo..n]
             .iter_mut()
-            .zip(&x[..n])
-            .zip(&y[..n])
-            .zip(&z[..n])
-            .zip(&mask[..n])
+            .zip(&x[lo..n])
+            .zip(&y[lo..n])
+            .zip(&z[lo..n])
+            .zip(&mask[lo..n])
         {
             let v = T::put(f(x.get(), y.get(), z.get()));
             *o = if m { v } else { *o };
@@ -134,7 +134,7 @@ impl Machine<'_> {
     /// Per-lane fallback: `dst = f(lane)` for every active lane, with generic register access.
     #[inline(always)]
     fn each_lane(&mut self, mut f: impl FnMut(&Machine<'_>, usize) -> Option<(Reg, u64)>) {
-        for lane in 0..self.lanes {
+        for lane in self.lo..self.hi {
             if self.mask[lane] {
                 if let Some((r, v)) = f(self, lane) {
                     self.set(r, lane, v);
@@ -164,11 +164,11 @@ impl Machine<'_> {
     /// Loads of `N` bytes into `dst` (an `N`-byte register) from one buffer window.
     #[inline(always)]
     fn load_window<T: Lane>(&mut self, raw: mem::Raw, dst: Reg, addr: Option<Reg>, offset: u64) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let (mut rows, scratch, mask) = self.parts();
         let addrs = scratch.addresses(&rows, addr, offset, n);
         let out = rows.row_mut::<T>(dst);
-        for ((o, &a), &m) in out[..n].iter_mut().zip(&addrs[..n]).zip(&mask[..n]) {
+        for ((o, &a), &m) in out[lo..n].iter_mut().zip(&addrs[lo..n]).zip(&mask[lo..n]) {
             if m {
                 *o = T::put(raw.load(a, T::BYTES).unwrap_or(0));
             }
@@ -177,11 +177,11 @@ impl Machine<'_> {
 
     #[inline(always)]
     fn store_window<T: Lane>(&mut self, raw: mem::Raw, value: Reg, addr: Option<Reg>, offset: u64) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let (rows, scratch, mask) = self.parts();
         let addrs = scratch.addresses(&rows, addr, offset, n);
         let values = rows.row::<T>(value);
-        for ((&v, &a), &m) in values[..n].iter().zip(&addrs[..n]).zip(&mask[..n]) {
+        for ((&v, &a), &m) in values[lo..n].iter().zip(&addrs[lo..n]).zip(&mask[lo..n]) {
             if m {
                 raw.store(a, T::BYTES, v.get());
             }
@@ -193,12 +193,11 @@ impl OpHandlers for Machine<'_> {
     fn mov(&mut self, dst: Reg, src: Reg) {
         let bytes = self.layout.bytes[dst as usize];
         if self.full {
-            let d = self.layout.row(dst);
-            let s = self.layout.row(src);
-            let len = usize::from(bytes) * self.lanes;
-            self.file
-                .bytes_mut()
-                .copy_within(s.start..s.start + len, d.start);
+            // The window's lanes, row to row.
+            let b = usize::from(bytes);
+            let (d, s) = (self.layout.row(dst).start, self.layout.row(src).start);
+            let (lo, hi) = (self.lo * b, self.hi * b);
+            self.file.bytes_mut().copy_within(s + lo..s + hi, d + lo);
         } else {
             by_bytes!(bytes, T => self.un::<T, T>(dst, src, |x| x));
         }
@@ -277,23 +276,23 @@ impl OpHandlers for Machine<'_> {
     }
 
     fn select(&mut self, dst: Reg, cond: Reg, if_true: Reg, if_false: Reg) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let bytes = self.layout.bytes[dst as usize];
         let (mut rows, scratch, mask) = self.parts();
         let Scratch { a, b, bools, .. } = scratch;
-        bools[..n].copy_from_slice(&rows.row::<u8>(cond)[..n]);
+        bools[lo..n].copy_from_slice(&rows.row::<u8>(cond)[lo..n]);
         let conds = &bools[..n];
         by_bytes!(bytes, T => {
             let (xs, ys): (&mut [T], &mut [T]) = (bytemuck::cast_slice_mut(&mut a[..]), bytemuck::cast_slice_mut(&mut b[..]));
             let (out, [x, y]): (&mut [T], [&[T]; 2]) = match rows.split::<T, T, 2>(dst, [if_true, if_false]) {
                 Some(split) => split,
                 None => {
-                    xs[..n].copy_from_slice(&rows.row::<T>(if_true)[..n]);
-                    ys[..n].copy_from_slice(&rows.row::<T>(if_false)[..n]);
+                    xs[lo..n].copy_from_slice(&rows.row::<T>(if_true)[lo..n]);
+                    ys[lo..n].copy_from_slice(&rows.row::<T>(if_false)[lo..n]);
                     (rows.row_mut::<T>(dst), [&xs[..n], &ys[..n]])
                 }
             };
-            for ((((o, &x), &y), &c), &m) in out[..n].iter_mut().zip(&x[..n]).zip(&y[..n]).zip(&conds[..n]).zip(&mask[..n]) {
+            for ((((o, &x), &y), &c), &m) in out[lo..n].iter_mut().zip(&x[lo..n]).zip(&y[lo..n]).zip(&conds[lo..n]).zip(&mask[lo..n]) {
                 let v = if c != 0 { x } else { y };
                 *o = if m { v } else { *o };
             }
@@ -324,7 +323,7 @@ impl OpHandlers for Machine<'_> {
     }
 
     fn store_var(&mut self, var: Var, offset: u32, index: Reg, value: Reg) {
-        for lane in 0..self.lanes {
+        for lane in self.lo..self.hi {
             if self.mask[lane] {
                 let k = self.get(index, lane).wrapping_add(u64::from(offset));
                 if k < u64::from(var.len) {
@@ -371,7 +370,7 @@ impl OpHandlers for Machine<'_> {
             return by_bytes!(bytes, T => self.store_window::<T>(raw, value, addr, offset));
         }
         let size = usize::from(bytes);
-        for lane in 0..self.lanes {
+        for lane in self.lo..self.hi {
             if !self.mask[lane] {
                 continue;
             }
@@ -403,7 +402,7 @@ impl OpHandlers for Machine<'_> {
         comparator: Reg,
     ) {
         let size = usize::from(bytes);
-        for lane in 0..self.lanes {
+        for lane in self.lo..self.hi {
             if !self.mask[lane] {
                 continue;
             }
@@ -512,7 +511,8 @@ impl OpHandlers for Machine<'_> {
     }
 
     fn subgroup(&mut self, op: SubOp, width: u8, dst: Reg, value: Reg, operand: Reg) {
-        let n = self.lanes;
+        // Subgroups run over the whole lane group; lanes outside the window are inactive.
+        let n = self.hi;
         let a: Vec<u64> = (0..n).map(|lane| self.get(value, lane)).collect();
         let b: Vec<u64> = (0..n).map(|lane| self.get(operand, lane)).collect();
         let mut out: Vec<u64> = (0..n).map(|lane| self.get(dst, lane)).collect();

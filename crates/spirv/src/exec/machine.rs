@@ -28,6 +28,10 @@ pub(crate) struct Machine<'e> {
     pub(crate) scratch: &'e mut Scratch,
     /// Lanes of the current lane group (the rest of each row is padding).
     pub(crate) lanes: usize,
+    /// The lanes the scheduler and the op handlers work on: `lo..hi` (all of the group, or one
+    /// chunk a compiled backend handed back). Lanes outside are never touched.
+    pub(crate) lo: usize,
+    pub(crate) hi: usize,
     pub(crate) pcs: Vec<u32>,
     pub(crate) mask: Vec<bool>,
     /// Every lane of the group is active.
@@ -53,6 +57,8 @@ impl<'e> Machine<'e> {
             file,
             scratch,
             lanes,
+            lo: 0,
+            hi: lanes,
             pcs: vec![DONE; layout.lanes],
             mask: vec![false; layout.lanes],
             full: false,
@@ -113,6 +119,8 @@ impl<'e> Machine<'e> {
         let wgs = shape.wg_size as usize;
         let n = nwg * wgs;
         self.lanes = n;
+        self.lo = 0;
+        self.hi = n;
         self.pcs[..n].fill(0);
         self.pcs[n..].fill(DONE);
         let [cx, cy, _] = env.count;
@@ -162,26 +170,27 @@ impl<'e> Machine<'e> {
         }
     }
 
-    /// Runs the current lane group until every lane is done (or the watchdog stops it).
-    pub(crate) fn run_group(&mut self) {
+    /// Runs the lanes of the window (`lo..hi`) until every one is done (or the watchdog stops
+    /// the dispatch); with `until_sync`, stops instead when the lowest block any of them waits
+    /// at begins with a `sync` op, and returns that block.
+    pub(crate) fn run_group(&mut self, until_sync: bool) -> Option<u32> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { self.run_group_avx2() };
-            return;
+            return unsafe { self.run_group_avx2(until_sync) };
         }
-        self.run_group_any();
+        self.run_group_any(until_sync)
     }
 
     /// `run_group_any` compiled with AVX2 (the lane loops it reaches are `inline(always)`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn run_group_avx2(&mut self) {
-        self.run_group_any();
+    fn run_group_avx2(&mut self, until_sync: bool) -> Option<u32> {
+        self.run_group_any(until_sync)
     }
 
     #[inline(always)]
-    fn run_group_any(&mut self) {
+    fn run_group_any(&mut self, until_sync: bool) -> Option<u32> {
         let env = self.env;
         let blocks = &self.ir.blocks;
         // `Some(pc)`: the previous block ran on every lane and sent them all to `pc`, so the mask
@@ -192,27 +201,32 @@ impl<'e> Machine<'e> {
             if self.watch == 0 {
                 self.watch = WATCH_EVERY;
                 if env.should_stop() {
-                    return;
+                    return None;
                 }
             }
             let min = match uniform {
                 Some(pc) => pc,
-                None => self.pcs[..self.lanes].iter().copied().min().unwrap_or(DONE),
+                None => self.pcs[self.lo..self.hi]
+                    .iter()
+                    .copied()
+                    .min()
+                    .unwrap_or(DONE),
             };
             if min == DONE {
-                break;
+                return None;
             }
             if uniform.is_none() {
+                let (lo, hi) = (self.lo, self.hi);
                 let mut count = 0usize;
-                for (m, &p) in self.mask[..self.lanes].iter_mut().zip(&self.pcs) {
+                for (m, &p) in self.mask[lo..hi].iter_mut().zip(&self.pcs[lo..hi]) {
                     *m = p == min;
                     count += usize::from(p == min);
                 }
-                self.full = count == self.lanes;
+                self.full = count == hi - lo;
             }
             let Some(block) = blocks.get(min as usize) else {
                 // Cannot happen for a verified IR; retire the lanes rather than loop forever.
-                for i in 0..self.lanes {
+                for i in self.lo..self.hi {
                     if self.mask[i] {
                         self.pcs[i] = DONE;
                     }
@@ -220,6 +234,9 @@ impl<'e> Machine<'e> {
                 uniform = None;
                 continue;
             };
+            if until_sync && block.ops.first().is_some_and(|op| op.is_sync()) {
+                return Some(min);
+            }
             for op in &block.ops {
                 dispatch(self, op);
             }
@@ -227,15 +244,46 @@ impl<'e> Machine<'e> {
         }
     }
 
+    /// Runs block `pc` once for the lanes of the window waiting at it (ops and terminator).
+    pub(crate) fn run_block(&mut self, pc: u32) {
+        let (lo, hi) = (self.lo, self.hi);
+        let mut count = 0usize;
+        for (m, &p) in self.mask[lo..hi].iter_mut().zip(&self.pcs[lo..hi]) {
+            *m = p == pc;
+            count += usize::from(p == pc);
+        }
+        if count == 0 {
+            return;
+        }
+        self.full = count == hi - lo;
+        let Some(block) = self.ir.blocks.get(pc as usize) else {
+            return;
+        };
+        for op in &block.ops {
+            dispatch(self, op);
+        }
+        self.term(&block.term);
+    }
+
+    /// Runs `op` over the lanes `lo..hi`, all active (for a compiled backend's calls back).
+    pub(crate) fn run_op(&mut self, op: &crate::ir::Op, lo: usize, hi: usize) {
+        let (save_lo, save_hi, save_full) = (self.lo, self.hi, self.full);
+        (self.lo, self.hi) = (lo.min(self.lanes), hi.min(self.lanes));
+        self.mask[self.lo..self.hi].fill(true);
+        self.full = true;
+        dispatch(self, op);
+        (self.lo, self.hi, self.full) = (save_lo, save_hi, save_full);
+    }
+
     // ------------------------------------------------------------------ control flow
 
     /// Moves every active lane to block `t`.
     fn set_pcs(&mut self, t: u32) {
-        let n = self.lanes;
+        let (lo, hi) = (self.lo, self.hi);
         if self.full {
-            self.pcs[..n].fill(t);
+            self.pcs[lo..hi].fill(t);
         } else {
-            for (p, &m) in self.pcs[..n].iter_mut().zip(&self.mask) {
+            for (p, &m) in self.pcs[lo..hi].iter_mut().zip(&self.mask[lo..hi]) {
                 *p = if m { t } else { *p };
             }
         }
@@ -272,17 +320,18 @@ impl<'e> Machine<'e> {
             }
             return;
         }
-        let n = self.lanes;
+        let (lo, hi) = (self.lo, self.hi);
+        let n = hi - lo;
         let mut saved = vec![0u64; moves.len() * n];
         for (k, &(_, s)) in moves.iter().enumerate() {
-            for lane in 0..n {
-                saved[k * n + lane] = self.get(s, lane);
+            for lane in lo..hi {
+                saved[k * n + lane - lo] = self.get(s, lane);
             }
         }
         for (k, &(d, _)) in moves.iter().enumerate() {
-            for lane in 0..n {
+            for lane in lo..hi {
                 if self.mask[lane] {
-                    self.set(d, lane, saved[k * n + lane]);
+                    self.set(d, lane, saved[k * n + lane - lo]);
                 }
             }
         }
@@ -290,9 +339,9 @@ impl<'e> Machine<'e> {
 
     /// Runs a terminator. Returns `Some(block)` when the mask was full and every lane moved to
     /// `block` (then every `pcs` entry is `block` and the mask is unchanged).
-    fn term(&mut self, t: &Term) -> Option<u32> {
+    pub(crate) fn term(&mut self, t: &Term) -> Option<u32> {
         let full = self.full;
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         match t {
             Term::Exit => {
                 self.set_pcs(DONE);
@@ -309,7 +358,11 @@ impl<'e> Machine<'e> {
             } => {
                 let (mut any_t, mut any_f) = (false, false);
                 let row = &self.file.bytes()[self.layout.row(*cond)];
-                for ((g, &m), &v) in self.tgt[..n].iter_mut().zip(&self.mask).zip(row) {
+                for ((g, &m), &v) in self.tgt[lo..n]
+                    .iter_mut()
+                    .zip(&self.mask[lo..n])
+                    .zip(&row[lo..n])
+                {
                     let v = v != 0;
                     *g = u32::from(v);
                     any_t |= m & v;
@@ -323,7 +376,10 @@ impl<'e> Machine<'e> {
                     full.then_some(if_false.target)
                 } else {
                     for (want, e) in [(1, if_true), (0, if_false)] {
-                        for ((s, &m), &g) in self.sub[..n].iter_mut().zip(&self.mask).zip(&self.tgt)
+                        for ((s, &m), &g) in self.sub[lo..n]
+                            .iter_mut()
+                            .zip(&self.mask[lo..n])
+                            .zip(&self.tgt[lo..n])
                         {
                             *s = m & (g == want);
                         }
@@ -339,7 +395,7 @@ impl<'e> Machine<'e> {
             } => {
                 let mut first = None;
                 let mut uniform = true;
-                for i in 0..n {
+                for i in lo..n {
                     if self.mask[i] {
                         let v = self.get(*selector, i);
                         let k = cases.iter().find(|(c, _)| *c == v).map_or(0, |(_, e)| *e);
@@ -358,7 +414,10 @@ impl<'e> Machine<'e> {
                 } else {
                     for (k, e) in edges.iter().enumerate() {
                         let mut any = false;
-                        for ((s, &m), &g) in self.sub[..n].iter_mut().zip(&self.mask).zip(&self.tgt)
+                        for ((s, &m), &g) in self.sub[lo..n]
+                            .iter_mut()
+                            .zip(&self.mask[lo..n])
+                            .zip(&self.tgt[lo..n])
                         {
                             let on = m & (g == k as u32);
                             *s = on;

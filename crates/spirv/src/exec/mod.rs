@@ -11,12 +11,14 @@
 //! (`tessera-jit`) runs groups with compiled code and falls back to [`Machine`]'s interpreter for
 //! what it does not compile.
 
+mod backend;
 mod bind;
 mod interp;
 mod machine;
 pub mod regfile;
 mod tensor;
 
+pub use backend::{Backend, Kernel, TensorWindow, Worker};
 pub(crate) use bind::Bindings;
 pub(crate) use machine::Machine;
 
@@ -207,8 +209,10 @@ thread_local! {
 ///
 /// # Safety
 /// Same contract as [`Program::dispatch`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn dispatch(
     p: &Program,
+    kernel: Option<&dyn Kernel>,
     res: &dyn Resources,
     push: &[u8],
     base: [u32; 3],
@@ -246,13 +250,18 @@ pub(crate) unsafe fn dispatch(
     let work = |_: usize| {
         let run = |file: &mut RegFile, scratch: &mut Scratch| {
             let mut m = Machine::new(&env, file, scratch);
-            loop {
+            let mut take = || {
                 let g = next.fetch_add(1, Ordering::Relaxed);
-                if g >= groups || env.aborted.load(Ordering::Relaxed) {
-                    break;
+                (g < groups && !env.aborted.load(Ordering::Relaxed)).then_some(g)
+            };
+            match kernel {
+                Some(k) => k.run_groups(&mut Worker { m: &mut m }, &mut take),
+                None => {
+                    while let Some(g) = take() {
+                        m.start_group(g);
+                        m.run_group(false);
+                    }
                 }
-                m.start_group(g);
-                m.run_group();
             }
         };
         // A nested dispatch on this thread (never expected) gets fresh state instead of a
@@ -268,7 +277,8 @@ pub(crate) unsafe fn dispatch(
     let ran = pool.run(workers, &work);
     if let Err(p) = ran {
         return Err(SpirvError::new(format!(
-            "internal error: the interpreter panicked: {}",
+            "internal error: the {} panicked: {}",
+            kernel.map_or("interpreter", |k| k.backend()),
             p.0
         )));
     }

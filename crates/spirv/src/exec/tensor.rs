@@ -52,7 +52,7 @@ impl<'e> Machine<'e> {
         access: Access<'_>,
     ) {
         if !self.tensor_group(t, coords, signed, coord_width, access) {
-            for lane in 0..self.lanes {
+            for lane in self.lo..self.hi {
                 if self.mask[lane] {
                     self.tensor_lane(t, coords, signed, coord_width, lane, access);
                 }
@@ -72,7 +72,7 @@ impl<'e> Machine<'e> {
         let DescIdx::Const(c) = t.desc else {
             return false;
         };
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let view = match self.env.bindings.get(t.slot, u64::from(c)) {
             Some(Bound::Tensor(view)) => compat(t.elem, view.format)
                 .filter(|_| self.view_matches(t, &view.dims) && coords.len() == view.dims.len())
@@ -83,7 +83,7 @@ impl<'e> Machine<'e> {
             // Incompatible view, wrong rank or null descriptor: fully out of bounds.
             if let Access::Read { dsts, oob } = access {
                 for &d in dsts {
-                    for lane in 0..n {
+                    for lane in lo..n {
                         if self.mask[lane] {
                             let v = oob.map_or(0, |r| self.get(r, lane));
                             self.set(d, lane, v);
@@ -102,11 +102,12 @@ impl<'e> Machine<'e> {
         {
             let (rows, scratch, mask) = self.parts();
             let (outer, inner, ok) = scratch.tensor_rows(n);
+            let (outer, inner, ok) = (&mut outer[lo..], &mut inner[lo..], &mut ok[lo..]);
             outer.fill(0);
-            ok.copy_from_slice(&mask[..n]);
+            ok.copy_from_slice(&mask[lo..n]);
             for (k, &cr) in coords.iter().enumerate() {
                 by_bytes!(alu::width_bytes(cw), C => {
-                    let row = &rows.row::<C>(cr)[..n];
+                    let row = &rows.row::<C>(cr)[lo..n];
                     if k == last {
                         for ((o, &c), s) in inner.iter_mut().zip(row).zip(ok.iter_mut()) {
                             *o = c.get();
@@ -146,7 +147,7 @@ impl<'e> Machine<'e> {
         match access {
             Access::Read { dsts, oob } => {
                 for (j, &d) in dsts.iter().enumerate() {
-                    for lane in 0..n {
+                    for lane in lo..n {
                         if !self.mask[lane] {
                             continue;
                         }
@@ -167,7 +168,7 @@ impl<'e> Machine<'e> {
             }
             Access::Write { values } => {
                 for (j, &v) in values.iter().enumerate() {
-                    for lane in 0..n {
+                    for lane in lo..n {
                         let (outer, inner, ok) = self.scratch.tensor_lane(lane);
                         if ok {
                             if let Some(o) = off(outer, inner, j as u64) {
@@ -185,21 +186,23 @@ impl<'e> Machine<'e> {
     /// [`Self::tensor_group`]'s read of one element per lane (`T` wide).
     #[inline(always)]
     fn tensor_read1<T: Lane>(&mut self, raw: Raw, dim: u64, stride: u64, d: Reg, oob: Option<Reg>) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let (mut rows, scratch, mask) = self.parts();
         let (outer, inner, ok, fallback) = scratch.tensor_rows_with_fallback(n);
+        let (outer, inner, ok, fallback) =
+            (&outer[lo..], &inner[lo..], &ok[lo..], &mut fallback[lo..]);
         match oob {
             Some(r) => {
-                for (f, &x) in fallback.iter_mut().zip(&rows.row::<T>(r)[..n]) {
+                for (f, &x) in fallback.iter_mut().zip(&rows.row::<T>(r)[lo..n]) {
                     *f = x.get();
                 }
             }
             None => fallback.fill(0),
         }
-        let out = &mut rows.row_mut::<T>(d)[..n];
+        let out = &mut rows.row_mut::<T>(d)[lo..n];
         for (((o, &m), (&s, (&base, &inner))), &fb) in out
             .iter_mut()
-            .zip(&mask[..n])
+            .zip(&mask[lo..n])
             .zip(ok.iter().zip(outer.iter().zip(inner.iter())))
             .zip(fallback.iter())
         {
@@ -217,10 +220,11 @@ impl<'e> Machine<'e> {
     /// [`Self::tensor_group`]'s write of one element per lane (`T` wide).
     #[inline(always)]
     fn tensor_write1<T: Lane>(&mut self, raw: Raw, dim: u64, stride: u64, v: Reg) {
-        let n = self.lanes;
+        let (lo, n) = (self.lo, self.hi);
         let (rows, scratch, _) = self.parts();
         let (outer, inner, ok) = scratch.tensor_rows(n);
-        let values = &rows.row::<T>(v)[..n];
+        let (outer, inner, ok) = (&outer[lo..], &inner[lo..], &ok[lo..]);
+        let values = &rows.row::<T>(v)[lo..n];
         for ((&x, &s), (&base, &inner)) in values
             .iter()
             .zip(ok.iter())

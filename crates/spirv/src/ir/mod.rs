@@ -16,6 +16,7 @@
 //! - `sync` ops (see `ops`) are the only ops that look at other lanes or must see every lane of
 //!   the workgroup; everything else is per lane, in program order.
 
+pub mod liveness;
 mod ops;
 pub(crate) mod print;
 pub(crate) mod typing;

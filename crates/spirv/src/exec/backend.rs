@@ -1,0 +1,202 @@
+//! The backend seam: how a compiled form of a [`Program`] (the JIT in `tessera-jit`) runs lane
+//! groups through the same machine the interpreter uses.
+//!
+//! A [`Kernel`] is handed a [`Worker`] per pool thread and runs the lane groups the worker takes.
+//! Everything a compiled backend needs is reached through the worker: the register file (laid
+//! out by [`RegLayout`], shared with the interpreter), the per-lane block indices, the bound
+//! memory as (pointer, length) windows, push constants and shared memory, the watchdog, and the
+//! interpreter itself for the lanes it hands back ([`Worker::interpret`], [`Worker::run_op`],
+//! [`Worker::run_block`]).
+//!
+//! Invariants a kernel must keep (the interpreter relies on them when it takes lanes back):
+//! - a register's row holds, for every lane the kernel hands back, the value that lane would
+//!   have in the interpreter at that point;
+//! - memory is touched only inside the windows the worker returns (every access checked against
+//!   the window's length: out-of-range loads read 0, stores are dropped);
+//! - it polls [`Worker::should_stop`] often enough that a shader that never ends is stopped.
+
+use super::bind::Bound;
+use super::machine::Machine;
+use super::regfile::RegLayout;
+use crate::ir::{Ir, Op};
+use crate::{Program, SpirvError, TensorElement};
+
+/// A backend that compiles programs.
+pub trait Backend: Send + Sync + std::fmt::Debug {
+    /// The backend's name (`"jit"`).
+    fn name(&self) -> &'static str;
+
+    /// Compiles `program`, or says why it cannot.
+    fn compile(&self, program: &Program) -> Result<Box<dyn Kernel>, SpirvError>;
+}
+
+/// A compiled program.
+pub trait Kernel: Send + Sync + std::fmt::Debug {
+    /// The backend that made it.
+    fn backend(&self) -> &'static str;
+
+    /// Runs lane groups from `next` (each call gives the next group to run, `None` when there
+    /// are no more) on one worker, until there are none or the dispatch is stopping.
+    fn run_groups(&self, worker: &mut Worker<'_, '_>, next: &mut dyn FnMut() -> Option<u64>);
+}
+
+/// One pool thread's view of a dispatch, for a [`Kernel`].
+pub struct Worker<'m, 'e> {
+    pub(crate) m: &'m mut Machine<'e>,
+}
+
+impl std::fmt::Debug for Worker<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("lanes", &self.m.lanes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A bound tensor view as compiled code reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct TensorWindow<'a> {
+    pub ptr: *mut u8,
+    /// Bytes from `ptr` the view may touch.
+    pub len: usize,
+    pub format: TensorElement,
+    pub dims: &'a [u64],
+    /// Byte strides, outermost first.
+    pub strides: &'a [u64],
+}
+
+impl<'m, 'e> Worker<'m, 'e> {
+    /// The program's IR.
+    pub fn ir(&self) -> &'e Ir {
+        self.m.ir
+    }
+
+    /// The register file's layout.
+    pub fn layout(&self) -> &'e RegLayout {
+        self.m.layout
+    }
+
+    /// Starts lane group `group`: every real lane at block 0, built-in rows written, shared
+    /// memory zeroed. Returns the number of real lanes.
+    pub fn start_group(&mut self, group: u64) -> usize {
+        self.m.start_group(group);
+        self.m.lanes
+    }
+
+    /// The workgroup id of workgroup `k` of lane group `group` (base included).
+    pub fn workgroup_id(&self, group: u64, k: u32) -> [u32; 3] {
+        let env = self.m.env;
+        let wg = group * u64::from(env.shape.fuse) + u64::from(k);
+        let [cx, cy, _] = env.count;
+        [
+            (wg % u64::from(cx)) as u32 + env.base[0],
+            ((wg / u64::from(cx)) % u64::from(cy)) as u32 + env.base[1],
+            (wg / (u64::from(cx) * u64::from(cy))) as u32 + env.base[2],
+        ]
+    }
+
+    /// The dispatch's workgroup count.
+    pub fn workgroup_count(&self) -> [u32; 3] {
+        self.m.env.count
+    }
+
+    /// The register file's base address (rows at `layout().offsets`), valid until the worker is
+    /// used again.
+    pub fn regfile(&mut self) -> *mut u8 {
+        self.m.file.as_mut_ptr()
+    }
+
+    /// Sets the block index of lanes `lo..hi`.
+    pub fn set_pcs(&mut self, lo: usize, hi: usize, pc: u32) {
+        let hi = hi.min(self.m.lanes);
+        if lo < hi {
+            self.m.pcs[lo..hi].fill(pc);
+        }
+    }
+
+    /// The block indices of the lane group's lanes (`u32::MAX` = done).
+    pub fn pcs(&self) -> &[u32] {
+        &self.m.pcs[..self.m.lanes]
+    }
+
+    /// Interprets lanes `lo..hi` from their block indices until they are all done or, with
+    /// `until_sync`, until the lowest block one of them waits at begins with a `sync` op, whose
+    /// index it returns.
+    pub fn interpret(&mut self, lo: usize, hi: usize, until_sync: bool) -> Option<u32> {
+        let hi = hi.min(self.m.lanes);
+        let (save_lo, save_hi) = (self.m.lo, self.m.hi);
+        (self.m.lo, self.m.hi) = (lo.min(hi), hi);
+        let r = self.m.run_group(until_sync);
+        // Lanes outside the window must not look active to a later window.
+        self.m.mask[lo.min(hi)..hi].fill(false);
+        (self.m.lo, self.m.hi) = (save_lo, save_hi);
+        r
+    }
+
+    /// Runs block `pc` once, over every lane of the group waiting at it.
+    pub fn run_block(&mut self, pc: u32) {
+        let (save_lo, save_hi) = (self.m.lo, self.m.hi);
+        (self.m.lo, self.m.hi) = (0, self.m.lanes);
+        self.m.run_block(pc);
+        self.m.mask[..self.m.lanes].fill(false);
+        (self.m.lo, self.m.hi) = (save_lo, save_hi);
+    }
+
+    /// Runs `op` over lanes `lo..hi` (all treated as active) with the interpreter.
+    pub fn run_op(&mut self, op: &Op, lo: usize, hi: usize) {
+        self.m.run_op(op, lo, hi);
+        self.m.mask[..self.m.lanes].fill(false);
+    }
+
+    /// The memory of buffer descriptor `index` of resource slot `slot` (null and 0 when it is
+    /// not a bound buffer).
+    pub fn buffer(&self, slot: u32, index: u64) -> (*mut u8, usize) {
+        let raw = self.m.env.bindings.buffer(slot, index);
+        (raw.ptr(), raw.len())
+    }
+
+    /// Tensor descriptor `index` of resource slot `slot`, if it is a bound tensor view.
+    pub fn tensor(&self, slot: u32, index: u64) -> Option<TensorWindow<'e>> {
+        match self.m.env.bindings.get(slot, index)? {
+            Bound::Tensor(v) => Some(TensorWindow {
+                ptr: v.raw.ptr(),
+                len: v.raw.len(),
+                format: v.format,
+                dims: &v.dims,
+                strides: &v.strides,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The memory at device address `address` if one live allocation holds `size` bytes there.
+    pub fn physical(&self, address: u64, size: usize) -> Option<*mut u8> {
+        self.m
+            .env
+            .bindings
+            .physical(address, size)
+            .map(|raw| raw.ptr())
+    }
+
+    /// The push-constant bytes.
+    pub fn push_constants(&self) -> &'e [u8] {
+        self.m.env.push
+    }
+
+    /// The lane group's shared memory.
+    pub fn shared(&mut self) -> &mut [u8] {
+        &mut self.m.shared
+    }
+
+    /// Polls the watchdog: true when the dispatch must stop (every worker then stops soon).
+    pub fn should_stop(&self) -> bool {
+        self.m.env.should_stop()
+    }
+}
+
+impl Program {
+    /// The `LocalInvocationId` rows (x, y, z) of one workgroup.
+    pub fn local_id_rows(&self) -> &[u32] {
+        &self.local_ids
+    }
+}
