@@ -488,14 +488,14 @@ fn load_binding(
             _ => return Err(format!("{at}: give either init or size")),
         };
         let expect = e.expect.as_deref().map(read).transpose()?;
-        if let Some(t) = &tensor {
-            if init.len() as u64 != t.footprint() {
-                return Err(format!(
-                    "{at}: the contents are {} bytes; the tensor spans {}",
-                    init.len(),
-                    t.footprint()
-                ));
-            }
+        if let Some(t) = &tensor
+            && init.len() as u64 != t.footprint()
+        {
+            return Err(format!(
+                "{at}: the contents are {} bytes; the tensor spans {}",
+                init.len(),
+                t.footprint()
+            ));
         }
         if expect.as_ref().is_some_and(|x| x.len() != init.len()) {
             return Err(format!("{at}: expect and init sizes differ"));
@@ -512,12 +512,12 @@ fn load_binding(
         if mask.as_ref().is_some_and(|m| m.len() != count) {
             return Err(format!("{at}: the mask needs one byte per element"));
         }
-        if let Some([first, end]) = e.unordered {
-            if first > end || end > count || e.compare.is_float() {
-                return Err(format!(
-                    "{at}: unordered needs an integer range within the {count} elements"
-                ));
-            }
+        if let Some([first, end]) = e.unordered
+            && (first > end || end > count || e.compare.is_float())
+        {
+            return Err(format!(
+                "{at}: unordered needs an integer range within the {count} elements"
+            ));
         }
         if e.range.is_some_and(|r| r as usize > init.len()) {
             return Err(format!("{at}: the range is larger than the buffer"));

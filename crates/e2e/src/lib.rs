@@ -1065,7 +1065,7 @@ pub fn element_offsets(dims: &[i64], strides: &[i64]) -> Vec<u64> {
 /// instead of leaving it undefined.
 pub fn write_flags64<T>(target: &mut T, offset: usize, value: u64) {
     assert!(
-        offset % 8 == 0 && offset + 8 <= std::mem::size_of::<T>(),
+        offset.is_multiple_of(8) && offset + 8 <= std::mem::size_of::<T>(),
         "offset {offset} is not an aligned 8-byte field of a {}-byte struct",
         std::mem::size_of::<T>()
     );

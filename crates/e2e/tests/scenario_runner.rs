@@ -614,7 +614,7 @@ fn npy_parser_reads_numpy_headers() {
     // np.save of np.array([[1, -2, 3]], dtype=np.int16), version 1.0.
     let mut file = b"\x93NUMPY\x01\x00".to_vec();
     let mut header = "{'descr': '<i2', 'fortran_order': False, 'shape': (1, 3), }".to_owned();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

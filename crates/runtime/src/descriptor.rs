@@ -380,8 +380,8 @@ impl DescriptorSet {
             "binding {binding} is not an inline uniform block"
         );
         ensure!(
-            offset % 4 == 0
-                && bytes.len() % 4 == 0
+            offset.is_multiple_of(4)
+                && bytes.len().is_multiple_of(4)
                 && u64::from(offset) + bytes.len() as u64 <= u64::from(lb.count),
             "VUID-VkWriteDescriptorSet-descriptorType-02220",
             "inline write of {} bytes at {offset} does not fit the {}-byte block",
@@ -709,7 +709,7 @@ fn buffer_descriptor(kind: DescriptorKind, info: &vk::DescriptorBufferInfo) -> R
         "the buffer lacks the usage bit for a {kind:?} descriptor"
     );
     ensure!(
-        info.offset % 16 == 0,
+        info.offset.is_multiple_of(16),
         "VUID-VkWriteDescriptorSet-descriptorType-00327",
         "offset {} is not a multiple of the minimum buffer offset alignment (16)",
         info.offset

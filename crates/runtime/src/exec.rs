@@ -195,14 +195,25 @@ fn dispatch(
     // each was range-checked by `DeviceMemory::raw_range`; other access to that memory follows
     // the Vulkan ordering rules the queue enforces.
     unsafe {
-        program.dispatch_watched(
-            &resources,
-            &state.push,
-            base,
-            count,
-            dispatch_threads(),
-            &stop,
-        )
+        match state.pipeline.kernel() {
+            Some(kernel) => program.dispatch_kernel(
+                kernel,
+                &resources,
+                &state.push,
+                base,
+                count,
+                dispatch_threads(),
+                &stop,
+            ),
+            None => program.dispatch_watched(
+                &resources,
+                &state.push,
+                base,
+                count,
+                dispatch_threads(),
+                &stop,
+            ),
+        }
     }
     .map_err(|e| Error::DeviceLost(format!("dispatch failed: {e}")))
 }

@@ -32,6 +32,7 @@ pub mod private_data;
 pub mod query;
 pub mod queue;
 pub mod sampler;
+pub mod shader;
 pub mod sync;
 pub mod tensor;
 pub mod unsupported;

@@ -178,7 +178,7 @@ pub fn check_bind(
         memory.size()
     );
     ensure!(
-        offset % req.alignment == 0,
+        offset.is_multiple_of(req.alignment),
         vuids.alignment,
         "memoryOffset {offset} is not a multiple of the required alignment {}",
         req.alignment

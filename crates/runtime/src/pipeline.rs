@@ -123,6 +123,8 @@ impl ShaderModule {
 #[derive(Debug)]
 pub struct ComputePipeline {
     program: Arc<Program>,
+    /// Compiled code for the program (see `shader`).
+    compiled: Arc<crate::shader::Compiled>,
     layout: Arc<PipelineLayout>,
 }
 
@@ -279,8 +281,11 @@ impl ComputePipeline {
             program.push_constant_size(),
             layout.push_size()
         );
+        let program = Arc::new(program);
+        let compiled = crate::shader::Compiled::for_program(&program, entry)?;
         Ok(ComputePipeline {
-            program: Arc::new(program),
+            program,
+            compiled,
             layout,
         })
     }
@@ -288,6 +293,11 @@ impl ComputePipeline {
     /// The program.
     pub fn program(&self) -> &Arc<Program> {
         &self.program
+    }
+
+    /// The compiled code for the program, when it is ready.
+    pub fn kernel(&self) -> Option<&dyn tessera_spirv::exec::Kernel> {
+        self.compiled.kernel()
     }
 
     /// The layout.

@@ -125,12 +125,12 @@ impl QueryPool {
         self.check_range(first, count, "VUID-vkGetQueryPoolResults-firstQuery-09436")?;
         let word = if flags.wide { 8 } else { 4 };
         ensure!(
-            stride % word == 0,
+            stride.is_multiple_of(word),
             "VUID-vkGetQueryPoolResults-flags-02828",
             "stride {stride} is not a multiple of {word}"
         );
         ensure!(
-            address % word as usize == 0,
+            address.is_multiple_of(word as usize),
             "VUID-vkGetQueryPoolResults-flags-02828",
             "pData is not {word}-byte aligned"
         );

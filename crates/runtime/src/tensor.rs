@@ -279,7 +279,7 @@ impl TensorDesc {
                 max_tensor_stride()
             );
             ensure!(
-                *s as u64 % elem == 0,
+                (*s as u64).is_multiple_of(elem),
                 "VUID-VkTensorDescriptionARM-pStrides-09737",
                 "pStrides[{i}] = {s} is not a multiple of the element size {elem}"
             );

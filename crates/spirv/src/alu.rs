@@ -11,13 +11,13 @@ use half::f16;
 
 /// Keeps the low `w` bits of `v` (`w` = 1, 8, 16, 32 or 64).
 #[inline(always)]
-pub(crate) fn trunc(v: u64, w: u8) -> u64 {
+pub fn trunc(v: u64, w: u8) -> u64 {
     if w >= 64 { v } else { v & ((1u64 << w) - 1) }
 }
 
 /// Sign-extends the low `w` bits of `v`.
 #[inline(always)]
-pub(crate) fn sext(v: u64, w: u8) -> i64 {
+pub fn sext(v: u64, w: u8) -> i64 {
     if w >= 64 || w == 0 {
         v as i64
     } else {
@@ -56,7 +56,7 @@ pub enum IBin {
 }
 
 #[inline(always)]
-pub(crate) fn ibin(op: IBin, w: u8, a: u64, b: u64) -> u64 {
+pub fn ibin(op: IBin, w: u8, a: u64, b: u64) -> u64 {
     let bits = u32::from(w.max(1));
     let r = match op {
         IBin::Add => a.wrapping_add(b),
@@ -143,7 +143,7 @@ pub enum IUn {
 }
 
 #[inline(always)]
-pub(crate) fn iun(op: IUn, w: u8, a: u64) -> u64 {
+pub fn iun(op: IUn, w: u8, a: u64) -> u64 {
     let r = match op {
         IUn::Neg => a.wrapping_neg(),
         IUn::Not => !a,
@@ -194,7 +194,7 @@ pub enum ICmp {
 }
 
 #[inline(always)]
-pub(crate) fn icmp(op: ICmp, w: u8, a: u64, b: u64) -> u64 {
+pub fn icmp(op: ICmp, w: u8, a: u64, b: u64) -> u64 {
     let r = match op {
         ICmp::Eq => a == b,
         ICmp::Ne => a != b,
@@ -219,7 +219,7 @@ pub const W_E5M2: u8 = 0x89;
 
 /// Storage bytes of a value of width code `w` (1 for bools and 8-bit values, including the
 /// float8 codes; 2 for 16-bit ints, f16 and bf16; 4; 8).
-pub(crate) fn width_bytes(w: u8) -> usize {
+pub fn width_bytes(w: u8) -> usize {
     match w {
         W_BF16 => 2,
         W_E4M3 | W_E5M2 => 1,
@@ -245,7 +245,7 @@ pub(crate) fn float_name(w: u8) -> &'static str {
 
 /// Reads a float register of width code `w` as f64 (exact for every supported encoding).
 #[inline(always)]
-pub(crate) fn f_get(w: u8, a: u64) -> f64 {
+pub fn f_get(w: u8, a: u64) -> f64 {
     match w {
         16 => f64::from(f16::from_bits(a as u16).to_f32()),
         32 => f64::from(f32::from_bits(a as u32)),
@@ -258,7 +258,7 @@ pub(crate) fn f_get(w: u8, a: u64) -> f64 {
 
 /// Rounds an f64 (to nearest, ties to even) to a float register of width code `w`.
 #[inline(always)]
-pub(crate) fn f_put(w: u8, v: f64) -> u64 {
+pub fn f_put(w: u8, v: f64) -> u64 {
     match w {
         // An f64 that is exactly an f32 (every f16/f32 result) takes the fast f32 path; any
         // other is rounded once first (see `round_f64`).
@@ -440,8 +440,22 @@ fn fbin32(op: FBin, x: f32, y: f32) -> f32 {
         FBin::Div => x / y,
         FBin::Rem => x % y,
         FBin::Mod => x - y * (x / y).floor(),
-        FBin::Min => x.min(y),
-        FBin::Max => x.max(y),
+        // Defined exactly (GLSL leaves NaN operands and the sign of a zero result open): the
+        // second operand when it is the smaller (larger) one or the first is NaN.
+        FBin::Min => {
+            if y < x || x.is_nan() {
+                y
+            } else {
+                x
+            }
+        }
+        FBin::Max => {
+            if y > x || x.is_nan() {
+                y
+            } else {
+                x
+            }
+        }
         FBin::Pow => x.powf(y),
         FBin::Atan2 => x.atan2(y),
         FBin::Step => {
@@ -463,8 +477,22 @@ fn fbin64(op: FBin, x: f64, y: f64) -> f64 {
         FBin::Div => x / y,
         FBin::Rem => x % y,
         FBin::Mod => x - y * (x / y).floor(),
-        FBin::Min => x.min(y),
-        FBin::Max => x.max(y),
+        // Defined exactly (GLSL leaves NaN operands and the sign of a zero result open): the
+        // second operand when it is the smaller (larger) one or the first is NaN.
+        FBin::Min => {
+            if y < x || x.is_nan() {
+                y
+            } else {
+                x
+            }
+        }
+        FBin::Max => {
+            if y > x || x.is_nan() {
+                y
+            } else {
+                x
+            }
+        }
         FBin::Pow => x.powf(y),
         FBin::Atan2 => x.atan2(y),
         FBin::Step => {
@@ -478,7 +506,7 @@ fn fbin64(op: FBin, x: f64, y: f64) -> f64 {
 }
 
 #[inline(always)]
-pub(crate) fn fbin(op: FBin, w: u8, a: u64, b: u64) -> u64 {
+pub fn fbin(op: FBin, w: u8, a: u64, b: u64) -> u64 {
     match w {
         32 => u64::from(fbin32(op, f32::from_bits(a as u32), f32::from_bits(b as u32)).to_bits()),
         64 => fbin64(op, f64::from_bits(a), f64::from_bits(b)).to_bits(),
@@ -567,7 +595,7 @@ fn fun64(op: FUn, x: f64) -> f64 {
 }
 
 #[inline(always)]
-pub(crate) fn fun(op: FUn, w: u8, a: u64) -> u64 {
+pub fn fun(op: FUn, w: u8, a: u64) -> u64 {
     match (op, w) {
         (FUn::Neg, 16) => a ^ 0x8000,
         (FUn::Neg, 32) => a ^ 0x8000_0000,
@@ -601,7 +629,7 @@ pub enum FCmp {
 }
 
 #[inline(always)]
-pub(crate) fn fcmp(op: FCmp, w: u8, a: u64, b: u64) -> u64 {
+pub fn fcmp(op: FCmp, w: u8, a: u64, b: u64) -> u64 {
     let (x, y) = (f_get(w, a), f_get(w, b));
     let un = x.is_nan() || y.is_nan();
     let r = match op {
@@ -636,7 +664,7 @@ pub enum Tern {
 }
 
 #[inline(always)]
-pub(crate) fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
+pub fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
     match op {
         Tern::UClamp => a.max(b).min(c),
         Tern::SClamp => trunc(sext(a, w).max(sext(b, w)).min(sext(c, w)) as u64, w),
@@ -684,7 +712,7 @@ pub enum Conv {
 }
 
 #[inline(always)]
-pub(crate) fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
+pub fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
     match op {
         Conv::UToU => trunc(a, to),
         Conv::SToS => trunc(sext(a, from) as u64, to),
@@ -757,7 +785,7 @@ fn wide_mul(x: i128, y: i128) -> (i128, u128) {
 /// One lane of an integer dot product (see `ir::Op::IDot`): the sum (and accumulator) is kept
 /// exactly as `hi·2^64 + lo`, so saturation sees the true value whatever the widths and signs.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn idot(
+pub fn idot(
     w_in: u8,
     w_out: u8,
     a_signed: bool,

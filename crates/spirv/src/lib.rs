@@ -43,6 +43,11 @@ impl SpirvError {
         SpirvError { msg: msg.into() }
     }
 
+    /// An error of a backend (a compiled form that could not be made).
+    pub fn new_backend(msg: impl Into<String>) -> SpirvError {
+        SpirvError { msg: msg.into() }
+    }
+
     /// The message (same as `Display`).
     pub fn message(&self) -> &str {
         &self.msg
@@ -236,10 +241,10 @@ fn scan_offsets(words: &[u32]) -> Result<Scan, SpirvError> {
                 match op.kind {
                     K::IdResultType => idx += 1,
                     K::IdResult => {
-                        if let Some(&id) = words.get(at + idx) {
-                            if idx < wc {
-                                map.insert(id, at);
-                            }
+                        if let Some(&id) = words.get(at + idx)
+                            && idx < wc
+                        {
+                            map.insert(id, at);
                         }
                     }
                     _ => break,

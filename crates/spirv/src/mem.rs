@@ -214,7 +214,7 @@ impl Raw {
         // SAFETY: in range, so the pointer stays inside the bound allocation.
         let p = unsafe { self.ptr.add(start) };
         let w = (size * 8) as u8;
-        if size == 4 && (p as usize) % 4 == 0 {
+        if size == 4 && (p as usize).is_multiple_of(4) {
             // SAFETY: `p` is aligned, in range, valid for the dispatch, and only ever accessed
             // atomically or with raw accesses (never through references) by this crate.
             let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
@@ -231,7 +231,7 @@ impl Raw {
                     .unwrap_or_else(|x| x),
             };
             Some(u64::from(old))
-        } else if size == 8 && (p as usize) % 8 == 0 {
+        } else if size == 8 && (p as usize).is_multiple_of(8) {
             // SAFETY: as above, with 8-byte alignment checked.
             let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
             let old = match op {

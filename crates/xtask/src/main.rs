@@ -4,7 +4,8 @@
 //!   release mode, and runs the demo through the real loader with our manifest.
 //! - `cargo xtask test`: installs the loader, `vulkaninfo` and Arm's scenario-runner and graph
 //!   emulation layer (PyPI) if missing, builds the ICD, and runs every test of the workspace (unit,
-//!   loader end-to-end, vulkaninfo, direct loading, scenario-runner).
+//!   loader end-to-end, vulkaninfo, direct loading, scenario-runner) with the shader JIT forced,
+//!   then the tests that go through the driver again on the shader interpreter.
 //!
 //! - `cargo xtask regen [--check]`: rebuilds the spirv-tests corpus (SPIR-V, oracle outputs) from
 //!   its sources, or checks that what is committed is what they give. See `regen.rs`.
@@ -262,9 +263,26 @@ fn test(extra: &[String]) -> Result<(), String> {
     setup(&["libvulkan1", "vulkan-tools"])?;
     let python = setup_python()?;
     run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
-    // The scenario-runner tests find Arm's packages through $PYTHON.
+    // The scenario-runner tests find Arm's packages through $PYTHON. Everything runs with the
+    // JIT forced (a shader it cannot compile fails pipeline creation instead of falling back),
+    // then the tests that go through the driver run again on the interpreter: both shader
+    // backends pass every test.
     run(cargo()
         .args(["test", "--release", "--workspace"])
         .args(extra)
-        .env("PYTHON", python))
+        .env("PYTHON", &python)
+        .env("TESSERA_SHADER_BACKEND", "jit"))?;
+    eprintln!("xtask: the driver's tests again, on the shader interpreter");
+    run(cargo()
+        .args([
+            "test",
+            "--release",
+            "-p",
+            "tessera-e2e",
+            "-p",
+            "tessera-spirv-tests",
+        ])
+        .args(extra)
+        .env("PYTHON", &python)
+        .env("TESSERA_SHADER_BACKEND", "interp"))
 }

@@ -1,6 +1,7 @@
-//! The `interpreter` backend: runs a case on tessera-spirv directly. Buffers and tensors are
-//! host memory records; optimal tensors are packed. Each run executes on 1 and on 2 worker
-//! threads.
+//! The `interpreter` and `jit` backends: run a case on tessera-spirv directly, with its
+//! interpreter or with the Cranelift JIT (`tessera-jit`; the case fails if the JIT cannot
+//! compile the shader). Buffers and tensors are host memory records; optimal tensors are
+//! packed. Each run executes on 1 and on 2 worker threads.
 
 use std::collections::HashMap;
 
@@ -9,11 +10,14 @@ use tessera_spirv_tests::{Elem, Kind, Run};
 
 use crate::{Backend, check};
 
-pub struct Interpreter;
+/// Runs cases on tessera-spirv in-process: the interpreter, or compiled code when `jit`.
+pub struct Direct {
+    pub jit: bool,
+}
 
-impl Backend for Interpreter {
+impl Backend for Direct {
     fn name(&self) -> &'static str {
-        "interpreter"
+        if self.jit { "jit" } else { "interpreter" }
     }
 
     fn run(&self, run: &Run) -> Result<(), String> {
@@ -21,8 +25,13 @@ impl Backend for Interpreter {
         let program = Program::new(&module, &run.entry, &run.spec_pairs())
             .map_err(|e| format!("lower: {e}"))?;
         check_declarations(run, &program)?;
+        let kernel = if self.jit {
+            Some(tessera_jit::compile(&program).map_err(|e| format!("compile: {e}"))?)
+        } else {
+            None
+        };
         for threads in [1, 2] {
-            let got = dispatch(run, &program, threads)?;
+            let got = dispatch(run, &program, kernel.as_ref(), threads)?;
             check(run, &got, &format!(" [{threads} thread(s)]"))?;
         }
         Ok(())
@@ -93,7 +102,12 @@ impl Memory {
 }
 
 /// One dispatch on fresh copies of the initial contents; returns every binding's memory.
-fn dispatch(run: &Run, program: &Program, threads: usize) -> Result<Vec<Vec<Vec<u8>>>, String> {
+fn dispatch(
+    run: &Run,
+    program: &Program,
+    kernel: Option<&tessera_jit::JitKernel>,
+    threads: usize,
+) -> Result<Vec<Vec<Vec<u8>>>, String> {
     let mut memories: Vec<Vec<Memory>> = run
         .bindings
         .iter()
@@ -121,8 +135,17 @@ fn dispatch(run: &Run, program: &Program, threads: usize) -> Result<Vec<Vec<Vec<
     }
     // SAFETY: every record points into a `Memory` in `memories` (a buffer's range is at most
     // its memory's length), alive and not otherwise accessed until the dispatch returns.
-    unsafe { program.dispatch(&res, &run.push, run.base, run.dispatch, threads) }
-        .map_err(|e| format!("dispatch [{threads} thread(s)]: {e}"))?;
+    let done = match kernel {
+        // SAFETY: as above.
+        Some(k) => unsafe {
+            program.dispatch_kernel(k, &res, &run.push, run.base, run.dispatch, threads, &|| {
+                None
+            })
+        },
+        // SAFETY: as above.
+        None => unsafe { program.dispatch(&res, &run.push, run.base, run.dispatch, threads) },
+    };
+    done.map_err(|e| format!("dispatch [{threads} thread(s)]: {e}"))?;
     drop(res);
     Ok(memories
         .iter()

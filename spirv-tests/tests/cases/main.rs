@@ -31,7 +31,11 @@ pub trait Backend: Send + Sync {
 }
 
 fn backends() -> Vec<Arc<dyn Backend>> {
-    vec![Arc::new(interpreter::Interpreter), Arc::new(loader::Loader)]
+    vec![
+        Arc::new(interpreter::Direct { jit: false }),
+        Arc::new(interpreter::Direct { jit: true }),
+        Arc::new(loader::Loader),
+    ]
 }
 
 /// Compares the memory of every binding after a dispatch (`got[binding][element]`, in the

@@ -3628,7 +3628,7 @@ pub unsafe fn read_shader_module_create_info(
         "codeSize is 0"
     );
     ensure!(
-        s.codeSize % 4 == 0,
+        s.codeSize.is_multiple_of(4),
         "VUID-VkShaderModuleCreateInfo-codeSize-08735",
         "codeSize is not a multiple of 4"
     );

@@ -234,7 +234,7 @@ impl Command {
             dst.size()
         );
         ensure!(
-            offset % 4 == 0,
+            offset.is_multiple_of(4),
             "VUID-vkCmdFillBuffer-dstOffset-00025",
             "dstOffset {offset} is not a multiple of 4"
         );
@@ -277,12 +277,12 @@ impl Command {
             "dataSize is 0"
         );
         ensure!(
-            offset % 4 == 0,
+            offset.is_multiple_of(4),
             "VUID-vkCmdUpdateBuffer-dstOffset-00036",
             "dstOffset {offset} is not a multiple of 4"
         );
         ensure!(
-            size % 4 == 0,
+            size.is_multiple_of(4),
             "VUID-vkCmdUpdateBuffer-dataSize-00038",
             "dataSize {size} is not a multiple of 4"
         );
@@ -353,12 +353,12 @@ impl Command {
         );
         let word = if flags.wide { 8 } else { 4 };
         ensure!(
-            offset % word == 0,
+            offset.is_multiple_of(word),
             "VUID-vkCmdCopyQueryPoolResults-flags-00822",
             "dstOffset {offset} is not a multiple of {word}"
         );
         ensure!(
-            stride % word == 0,
+            stride.is_multiple_of(word),
             "VUID-vkCmdCopyQueryPoolResults-flags-00823",
             "stride {stride} is not a multiple of {word}"
         );

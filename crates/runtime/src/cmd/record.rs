@@ -482,7 +482,7 @@ impl Recorder<'_> {
     ) -> Result<()> {
         let size = values.len() as u64;
         ensure!(
-            offset % 4 == 0 && size % 4 == 0 && size > 0,
+            offset.is_multiple_of(4) && size.is_multiple_of(4) && size > 0,
             "VUID-vkCmdPushConstants-offset-00368",
             "offset {offset} and size {size} must be non-zero multiples of 4"
         );
@@ -546,7 +546,7 @@ impl Recorder<'_> {
     /// `Validation` naming the VUID broken.
     pub fn dispatch_indirect(&mut self, buffer: Arc<Buffer>, offset: u64) -> Result<()> {
         ensure!(
-            offset % 4 == 0,
+            offset.is_multiple_of(4),
             "VUID-vkCmdDispatchIndirect-offset-02710",
             "offset {offset} is not a multiple of 4"
         );

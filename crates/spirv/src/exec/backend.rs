@@ -95,6 +95,11 @@ impl<'m, 'e> Worker<'m, 'e> {
         ]
     }
 
+    /// Workgroups per lane group.
+    pub fn fuse(&self) -> u32 {
+        self.m.env.shape.fuse
+    }
+
     /// The dispatch's workgroup count.
     pub fn workgroup_count(&self) -> [u32; 3] {
         self.m.env.count
@@ -131,6 +136,42 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.mask[lo.min(hi)..hi].fill(false);
         (self.m.lo, self.m.hi) = (save_lo, save_hi);
         r
+    }
+
+    /// Interprets lanes `lo..hi`, all at block `pc`, from op `op_index` of it (the ops before
+    /// it have run), then on as [`Self::interpret`] does.
+    pub fn interpret_from(
+        &mut self,
+        lo: usize,
+        hi: usize,
+        pc: u32,
+        op_index: usize,
+        until_sync: bool,
+    ) -> Option<u32> {
+        let hi = hi.min(self.m.lanes);
+        let lo = lo.min(hi);
+        self.m.pcs[lo..hi].fill(pc);
+        let is_sync_start = op_index == 0
+            && self
+                .m
+                .ir
+                .blocks
+                .get(pc as usize)
+                .and_then(|b| b.ops.first())
+                .is_some_and(|o| o.is_sync());
+        if op_index > 0 || !is_sync_start {
+            let (save_lo, save_hi) = (self.m.lo, self.m.hi);
+            (self.m.lo, self.m.hi) = (lo, hi);
+            self.m.resume_at(pc, op_index);
+            self.m.mask[lo..hi].fill(false);
+            (self.m.lo, self.m.hi) = (save_lo, save_hi);
+        }
+        self.interpret(lo, hi, until_sync)
+    }
+
+    /// The block indices of the lane group's lanes, for compiled code to write.
+    pub fn pcs_ptr(&mut self) -> *mut u32 {
+        self.m.pcs.as_mut_ptr()
     }
 
     /// Runs block `pc` once, over every lane of the group waiting at it.
@@ -192,6 +233,22 @@ impl<'m, 'e> Worker<'m, 'e> {
     pub fn should_stop(&self) -> bool {
         self.m.env.should_stop()
     }
+}
+
+/// The element size when tensor access `t` (of `ir`) may touch the bound view `view` at all:
+/// its element type fits the view's format, and the view has the declared rank and (for a
+/// shaped type) shape. `None` makes every element out of bounds, as in the interpreter.
+pub fn tensor_access_size(
+    ir: &Ir,
+    t: &crate::ir::TensorAcc,
+    view: &TensorWindow<'_>,
+) -> Option<usize> {
+    let size = super::bind::compat(t.elem, view.format)?;
+    let rank_ok = !view.dims.is_empty() && view.dims.len() == t.rank as usize;
+    let shape_ok = t
+        .shape
+        .is_none_or(|s| ir.shapes.get(usize::from(s)).map(|s| &**s) == Some(view.dims));
+    (rank_ok && shape_ok).then_some(size)
 }
 
 impl Program {

@@ -135,10 +135,10 @@ impl Machine<'_> {
     #[inline(always)]
     fn each_lane(&mut self, mut f: impl FnMut(&Machine<'_>, usize) -> Option<(Reg, u64)>) {
         for lane in self.lo..self.hi {
-            if self.mask[lane] {
-                if let Some((r, v)) = f(self, lane) {
-                    self.set(r, lane, v);
-                }
+            if self.mask[lane]
+                && let Some((r, v)) = f(self, lane)
+            {
+                self.set(r, lane, v);
             }
         }
     }

@@ -265,6 +265,21 @@ impl<'e> Machine<'e> {
         self.term(&block.term);
     }
 
+    /// Continues the window's lanes, all active and at block `pc`, from op `op_index` of it:
+    /// the rest of its ops and its terminator (for a compiled backend that stopped there).
+    pub(crate) fn resume_at(&mut self, pc: u32, op_index: usize) {
+        let (lo, hi) = (self.lo, self.hi);
+        self.mask[lo..hi].fill(true);
+        self.full = true;
+        let Some(block) = self.ir.blocks.get(pc as usize) else {
+            return;
+        };
+        for op in block.ops.iter().skip(op_index) {
+            dispatch(self, op);
+        }
+        self.term(&block.term);
+    }
+
     /// Runs `op` over the lanes `lo..hi`, all active (for a compiled backend's calls back).
     pub(crate) fn run_op(&mut self, op: &crate::ir::Op, lo: usize, hi: usize) {
         let (save_lo, save_hi, save_full) = (self.lo, self.hi, self.full);

@@ -18,7 +18,7 @@ mod machine;
 pub mod regfile;
 mod tensor;
 
-pub use backend::{Backend, Kernel, TensorWindow, Worker};
+pub use backend::{Backend, Kernel, TensorWindow, Worker, tensor_access_size};
 pub(crate) use bind::Bindings;
 pub(crate) use machine::Machine;
 

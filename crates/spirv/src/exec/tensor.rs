@@ -170,11 +170,9 @@ impl<'e> Machine<'e> {
                 for (j, &v) in values.iter().enumerate() {
                     for lane in lo..n {
                         let (outer, inner, ok) = self.scratch.tensor_lane(lane);
-                        if ok {
-                            if let Some(o) = off(outer, inner, j as u64) {
-                                let x = self.get(v, lane);
-                                raw.store(o, size, if is_bool { u64::from(x != 0) } else { x });
-                            }
+                        if ok && let Some(o) = off(outer, inner, j as u64) {
+                            let x = self.get(v, lane);
+                            raw.store(o, size, if is_bool { u64::from(x != 0) } else { x });
                         }
                     }
                 }
@@ -252,50 +250,50 @@ impl<'e> Machine<'e> {
     ) {
         // Location of element 0 of the run (None = whole access out of bounds / incompatible).
         let mut loc: Option<(Raw, usize, u64, u64, u64, u64)> = None; // raw, size, base, inner, dim, stride
-        if let Some(view) = self.tensor_view(t, lane) {
-            if let (Some(size), true) = (
+        if let Some(view) = self.tensor_view(t, lane)
+            && let (Some(size), true) = (
                 compat(t.elem, view.format),
                 self.view_matches(t, &view.dims),
-            ) {
-                let (dims, strides) = (&view.dims, &view.strides);
-                let mut base = 0u64;
-                let mut ok = coords.len() == dims.len();
-                let mut inner = 0;
-                for (k, &c) in coords.iter().enumerate() {
-                    if !ok {
+            )
+        {
+            let (dims, strides) = (&view.dims, &view.strides);
+            let mut base = 0u64;
+            let mut ok = coords.len() == dims.len();
+            let mut inner = 0;
+            for (k, &c) in coords.iter().enumerate() {
+                if !ok {
+                    break;
+                }
+                let raw_c = self.get(c, lane);
+                let c = if signed {
+                    let s = alu::sext(raw_c, cw);
+                    if s < 0 {
+                        ok = false;
                         break;
                     }
-                    let raw_c = self.get(c, lane);
-                    let c = if signed {
-                        let s = alu::sext(raw_c, cw);
-                        if s < 0 {
+                    s as u64
+                } else {
+                    raw_c
+                };
+                if k + 1 == coords.len() {
+                    inner = c;
+                } else {
+                    if c >= dims[k] {
+                        ok = false;
+                        break;
+                    }
+                    match c.checked_mul(strides[k]).and_then(|x| x.checked_add(base)) {
+                        Some(b) => base = b,
+                        None => {
                             ok = false;
                             break;
-                        }
-                        s as u64
-                    } else {
-                        raw_c
-                    };
-                    if k + 1 == coords.len() {
-                        inner = c;
-                    } else {
-                        if c >= dims[k] {
-                            ok = false;
-                            break;
-                        }
-                        match c.checked_mul(strides[k]).and_then(|x| x.checked_add(base)) {
-                            Some(b) => base = b,
-                            None => {
-                                ok = false;
-                                break;
-                            }
                         }
                     }
                 }
-                if ok {
-                    let last = dims.len() - 1;
-                    loc = Some((view.raw, size, base, inner, dims[last], strides[last]));
-                }
+            }
+            if ok {
+                let last = dims.len() - 1;
+                loc = Some((view.raw, size, base, inner, dims[last], strides[last]));
             }
         }
         let elem_off = |j: u64| -> Option<(Raw, usize, u64)> {

@@ -106,12 +106,11 @@ impl<'m> Lowerer<'m> {
                 return err(format!("unsupported extended instruction set {s}"));
             }
         }
-        if let Some(mm) = &dr.memory_model {
-            if let Some(Operand::AddressingModel(a)) = mm.operands.first() {
-                if *a != rspirv::spirv::AddressingModel::Logical {
-                    return err(format!("unsupported addressing model {a:?}"));
-                }
-            }
+        if let Some(mm) = &dr.memory_model
+            && let Some(Operand::AddressingModel(a)) = mm.operands.first()
+            && *a != rspirv::spirv::AddressingModel::Logical
+        {
+            return err(format!("unsupported addressing model {a:?}"));
         }
         Ok(())
     }

@@ -53,10 +53,8 @@ impl<'m> Lowerer<'m> {
     }
 
     pub(super) fn member_offset(&self, st: Id, k: u32, explicit: bool) -> R<u64> {
-        if explicit {
-            if let Some(o) = self.member_deco_lit(st, k, Decoration::Offset) {
-                return Ok(u64::from(o));
-            }
+        if explicit && let Some(o) = self.member_deco_lit(st, k, Decoration::Offset) {
+            return Ok(u64::from(o));
         }
         let Ty::Struct { members } = self.ty(st)?.clone() else {
             return err("not a struct");
@@ -76,10 +74,8 @@ impl<'m> Lowerer<'m> {
     pub(super) fn elem_stride(&self, id: Id, explicit: bool, mstride: Option<u32>) -> R<(Id, u64)> {
         match self.ty(id)?.clone() {
             Ty::Array { elem, .. } | Ty::RuntimeArray { elem } => {
-                if explicit {
-                    if let Some(s) = self.deco_lit(id, Decoration::ArrayStride) {
-                        return Ok((elem, u64::from(s)));
-                    }
+                if explicit && let Some(s) = self.deco_lit(id, Decoration::ArrayStride) {
+                    return Ok((elem, u64::from(s)));
                 }
                 let (s, a) = self.nat(elem, 0)?;
                 Ok((elem, s.div_ceil(a) * a))

@@ -300,11 +300,11 @@ impl<'m> Lowerer<'m> {
         // The op fixes the type of every result register that has none yet.
         if let Ok(operands) = crate::ir::verify::typed_operands(&op) {
             for (r, role, want) in operands {
-                if role == Role::Def && self.reg_types.get(r as usize).is_some_and(|t| t.is_none())
+                if role == Role::Def
+                    && self.reg_types.get(r as usize).is_some_and(|t| t.is_none())
+                    && let Some(t) = want.default_type(&self.reg_types)
                 {
-                    if let Some(t) = want.default_type(&self.reg_types) {
-                        self.reg_types[r as usize] = Some(t);
-                    }
+                    self.reg_types[r as usize] = Some(t);
                 }
             }
         }

@@ -69,10 +69,10 @@ impl<'m> Lowerer<'m> {
             (2, None)
         };
         let mut oob = None;
-        if let Some(Operand::TensorOperands(mask)) = o.get(operands_at) {
-            if mask.contains(rspirv::spirv::TensorOperands::OUT_OF_BOUNDS_VALUE_ARM) {
-                oob = Some(self.reg1(vals, idref(o.get(operands_at + 1))?)?);
-            }
+        if let Some(Operand::TensorOperands(mask)) = o.get(operands_at)
+            && mask.contains(rspirv::spirv::TensorOperands::OUT_OF_BOUNDS_VALUE_ARM)
+        {
+            oob = Some(self.reg1(vals, idref(o.get(operands_at + 1))?)?);
         }
         match value {
             Some(v) => {

@@ -71,11 +71,10 @@ fn propagate(
                         }
                     } else if let (Want::SameAs(other), Some(t)) =
                         (want, types.get(r as usize).copied().flatten())
+                        && free(other, types)
                     {
-                        if free(other, types) {
-                            types[other as usize] = Some(t);
-                            changed = true;
-                        }
+                        types[other as usize] = Some(t);
+                        changed = true;
                     }
                 }
             }
@@ -91,14 +90,14 @@ fn propagate(
                     }
                 }
             }
-            if let Some(c) = b.term.condition() {
-                if free(c, types) {
-                    types[c as usize] = Some(match b.term {
-                        crate::ir::Term::Branch { .. } => RegType::Bool,
-                        _ => RegType::Int(32),
-                    });
-                    changed = true;
-                }
+            if let Some(c) = b.term.condition()
+                && free(c, types)
+            {
+                types[c as usize] = Some(match b.term {
+                    crate::ir::Term::Branch { .. } => RegType::Bool,
+                    _ => RegType::Int(32),
+                });
+                changed = true;
             }
         }
         if !changed {
@@ -162,16 +161,16 @@ fn type_constants(
                 }
             }
         }
-        if let Some(c) = cond {
-            if constant(c) {
-                let t = if branch {
-                    RegType::Bool
-                } else {
-                    RegType::Int(32)
-                };
-                let r = place(c, t, types);
-                set_condition(&mut b.term, r);
-            }
+        if let Some(c) = cond
+            && constant(c)
+        {
+            let t = if branch {
+                RegType::Bool
+            } else {
+                RegType::Int(32)
+            };
+            let r = place(c, t, types);
+            set_condition(&mut b.term, r);
         }
     }
     consts.extend(fresh);

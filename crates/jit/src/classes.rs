@@ -1,0 +1,399 @@
+//! What each register looks like across the [`LANES`] lanes of a chunk, assuming the chunk runs
+//! *convergently* (all its lanes active and taking the same branches; compiled code checks
+//! this and hands the chunk to the interpreter when it breaks):
+//! - [`Class::Const`]: one known value in every lane;
+//! - [`Class::Uniform`]: one value in every lane, known at run time (a scalar in compiled code);
+//! - [`Class::Affine`]: lane `i` holds `base + i·stride` modulo 2^width (a scalar base);
+//! - [`Class::Varying`]: anything (vectors).
+//!
+//! The classes are flow-insensitive (one per register, the join over all its definitions), so
+//! compiled code keeps each register in one representation everywhere. Built-ins get their
+//! class from the lane grouping ([`builtin_classes`]); the fixed point then runs over the ops and
+//! edge copies.
+
+use tessera_spirv::alu::{self, Conv, IBin};
+use tessera_spirv::exec::GroupShape;
+use tessera_spirv::ir::{DescIdx, Ir, Op, Reg, RegType, Space};
+
+/// Lanes per chunk: the unit compiled code runs (one 16-byte vector per byte of lane width).
+pub const LANES: usize = 16;
+
+/// The shape of a register's values across a chunk's lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Not defined anywhere yet (the fixed point's bottom).
+    Undefined,
+    Const(u64),
+    Uniform,
+    /// `base + i·stride` (stride reduced modulo 2^width, never 0: that is `Uniform`).
+    Affine(u64),
+    Varying,
+}
+
+impl Class {
+    fn join(self, other: Class) -> Class {
+        use Class::*;
+        match (self, other) {
+            (Undefined, x) | (x, Undefined) => x,
+            (Const(a), Const(b)) if a == b => Const(a),
+            (Const(_) | Uniform, Const(_) | Uniform) => Uniform,
+            (Affine(a), Affine(b)) if a == b => Affine(a),
+            _ => Varying,
+        }
+    }
+
+    /// Uniform or constant.
+    pub fn is_uniform(self) -> bool {
+        matches!(self, Class::Const(_) | Class::Uniform | Class::Undefined)
+    }
+}
+
+/// `v` modulo 2^bits.
+pub fn wrap(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+fn bits_of(t: RegType) -> u32 {
+    (t.bytes() * 8) as u32
+}
+
+/// The classes of the built-in registers for chunks of [`LANES`] lanes of a lane group of
+/// `shape`: a component is affine (stride 1) or uniform when it is so in *every* chunk of the
+/// group, else varying.
+pub fn builtin_classes(ir: &Ir, shape: &GroupShape) -> Vec<(Reg, Class)> {
+    let lanes = shape.lanes as usize;
+    let wgs = shape.wg_size as usize;
+    let [lx, ly, _] = shape.local;
+    // Per lane: (workgroup in group, local x, y, z, local index).
+    let lane = |i: usize| -> [u64; 5] {
+        let (k, li) = (i / wgs, i % wgs);
+        let li32 = li as u32;
+        [
+            k as u64,
+            u64::from(li32 % lx),
+            u64::from((li32 / lx) % ly),
+            u64::from(li32 / (lx * ly)),
+            li as u64,
+        ]
+    };
+    // How component `f` behaves over every full chunk: Some(0) uniform, Some(1) affine, None.
+    let pattern = |f: &dyn Fn([u64; 5]) -> u64| -> Option<u64> {
+        let mut stride = None;
+        for c in 0..lanes / LANES {
+            let first = f(lane(c * LANES));
+            let s = f(lane(c * LANES + 1)).wrapping_sub(first);
+            if s > 1 {
+                return None;
+            }
+            if (0..LANES).any(|i| f(lane(c * LANES + i)) != first.wrapping_add(s * i as u64)) {
+                return None;
+            }
+            match stride {
+                None => stride = Some(s),
+                Some(t) if t != s => return None,
+                _ => {}
+            }
+        }
+        Some(stride.unwrap_or(0))
+    };
+    let class_of = |p: Option<u64>| match p {
+        Some(0) => Class::Uniform,
+        Some(s) => Class::Affine(s),
+        None => Class::Varying,
+    };
+    let same_wg = pattern(&|l| l[0]) == Some(0);
+    let mut out = Vec::new();
+    let b = &ir.builtins;
+    for c in 0..3 {
+        let local = class_of(pattern(&|l| l[1 + c]));
+        if let Some(r) = b.local_id {
+            out.push((r + c as u32, local));
+        }
+        let per_wg = if same_wg {
+            Class::Uniform
+        } else {
+            Class::Varying
+        };
+        if let Some(r) = b.workgroup_id {
+            out.push((r + c as u32, per_wg));
+        }
+        if let Some(r) = b.num_workgroups {
+            out.push((r + c as u32, Class::Uniform));
+        }
+        if let Some(r) = b.global_id {
+            // workgroup_id·size + local_id: affine like local_id when the chunk is in one
+            // workgroup.
+            out.push((r + c as u32, if same_wg { local } else { Class::Varying }));
+        }
+    }
+    if let Some(r) = b.local_index {
+        out.push((r, class_of(pattern(&|l| l[4]))));
+    }
+    out
+}
+
+/// The class of every register of `ir` (see the module docs).
+pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
+    let n = ir.nregs() as usize;
+    let mut cls = vec![Class::Undefined; n];
+    for &(r, v) in &ir.consts {
+        cls[r as usize] = Class::Const(v);
+    }
+    for (r, c) in builtin_classes(ir, shape) {
+        cls[r as usize] = c;
+    }
+    let pinned: Vec<bool> = {
+        let mut p = vec![false; n];
+        for &(r, _) in &ir.consts {
+            p[r as usize] = true;
+        }
+        for (base, len) in ir.builtins.ranges() {
+            for r in base..base + len {
+                p[r as usize] = true;
+            }
+        }
+        p
+    };
+    for _ in 0..64 {
+        let mut changed = false;
+        let mut set = |cls: &mut Vec<Class>, r: Reg, c: Class| {
+            let r = r as usize;
+            if pinned[r] {
+                return;
+            }
+            let j = cls[r].join(c);
+            if j != cls[r] {
+                cls[r] = j;
+                changed = true;
+            }
+        };
+        for b in &ir.blocks {
+            for op in &b.ops {
+                for (r, c) in results(ir, &cls, op) {
+                    set(&mut cls, r, c);
+                }
+            }
+            for e in b.term.edges() {
+                for &(d, s) in &e.moves {
+                    let c = cls[s as usize];
+                    set(&mut cls, d, c);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // A register nothing defines reads as whatever the register file holds: varying.
+    for (r, c) in cls.iter_mut().enumerate() {
+        if *c == Class::Undefined && !pinned[r] {
+            *c = Class::Varying;
+        }
+    }
+    cls
+}
+
+/// The classes an op gives its results.
+fn results(ir: &Ir, cls: &[Class], op: &Op) -> Vec<(Reg, Class)> {
+    use Class::*;
+    let c = |r: Reg| cls[r as usize];
+    let bits = |r: Reg| bits_of(ir.reg_types[r as usize]);
+    let all_uniform = |regs: &[Reg]| regs.iter().all(|&r| c(r).is_uniform());
+    let desc_uniform = |d: &DescIdx| match d {
+        DescIdx::Const(_) => true,
+        DescIdx::Dyn(r) => c(*r).is_uniform(),
+    };
+    let fold1 = |f: &dyn Fn(u64) -> u64, a: Reg| match c(a) {
+        Const(x) => Const(f(x)),
+        x if x.is_uniform() => Uniform,
+        _ => Varying,
+    };
+    match *op {
+        Op::Mov { dst, src } => vec![(dst, c(src))],
+        Op::IBin {
+            op,
+            width,
+            dst,
+            lhs,
+            rhs,
+        } => {
+            let w = u32::from(width);
+            let r = match (op, c(lhs), c(rhs)) {
+                (_, Const(x), Const(y)) => Const(alu::ibin(op, width, x, y)),
+                (_, x, y) if x.is_uniform() && y.is_uniform() => Uniform,
+                (IBin::Add, Affine(s), y) | (IBin::Add, y, Affine(s)) if y.is_uniform() => {
+                    Affine(s)
+                }
+                (IBin::Add, Affine(s), Affine(t)) => affine(wrap(s.wrapping_add(t), w)),
+                (IBin::Sub, Affine(s), y) if y.is_uniform() => Affine(s),
+                (IBin::Sub, x, Affine(s)) if x.is_uniform() => affine(wrap(s.wrapping_neg(), w)),
+                (IBin::Sub, Affine(s), Affine(t)) => affine(wrap(s.wrapping_sub(t), w)),
+                (IBin::Mul, Affine(s), Const(k)) | (IBin::Mul, Const(k), Affine(s)) => {
+                    affine(wrap(s.wrapping_mul(k), w))
+                }
+                (IBin::Shl, Affine(s), Const(k)) if k < u64::from(w) => affine(wrap(s << k, w)),
+                _ => Varying,
+            };
+            vec![(dst, r)]
+        }
+        Op::IUn {
+            op,
+            width,
+            dst,
+            src,
+        } => {
+            vec![(dst, fold1(&|x| alu::iun(op, width, x), src))]
+        }
+        Op::FUn {
+            op,
+            width,
+            dst,
+            src,
+        } => {
+            vec![(dst, fold1(&|x| alu::fun(op, width, x), src))]
+        }
+        Op::Conv {
+            op,
+            from,
+            to,
+            dst,
+            src,
+        } => {
+            let r = match (op, c(src)) {
+                (_, Const(x)) => Const(alu::conv(op, from, to, x)),
+                (_, x) if x.is_uniform() => Uniform,
+                // Truncating an affine value keeps it affine (modular arithmetic); widening
+                // does when no lane wraps at the source width, which compiled code checks.
+                (Conv::UToU | Conv::SToS, Affine(s)) => {
+                    let (fb, tb) = (bits(src), bits(dst));
+                    if tb <= fb {
+                        affine(wrap(s, tb))
+                    } else if op == Conv::SToS {
+                        Affine(wrap(alu::sext(s, from) as u64, tb))
+                    } else {
+                        Affine(s)
+                    }
+                }
+                _ => Varying,
+            };
+            vec![(dst, r)]
+        }
+        Op::ICmp { dst, lhs, rhs, .. }
+        | Op::FBin { dst, lhs, rhs, .. }
+        | Op::FCmp { dst, lhs, rhs, .. } => vec![(dst, uniform_if(all_uniform(&[lhs, rhs])))],
+        Op::Tern {
+            dst,
+            src0,
+            src1,
+            src2,
+            ..
+        } => vec![(dst, uniform_if(all_uniform(&[src0, src1, src2])))],
+        Op::Select {
+            dst,
+            cond,
+            if_true,
+            if_false,
+        } => {
+            let r = if c(cond).is_uniform() {
+                if let Const(k) = c(cond) {
+                    c(if k != 0 { if_true } else { if_false })
+                } else {
+                    match (c(if_true), c(if_false)) {
+                        (x, y) if x.is_uniform() && y.is_uniform() => Uniform,
+                        (Affine(s), Affine(t)) if s == t => Affine(s),
+                        _ => Varying,
+                    }
+                }
+            } else {
+                Varying
+            };
+            vec![(dst, r)]
+        }
+        Op::Pick {
+            dst,
+            index,
+            ref choices,
+        } => {
+            let mut regs = vec![index];
+            regs.extend(choices.iter());
+            vec![(dst, uniform_if(all_uniform(&regs)))]
+        }
+        Op::LoadVar {
+            dst, var, index, ..
+        } => {
+            let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
+            vec![(dst, uniform_if(c(index).is_uniform() && all_uniform(&regs)))]
+        }
+        Op::StoreVar {
+            var, index, value, ..
+        } => {
+            // Writes one element per lane: uniform only if index and value are.
+            let k = uniform_if(c(index).is_uniform() && c(value).is_uniform());
+            (var.base..var.base + var.len).map(|r| (r, k)).collect()
+        }
+        Op::Load {
+            space, dst, addr, ..
+        } => {
+            let space_uniform = match space {
+                Space::Buffer { desc, .. } => desc_uniform(&desc),
+                _ => true,
+            };
+            vec![(
+                dst,
+                uniform_if(space_uniform && addr.is_none_or(|a| c(a).is_uniform())),
+            )]
+        }
+        Op::ArrayLength { desc, dst, .. } => vec![(dst, uniform_if(desc_uniform(&desc)))],
+        Op::TensorRead {
+            ref tensor,
+            ref coords,
+            ref dsts,
+            oob,
+            ..
+        } => {
+            let u = desc_uniform(&tensor.desc)
+                && all_uniform(coords)
+                && oob.is_none_or(|o| c(o).is_uniform());
+            dsts.iter().map(|&d| (d, uniform_if(u))).collect()
+        }
+        Op::TensorQuery {
+            ref tensor,
+            dim,
+            dst,
+            ..
+        } => vec![(
+            dst,
+            uniform_if(desc_uniform(&tensor.desc) && c(dim).is_uniform()),
+        )],
+        Op::IDot {
+            dst,
+            ref lhs,
+            ref rhs,
+            acc,
+            ..
+        } => {
+            let mut regs: Vec<Reg> = lhs.iter().chain(rhs.iter()).copied().collect();
+            regs.extend(acc);
+            vec![(dst, uniform_if(all_uniform(&regs)))]
+        }
+        // Atomics and subgroup operations run in the interpreter; their results vary.
+        Op::Atomic { dst, .. } | Op::Subgroup { dst, .. } => vec![(dst, Varying)],
+        Op::Store { .. } | Op::TensorWrite { .. } | Op::Barrier {} => Vec::new(),
+    }
+}
+
+fn uniform_if(u: bool) -> Class {
+    if u { Class::Uniform } else { Class::Varying }
+}
+
+fn affine(s: u64) -> Class {
+    if s == 0 {
+        Class::Uniform
+    } else {
+        Class::Affine(s)
+    }
+}

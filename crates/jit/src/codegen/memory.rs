@@ -1,0 +1,840 @@
+//! Memory ops in compiled code: buffer, push-constant and shared-memory loads and stores, and
+//! tensor reads, writes and size queries, through the windows of the context (`ctx::Window`,
+//! `ctx::TensorSite`).
+//!
+//! Every access is checked against its window before it happens. An access that fails the check
+//! is redirected to the context's scratch bytes (a load then gives 0, a store lands there), so
+//! the checks are branch-free. Fast paths: a uniform address (one access per chunk), an affine
+//! address of stride = access size (contiguous vectors), an affine tensor coordinate set (one
+//! range check per chunk, then vectors or strided scalars). Tensor accesses whose lanes are not
+//! all in bounds, dynamic descriptor indices and physical pointers go to the interpreter.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{InstBuilder, Value};
+use tessera_spirv::ScalarType;
+use tessera_spirv::ir::{DescIdx, Op, Reg, Space, TensorAcc};
+
+use super::Gen;
+use super::values::{JVal, app_flags, lane_flags, per_vec, scalar_ty, vec_ty};
+use crate::classes::LANES;
+use crate::ctx::field;
+
+/// The buffers and tensors compiled code reads through the context, in table order.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Sites {
+    /// (resource slot, descriptor index).
+    pub(crate) buffers: Vec<(u32, u32)>,
+    pub(crate) tensors: Vec<TensorAcc>,
+}
+
+/// Bytes of `ctx::Window` and `ctx::TensorSite`.
+const WINDOW: i32 = 16;
+const SITE: i32 = std::mem::size_of::<crate::ctx::TensorSite>() as i32;
+
+impl Gen<'_> {
+    fn buffer_site(&mut self, slot: u32, desc: u32) -> usize {
+        let key = (slot, desc);
+        match self.sites.buffers.iter().position(|&k| k == key) {
+            Some(i) => i,
+            None => {
+                self.sites.buffers.push(key);
+                self.sites.buffers.len() - 1
+            }
+        }
+    }
+
+    fn tensor_site(&mut self, t: &TensorAcc) -> usize {
+        match self.sites.tensors.iter().position(|k| k == t) {
+            Some(i) => i,
+            None => {
+                self.sites.tensors.push(*t);
+                self.sites.tensors.len() - 1
+            }
+        }
+    }
+
+    /// The (pointer, length) of the window an access to `space` uses, if compiled code reads
+    /// it directly.
+    fn window(&mut self, space: Space) -> Option<(Value, Value)> {
+        let (table, offset) = match space {
+            Space::Buffer {
+                slot,
+                desc: DescIdx::Const(d),
+            } => {
+                let k = self.buffer_site(slot, d) as i32;
+                (Some(self.ctx_load(I64, field!(buffers))), k * WINDOW)
+            }
+            Space::Push => (None, field!(push)),
+            Space::Shared => (None, field!(shared)),
+            _ => return None,
+        };
+        let base = table.unwrap_or(self.ctx);
+        let ptr = self
+            .b
+            .ins()
+            .load(I64, super::values::own_flags(), base, offset);
+        let len = self
+            .b
+            .ins()
+            .load(I64, super::values::own_flags(), base, offset + 8);
+        Some((ptr, len))
+    }
+
+    /// The address of `size` bytes at byte offset `at` (an `I64`) of window `(ptr, len)` when
+    /// they lie inside it, else the context's scratch bytes; and whether they did.
+    fn checked(&mut self, ptr: Value, len: Value, at: Value, size: u64) -> (Value, Value) {
+        let fits = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, len, size as i64);
+        let room = self.b.ins().iadd_imm_s(len, -(size as i64));
+        let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, at, room);
+        let ok = self.b.ins().band(fits, within);
+        let addr = self.b.ins().iadd(ptr, at);
+        let scratch = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        (self.b.ins().select(ok, addr, scratch), ok)
+    }
+
+    /// A per-lane byte offset `addr + offset` (`I64`) of lane `i`.
+    fn lane_offset(&mut self, addr: &Option<(JVal, usize)>, offset: u64, i: usize) -> Value {
+        match addr {
+            None => self.b.ins().iconst(I64, offset as i64),
+            Some((v, bytes)) => {
+                let x = self.lane(v, *bytes, i);
+                let x = self.fit(x, I64);
+                self.b.ins().iadd_imm_s(x, offset as i64)
+            }
+        }
+    }
+
+    pub(crate) fn memory(&mut self, op: &Op) -> Result<bool, String> {
+        match op {
+            Op::Load {
+                space,
+                bytes,
+                dst,
+                addr,
+                offset,
+            } => self.load(*space, usize::from(*bytes), *dst, *addr, *offset),
+            Op::Store {
+                space,
+                bytes,
+                value,
+                addr,
+                offset,
+            } => self.store(*space, usize::from(*bytes), *value, *addr, *offset),
+            Op::ArrayLength {
+                slot,
+                desc: DescIdx::Const(d),
+                offset,
+                stride,
+                dst,
+            } => {
+                let Some((_, len)) = self.window(Space::Buffer {
+                    slot: *slot,
+                    desc: DescIdx::Const(*d),
+                }) else {
+                    return Ok(false);
+                };
+                // (len - offset) / stride saturating, 0 for stride 0, truncated to 32 bits.
+                let off = self.b.ins().iconst(I64, *offset as i64);
+                // (Cranelift has no scalar `usub_sat` on x86-64.)
+                let diff = self.b.ins().isub(len, off);
+                let zero = self.b.ins().iconst(I64, 0);
+                let fits = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, len, off);
+                let rest = self.b.ins().select(fits, diff, zero);
+                let n = if *stride == 0 {
+                    self.b.ins().iconst(I64, 0)
+                } else {
+                    self.b.ins().udiv_imm_s(rest, *stride as i64)
+                };
+                let n = self.b.ins().ireduce(I32, n);
+                self.set(*dst, JVal::Uniform(n))?;
+                Ok(true)
+            }
+            Op::TensorRead {
+                tensor,
+                coords,
+                signed,
+                coord_width,
+                dsts,
+                oob,
+            } => self.tensor_read(tensor, coords, *signed, *coord_width, dsts, *oob),
+            Op::TensorWrite {
+                tensor,
+                coords,
+                signed,
+                coord_width,
+                values,
+            } => self.tensor_write(tensor, coords, *signed, *coord_width, values),
+            Op::TensorQuery {
+                tensor,
+                dim,
+                width,
+                dst,
+            } => self.tensor_query(tensor, *dim, *width, *dst),
+            _ => Ok(false),
+        }
+    }
+
+    fn address(&mut self, addr: Option<Reg>) -> Option<(JVal, usize)> {
+        addr.map(|r| (self.get(r), self.bytes(r)))
+    }
+
+    fn load(
+        &mut self,
+        space: Space,
+        size: usize,
+        dst: Reg,
+        addr: Option<Reg>,
+        offset: u64,
+    ) -> Result<bool, String> {
+        let Some((ptr, len)) = self.window(space) else {
+            return Ok(false);
+        };
+        let a = self.address(addr);
+        let ty = scalar_ty(size);
+        let uniform = a.as_ref().is_none_or(|(v, _)| v.is_scalar());
+        if uniform {
+            let at = self.lane_offset(&a, offset, 0);
+            let (p, ok) = self.checked(ptr, len, at, size as u64);
+            let x = self.b.ins().load(ty, app_flags(), p, 0);
+            let z = self.b.ins().iconst(ty, 0);
+            let v = self.b.ins().select(ok, x, z);
+            self.set(dst, JVal::Uniform(v))?;
+            return Ok(true);
+        }
+        if let Some((JVal::Affine(base, s), abytes)) = &a
+            && *s == size as u64
+            && let Some(v) = self.contiguous(ptr, len, *base, *abytes, offset, size, true, None)
+        {
+            self.set(dst, JVal::Varying(v))?;
+            return Ok(true);
+        }
+        // A gather: each lane checked on its own.
+        let pv = per_vec(size);
+        let mut vecs = Vec::new();
+        let mut cur = None;
+        for i in 0..LANES {
+            let at = self.lane_offset(&a, offset, i);
+            let (p, ok) = self.checked(ptr, len, at, size as u64);
+            let x = self.b.ins().load(ty, app_flags(), p, 0);
+            let z = self.b.ins().iconst(ty, 0);
+            let x = self.b.ins().select(ok, x, z);
+            cur = Some(match cur {
+                None => self.b.ins().splat(vec_ty(size), x),
+                Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
+            });
+            if i % pv == pv - 1 {
+                vecs.extend(cur.take());
+            }
+        }
+        self.set(dst, JVal::Varying(vecs))?;
+        Ok(true)
+    }
+
+    /// The contiguous fast path of an affine address `base + i·size` (+ `offset`): loads
+    /// (`load`) or stores `values` as 16-lane vectors when all 16 lanes lie inside the window
+    /// and the address does not wrap at its width; otherwise a per-lane path, for loads `None`
+    /// (the caller gathers) and for stores done here lane by lane.
+    #[allow(clippy::too_many_arguments)]
+    fn contiguous(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        base: Value,
+        abytes: usize,
+        offset: u64,
+        size: usize,
+        load: bool,
+        values: Option<&[Value]>,
+    ) -> Option<Vec<Value>> {
+        let total = (LANES * size) as u64;
+        let b64 = self.fit(base, I64);
+        let first = self.b.ins().iadd_imm_s(b64, offset as i64);
+        // No wrap of the lanes' addresses at a 32-bit address width.
+        let wraps = if abytes < 8 {
+            let last = self.b.ins().iadd_imm_s(b64, ((LANES - 1) * size) as i64);
+            self.b.ins().icmp_imm_s(
+                IntCC::UnsignedGreaterThan,
+                last,
+                ((1u64 << (abytes * 8)) - 1) as i64,
+            )
+        } else {
+            self.b.ins().iconst(I8, 0)
+        };
+        let (p, ok) = self.checked(ptr, len, first, total);
+        let notwrap = self.b.ins().bxor_imm_s(wraps, 1);
+        let ok = self.b.ins().band(ok, notwrap);
+        if load {
+            // Out of bounds: the caller's gather (an uncommon path) handles the lanes.
+            let fast = self.b.create_block();
+            let slow = self.b.create_block();
+            let join = self.b.create_block();
+            let vt = vec_ty(size);
+            let params: Vec<Value> = (0..size)
+                .map(|_| self.b.append_block_param(join, vt))
+                .collect();
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let vs: Vec<Value> = (0..size)
+                .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
+                .collect();
+            let args: Vec<cranelift_codegen::ir::BlockArg> = vs
+                .iter()
+                .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
+                .collect();
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(slow);
+            let a = Some((JVal::Affine(base, size as u64), abytes));
+            let mut vecs = Vec::new();
+            let mut cur = None;
+            let pv = per_vec(size);
+            let ty = scalar_ty(size);
+            for i in 0..LANES {
+                let at = self.lane_offset(&a, offset, i);
+                let (q, lok) = self.checked(ptr, len, at, size as u64);
+                let x = self.b.ins().load(ty, app_flags(), q, 0);
+                let z = self.b.ins().iconst(ty, 0);
+                let x = self.b.ins().select(lok, x, z);
+                cur = Some(match cur {
+                    None => self.b.ins().splat(vt, x),
+                    Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
+                });
+                if i % pv == pv - 1 {
+                    vecs.extend(cur.take());
+                }
+            }
+            let args: Vec<cranelift_codegen::ir::BlockArg> = vecs
+                .iter()
+                .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
+                .collect();
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(join);
+            return Some(params);
+        }
+        let values = values?;
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        for (j, &v) in values.iter().enumerate() {
+            self.b.ins().store(app_flags(), v, p, (16 * j) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(slow);
+        let a = Some((JVal::Affine(base, size as u64), abytes));
+        self.scatter(ptr, len, &a, offset, size, &JVal::Varying(values.to_vec()));
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Some(Vec::new())
+    }
+
+    /// Stores lane by lane, in lane order, each checked.
+    fn scatter(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        size: usize,
+        v: &JVal,
+    ) {
+        for i in 0..LANES {
+            let at = self.lane_offset(a, offset, i);
+            let (p, _) = self.checked(ptr, len, at, size as u64);
+            let x = self.lane(v, size, i);
+            self.b.ins().store(app_flags(), x, p, 0);
+        }
+    }
+
+    fn store(
+        &mut self,
+        space: Space,
+        size: usize,
+        value: Reg,
+        addr: Option<Reg>,
+        offset: u64,
+    ) -> Result<bool, String> {
+        if space == Space::Push {
+            // Push constants are read-only: the interpreter drops such stores too.
+            return Ok(true);
+        }
+        let Some((ptr, len)) = self.window(space) else {
+            return Ok(false);
+        };
+        let a = self.address(addr);
+        let v = self.get(value);
+        let uniform = a.as_ref().is_none_or(|(x, _)| x.is_scalar());
+        if uniform {
+            // Every lane stores to the same place: the last lane's value stays.
+            let at = self.lane_offset(&a, offset, 0);
+            let (p, _) = self.checked(ptr, len, at, size as u64);
+            let x = self.lane(&v, size, LANES - 1);
+            self.b.ins().store(app_flags(), x, p, 0);
+            return Ok(true);
+        }
+        if let Some((JVal::Affine(base, s), abytes)) = &a
+            && *s == size as u64
+        {
+            let vs = self.vectors(&v, size);
+            let (base, abytes) = (*base, *abytes);
+            self.contiguous(ptr, len, base, abytes, offset, size, false, Some(&vs));
+            return Ok(true);
+        }
+        self.scatter(ptr, len, &a, offset, size, &v);
+        Ok(true)
+    }
+
+    // ------------------------------------------------------------------ tensors
+
+    /// The site fields: (ptr, len, ok, rank, dims, strides).
+    fn site(&mut self, t: &TensorAcc) -> (Value, Value, Value, Value, Value, Value) {
+        let k = self.tensor_site(t) as i32;
+        let table = self.ctx_load(I64, field!(tensors));
+        let f = super::values::own_flags();
+        let at = |g: &mut Self, o: i32, ty| g.b.ins().load(ty, f, table, k * SITE + o);
+        (
+            at(self, 0, I64),
+            at(self, 8, I64),
+            at(self, 16, I64),
+            at(self, 24, I64),
+            at(self, 32, I64),
+            at(self, 40, I64),
+        )
+    }
+
+    /// The affine view of a tensor access: every coordinate uniform or affine, every lane's
+    /// whole run of `count` elements in bounds (checked, else a hand to the interpreter is
+    /// needed: `None` from the check value). Returns (byte offset of lane 0's element 0, byte
+    /// step between lanes, byte step between elements, in-bounds flag).
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_affine(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        count: usize,
+        dims: Value,
+        strides: Value,
+        ok: Value,
+    ) -> Option<(Value, Value, Value, Value)> {
+        let cb = usize::from(cw / 8).max(1);
+        if cb > 4 || coords.len() != t.rank as usize || coords.is_empty() {
+            return None;
+        }
+        let f = super::values::own_flags();
+        let mut base = self.b.ins().iconst(I64, 0);
+        let mut step = self.b.ins().iconst(I64, 0);
+        let mut inb = self.b.ins().icmp_imm_s(IntCC::NotEqual, ok, 0);
+        let last = coords.len() - 1;
+        let mut elem_step = None;
+        for (k, &c) in coords.iter().enumerate() {
+            let (c0, s) = match self.get(c) {
+                JVal::Const(v) => (self.iconst(scalar_ty(cb), v), 0i64),
+                JVal::Uniform(x) => (self.fit(x, scalar_ty(cb)), 0),
+                JVal::Affine(x, s) => {
+                    let s = if signed {
+                        tessera_spirv::alu::sext(s, cw)
+                    } else {
+                        s as i64
+                    };
+                    (self.fit(x, scalar_ty(cb)), s)
+                }
+                JVal::Varying(_) => return None,
+            };
+            // Exact lane-0 and lane-15 coordinates in 64 bits.
+            let lo = if signed {
+                self.b.ins().sextend(I64, c0)
+            } else {
+                self.b.ins().uextend(I64, c0)
+            };
+            let hi = self.b.ins().iadd_imm_s(lo, s * (LANES as i64 - 1));
+            let extra = if k == last { count as i64 - 1 } else { 0 };
+            let dim = self.b.ins().load(I64, f, dims, (8 * k) as i32);
+            let stride = self.b.ins().load(I64, f, strides, (8 * k) as i32);
+            for x in [lo, hi] {
+                // 0 <= x and x + extra < dim (as signed 64-bit, dims are far below 2^63).
+                let nonneg = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
+                let xe = self.b.ins().iadd_imm_s(x, extra);
+                let below = self.b.ins().icmp(IntCC::SignedLessThan, xe, dim);
+                let both = self.b.ins().band(nonneg, below);
+                inb = self.b.ins().band(inb, both);
+            }
+            // Strides and coordinates far from overflow: dims and strides below 2^40.
+            let small = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThan, stride, 1 << 40);
+            let dsmall = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThan, dim, 1 << 40);
+            let both = self.b.ins().band(small, dsmall);
+            inb = self.b.ins().band(inb, both);
+            let term = self.b.ins().imul(lo, stride);
+            base = self.b.ins().iadd(base, term);
+            if s != 0 {
+                let t = self.b.ins().imul_imm_s(stride, s);
+                step = self.b.ins().iadd(step, t);
+            }
+            if k == last {
+                elem_step = Some(stride);
+            }
+        }
+        Some((base, step, elem_step?, inb))
+    }
+
+    fn tensor_read(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        dsts: &[Reg],
+        oob: Option<Reg>,
+    ) -> Result<bool, String> {
+        if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
+            return Ok(false);
+        }
+        let size = t.elem.bytes();
+        let (ptr, len, ok, _, dims, strides) = self.site(t);
+        let Some((base, step, estep, inb)) =
+            self.tensor_affine(t, coords, signed, cw, dsts.len(), dims, strides, ok)
+        else {
+            return Ok(false);
+        };
+        let uniform = coords
+            .iter()
+            .all(|&c| self.classes[c as usize].is_uniform());
+        // Lanes not all in bounds: the interpreter's per-lane path.
+        let notinb = self.b.ins().bxor_imm_s(inb, 1);
+        self.hand_back_if(notinb);
+        let ty = scalar_ty(size);
+        let count = dsts.len();
+        if uniform {
+            for (j, &d) in dsts.iter().enumerate() {
+                let e = self.b.ins().imul_imm_s(estep, j as i64);
+                let at = self.b.ins().iadd(base, e);
+                let (p, lok) = self.checked(ptr, len, at, size as u64);
+                let x = self.b.ins().load(ty, app_flags(), p, 0);
+                let fallback = match oob {
+                    Some(o) => {
+                        let v = self.get(o);
+                        self.scalar(&v, size).ok_or("uniform oob")?
+                    }
+                    None => self.b.ins().iconst(ty, 0),
+                };
+                let x = self.b.ins().select(lok, x, fallback);
+                self.set(d, JVal::Uniform(x))?;
+            }
+            return Ok(true);
+        }
+        // Contiguous: lanes' runs back to back, elements packed.
+        let run = (count * size) as i64;
+        let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
+        let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
+        let contiguous = self.b.ins().band(step_is_run, packed);
+        let total = (LANES * count * size) as u64;
+        let (p, fits) = self.checked(ptr, len, base, total);
+        let fast_ok = self.b.ins().band(contiguous, fits);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let vt = vec_ty(size);
+        let params: Vec<Vec<Value>> = (0..count)
+            .map(|_| {
+                (0..size)
+                    .map(|_| self.b.append_block_param(join, vt))
+                    .collect()
+            })
+            .collect();
+        self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let raw: Vec<Value> = (0..count * size)
+            .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
+            .collect();
+        let per = self.deinterleave(&raw, count, size);
+        let args: Vec<cranelift_codegen::ir::BlockArg> = per
+            .iter()
+            .flatten()
+            .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
+            .collect();
+        self.b.ins().jump(join, &args);
+        // Strided (in bounds): lane i's element j at base + i·step + j·estep, one range check.
+        self.b.switch_to_block(slow);
+        let lanes_span = self.b.ins().imul_imm_s(step, LANES as i64 - 1);
+        let elems_span = self.b.ins().imul_imm_s(estep, count as i64 - 1);
+        let span = self.b.ins().iadd(lanes_span, elems_span);
+        let end = self.b.ins().iadd(base, span);
+        let (_, end_ok) = self.checked(ptr, len, end, size as u64);
+        let bad = self.b.ins().bxor_imm_s(end_ok, 1);
+        self.hand_back_if(bad);
+        let pv = per_vec(size);
+        let mut outs: Vec<Vec<Value>> = Vec::new();
+        for j in 0..count {
+            let mut vecs = Vec::new();
+            let mut cur = None;
+            for i in 0..LANES {
+                let li = self.b.ins().imul_imm_s(step, i as i64);
+                let ej = self.b.ins().imul_imm_s(estep, j as i64);
+                let o = self.b.ins().iadd(li, ej);
+                let at = self.b.ins().iadd(base, o);
+                let addr = self.b.ins().iadd(ptr, at);
+                let x = self.b.ins().load(ty, app_flags(), addr, 0);
+                cur = Some(match cur {
+                    None => self.b.ins().splat(vt, x),
+                    Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
+                });
+                if i % pv == pv - 1 {
+                    vecs.extend(cur.take());
+                }
+            }
+            outs.push(vecs);
+        }
+        let args: Vec<cranelift_codegen::ir::BlockArg> = outs
+            .iter()
+            .flatten()
+            .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
+            .collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        for (d, vs) in dsts.iter().zip(params) {
+            self.set(*d, JVal::Varying(vs))?;
+        }
+        Ok(true)
+    }
+
+    /// `count` interleaved element streams (lane-major: lane 0's elements, then lane 1's, …) of
+    /// `size`-byte elements split into one 16-lane vector set per element.
+    fn deinterleave(&mut self, raw: &[Value], count: usize, size: usize) -> Vec<Vec<Value>> {
+        if count == 1 {
+            return vec![raw.to_vec()];
+        }
+        // Byte-level gather: output element j, lane i comes from byte (i·count + j)·size.
+        let bytes: Vec<Value> = raw
+            .iter()
+            .map(|&v| self.b.ins().bitcast(I8X16, lane_flags(), v))
+            .collect();
+        let mut out = Vec::with_capacity(count);
+        for j in 0..count {
+            let mut vecs = Vec::with_capacity(size);
+            for v in 0..size {
+                // Output vector v of element j holds lanes v·16/size .. (v+1)·16/size.
+                let pv = per_vec(size);
+                let mut acc: Option<Value> = None;
+                for (src, src_vec) in bytes.iter().enumerate() {
+                    // Indices into this source vector, or 0x80 (zero) elsewhere.
+                    let mut mask = [0x80u8; 16];
+                    let mut any = false;
+                    for k in 0..pv {
+                        let lane = v * pv + k;
+                        let byte0 = (lane * count + j) * size;
+                        for b in 0..size {
+                            let byte = byte0 + b;
+                            if byte / 16 == src {
+                                mask[k * size + b] = (byte % 16) as u8;
+                                any = true;
+                            }
+                        }
+                    }
+                    if !any {
+                        continue;
+                    }
+                    let c = self.b.func.dfg.constants.insert(mask.to_vec().into());
+                    let m = self.b.ins().vconst(I8X16, c);
+                    let part = self.b.ins().swizzle(*src_vec, m);
+                    acc = Some(match acc {
+                        None => part,
+                        Some(a) => self.b.ins().bor(a, part),
+                    });
+                }
+                let acc = acc.unwrap_or_else(|| {
+                    let z = self.b.ins().iconst(I8, 0);
+                    self.b.ins().splat(I8X16, z)
+                });
+                vecs.push(self.b.ins().bitcast(vec_ty(size), lane_flags(), acc));
+            }
+            out.push(vecs);
+        }
+        out
+    }
+
+    /// The inverse of [`Self::deinterleave`].
+    fn interleave(&mut self, per: &[Vec<Value>], size: usize) -> Vec<Value> {
+        let count = per.len();
+        if count == 1 {
+            return per[0].clone();
+        }
+        let bytes: Vec<Vec<Value>> = per
+            .iter()
+            .map(|vs| {
+                vs.iter()
+                    .map(|&v| self.b.ins().bitcast(I8X16, lane_flags(), v))
+                    .collect()
+            })
+            .collect();
+        let pv = per_vec(size);
+        let mut out = Vec::new();
+        for dst in 0..count * size {
+            let mut acc: Option<Value> = None;
+            for (j, vs) in bytes.iter().enumerate() {
+                for (v, src_vec) in vs.iter().enumerate() {
+                    let mut mask = [0x80u8; 16];
+                    let mut any = false;
+                    for k in 0..pv {
+                        let lane = v * pv + k;
+                        let byte0 = (lane * count + j) * size;
+                        for b in 0..size {
+                            let byte = byte0 + b;
+                            if byte / 16 == dst {
+                                mask[byte % 16] = (k * size + b) as u8;
+                                any = true;
+                            }
+                        }
+                    }
+                    if !any {
+                        continue;
+                    }
+                    let c = self.b.func.dfg.constants.insert(mask.to_vec().into());
+                    let m = self.b.ins().vconst(I8X16, c);
+                    let part = self.b.ins().swizzle(*src_vec, m);
+                    acc = Some(match acc {
+                        None => part,
+                        Some(a) => self.b.ins().bor(a, part),
+                    });
+                }
+            }
+            let acc = acc.unwrap_or_else(|| {
+                let z = self.b.ins().iconst(I8, 0);
+                self.b.ins().splat(I8X16, z)
+            });
+            out.push(acc);
+        }
+        out
+    }
+
+    fn tensor_write(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        values: &[Reg],
+    ) -> Result<bool, String> {
+        if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
+            return Ok(false);
+        }
+        let size = t.elem.bytes();
+        let (ptr, len, ok, _, dims, strides) = self.site(t);
+        let Some((base, step, estep, inb)) =
+            self.tensor_affine(t, coords, signed, cw, values.len(), dims, strides, ok)
+        else {
+            return Ok(false);
+        };
+        let notinb = self.b.ins().bxor_imm_s(inb, 1);
+        self.hand_back_if(notinb);
+        let uniform = coords
+            .iter()
+            .all(|&c| self.classes[c as usize].is_uniform());
+        let vals: Vec<JVal> = values.iter().map(|&v| self.get(v)).collect();
+        let count = values.len();
+        if uniform {
+            // Every lane writes the same elements: the last lane's values stay.
+            for (j, v) in vals.iter().enumerate() {
+                let e = self.b.ins().imul_imm_s(estep, j as i64);
+                let at = self.b.ins().iadd(base, e);
+                let (p, _) = self.checked(ptr, len, at, size as u64);
+                let x = self.lane(v, size, LANES - 1);
+                self.b.ins().store(app_flags(), x, p, 0);
+            }
+            return Ok(true);
+        }
+        let run = (count * size) as i64;
+        let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
+        let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
+        let contiguous = self.b.ins().band(step_is_run, packed);
+        let total = (LANES * count * size) as u64;
+        let (p, fits) = self.checked(ptr, len, base, total);
+        let fast_ok = self.b.ins().band(contiguous, fits);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let per: Vec<Vec<Value>> = vals.iter().map(|v| self.vectors(v, size)).collect();
+        let raw = self.interleave(&per, size);
+        for (k, &v) in raw.iter().enumerate() {
+            self.b.ins().store(app_flags(), v, p, (16 * k) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(slow);
+        let lanes_span = self.b.ins().imul_imm_s(step, LANES as i64 - 1);
+        let elems_span = self.b.ins().imul_imm_s(estep, count as i64 - 1);
+        let span = self.b.ins().iadd(lanes_span, elems_span);
+        let end = self.b.ins().iadd(base, span);
+        let (_, end_ok) = self.checked(ptr, len, end, size as u64);
+        let bad = self.b.ins().bxor_imm_s(end_ok, 1);
+        self.hand_back_if(bad);
+        // Element-major, then lane order: as the interpreter writes.
+        for (j, v) in vals.iter().enumerate() {
+            for i in 0..LANES {
+                let li = self.b.ins().imul_imm_s(step, i as i64);
+                let ej = self.b.ins().imul_imm_s(estep, j as i64);
+                let o = self.b.ins().iadd(li, ej);
+                let at = self.b.ins().iadd(base, o);
+                let addr = self.b.ins().iadd(ptr, at);
+                let x = self.lane(v, size, i);
+                self.b.ins().store(app_flags(), x, addr, 0);
+            }
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(true)
+    }
+
+    fn tensor_query(
+        &mut self,
+        t: &TensorAcc,
+        dim: Reg,
+        width: u8,
+        dst: Reg,
+    ) -> Result<bool, String> {
+        if !matches!(t.desc, DescIdx::Const(_)) {
+            return Ok(false);
+        }
+        let d = self.get(dim);
+        let db = self.bytes(dim);
+        let Some(k) = self.scalar(&d, db) else {
+            return Ok(false);
+        };
+        let (_, _, _, rank, dims, _) = self.site(t);
+        let k64 = self.fit(k, I64);
+        let inr = self.b.ins().icmp(IntCC::UnsignedLessThan, k64, rank);
+        let off = self.b.ins().imul_imm_s(k64, 8);
+        let at = self.b.ins().iadd(dims, off);
+        let scratch = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let p = self.b.ins().select(inr, at, scratch);
+        let v = self.b.ins().load(I64, app_flags(), p, 0);
+        let z = self.b.ins().iconst(I64, 0);
+        let v = self.b.ins().select(inr, v, z);
+        let out = self.fit(v, scalar_ty(tessera_spirv::alu::width_bytes(width)));
+        self.set(dst, JVal::Uniform(out))?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,761 @@
+//! The code generator: one Cranelift function per program that runs chunks of [`LANES`] lanes
+//! of a lane group through the whole control-flow graph (see the crate docs for the model).
+//!
+//! Layout of the generated function `f(ctx) -> status`:
+//! - `chunk_head`: while `ctx.chunk < ctx.chunk_end`, start the chunk: its register-file row
+//!   bases, its built-ins, then block 0 (fresh) or, in resume mode, the block its lanes wait at
+//!   (`resume_dispatch`, one entry per block a sync block can lead to, reloading and checking
+//!   the live registers);
+//! - one Cranelift block per IR block (`bodies`), with the IR block's ops and terminator;
+//! - a chunk ends at `Exit` (`chunk_done`), at a jump to a sync block (its live registers are
+//!   saved and its lanes' block indices set: the driver runs the sync block for the whole lane
+//!   group), or by handing the chunk back to the interpreter (`hand_back`: live registers saved,
+//!   `ctx.stop_block`/`stop_op` set, status `HAND_BACK`) when its lanes diverge or a check of
+//!   the compiled form fails.
+//!
+//! Invariants: generated code reads and writes application memory only after checking the access
+//! against its window; every register the interpreter may read after a hand-back is in the
+//! register file first; back edges count down `ctx.poll` and call the watchdog at zero.
+
+mod memory;
+mod ops;
+pub(crate) mod values;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{
+    AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, UserFuncName, Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use tessera_spirv::Program;
+use tessera_spirv::exec::GroupShape;
+use tessera_spirv::exec::regfile::RegLayout;
+use tessera_spirv::ir::liveness::{Liveness, RegSet};
+use tessera_spirv::ir::{Edge, Ir, Op, Reg, Role, Term};
+
+use crate::classes::{Class, LANES};
+use crate::ctx::{field, status};
+use memory::Sites;
+use values::{JVal, Vars, own_flags, scalar_ty, vec_ty};
+
+/// Block index of a finished lane (the interpreter's).
+pub(crate) const DONE: u32 = u32::MAX;
+
+/// What compiling produced, besides the function.
+pub(crate) struct Output {
+    pub(crate) sites: Sites,
+    /// Ops handed to the interpreter by `ctx::run_op`, by index.
+    pub(crate) callouts: Vec<Op>,
+    pub(crate) has_sync: bool,
+    /// How many ops run natively and how many through the interpreter (for the log).
+    pub(crate) native_ops: usize,
+}
+
+/// Signatures of the callbacks.
+pub(crate) struct Sigs {
+    pub(crate) run_op: SigRef,
+    pub(crate) poll: SigRef,
+}
+
+pub(crate) struct Gen<'a> {
+    pub(crate) ir: &'a Ir,
+    pub(crate) layout: &'a RegLayout,
+    pub(crate) shape: GroupShape,
+    pub(crate) classes: Vec<Class>,
+    /// Registers of `Ir::consts` (their rows hold the value already).
+    pub(crate) ir_const: Vec<bool>,
+    live: Liveness,
+    pub(crate) b: FunctionBuilder<'a>,
+    pub(crate) vars: Vec<Vars>,
+    /// The function's `ctx` parameter.
+    pub(crate) ctx: Value,
+    chunk: Variable,
+    /// `regfile + 16·chunk·bytes` for bytes = 1, 2, 4, 8.
+    bases: [Variable; 4],
+    bodies: Vec<Block>,
+    sync: Vec<bool>,
+    chunk_done: Block,
+    pub(crate) sigs: Sigs,
+    pub(crate) sites: Sites,
+    pub(crate) callouts: Vec<Op>,
+    pub(crate) native_ops: usize,
+    has_sync: bool,
+    /// Where code is being generated: (block, op index), for hand-backs.
+    pub(crate) at: (u32, usize),
+}
+
+/// Builds the function for `program` into `func`.
+pub(crate) fn build(
+    program: &Program,
+    func: &mut cranelift_codegen::ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    target: cranelift_codegen::isa::TargetFrontendConfig,
+) -> Result<Output, String> {
+    let call_conv = target.default_call_conv;
+    let ir = program.ir();
+    let shape = program.group_shape();
+    let classes = crate::classes::classes(ir, &shape);
+    let live = Liveness::of(ir);
+    let ptr = I64;
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(I32));
+    func.signature = sig;
+    func.name = UserFuncName::user(0, 0);
+    let mut run_op = Signature::new(call_conv);
+    run_op
+        .params
+        .extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
+    run_op.returns.push(AbiParam::new(I32));
+    let mut poll = Signature::new(call_conv);
+    poll.params.push(AbiParam::new(ptr));
+    poll.returns.push(AbiParam::new(I32));
+    let sigs = Sigs {
+        run_op: func.import_signature(run_op),
+        poll: func.import_signature(poll),
+    };
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let ctx = b.block_params(entry)[0];
+    let chunk = b.declare_var(I32);
+    let bases = [
+        b.declare_var(ptr),
+        b.declare_var(ptr),
+        b.declare_var(ptr),
+        b.declare_var(ptr),
+    ];
+    let vars = ir
+        .reg_types
+        .iter()
+        .zip(&classes)
+        .map(|(t, c)| match c {
+            Class::Const(_) => Vars::None,
+            Class::Uniform | Class::Affine(_) | Class::Undefined => {
+                Vars::Scalar(b.declare_var(scalar_ty(t.bytes())))
+            }
+            Class::Varying => Vars::Vectors(
+                (0..t.bytes())
+                    .map(|_| b.declare_var(vec_ty(t.bytes())))
+                    .collect(),
+            ),
+        })
+        .collect();
+    let bodies = ir.blocks.iter().map(|_| b.create_block()).collect();
+    let sync = ir
+        .blocks
+        .iter()
+        .map(|blk| blk.ops.first().is_some_and(|o| o.is_sync()))
+        .collect::<Vec<_>>();
+    let has_sync = sync.iter().any(|&s| s);
+    let chunk_done = b.create_block();
+    let mut g = Gen {
+        ir,
+        layout: program.reg_layout(),
+        shape,
+        ir_const: {
+            let mut v = vec![false; ir.reg_types.len()];
+            for &(r, _) in &ir.consts {
+                v[r as usize] = true;
+            }
+            v
+        },
+        classes,
+        live,
+        b,
+        vars,
+        ctx,
+        chunk,
+        bases,
+        bodies,
+        sync,
+        chunk_done,
+        sigs,
+        sites: Sites::default(),
+        callouts: Vec::new(),
+        native_ops: 0,
+        has_sync,
+        at: (0, 0),
+    };
+    g.function()?;
+    g.b.seal_all_blocks();
+    let Gen {
+        b,
+        sites,
+        callouts,
+        native_ops,
+        ..
+    } = g;
+    b.finalize(target);
+    Ok(Output {
+        sites,
+        callouts,
+        has_sync,
+        native_ops,
+    })
+}
+
+impl Gen<'_> {
+    /// A field of the context.
+    pub(crate) fn ctx_load(&mut self, ty: cranelift_codegen::ir::Type, offset: i32) -> Value {
+        self.b.ins().load(ty, own_flags(), self.ctx, offset)
+    }
+
+    pub(crate) fn ctx_store(&mut self, v: Value, offset: i32) {
+        self.b.ins().store(own_flags(), v, self.ctx, offset);
+    }
+
+    pub(crate) fn chunk_base(&mut self, bytes: usize) -> Value {
+        let k = match bytes {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            _ => 3,
+        };
+        self.b.use_var(self.bases[k])
+    }
+
+    /// The current chunk index (`I32`).
+    pub(crate) fn chunk(&mut self) -> Value {
+        self.b.use_var(self.chunk)
+    }
+
+    fn function(&mut self) -> Result<(), String> {
+        let head = self.b.create_block();
+        let start = self.b.create_block();
+        let finish = self.b.create_block();
+        let c0 = self.ctx_load(I32, field!(chunk));
+        self.b.def_var(self.chunk, c0);
+        self.b.ins().jump(head, &[]);
+
+        // chunk_head
+        self.b.switch_to_block(head);
+        let c = self.chunk();
+        let end = self.ctx_load(I32, field!(chunk_end));
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, c, end);
+        self.b.ins().brif(more, start, &[], finish, &[]);
+
+        self.b.switch_to_block(finish);
+        let c = self.chunk();
+        self.ctx_store(c, field!(chunk));
+        let done = self.b.ins().iconst(I32, i64::from(status::DONE));
+        self.b.ins().return_(&[done]);
+
+        // chunk_start: row bases and built-ins.
+        self.b.switch_to_block(start);
+        let c = self.chunk();
+        let c64 = self.b.ins().uextend(I64, c);
+        let lane0 = self.b.ins().imul_imm_s(c64, LANES as i64);
+        let regfile = self.ctx_load(I64, field!(regfile));
+        for (k, bytes) in [1i64, 2, 4, 8].into_iter().enumerate() {
+            let off = self.b.ins().imul_imm_s(lane0, bytes);
+            let base = self.b.ins().iadd(regfile, off);
+            self.b.def_var(self.bases[k], base);
+        }
+        self.builtins()?;
+        let first = self.bodies[0];
+        if self.has_sync {
+            let resume = self.ctx_load(I32, field!(resume));
+            let dispatch = self.b.create_block();
+            let fresh = self.b.create_block();
+            self.b.ins().brif(resume, dispatch, &[], fresh, &[]);
+            self.b.switch_to_block(fresh);
+            self.goto(0, None)?;
+            self.b.switch_to_block(dispatch);
+            self.resume_dispatch()?;
+        } else {
+            self.b.ins().jump(first, &[]);
+        }
+
+        // chunk_done
+        self.b.switch_to_block(self.chunk_done);
+        let c = self.chunk();
+        let next = self.b.ins().iadd_imm_s(c, 1);
+        self.b.def_var(self.chunk, next);
+        self.b.ins().jump(head, &[]);
+
+        for i in 0..self.ir.blocks.len() {
+            self.b.switch_to_block(self.bodies[i]);
+            if self.sync[i] {
+                // Never entered: jumps to a sync block yield instead (see `goto`).
+                let st = self.b.ins().iconst(I32, i64::from(status::ABORT));
+                self.b.ins().return_(&[st]);
+                continue;
+            }
+            self.block(i)?;
+        }
+        Ok(())
+    }
+
+    /// Defines the built-in registers for the current chunk.
+    fn builtins(&mut self) -> Result<(), String> {
+        let ir = self.ir;
+        let b = &ir.builtins;
+        let shape = self.shape;
+        let c = self.chunk();
+        let lane0 = self.b.ins().imul_imm_s(c, LANES as i64);
+        let wgs = i64::from(shape.wg_size);
+        // Lane 0's index in its workgroup and that workgroup's index in the lane group.
+        let li = self.b.ins().urem_imm_s(lane0, wgs);
+        let k = self.b.ins().udiv_imm_s(lane0, wgs);
+        let [lx, ly, _] = shape.local.map(i64::from);
+        let local = [
+            self.b.ins().urem_imm_s(li, lx),
+            {
+                let t = self.b.ins().udiv_imm_s(li, lx);
+                self.b.ins().urem_imm_s(t, ly)
+            },
+            self.b.ins().udiv_imm_s(li, lx * ly),
+        ];
+        // The workgroup id of workgroup `k` of the group: `ctx.wg_id` + linear offset `k`,
+        // which the driver gives only for unfused groups (k = 0); fused groups' ids vary, and
+        // are read from their rows.
+        let ids = self.ctx_load(I64, field!(wg_ids));
+        let k64 = self.b.ins().uextend(I64, k);
+        let koff = self.b.ins().imul_imm_s(k64, 16);
+        let at = self.b.ins().iadd(ids, koff);
+        let mut wg = [None; 3];
+        for (i, w) in wg.iter_mut().enumerate() {
+            *w = Some(self.b.ins().load(I32, own_flags(), at, 4 * i as i32));
+        }
+        for i in 0..3u32 {
+            let iu = i as usize;
+            if let Some(r) = b.local_id {
+                self.builtin(r + i, local[iu])?;
+            }
+            if let Some(r) = b.workgroup_id {
+                self.builtin(r + i, wg[iu].unwrap_or(local[iu]))?;
+            }
+            if let Some(r) = b.num_workgroups {
+                let n = self.ctx_load(I32, field!(num_wg) + 4 * i as i32);
+                self.builtin(r + i, n)?;
+            }
+            if let Some(r) = b.global_id {
+                let w = wg[iu].unwrap_or(local[iu]);
+                let scaled = self.b.ins().imul_imm_s(w, i64::from(shape.local[iu]));
+                let g = self.b.ins().iadd(scaled, local[iu]);
+                self.builtin(r + i, g)?;
+            }
+        }
+        if let Some(r) = b.local_index {
+            self.builtin(r, li)?;
+        }
+        Ok(())
+    }
+
+    /// Defines built-in register `r`: lane 0's value `lane0` when uniform or affine, its row
+    /// (written by the driver) when varying.
+    fn builtin(&mut self, r: Reg, lane0: Value) -> Result<(), String> {
+        match self.classes[r as usize] {
+            Class::Uniform => self.set(r, JVal::Uniform(lane0)),
+            Class::Affine(s) => self.set(r, JVal::Affine(lane0, s)),
+            Class::Varying => {
+                let addr = self.row_addr(r);
+                let vs = (0..4)
+                    .map(|j| self.b.ins().load(I32X4, own_flags(), addr, 16 * j))
+                    .collect();
+                self.set(r, JVal::Varying(vs))
+            }
+            other => Err(format!("built-in %{r} has class {other:?}")),
+        }
+    }
+
+    /// Resume mode: runs the chunk from the block all its lanes wait at.
+    fn resume_dispatch(&mut self) -> Result<(), String> {
+        let pcs = self.ctx_load(I64, field!(pcs));
+        let c = self.chunk();
+        let c64 = self.b.ins().uextend(I64, c);
+        let off = self.b.ins().imul_imm_s(c64, (LANES * 4) as i64);
+        let at = self.b.ins().iadd(pcs, off);
+        let p0 = self.b.ins().load(I32, own_flags(), at, 0);
+        let want = self.b.ins().splat(I32X4, p0);
+        let mut all = None;
+        for j in 0..4 {
+            let v = self.b.ins().load(I32X4, own_flags(), at, 16 * j);
+            let eq = self.b.ins().icmp(IntCC::Equal, v, want);
+            let t = self.b.ins().vall_true(eq);
+            all = Some(match all {
+                None => t,
+                Some(a) => self.b.ins().band(a, t),
+            });
+        }
+        let same = self.b.create_block();
+        let mixed = self.b.create_block();
+        self.b.ins().brif(all.unwrap_or(p0), same, &[], mixed, &[]);
+        self.b.switch_to_block(mixed);
+        self.hand_back_from_pcs();
+        self.b.switch_to_block(same);
+        // Entries: the blocks a sync block leads to; sync blocks and finished lanes skip the
+        // chunk; anything else goes back to the interpreter.
+        let mut entries = vec![false; self.ir.blocks.len()];
+        for (i, blk) in self.ir.blocks.iter().enumerate() {
+            if self.sync[i] {
+                for e in blk.term.edges() {
+                    if let Some(x) = entries.get_mut(e.target as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+        let fallback = self.b.create_block();
+        let mut table = Vec::with_capacity(self.ir.blocks.len());
+        let mut stubs = Vec::new();
+        for (i, &entry) in entries.iter().enumerate().take(self.ir.blocks.len()) {
+            if self.sync[i] {
+                table.push(self.chunk_done);
+            } else if entry {
+                let s = self.b.create_block();
+                stubs.push((i, s));
+                table.push(s);
+            } else {
+                table.push(fallback);
+            }
+        }
+        let is_done = self.b.ins().icmp_imm_s(IntCC::Equal, p0, i64::from(DONE));
+        let dispatch = self.b.create_block();
+        self.b
+            .ins()
+            .brif(is_done, self.chunk_done, &[], dispatch, &[]);
+        self.b.switch_to_block(dispatch);
+        let pool = &mut self.b.func.dfg.value_lists;
+        let calls: Vec<_> = table
+            .iter()
+            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
+            .collect();
+        let default = cranelift_codegen::ir::BlockCall::new(fallback, std::iter::empty(), pool);
+        let jt = self
+            .b
+            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
+        self.b.ins().br_table(p0, jt);
+        self.b.switch_to_block(fallback);
+        self.hand_back_from_pcs();
+        for (i, s) in stubs {
+            self.b.switch_to_block(s);
+            let regs: Vec<Reg> = self.live.live_in[i].iter().collect();
+            let mut bad = None;
+            for r in regs {
+                bad = self.reload(r, bad)?;
+            }
+            match bad {
+                None => {
+                    self.b.ins().jump(self.bodies[i], &[]);
+                }
+                Some(bad) => {
+                    let back = self.b.create_block();
+                    self.b.ins().brif(bad, back, &[], self.bodies[i], &[]);
+                    self.b.switch_to_block(back);
+                    self.hand_back_from_pcs();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the chunk back with its lanes' block indices as they are (nothing to save).
+    fn hand_back_from_pcs(&mut self) {
+        let c = self.chunk();
+        self.ctx_store(c, field!(chunk));
+        let none = self.b.ins().iconst(I32, i64::from(DONE));
+        self.ctx_store(none, field!(stop_block));
+        let st = self.b.ins().iconst(I32, i64::from(status::HAND_BACK));
+        self.b.ins().return_(&[st]);
+    }
+
+    /// Registers live just before op `k` of block `blk`.
+    fn live_at(&self, blk: usize, k: usize) -> RegSet {
+        let ir = self.ir;
+        let block = &ir.blocks[blk];
+        let mut live = self.live.live_out[blk].clone();
+        // The terminator reads its condition and the edge copies' sources; the copies write
+        // their destinations (which the successors see through `live_out`).
+        for e in block.term.edges() {
+            for &(d, s) in &e.moves {
+                live.remove(d);
+                live.insert(s);
+            }
+        }
+        for e in block.term.edges() {
+            for &(_, s) in &e.moves {
+                live.insert(s);
+            }
+        }
+        if let Some(c) = block.term.condition() {
+            live.insert(c);
+        }
+        for op in block.ops[k..].iter().rev() {
+            let mut defs = Vec::new();
+            let mut uses = Vec::new();
+            op.clone().visit_regs(&mut |r, role| match role {
+                Role::Def => defs.push(*r),
+                Role::Use => uses.push(*r),
+            });
+            for d in defs {
+                live.remove(d);
+            }
+            uses.iter().for_each(|&u| live.insert(u));
+            if let Op::LoadVar { var, .. } | Op::StoreVar { var, .. } = op {
+                for r in var.base..var.base + var.len {
+                    live.insert(r);
+                }
+            }
+        }
+        live
+    }
+
+    /// Emits a hand-back of the current chunk at the current position (`self.at`): the live
+    /// registers are saved and the interpreter will continue with that op.
+    pub(crate) fn hand_back(&mut self) {
+        let (blk, k) = self.at;
+        let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
+        for r in regs {
+            self.spill(r);
+        }
+        let c = self.chunk();
+        self.ctx_store(c, field!(chunk));
+        let b = self.b.ins().iconst(I32, i64::from(blk));
+        self.ctx_store(b, field!(stop_block));
+        let o = self.b.ins().iconst(I32, k as i64);
+        self.ctx_store(o, field!(stop_op));
+        let st = self.b.ins().iconst(I32, i64::from(status::HAND_BACK));
+        self.b.ins().return_(&[st]);
+    }
+
+    /// Branches to a hand-back when `bad` (an `I8`/`I32` flag) is non-zero; continues in a new
+    /// block otherwise.
+    pub(crate) fn hand_back_if(&mut self, bad: Value) {
+        let back = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(bad, back, &[], cont, &[]);
+        self.b.switch_to_block(back);
+        self.hand_back();
+        self.b.switch_to_block(cont);
+    }
+
+    fn block(&mut self, i: usize) -> Result<(), String> {
+        let ir = self.ir;
+        let block = &ir.blocks[i];
+        for (k, op) in block.ops.iter().enumerate() {
+            self.at = (i as u32, k);
+            self.op(op)?;
+        }
+        self.at = (i as u32, block.ops.len());
+        match &block.term {
+            Term::Exit => {
+                if self.has_sync {
+                    self.set_chunk_pcs(DONE);
+                }
+                self.b.ins().jump(self.chunk_done, &[]);
+            }
+            Term::Jump(e) => {
+                self.edge(e, i)?;
+            }
+            Term::Branch {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let c = self.get(*cond);
+                let (t, f) = (self.b.create_block(), self.b.create_block());
+                match c {
+                    JVal::Const(v) => {
+                        let target = if v != 0 { t } else { f };
+                        self.b.ins().jump(target, &[]);
+                    }
+                    JVal::Uniform(x) => {
+                        self.b.ins().brif(x, t, &[], f, &[]);
+                    }
+                    JVal::Varying(vs) => {
+                        let all = self.b.ins().vall_true(vs[0]);
+                        let any = self.b.ins().vany_true(vs[0]);
+                        let mixed = self.b.create_block();
+                        let not_all = self.b.create_block();
+                        self.b.ins().brif(all, t, &[], not_all, &[]);
+                        self.b.switch_to_block(not_all);
+                        self.b.ins().brif(any, mixed, &[], f, &[]);
+                        self.b.switch_to_block(mixed);
+                        self.hand_back();
+                    }
+                    JVal::Affine(..) => return Err("affine branch condition".into()),
+                }
+                self.b.switch_to_block(t);
+                self.edge(if_true, i)?;
+                self.b.switch_to_block(f);
+                self.edge(if_false, i)?;
+            }
+            Term::Switch {
+                selector,
+                cases,
+                edges,
+            } => {
+                let bytes = self.bytes(*selector);
+                let sel = self.get(*selector);
+                let v = match &sel {
+                    JVal::Varying(vs) => {
+                        // Every lane must pick the same case: compare with lane 0.
+                        let x0 = self.lane(&sel, bytes, 0);
+                        let want = self.b.ins().splat(vec_ty(bytes), x0);
+                        let mut all = None;
+                        for &x in vs {
+                            let eq = self.b.ins().icmp(IntCC::Equal, x, want);
+                            let t = self.b.ins().vall_true(eq);
+                            all = Some(match all {
+                                None => t,
+                                Some(a) => self.b.ins().band(a, t),
+                            });
+                        }
+                        let differ = self.b.ins().bxor_imm_s(all.unwrap_or(x0), 1);
+                        self.hand_back_if(differ);
+                        x0
+                    }
+                    other => self.scalar(other, bytes).ok_or("affine switch selector")?,
+                };
+                let targets: Vec<Block> = edges.iter().map(|_| self.b.create_block()).collect();
+                let mut sw = cranelift_frontend::Switch::new();
+                let mut seen = std::collections::HashSet::new();
+                for &(value, e) in cases {
+                    if seen.insert(value) {
+                        sw.set_entry(u128::from(value), targets[e]);
+                    }
+                }
+                sw.emit(&mut self.b, v, targets[0]);
+                for (e, blk) in edges.iter().zip(targets) {
+                    self.b.switch_to_block(blk);
+                    self.edge(e, i)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes edge `e` out of block `from`: its parallel copies, then the target.
+    fn edge(&mut self, e: &Edge, from: usize) -> Result<(), String> {
+        let vals: Vec<JVal> = e.moves.iter().map(|&(_, s)| self.get(s)).collect();
+        for (&(d, _), v) in e.moves.iter().zip(vals) {
+            self.set(d, v)?;
+        }
+        self.goto(e.target, Some(from))
+    }
+
+    /// Continues at block `target` (from block `from`): a yield if it is a sync block, a
+    /// watchdog countdown on a back edge.
+    fn goto(&mut self, target: u32, from: Option<usize>) -> Result<(), String> {
+        let t = target as usize;
+        if self.sync.get(t).copied().unwrap_or(false) {
+            let regs: Vec<Reg> = self.live.live_in[t].iter().collect();
+            for r in regs {
+                self.spill(r);
+            }
+            self.set_chunk_pcs(target);
+            self.b.ins().jump(self.chunk_done, &[]);
+            return Ok(());
+        }
+        if from.is_some_and(|f| t <= f) {
+            let p = self.ctx_load(I32, field!(poll));
+            let p1 = self.b.ins().iadd_imm_s(p, -1);
+            self.ctx_store(p1, field!(poll));
+            let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
+            let call = self.b.create_block();
+            self.b.ins().brif(expired, call, &[], self.bodies[t], &[]);
+            self.b.switch_to_block(call);
+            let f = self.ctx_load(I64, field!(poll_fn));
+            let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
+            let stop = self.b.inst_results(call_inst)[0];
+            let abort = self.b.create_block();
+            self.b.ins().brif(stop, abort, &[], self.bodies[t], &[]);
+            self.b.switch_to_block(abort);
+            let st = self.b.ins().iconst(I32, i64::from(status::ABORT));
+            self.b.ins().return_(&[st]);
+            return Ok(());
+        }
+        self.b.ins().jump(self.bodies[t], &[]);
+        Ok(())
+    }
+
+    /// Sets the block index of the chunk's lanes.
+    fn set_chunk_pcs(&mut self, pc: u32) {
+        let pcs = self.ctx_load(I64, field!(pcs));
+        let c = self.chunk();
+        let c64 = self.b.ins().uextend(I64, c);
+        let off = self.b.ins().imul_imm_s(c64, (LANES * 4) as i64);
+        let at = self.b.ins().iadd(pcs, off);
+        let v = self.b.ins().iconst(I32, i64::from(pc as i32));
+        let s = self.b.ins().splat(I32X4, v);
+        for j in 0..4 {
+            self.b.ins().store(MemFlagsData::trusted(), s, at, 16 * j);
+        }
+    }
+
+    /// Hands op `op` to the interpreter: its operands go to the register file, the interpreter
+    /// runs it over the chunk, its results come back.
+    pub(crate) fn callout(&mut self, op: &Op) -> Result<(), String> {
+        let mut uses = Vec::new();
+        let mut defs = Vec::new();
+        op.clone().visit_regs(&mut |r, role| match role {
+            Role::Use => uses.push(*r),
+            Role::Def => defs.push(*r),
+        });
+        if let Op::LoadVar { var, .. } | Op::StoreVar { var, .. } = op {
+            uses.extend(var.base..var.base + var.len);
+        }
+        if let Op::StoreVar { var, .. } = op {
+            defs.extend(var.base..var.base + var.len);
+        }
+        uses.sort_unstable();
+        uses.dedup();
+        for &r in &uses {
+            self.spill(r);
+        }
+        let index = self.callouts.len() as i64;
+        self.callouts.push(op.clone());
+        let f = self.ctx_load(I64, field!(run_op_fn));
+        let idx = self.b.ins().iconst(I32, index);
+        let c = self.chunk();
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.run_op, f, &[self.ctx, idx, c]);
+        let stop = self.b.inst_results(call)[0];
+        let abort = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(stop, abort, &[], cont, &[]);
+        self.b.switch_to_block(abort);
+        let st = self.b.ins().iconst(I32, i64::from(status::ABORT));
+        self.b.ins().return_(&[st]);
+        self.b.switch_to_block(cont);
+        defs.sort_unstable();
+        defs.dedup();
+        for r in defs {
+            self.reload_result(r)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a result the interpreter wrote: lane 0 for a uniform or affine register (the
+    /// analysis says every lane agrees), all lanes for a varying one.
+    fn reload_result(&mut self, r: Reg) -> Result<(), String> {
+        let bytes = self.bytes(r);
+        let addr = self.row_addr(r);
+        match self.classes[r as usize] {
+            Class::Const(_) => Ok(()),
+            Class::Varying => {
+                let vs = (0..bytes)
+                    .map(|j| {
+                        self.b
+                            .ins()
+                            .load(vec_ty(bytes), own_flags(), addr, (16 * j) as i32)
+                    })
+                    .collect();
+                self.set(r, JVal::Varying(vs))
+            }
+            Class::Affine(s) => {
+                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
+                self.set(r, JVal::Affine(x, s))
+            }
+            _ => {
+                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
+                self.set(r, JVal::Uniform(x))
+            }
+        }
+    }
+}

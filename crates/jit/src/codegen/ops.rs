@@ -1,0 +1,1051 @@
+//! Lowering of the IR's arithmetic ops, by operand representation: scalar code for uniform
+//! operands, base arithmetic for affine ones, 128-bit vector code for varying ones, and per-lane
+//! scalar code ("scalarised") where x86's vector instructions do not fit. Every lowering computes
+//! exactly what `tessera_spirv::alu` computes for each lane (the interpreter's semantics); what
+//! is not lowered goes to the interpreter through `Gen::callout`.
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{InstBuilder, Type, Value};
+use tessera_spirv::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, width_bytes};
+use tessera_spirv::ir::Op;
+
+use super::Gen;
+use super::values::{JVal, lane_flags, per_vec, scalar_ty, vec_ty};
+use crate::classes::{LANES, wrap};
+
+/// The float type of a float width code, if the JIT computes in it.
+fn float_ty(width: u8) -> Option<Type> {
+    match width {
+        32 => Some(F32),
+        64 => Some(F64),
+        _ => None,
+    }
+}
+
+fn float_vec(width: u8) -> Type {
+    if width == 32 { F32X4 } else { F64X2 }
+}
+
+impl Gen<'_> {
+    /// Lowers one op (natively, or through the interpreter).
+    pub(crate) fn op(&mut self, op: &Op) -> Result<(), String> {
+        let done = match op {
+            Op::Mov { dst, src } => {
+                let v = self.get(*src);
+                self.set(*dst, v)?;
+                true
+            }
+            Op::IBin {
+                op,
+                width,
+                dst,
+                lhs,
+                rhs,
+            } => self.ibin(*op, *width, *dst, *lhs, *rhs)?,
+            Op::IUn {
+                op,
+                width,
+                dst,
+                src,
+            } => self.iun(*op, *width, *dst, *src)?,
+            Op::ICmp {
+                op,
+                width,
+                dst,
+                lhs,
+                rhs,
+            } => self.icmp(*op, *width, *dst, *lhs, *rhs)?,
+            Op::FBin {
+                op,
+                width,
+                dst,
+                lhs,
+                rhs,
+            } => self.fbin(*op, *width, *dst, *lhs, *rhs)?,
+            Op::FUn {
+                op,
+                width,
+                dst,
+                src,
+            } => self.fun(*op, *width, *dst, *src)?,
+            Op::FCmp {
+                op,
+                width,
+                dst,
+                lhs,
+                rhs,
+            } => self.fcmp(*op, *width, *dst, *lhs, *rhs)?,
+            Op::Conv {
+                op,
+                from,
+                to,
+                dst,
+                src,
+            } => self.conv(*op, *from, *to, *dst, *src)?,
+            Op::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => self.select(*dst, *cond, *if_true, *if_false)?,
+            Op::Load { .. }
+            | Op::Store { .. }
+            | Op::TensorRead { .. }
+            | Op::TensorWrite { .. }
+            | Op::TensorQuery { .. }
+            | Op::ArrayLength { .. } => self.memory(op)?,
+            _ => false,
+        };
+        if done {
+            self.native_ops += 1;
+            Ok(())
+        } else {
+            self.callout(op)
+        }
+    }
+
+    // ------------------------------------------------------------------ integers
+
+    /// Scalar `op` at `bits` (storage width `ty`) with `alu::ibin`'s semantics, or `None`.
+    fn ibin_scalar(&mut self, op: IBin, bits: u32, ty: Type, a: Value, b: Value) -> Option<Value> {
+        Some(match op {
+            IBin::Add => self.b.ins().iadd(a, b),
+            IBin::Sub => self.b.ins().isub(a, b),
+            IBin::Mul => self.b.ins().imul(a, b),
+            IBin::And => self.b.ins().band(a, b),
+            IBin::Or => self.b.ins().bor(a, b),
+            IBin::Xor => self.b.ins().bxor(a, b),
+            IBin::UMin => self.b.ins().umin(a, b),
+            IBin::UMax => self.b.ins().umax(a, b),
+            IBin::SMin => self.b.ins().smin(a, b),
+            IBin::SMax => self.b.ins().smax(a, b),
+            IBin::UMulHi => self.b.ins().umulhi(a, b),
+            IBin::SMulHi => self.b.ins().smulhi(a, b),
+            IBin::Shl | IBin::ShrL | IBin::ShrA => {
+                // The amount (any width) as the value's type, saturated: `alu` gives 0 (or the
+                // sign) for amounts of `bits` or more.
+                let big =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, b, i64::from(bits));
+                let amt = self.fit(b, ty);
+                let shifted = match op {
+                    IBin::Shl => self.b.ins().ishl(a, amt),
+                    IBin::ShrL => self.b.ins().ushr(a, amt),
+                    _ => self.b.ins().sshr(a, amt),
+                };
+                let over = match op {
+                    IBin::ShrA => self.b.ins().sshr_imm_s(a, i64::from(bits - 1)),
+                    _ => self.b.ins().iconst(ty, 0),
+                };
+                self.b.ins().select(big, over, shifted)
+            }
+            IBin::UDiv | IBin::UMod => {
+                // Division by zero gives 0: divide by 1 instead, then select.
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                let one = self.b.ins().iconst(ty, 1);
+                let d = self.b.ins().select(zero, one, b);
+                let q = if op == IBin::UDiv {
+                    self.b.ins().udiv(a, d)
+                } else {
+                    self.b.ins().urem(a, d)
+                };
+                let z = self.b.ins().iconst(ty, 0);
+                self.b.ins().select(zero, z, q)
+            }
+            IBin::SDiv | IBin::SRem => {
+                // y = 0 gives 0; MIN / -1 wraps (x86 would trap): divide by 1 in both cases,
+                // then fix the result up.
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+                let minus1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                let bad = self.b.ins().bor(zero, minus1);
+                let one = self.b.ins().iconst(ty, 1);
+                let d = self.b.ins().select(bad, one, b);
+                let q = if op == IBin::SDiv {
+                    self.b.ins().sdiv(a, d)
+                } else {
+                    self.b.ins().srem(a, d)
+                };
+                let z = self.b.ins().iconst(ty, 0);
+                let on_minus1 = if op == IBin::SDiv {
+                    self.b.ins().ineg(a)
+                } else {
+                    z
+                };
+                let q = self.b.ins().select(minus1, on_minus1, q);
+                self.b.ins().select(zero, z, q)
+            }
+            IBin::AddCarry => {
+                let s = self.b.ins().iadd(a, b);
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, a);
+                self.b.ins().uextend(ty, c)
+            }
+            IBin::SubBorrow => {
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, a, b);
+                self.b.ins().uextend(ty, c)
+            }
+            IBin::SMod => return None,
+        })
+    }
+
+    /// Per-lane scalar code: lane `i` of the result is `f(lane i of each operand)`.
+    fn scalarise(
+        &mut self,
+        args: &[(JVal, usize)],
+        out_bytes: usize,
+        mut f: impl FnMut(&mut Self, &[Value]) -> Option<Value>,
+    ) -> Option<JVal> {
+        let pv = per_vec(out_bytes);
+        let vt = vec_ty(out_bytes);
+        let mut vecs = Vec::with_capacity(out_bytes);
+        let mut cur = None;
+        for i in 0..LANES {
+            let lanes: Vec<Value> = args.iter().map(|(v, b)| self.lane(v, *b, i)).collect();
+            let x = f(self, &lanes)?;
+            let x = self.fit(x, scalar_ty(out_bytes));
+            if i % pv == 0 {
+                cur = Some(self.b.ins().splat(vt, x));
+            } else {
+                let c = cur.take()?;
+                cur = Some(self.b.ins().insertlane(c, x, (i % pv) as u8));
+            }
+            if i % pv == pv - 1 {
+                vecs.push(cur.take()?);
+            }
+        }
+        Some(JVal::Varying(vecs))
+    }
+
+    fn ibin(&mut self, op: IBin, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+        let bytes = width_bytes(width);
+        let (bits, ty) = ((bytes * 8) as u32, scalar_ty(bytes));
+        if u32::from(width) != bits && !matches!(op, IBin::And | IBin::Or | IBin::Xor) {
+            return Ok(false); // 1-bit arithmetic other than the logical ops
+        }
+        let rb = self.bytes(rhs);
+        let (a, b) = (self.get(lhs), self.get(rhs));
+        let shift = matches!(op, IBin::Shl | IBin::ShrL | IBin::ShrA);
+        let r = match (&a, &b) {
+            (JVal::Const(x), JVal::Const(y)) => Some(JVal::Const(alu::ibin(op, width, *x, *y))),
+            _ if a.is_scalar() && b.is_scalar() => {
+                let x = self.scalar(&a, bytes).ok_or("scalar")?;
+                let y = self
+                    .scalar(&b, if shift { rb } else { bytes })
+                    .ok_or("scalar")?;
+                self.ibin_scalar(op, bits, ty, x, y).map(JVal::Uniform)
+            }
+            _ => self.ibin_affine(op, bits, &a, &b, bytes, rb),
+        };
+        let r = match r {
+            Some(r) => Some(r),
+            None => self.ibin_vector(op, bits, &a, &b, bytes, rb),
+        };
+        match r {
+            Some(r) => {
+                self.set(dst, r)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Affine results (the class rules of `classes`), if `op` keeps its operands affine.
+    fn ibin_affine(
+        &mut self,
+        op: IBin,
+        bits: u32,
+        a: &JVal,
+        b: &JVal,
+        bytes: usize,
+        rb: usize,
+    ) -> Option<JVal> {
+        let ty = scalar_ty(bytes);
+        let w = |s: u64| wrap(s, bits);
+        let mk = |g: &mut Self, base: Value, s: u64| {
+            if w(s) == 0 {
+                JVal::Uniform(base)
+            } else {
+                let _ = g;
+                JVal::Affine(base, w(s))
+            }
+        };
+        match (op, a, b) {
+            (IBin::Add, JVal::Affine(x, s), y) | (IBin::Add, y, JVal::Affine(x, s))
+                if y.is_scalar() =>
+            {
+                let y = self.scalar(y, bytes)?;
+                let x = self.fit(*x, ty);
+                let base = self.b.ins().iadd(x, y);
+                Some(mk(self, base, *s))
+            }
+            (IBin::Add, JVal::Affine(x, s), JVal::Affine(y, t)) => {
+                let (x, y) = (self.fit(*x, ty), self.fit(*y, ty));
+                let base = self.b.ins().iadd(x, y);
+                Some(mk(self, base, s.wrapping_add(*t)))
+            }
+            (IBin::Sub, JVal::Affine(x, s), y) if y.is_scalar() => {
+                let y = self.scalar(y, bytes)?;
+                let x = self.fit(*x, ty);
+                let base = self.b.ins().isub(x, y);
+                Some(mk(self, base, *s))
+            }
+            (IBin::Sub, x, JVal::Affine(y, s)) if x.is_scalar() => {
+                let x = self.scalar(x, bytes)?;
+                let y = self.fit(*y, ty);
+                let base = self.b.ins().isub(x, y);
+                Some(mk(self, base, s.wrapping_neg()))
+            }
+            (IBin::Sub, JVal::Affine(x, s), JVal::Affine(y, t)) => {
+                let (x, y) = (self.fit(*x, ty), self.fit(*y, ty));
+                let base = self.b.ins().isub(x, y);
+                Some(mk(self, base, s.wrapping_sub(*t)))
+            }
+            (IBin::Mul, JVal::Affine(x, s), JVal::Const(k))
+            | (IBin::Mul, JVal::Const(k), JVal::Affine(x, s)) => {
+                let x = self.fit(*x, ty);
+                let kv = self.iconst(ty, *k);
+                let base = self.b.ins().imul(x, kv);
+                Some(mk(self, base, s.wrapping_mul(*k)))
+            }
+            (IBin::Shl, JVal::Affine(x, s), JVal::Const(k)) if *k < u64::from(bits) => {
+                let _ = rb;
+                let x = self.fit(*x, ty);
+                let base = self.b.ins().ishl_imm_s(x, *k as i64);
+                Some(mk(self, base, s << k))
+            }
+            _ => None,
+        }
+    }
+
+    /// Vector results over the 16 lanes.
+    fn ibin_vector(
+        &mut self,
+        op: IBin,
+        bits: u32,
+        a: &JVal,
+        b: &JVal,
+        bytes: usize,
+        rb: usize,
+    ) -> Option<JVal> {
+        let shift = matches!(op, IBin::Shl | IBin::ShrL | IBin::ShrA);
+        if shift && b.is_scalar() {
+            let amount = self.scalar(b, rb)?;
+            let xs = self.vectors(a, bytes);
+            let big =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, amount, i64::from(bits));
+            let amt32 = self.fit(amount, I32);
+            let out = xs
+                .iter()
+                .map(|&x| {
+                    let shifted = match op {
+                        IBin::Shl => self.b.ins().ishl(x, amt32),
+                        IBin::ShrL => self.b.ins().ushr(x, amt32),
+                        _ => self.b.ins().sshr(x, amt32),
+                    };
+                    let over = match op {
+                        IBin::ShrA => self.b.ins().sshr_imm_s(x, i64::from(bits - 1)),
+                        _ => {
+                            let z = self.iconst(scalar_ty(bytes), 0);
+                            self.b.ins().splat(vec_ty(bytes), z)
+                        }
+                    };
+                    self.b.ins().select(big, over, shifted)
+                })
+                .collect();
+            return Some(JVal::Varying(out));
+        }
+        let vector_ok = match op {
+            IBin::Add | IBin::Sub | IBin::And | IBin::Or | IBin::Xor => true,
+            IBin::Mul => bytes != 1,
+            IBin::UMin | IBin::UMax | IBin::SMin | IBin::SMax => bytes != 8,
+            _ => false,
+        };
+        if vector_ok && !shift {
+            let xs = self.vectors(a, bytes);
+            let ys = self.vectors(b, bytes);
+            let out = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| match op {
+                    IBin::Add => self.b.ins().iadd(x, y),
+                    IBin::Sub => self.b.ins().isub(x, y),
+                    IBin::And => self.b.ins().band(x, y),
+                    IBin::Or => self.b.ins().bor(x, y),
+                    IBin::Xor => self.b.ins().bxor(x, y),
+                    IBin::Mul => self.b.ins().imul(x, y),
+                    IBin::UMin => self.b.ins().umin(x, y),
+                    IBin::UMax => self.b.ins().umax(x, y),
+                    IBin::SMin => self.b.ins().smin(x, y),
+                    _ => self.b.ins().smax(x, y),
+                })
+                .collect();
+            return Some(JVal::Varying(out));
+        }
+        if op == IBin::Mul && bytes == 1 {
+            // 8-bit products: widen to 16 bits, multiply, keep the low bytes.
+            let x = self.vectors(a, 1)[0];
+            let y = self.vectors(b, 1)[0];
+            let (xl, xh) = (self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x));
+            let (yl, yh) = (self.b.ins().uwiden_low(y), self.b.ins().uwiden_high(y));
+            let (pl, ph) = (self.b.ins().imul(xl, yl), self.b.ins().imul(xh, yh));
+            let ff = self.b.ins().iconst(I16, 0xff);
+            let mask = self.b.ins().splat(I16X8, ff);
+            let (pl, ph) = (self.b.ins().band(pl, mask), self.b.ins().band(ph, mask));
+            return Some(JVal::Varying(vec![self.b.ins().unarrow(pl, ph)]));
+        }
+        let ty = scalar_ty(bytes);
+        let args = [
+            (a.clone(), bytes),
+            (b.clone(), if shift { rb } else { bytes }),
+        ];
+        self.scalarise(&args, bytes, |g, l| g.ibin_scalar(op, bits, ty, l[0], l[1]))
+    }
+
+    fn iun(&mut self, op: IUn, width: u8, dst: u32, src: u32) -> Result<bool, String> {
+        let bytes = width_bytes(width);
+        let bits = (bytes * 8) as u32;
+        let a = self.get(src);
+        let r = match (op, &a) {
+            (_, JVal::Const(x)) => Some(JVal::Const(alu::iun(op, width, *x))),
+            (IUn::Not | IUn::Neg, _) if u32::from(width) == bits || op == IUn::Not => {
+                let flip = |g: &mut Self, x: Value, vector: bool| -> Value {
+                    match (op, u32::from(width) == bits, vector) {
+                        (IUn::Neg, _, _) => g.b.ins().ineg(x),
+                        (_, true, _) => g.b.ins().bnot(x),
+                        // A 1-bit not: 0 ↔ 1.
+                        (_, false, false) => g.b.ins().bxor_imm_s(x, 1),
+                        (_, false, true) => {
+                            let one = g.b.ins().iconst(I8, 1);
+                            let ones = g.b.ins().splat(I8X16, one);
+                            g.b.ins().bxor(x, ones)
+                        }
+                    }
+                };
+                if let Some(x) = self.scalar(&a, bytes) {
+                    Some(JVal::Uniform(flip(self, x, false)))
+                } else {
+                    let xs = self.vectors(&a, bytes);
+                    Some(JVal::Varying(
+                        xs.into_iter().map(|x| flip(self, x, true)).collect(),
+                    ))
+                }
+            }
+            _ => None,
+        };
+        match r {
+            Some(r) => {
+                self.set(dst, r)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn icmp(&mut self, op: ICmp, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+        let bytes = width_bytes(width);
+        if u32::from(width) != (bytes * 8) as u32 && !matches!(op, ICmp::Eq | ICmp::Ne) {
+            return Ok(false);
+        }
+        let cc = match op {
+            ICmp::Eq => IntCC::Equal,
+            ICmp::Ne => IntCC::NotEqual,
+            ICmp::ULt => IntCC::UnsignedLessThan,
+            ICmp::ULe => IntCC::UnsignedLessThanOrEqual,
+            ICmp::UGt => IntCC::UnsignedGreaterThan,
+            ICmp::UGe => IntCC::UnsignedGreaterThanOrEqual,
+            ICmp::SLt => IntCC::SignedLessThan,
+            ICmp::SLe => IntCC::SignedLessThanOrEqual,
+            ICmp::SGt => IntCC::SignedGreaterThan,
+            ICmp::SGe => IntCC::SignedGreaterThanOrEqual,
+        };
+        let (a, b) = (self.get(lhs), self.get(rhs));
+        let r = match (&a, &b) {
+            (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::icmp(op, width, *x, *y)),
+            _ if a.is_scalar() && b.is_scalar() => {
+                let x = self.scalar(&a, bytes).ok_or("scalar")?;
+                let y = self.scalar(&b, bytes).ok_or("scalar")?;
+                JVal::Uniform(self.b.ins().icmp(cc, x, y))
+            }
+            _ => {
+                let xs = self.vectors(&a, bytes);
+                let ys = self.vectors(&b, bytes);
+                let masks: Vec<Value> = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(&x, &y)| self.b.ins().icmp(cc, x, y))
+                    .collect();
+                JVal::Varying(vec![self.bools_from_masks(&masks, bytes)])
+            }
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    // ------------------------------------------------------------------ floats
+
+    fn bits_to_float(&mut self, x: Value, fty: Type) -> Value {
+        self.b
+            .ins()
+            .bitcast(fty, cranelift_codegen::ir::MemFlagsData::new(), x)
+    }
+
+    fn float_to_bits(&mut self, x: Value, ity: Type) -> Value {
+        self.b
+            .ins()
+            .bitcast(ity, cranelift_codegen::ir::MemFlagsData::new(), x)
+    }
+
+    fn vec_to_float(&mut self, x: Value, width: u8) -> Value {
+        self.b.ins().bitcast(float_vec(width), lane_flags(), x)
+    }
+
+    fn vec_from_float(&mut self, x: Value, width: u8) -> Value {
+        let bytes = width_bytes(width);
+        self.b.ins().bitcast(vec_ty(bytes), lane_flags(), x)
+    }
+
+    fn fbin(&mut self, op: FBin, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+        let Some(fty) = float_ty(width) else {
+            return Ok(false);
+        };
+        if !matches!(
+            op,
+            FBin::Add | FBin::Sub | FBin::Mul | FBin::Div | FBin::Min | FBin::Max
+        ) {
+            return Ok(false);
+        }
+        let bytes = width_bytes(width);
+        let ity = scalar_ty(bytes);
+        let (a, b) = (self.get(lhs), self.get(rhs));
+        let r = match (&a, &b) {
+            (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::fbin(op, width, *x, *y)),
+            _ if a.is_scalar() && b.is_scalar() => {
+                let x = self.scalar(&a, bytes).ok_or("scalar")?;
+                let y = self.scalar(&b, bytes).ok_or("scalar")?;
+                let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
+                let z = self.fop(op, x, y);
+                JVal::Uniform(self.float_to_bits(z, ity))
+            }
+            _ => {
+                let xs = self.vectors(&a, bytes);
+                let ys = self.vectors(&b, bytes);
+                let out = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(&x, &y)| {
+                        let (x, y) = (self.vec_to_float(x, width), self.vec_to_float(y, width));
+                        let z = self.fop(op, x, y);
+                        self.vec_from_float(z, width)
+                    })
+                    .collect();
+                JVal::Varying(out)
+            }
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `x op y` on float scalars or vectors, as `alu::fbin` defines it.
+    fn fop(&mut self, op: FBin, x: Value, y: Value) -> Value {
+        match op {
+            FBin::Add => self.b.ins().fadd(x, y),
+            FBin::Sub => self.b.ins().fsub(x, y),
+            FBin::Mul => self.b.ins().fmul(x, y),
+            FBin::Div => self.b.ins().fdiv(x, y),
+            // y if (y < x or x is NaN) else x, and the same with > for Max.
+            _ => {
+                let cc = if op == FBin::Min {
+                    FloatCC::LessThan
+                } else {
+                    FloatCC::GreaterThan
+                };
+                let better = self.b.ins().fcmp(cc, y, x);
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+                let pick = self.b.ins().bor(better, nan);
+                let ty = self.b.func.dfg.value_type(x);
+                if ty.is_vector() {
+                    let pick = self.b.ins().bitcast(ty, lane_flags(), pick);
+                    self.b.ins().bitselect(pick, y, x)
+                } else {
+                    self.b.ins().select(pick, y, x)
+                }
+            }
+        }
+    }
+
+    fn fun(&mut self, op: FUn, width: u8, dst: u32, src: u32) -> Result<bool, String> {
+        let Some(fty) = float_ty(width) else {
+            return Ok(false);
+        };
+        if !matches!(
+            op,
+            FUn::Neg | FUn::Abs | FUn::Sqrt | FUn::Floor | FUn::Ceil | FUn::Trunc | FUn::RoundEven
+        ) {
+            return Ok(false);
+        }
+        let bytes = width_bytes(width);
+        let ity = scalar_ty(bytes);
+        let a = self.get(src);
+        let r = match &a {
+            JVal::Const(x) => JVal::Const(alu::fun(op, width, *x)),
+            _ if a.is_scalar() => {
+                let x = self.scalar(&a, bytes).ok_or("scalar")?;
+                let x = self.bits_to_float(x, fty);
+                let z = self.funop(op, x);
+                JVal::Uniform(self.float_to_bits(z, ity))
+            }
+            _ => {
+                let xs = self.vectors(&a, bytes);
+                let out = xs
+                    .iter()
+                    .map(|&x| {
+                        let x = self.vec_to_float(x, width);
+                        let z = self.funop(op, x);
+                        self.vec_from_float(z, width)
+                    })
+                    .collect();
+                JVal::Varying(out)
+            }
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    fn funop(&mut self, op: FUn, x: Value) -> Value {
+        match op {
+            FUn::Neg => self.b.ins().fneg(x),
+            FUn::Abs => self.b.ins().fabs(x),
+            FUn::Sqrt => self.b.ins().sqrt(x),
+            FUn::Floor => self.b.ins().floor(x),
+            FUn::Ceil => self.b.ins().ceil(x),
+            FUn::Trunc => self.b.ins().trunc(x),
+            _ => self.b.ins().nearest(x),
+        }
+    }
+
+    fn fcmp(&mut self, op: FCmp, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+        let Some(fty) = float_ty(width) else {
+            return Ok(false);
+        };
+        let bytes = width_bytes(width);
+        let (a, b) = (self.get(lhs), self.get(rhs));
+        if let (JVal::Const(x), JVal::Const(y)) = (&a, &b) {
+            self.set(dst, JVal::Const(alu::fcmp(op, width, *x, *y)))?;
+            return Ok(true);
+        }
+        // Each predicate as a disjunction/conjunction of ones x86 has for vectors too.
+        let scalar = a.is_scalar() && b.is_scalar();
+        let cmp = |g: &mut Self, x: Value, y: Value| -> Value {
+            let c = |g: &mut Self, cc: FloatCC, p: Value, q: Value| g.b.ins().fcmp(cc, p, q);
+            match op {
+                FCmp::OEq => c(g, FloatCC::Equal, x, y),
+                FCmp::ONe => {
+                    let o = c(g, FloatCC::Ordered, x, y);
+                    let ne = c(g, FloatCC::NotEqual, x, y);
+                    g.b.ins().band(o, ne)
+                }
+                FCmp::OLt => c(g, FloatCC::LessThan, x, y),
+                FCmp::OLe => c(g, FloatCC::LessThanOrEqual, x, y),
+                FCmp::OGt => c(g, FloatCC::LessThan, y, x),
+                FCmp::OGe => c(g, FloatCC::LessThanOrEqual, y, x),
+                FCmp::UEq => {
+                    let u = c(g, FloatCC::Unordered, x, y);
+                    let eq = c(g, FloatCC::Equal, x, y);
+                    g.b.ins().bor(u, eq)
+                }
+                FCmp::UNe => c(g, FloatCC::NotEqual, x, y),
+                FCmp::ULt => {
+                    let ge = c(g, FloatCC::LessThanOrEqual, y, x);
+                    g.bool_not(ge)
+                }
+                FCmp::ULe => {
+                    let gt = c(g, FloatCC::LessThan, y, x);
+                    g.bool_not(gt)
+                }
+                FCmp::UGt => {
+                    let le = c(g, FloatCC::LessThanOrEqual, x, y);
+                    g.bool_not(le)
+                }
+                FCmp::UGe => {
+                    let lt = c(g, FloatCC::LessThan, x, y);
+                    g.bool_not(lt)
+                }
+                FCmp::IsNan => c(g, FloatCC::Unordered, x, x),
+                FCmp::IsInf => {
+                    let ax = g.b.ins().fabs(x);
+                    let ty = g.b.func.dfg.value_type(x);
+                    let inf = if ty.lane_type() == F32 {
+                        let i = g.b.ins().f32const(f32::INFINITY);
+                        if ty.is_vector() {
+                            g.b.ins().splat(ty, i)
+                        } else {
+                            i
+                        }
+                    } else {
+                        let i = g.b.ins().f64const(f64::INFINITY);
+                        if ty.is_vector() {
+                            g.b.ins().splat(ty, i)
+                        } else {
+                            i
+                        }
+                    };
+                    c(g, FloatCC::Equal, ax, inf)
+                }
+            }
+        };
+        let r = if scalar {
+            let x = self.scalar(&a, bytes).ok_or("scalar")?;
+            let y = self.scalar(&b, bytes).ok_or("scalar")?;
+            let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
+            JVal::Uniform(cmp(self, x, y))
+        } else {
+            let xs = self.vectors(&a, bytes);
+            let ys = self.vectors(&b, bytes);
+            let masks: Vec<Value> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| {
+                    let (x, y) = (self.vec_to_float(x, width), self.vec_to_float(y, width));
+                    let m = cmp(self, x, y);
+                    if self.b.func.dfg.value_type(m) == vec_ty(bytes) {
+                        m
+                    } else {
+                        self.b.ins().bitcast(vec_ty(bytes), lane_flags(), m)
+                    }
+                })
+                .collect();
+            JVal::Varying(vec![self.bools_from_masks(&masks, bytes)])
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// Logical not of a comparison result (a scalar `I8` 0/1 or a vector mask).
+    fn bool_not(&mut self, x: Value) -> Value {
+        let ty = self.b.func.dfg.value_type(x);
+        if ty.is_vector() {
+            self.b.ins().bnot(x)
+        } else {
+            self.b.ins().bxor_imm_s(x, 1)
+        }
+    }
+
+    // ------------------------------------------------------------------ conversions, selects
+
+    fn conv(&mut self, op: Conv, from: u8, to: u8, dst: u32, src: u32) -> Result<bool, String> {
+        let (fb, tb) = (width_bytes(from), width_bytes(to));
+        let a = self.get(src);
+        if let JVal::Const(x) = a {
+            self.set(dst, JVal::Const(alu::conv(op, from, to, x)))?;
+            return Ok(true);
+        }
+        let int_bits_ok = |w: u8| w == 8 || w == 16 || w == 32 || w == 64;
+        let r = match op {
+            Conv::UToU | Conv::SToS if int_bits_ok(from) && int_bits_ok(to) => {
+                let signed = op == Conv::SToS;
+                match &a {
+                    JVal::Uniform(x) => Some(JVal::Uniform(self.int_resize(*x, fb, tb, signed))),
+                    JVal::Affine(x, s) => self.affine_resize(*x, *s, fb, tb, signed),
+                    _ => {
+                        let xs = self.vectors(&a, fb);
+                        Some(JVal::Varying(self.vec_resize(&xs, fb, tb, signed)))
+                    }
+                }
+            }
+            Conv::FToS | Conv::FToU | Conv::SToF | Conv::UToF | Conv::FToF => {
+                self.float_conv(op, from, to, &a)
+            }
+            _ => None,
+        };
+        match r {
+            Some(r) => {
+                self.set(dst, r)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn int_resize(&mut self, x: Value, fb: usize, tb: usize, signed: bool) -> Value {
+        let ty = scalar_ty(tb);
+        let x = self.fit(x, scalar_ty(fb));
+        if tb < fb {
+            self.b.ins().ireduce(ty, x)
+        } else if tb > fb && signed {
+            self.b.ins().sextend(ty, x)
+        } else if tb > fb {
+            self.b.ins().uextend(ty, x)
+        } else {
+            x
+        }
+    }
+
+    /// An affine value resized. Widening is affine only when no lane wraps at the source width:
+    /// checked here, with a hand-back when one does.
+    fn affine_resize(
+        &mut self,
+        x: Value,
+        s: u64,
+        fb: usize,
+        tb: usize,
+        signed: bool,
+    ) -> Option<JVal> {
+        let fbits = (fb * 8) as u32;
+        let tbits = (tb * 8) as u32;
+        if tb <= fb {
+            let base = self.int_resize(x, fb, tb, signed);
+            let t = wrap(s, tbits);
+            return Some(if t == 0 {
+                JVal::Uniform(base)
+            } else {
+                JVal::Affine(base, t)
+            });
+        }
+        // Lanes base + i·s for i < 16 at fbits: no wrap iff the last lane, computed exactly
+        // in 64 bits (fbits <= 32 here), stays in the source range.
+        if fbits > 32 {
+            return None;
+        }
+        let stride = if signed {
+            alu::sext(s, fbits as u8)
+        } else {
+            s as i64
+        };
+        let span = stride.checked_mul((LANES - 1) as i64)?;
+        let x64 = if signed {
+            self.b.ins().sextend(I64, x)
+        } else {
+            self.b.ins().uextend(I64, x)
+        };
+        let last = self.b.ins().iadd_imm_s(x64, span);
+        let (lo, hi) = if signed {
+            (-(1i64 << (fbits - 1)), (1i64 << (fbits - 1)) - 1)
+        } else {
+            (0, (1i64 << fbits) - 1)
+        };
+        let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, last, lo);
+        let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, last, hi);
+        let wraps = self.b.ins().bor(below, above);
+        self.hand_back_if(wraps);
+        let base = self.int_resize(x, fb, tb, signed);
+        Some(JVal::Affine(base, wrap(stride as u64, tbits)))
+    }
+
+    /// Vectors of `fb`-byte lanes resized to `tb`-byte lanes (truncating or extending).
+    fn vec_resize(&mut self, xs: &[Value], fb: usize, tb: usize, signed: bool) -> Vec<Value> {
+        let mut cur = xs.to_vec();
+        let mut b = fb;
+        while b < tb {
+            cur = cur
+                .iter()
+                .flat_map(|&v| {
+                    if signed {
+                        [self.b.ins().swiden_low(v), self.b.ins().swiden_high(v)]
+                    } else {
+                        [self.b.ins().uwiden_low(v), self.b.ins().uwiden_high(v)]
+                    }
+                })
+                .collect();
+            b *= 2;
+        }
+        while b > tb {
+            let half = b / 2;
+            cur = cur
+                .chunks(2)
+                .map(|p| self.truncate_pair(p[0], p[1], b, half))
+                .collect();
+            b = half;
+        }
+        cur
+    }
+
+    /// Two vectors of `b`-byte lanes truncated to one of `half`-byte lanes.
+    fn truncate_pair(&mut self, x: Value, y: Value, b: usize, half: usize) -> Value {
+        if b == 8 {
+            // Keep the low 4 bytes of each 8-byte lane.
+            let x8 = self.b.ins().bitcast(I8X16, lane_flags(), x);
+            let y8 = self.b.ins().bitcast(I8X16, lane_flags(), y);
+            let mask: Vec<u8> = [0u8, 8, 16, 24]
+                .iter()
+                .flat_map(|&s| (0..4).map(move |k| s + k))
+                .collect();
+            let s = self.shuffle(x8, y8, &mask);
+            return self.b.ins().bitcast(I32X4, lane_flags(), s);
+        }
+        let low = (1u64 << (half * 8)) - 1;
+        let m = self.iconst(scalar_ty(b), low);
+        let mv = self.b.ins().splat(vec_ty(b), m);
+        let (x, y) = (self.b.ins().band(x, mv), self.b.ins().band(y, mv));
+        self.b.ins().unarrow(x, y)
+    }
+
+    /// Float conversions the JIT computes (f32/f64 with 32/64-bit integers).
+    fn float_conv(&mut self, op: Conv, from: u8, to: u8, a: &JVal) -> Option<JVal> {
+        let (fb, tb) = (width_bytes(from), width_bytes(to));
+        let scalar = a.is_scalar();
+        match op {
+            Conv::FToS | Conv::FToU => {
+                let fty = float_ty(from)?;
+                if !matches!(to, 32 | 64) {
+                    return None;
+                }
+                let ity = scalar_ty(tb);
+                let signed = op == Conv::FToS;
+                if scalar {
+                    let x = self.scalar(a, fb)?;
+                    let x = self.bits_to_float(x, fty);
+                    let r = if signed {
+                        self.b.ins().fcvt_to_sint_sat(ity, x)
+                    } else {
+                        self.b.ins().fcvt_to_uint_sat(ity, x)
+                    };
+                    Some(JVal::Uniform(r))
+                } else if from == 32 && to == 32 {
+                    let xs = self.vectors(a, 4);
+                    let out = xs
+                        .iter()
+                        .map(|&x| {
+                            let f = self.vec_to_float(x, 32);
+                            if signed {
+                                self.b.ins().fcvt_to_sint_sat(I32X4, f)
+                            } else {
+                                self.b.ins().fcvt_to_uint_sat(I32X4, f)
+                            }
+                        })
+                        .collect();
+                    Some(JVal::Varying(out))
+                } else {
+                    self.scalarise(&[(a.clone(), fb)], tb, |g, l| {
+                        let f = g.bits_to_float(l[0], fty);
+                        Some(if signed {
+                            g.b.ins().fcvt_to_sint_sat(ity, f)
+                        } else {
+                            g.b.ins().fcvt_to_uint_sat(ity, f)
+                        })
+                    })
+                }
+            }
+            Conv::SToF | Conv::UToF => {
+                let fty = float_ty(to)?;
+                if !matches!(from, 32 | 64) {
+                    return None;
+                }
+                let ity = scalar_ty(tb);
+                let signed = op == Conv::SToF;
+                if scalar {
+                    let x = self.scalar(a, fb)?;
+                    let f = if signed {
+                        self.b.ins().fcvt_from_sint(fty, x)
+                    } else {
+                        self.b.ins().fcvt_from_uint(fty, x)
+                    };
+                    Some(JVal::Uniform(self.float_to_bits(f, ity)))
+                } else if from == 32 && to == 32 {
+                    let xs = self.vectors(a, 4);
+                    let out = xs
+                        .iter()
+                        .map(|&x| {
+                            let f = if signed {
+                                self.b.ins().fcvt_from_sint(F32X4, x)
+                            } else {
+                                self.b.ins().fcvt_from_uint(F32X4, x)
+                            };
+                            self.vec_from_float(f, 32)
+                        })
+                        .collect();
+                    Some(JVal::Varying(out))
+                } else {
+                    self.scalarise(&[(a.clone(), fb)], tb, |g, l| {
+                        let f = if signed {
+                            g.b.ins().fcvt_from_sint(fty, l[0])
+                        } else {
+                            g.b.ins().fcvt_from_uint(fty, l[0])
+                        };
+                        Some(g.float_to_bits(f, ity))
+                    })
+                }
+            }
+            _ => {
+                // FToF between f32 and f64.
+                let (ft, tt) = (float_ty(from)?, float_ty(to)?);
+                if ft == tt {
+                    return Some(a.clone());
+                }
+                let ity = scalar_ty(tb);
+                if scalar {
+                    let x = self.scalar(a, fb)?;
+                    let x = self.bits_to_float(x, ft);
+                    let r = if tt == F64 {
+                        self.b.ins().fpromote(F64, x)
+                    } else {
+                        self.b.ins().fdemote(F32, x)
+                    };
+                    Some(JVal::Uniform(self.float_to_bits(r, ity)))
+                } else {
+                    self.scalarise(&[(a.clone(), fb)], tb, |g, l| {
+                        let x = g.bits_to_float(l[0], ft);
+                        let r = if tt == F64 {
+                            g.b.ins().fpromote(F64, x)
+                        } else {
+                            g.b.ins().fdemote(F32, x)
+                        };
+                        Some(g.float_to_bits(r, ity))
+                    })
+                }
+            }
+        }
+    }
+
+    fn select(&mut self, dst: u32, cond: u32, if_true: u32, if_false: u32) -> Result<bool, String> {
+        let bytes = self.bytes(dst);
+        let c = self.get(cond);
+        let (t, f) = (self.get(if_true), self.get(if_false));
+        let r = match &c {
+            JVal::Const(k) => {
+                if *k != 0 {
+                    t
+                } else {
+                    f
+                }
+            }
+            JVal::Uniform(k) => match (&t, &f) {
+                _ if t.is_scalar() && f.is_scalar() => {
+                    let x = self.scalar(&t, bytes).ok_or("scalar")?;
+                    let y = self.scalar(&f, bytes).ok_or("scalar")?;
+                    JVal::Uniform(self.b.ins().select(*k, x, y))
+                }
+                (JVal::Affine(x, s), JVal::Affine(y, u)) if s == u => {
+                    JVal::Affine(self.b.ins().select(*k, *x, *y), *s)
+                }
+                _ => {
+                    let xs = self.vectors(&t, bytes);
+                    let ys = self.vectors(&f, bytes);
+                    JVal::Varying(
+                        xs.iter()
+                            .zip(&ys)
+                            .map(|(&x, &y)| self.b.ins().select(*k, x, y))
+                            .collect(),
+                    )
+                }
+            },
+            JVal::Varying(b) => {
+                let masks = self.masks_from_bools(b[0], bytes);
+                let xs = self.vectors(&t, bytes);
+                let ys = self.vectors(&f, bytes);
+                JVal::Varying(
+                    masks
+                        .iter()
+                        .zip(xs.iter().zip(&ys))
+                        .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
+                        .collect(),
+                )
+            }
+            JVal::Affine(..) => return Err("affine select condition".into()),
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+}

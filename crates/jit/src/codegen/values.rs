@@ -1,0 +1,382 @@
+//! How compiled code holds register values, by class (see `classes`):
+//! - `Const`: nothing (the value is known);
+//! - `Uniform`: one scalar — an integer of the register's width (`I8`…`I64`; bools are `I8` 0/1,
+//!   floats their bits);
+//! - `Affine`: one scalar, the value of lane 0 (lane `i` is `base + i·stride`);
+//! - `Varying`: `bytes` vectors of 16 bytes (16 lanes: `I8X16` for 1-byte lanes, `I16X8`×2,
+//!   `I32X4`×4, `I64X2`×8), bools as `I8X16` lanes of 0/1.
+//!
+//! [`JVal`] is a value in one of those forms; `Gen::get`/`Gen::set` move values in and out of
+//! the Cranelift variables of a register, converting to the register's class on the way in.
+//! Register-file rows are read and written here too (`spill`, `reload`): chunk `c`'s lanes of a
+//! row start at `row offset + 16·c·bytes`.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_frontend::Variable;
+use tessera_spirv::ir::Reg;
+
+use super::Gen;
+use crate::classes::{Class, wrap};
+
+/// A value in one of the representations of the module docs.
+#[derive(Debug, Clone)]
+pub(crate) enum JVal {
+    Const(u64),
+    Uniform(Value),
+    /// Lane 0's value and the stride.
+    Affine(Value, u64),
+    Varying(Vec<Value>),
+}
+
+impl JVal {
+    pub(crate) fn is_scalar(&self) -> bool {
+        matches!(self, JVal::Const(_) | JVal::Uniform(_))
+    }
+}
+
+/// A register's Cranelift variables.
+#[derive(Debug, Clone)]
+pub(crate) enum Vars {
+    None,
+    Scalar(Variable),
+    Vectors(Vec<Variable>),
+}
+
+/// The scalar integer type of `bytes`-byte lanes.
+pub(crate) fn scalar_ty(bytes: usize) -> Type {
+    match bytes {
+        1 => I8,
+        2 => I16,
+        4 => I32,
+        _ => I64,
+    }
+}
+
+/// The vector type of `bytes`-byte lanes.
+pub(crate) fn vec_ty(bytes: usize) -> Type {
+    match bytes {
+        1 => I8X16,
+        2 => I16X8,
+        4 => I32X4,
+        _ => I64X2,
+    }
+}
+
+/// Lanes per 16-byte vector.
+pub(crate) fn per_vec(bytes: usize) -> usize {
+    16 / bytes
+}
+
+/// Memory flags for application memory (in bounds by construction, any alignment).
+pub(crate) fn app_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// Memory flags for the register file and the context (in bounds and aligned).
+pub(crate) fn own_flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+pub(crate) fn lane_flags() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+impl Gen<'_> {
+    pub(crate) fn bytes(&self, r: Reg) -> usize {
+        self.ir.reg_types[r as usize].bytes()
+    }
+
+    /// The current value of register `r`.
+    pub(crate) fn get(&mut self, r: Reg) -> JVal {
+        match (self.classes[r as usize], self.vars[r as usize].clone()) {
+            (Class::Const(v), _) => JVal::Const(v),
+            (Class::Affine(s), Vars::Scalar(v)) => JVal::Affine(self.b.use_var(v), s),
+            (_, Vars::Scalar(v)) => JVal::Uniform(self.b.use_var(v)),
+            (_, Vars::Vectors(vs)) => {
+                JVal::Varying(vs.iter().map(|&v| self.b.use_var(v)).collect())
+            }
+            // A register that never has a value (undefined and unread): zero.
+            (_, Vars::None) => JVal::Const(0),
+        }
+    }
+
+    /// Sets register `r` to `v`, converted to `r`'s class. Fails when `v` cannot be (the
+    /// analysis and the code generator disagree: a bug, which makes compilation fail).
+    pub(crate) fn set(&mut self, r: Reg, v: JVal) -> Result<(), String> {
+        let bytes = self.bytes(r);
+        match (self.classes[r as usize], self.vars[r as usize].clone()) {
+            (Class::Const(c), _) => match v {
+                JVal::Const(x) if wrap(x, (bytes * 8) as u32) == wrap(c, (bytes * 8) as u32) => {
+                    Ok(())
+                }
+                _ => Err(format!("%{r}: a constant register gets another value")),
+            },
+            (Class::Affine(s), Vars::Scalar(var)) => match v {
+                JVal::Affine(base, t) if t == s => {
+                    self.b.def_var(var, base);
+                    Ok(())
+                }
+                other => Err(format!("%{r}: affine register (stride {s}) gets {other:?}")),
+            },
+            (_, Vars::Scalar(var)) => {
+                let x = self
+                    .scalar(&v, bytes)
+                    .ok_or_else(|| format!("%{r}: uniform register gets a varying value"))?;
+                self.b.def_var(var, x);
+                Ok(())
+            }
+            (_, Vars::Vectors(vars)) => {
+                let vs = self.vectors(&v, bytes);
+                for (var, x) in vars.iter().zip(vs) {
+                    self.b.def_var(*var, x);
+                }
+                Ok(())
+            }
+            (_, Vars::None) => Ok(()),
+        }
+    }
+
+    /// `v` as a scalar of `bytes`, if it is uniform.
+    pub(crate) fn scalar(&mut self, v: &JVal, bytes: usize) -> Option<Value> {
+        let ty = scalar_ty(bytes);
+        match v {
+            JVal::Const(c) => Some(self.iconst(ty, *c)),
+            JVal::Uniform(x) => Some(self.fit(*x, ty)),
+            _ => None,
+        }
+    }
+
+    /// An integer constant of type `ty` (the low bits of `c`).
+    pub(crate) fn iconst(&mut self, ty: Type, c: u64) -> Value {
+        let bits = ty.bits();
+        let v = wrap(c, bits) as i64;
+        self.b.ins().iconst(ty, v)
+    }
+
+    /// `x` (an integer scalar) at type `ty`: truncated or zero-extended.
+    pub(crate) fn fit(&mut self, x: Value, ty: Type) -> Value {
+        let have = self.b.func.dfg.value_type(x);
+        if have == ty {
+            x
+        } else if have.bits() > ty.bits() {
+            self.b.ins().ireduce(ty, x)
+        } else {
+            self.b.ins().uextend(ty, x)
+        }
+    }
+
+    /// Lane `i`'s value of `v` as a scalar of `bytes`.
+    pub(crate) fn lane(&mut self, v: &JVal, bytes: usize, i: usize) -> Value {
+        let ty = scalar_ty(bytes);
+        match v {
+            JVal::Const(c) => self.iconst(ty, *c),
+            JVal::Uniform(x) => self.fit(*x, ty),
+            JVal::Affine(base, s) => {
+                let base = self.fit(*base, ty);
+                if i == 0 {
+                    base
+                } else {
+                    let k = self.iconst(ty, s.wrapping_mul(i as u64));
+                    self.b.ins().iadd(base, k)
+                }
+            }
+            JVal::Varying(vs) => {
+                let pv = per_vec(bytes);
+                self.b.ins().extractlane(vs[i / pv], (i % pv) as u8)
+            }
+        }
+    }
+
+    /// A constant vector of `bytes`-byte lanes with lane `i` = `f(i)` (of all 16 lanes, vector
+    /// `j` holds lanes `j·per_vec..`).
+    pub(crate) fn const_vec(&mut self, bytes: usize, j: usize, f: impl Fn(usize) -> u64) -> Value {
+        let pv = per_vec(bytes);
+        let mut data = Vec::with_capacity(16);
+        for k in 0..pv {
+            let v = f(j * pv + k);
+            data.extend_from_slice(&v.to_le_bytes()[..bytes]);
+        }
+        let c = self.b.func.dfg.constants.insert(data.into());
+        self.b.ins().vconst(vec_ty(bytes), c)
+    }
+
+    /// `v` as the 16-lane vectors of `bytes`-byte lanes.
+    pub(crate) fn vectors(&mut self, v: &JVal, bytes: usize) -> Vec<Value> {
+        let n = bytes; // vectors per 16 lanes
+        let vt = vec_ty(bytes);
+        match v {
+            JVal::Const(c) => {
+                let c = *c;
+                (0..n).map(|j| self.const_vec(bytes, j, |_| c)).collect()
+            }
+            JVal::Uniform(x) => {
+                let x = self.fit(*x, scalar_ty(bytes));
+                let s = self.b.ins().splat(vt, x);
+                vec![s; n]
+            }
+            JVal::Affine(base, stride) => {
+                let base = self.fit(*base, scalar_ty(bytes));
+                let b = self.b.ins().splat(vt, base);
+                let stride = *stride;
+                (0..n)
+                    .map(|j| {
+                        let iota = self.const_vec(bytes, j, |i| stride.wrapping_mul(i as u64));
+                        self.b.ins().iadd(b, iota)
+                    })
+                    .collect()
+            }
+            JVal::Varying(vs) => vs.clone(),
+        }
+    }
+
+    /// The address of chunk lane 0 of register `r`'s row (`regfile + offset + 16·chunk·bytes`).
+    pub(crate) fn row_addr(&mut self, r: Reg) -> Value {
+        let bytes = self.bytes(r);
+        let base = self.chunk_base(bytes);
+        let off = self.layout.offsets[r as usize] as i64;
+        self.b.ins().iadd_imm_s(base, off)
+    }
+
+    /// Writes `v` (register `r`'s value) into `r`'s row for the current chunk.
+    pub(crate) fn spill(&mut self, r: Reg) {
+        if self.ir_const[r as usize] {
+            return; // The IR's constant rows are written once per dispatch and never change.
+        }
+        let bytes = self.bytes(r);
+        let v = self.get(r);
+        let vs = self.vectors(&v, bytes);
+        let addr = self.row_addr(r);
+        for (j, x) in vs.into_iter().enumerate() {
+            self.b.ins().store(own_flags(), x, addr, (16 * j) as i32);
+        }
+    }
+
+    /// Reads register `r` from its row for the current chunk. For a uniform or affine register,
+    /// `bad` becomes true (an `I8`) when the lanes do not have that shape.
+    pub(crate) fn reload(&mut self, r: Reg, bad: Option<Value>) -> Result<Option<Value>, String> {
+        let class = self.classes[r as usize];
+        if matches!(class, Class::Const(_)) {
+            return Ok(bad);
+        }
+        let bytes = self.bytes(r);
+        let addr = self.row_addr(r);
+        let vt = vec_ty(bytes);
+        let vs: Vec<Value> = (0..bytes)
+            .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
+            .collect();
+        match class {
+            Class::Uniform | Class::Affine(_) => {
+                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
+                let want = match class {
+                    Class::Affine(s) => JVal::Affine(x, s),
+                    _ => JVal::Uniform(x),
+                };
+                let want_vs = self.vectors(&want, bytes);
+                let mut ok = None;
+                for (a, w) in vs.iter().zip(want_vs) {
+                    let eq = self.b.ins().icmp(IntCC::Equal, *a, w);
+                    let all = self.b.ins().vall_true(eq);
+                    ok = Some(match ok {
+                        None => all,
+                        Some(o) => self.b.ins().band(o, all),
+                    });
+                }
+                self.set(r, want)?;
+                let not_ok = match ok {
+                    Some(o) => self.b.ins().bxor_imm_s(o, 1),
+                    None => self.b.ins().iconst(I8, 0),
+                };
+                Ok(Some(match bad {
+                    None => not_ok,
+                    Some(b) => self.b.ins().bor(b, not_ok),
+                }))
+            }
+            _ => {
+                self.set(r, JVal::Varying(vs))?;
+                Ok(bad)
+            }
+        }
+    }
+
+    /// A varying bool (`I8X16` of 0/1) from lane masks of `bytes`-byte lanes (all-ones/zero).
+    pub(crate) fn bools_from_masks(&mut self, masks: &[Value], bytes: usize) -> Value {
+        let one = self.b.ins().iconst(I8, 1);
+        let ones = self.b.ins().splat(I8X16, one);
+        let narrowed = self.narrow_masks(masks, bytes);
+        self.b.ins().band(narrowed, ones)
+    }
+
+    /// Narrows lane masks of `bytes`-byte lanes (16 lanes in `bytes` vectors) to one `I8X16`
+    /// of masks.
+    pub(crate) fn narrow_masks(&mut self, masks: &[Value], bytes: usize) -> Value {
+        let mut cur: Vec<Value> = masks.to_vec();
+        let mut b = bytes;
+        while b > 1 {
+            if b == 8 {
+                // i64x2 → i32x4: keep the low halves (masks are all-ones or zero).
+                cur = cur
+                    .chunks(2)
+                    .map(|p| {
+                        let lo = self.b.ins().bitcast(I32X4, lane_flags(), p[0]);
+                        let hi = self.b.ins().bitcast(I32X4, lane_flags(), p[1]);
+                        self.shuffle_even_i32(lo, hi)
+                    })
+                    .collect();
+            } else {
+                cur = cur
+                    .chunks(2)
+                    .map(|p| self.b.ins().snarrow(p[0], p[1]))
+                    .collect();
+            }
+            b /= 2;
+        }
+        cur[0]
+    }
+
+    /// Lanes 0 and 2 of `a` then of `b` (as `I32X4`).
+    fn shuffle_even_i32(&mut self, a: Value, b: Value) -> Value {
+        let a8 = self.b.ins().bitcast(I8X16, lane_flags(), a);
+        let b8 = self.b.ins().bitcast(I8X16, lane_flags(), b);
+        let mask: Vec<u8> = [0u8, 8, 16, 24]
+            .iter()
+            .flat_map(|&start| (0..4).map(move |k| start + k))
+            .collect();
+        let s = self.shuffle(a8, b8, &mask);
+        self.b.ins().bitcast(I32X4, lane_flags(), s)
+    }
+
+    /// `shuffle` of two `I8X16` with byte indices `mask` (0..16 from `a`, 16..32 from `b`).
+    pub(crate) fn shuffle(&mut self, a: Value, b: Value, mask: &[u8]) -> Value {
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(cranelift_codegen::ir::ConstantData::from(mask.to_vec()));
+        self.b.ins().shuffle(a, b, imm)
+    }
+
+    /// Lane masks of `bytes`-byte lanes (all-ones/zero, `bytes` vectors) from a varying bool.
+    pub(crate) fn masks_from_bools(&mut self, bools: Value, bytes: usize) -> Vec<Value> {
+        // 0/1 → 0/-1 in 8-bit lanes, then sign-extend step by step.
+        let zero = self.b.ins().iconst(I8, 0);
+        let zeros = self.b.ins().splat(I8X16, zero);
+        let m8 = self.b.ins().isub(zeros, bools);
+        let mut cur = vec![m8];
+        let mut b = 1;
+        while b < bytes {
+            cur = cur
+                .iter()
+                .flat_map(|&v| {
+                    let lo = self.b.ins().swiden_low(v);
+                    let hi = self.b.ins().swiden_high(v);
+                    [lo, hi]
+                })
+                .collect();
+            b *= 2;
+        }
+        cur
+    }
+}

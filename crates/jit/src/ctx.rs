@@ -1,0 +1,186 @@
+//! The context compiled code runs with (one per worker and dispatch), and the functions it calls
+//! back into Rust.
+//!
+//! [`Ctx`] is `repr(C)`: generated code reads its fields at the offsets [`field`] gives.
+//! Pointers in it are windows the [`Worker`] handed out (every access from compiled code is
+//! checked against the window's length) or point at the worker's own buffers, valid while the
+//! worker runs the kernel. The callbacks never unwind into compiled code: a panic in one is
+//! caught and makes it report "stop".
+
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use tessera_spirv::exec::Worker;
+use tessera_spirv::ir::Op;
+
+use crate::classes::LANES;
+
+/// A memory window: compiled code touches `ptr..ptr + len` only.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub ptr: *mut u8,
+    pub len: u64,
+}
+
+impl Window {
+    pub const EMPTY: Window = Window {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+    };
+}
+
+/// One tensor access site's bound view: `ok` is 1 when the view may be accessed by the site at
+/// all (format, rank and shape match), else every element is out of bounds.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TensorSite {
+    pub ptr: *mut u8,
+    pub len: u64,
+    pub ok: u64,
+    /// The bound view's dimension count (0 when the descriptor is not a tensor view).
+    pub rank: u64,
+    /// The view's dimensions and byte strides (`rank` of each).
+    pub dims: *const u64,
+    pub strides: *const u64,
+}
+
+impl TensorSite {
+    pub const NONE: TensorSite = TensorSite {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+        ok: 0,
+        rank: 0,
+        dims: std::ptr::null(),
+        strides: std::ptr::null(),
+    };
+}
+
+/// Status codes the compiled function returns.
+pub mod status {
+    /// Every chunk of the range finished or yielded at a sync block.
+    pub const DONE: u32 = 0;
+    /// Chunk `Ctx::stop_chunk` needs the interpreter from op `stop_op` of block `stop_block`
+    /// (its live registers are in the register file).
+    pub const HAND_BACK: u32 = 1;
+    /// The dispatch is stopping.
+    pub const ABORT: u32 = 2;
+}
+
+/// What compiled code reads and writes.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Ctx {
+    pub regfile: *mut u8,
+    /// Per-lane block indices of the lane group (written when a chunk yields or finishes in a
+    /// program with sync ops).
+    pub pcs: *mut u32,
+    pub shared: Window,
+    pub push: Window,
+    /// Buffer sites (see `Sites`).
+    pub buffers: *const Window,
+    /// Tensor sites.
+    pub tensors: *const TensorSite,
+    /// The workgroup ids of the lane group's workgroups (x, y, z, unused).
+    pub wg_ids: *const [u32; 4],
+    /// The dispatch's workgroup count.
+    pub num_wg: [u32; 4],
+    /// Chunks to run: `chunk..chunk_end`; on return, `chunk` is where compiled code stopped.
+    pub chunk: u32,
+    pub chunk_end: u32,
+    /// 0: chunks start at block 0; 1: chunks continue from their lanes' block indices.
+    pub resume: u32,
+    pub stop_block: u32,
+    pub stop_op: u32,
+    /// Back edges left before the next watchdog poll.
+    pub poll: u32,
+    pub worker: *mut c_void,
+    pub kernel: *const c_void,
+    /// The callbacks (compiled code calls them through these pointers).
+    pub run_op_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
+    pub poll_fn: unsafe extern "C" fn(*mut Ctx) -> u32,
+    pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
+    /// Where a checked access that fails goes instead (loads read these bytes and are then
+    /// replaced by 0; stores land here). Large enough for the widest vector access.
+    pub scratch: [u8; 512],
+}
+
+/// Byte offset of a `Ctx` field.
+macro_rules! field {
+    ($f:ident) => {
+        std::mem::offset_of!($crate::ctx::Ctx, $f) as i32
+    };
+}
+pub(crate) use field;
+
+/// Back edges between two watchdog polls.
+pub const POLL_EVERY: u32 = 1 << 14;
+
+/// What the callbacks need from the kernel.
+pub struct CallbackData {
+    /// Ops compiled code hands to the interpreter, by index.
+    pub ops: Vec<Op>,
+}
+
+/// # Safety
+/// `ctx` must be the `Ctx` the kernel's driver passed to compiled code, with `worker` and
+/// `kernel` pointing at the live worker and callback data.
+unsafe fn parts<'a>(ctx: *mut Ctx) -> (&'a mut Ctx, &'a mut Worker<'a, 'a>, &'a CallbackData) {
+    // SAFETY: the caller's contract; the driver keeps all three alive during the call.
+    unsafe {
+        let ctx = &mut *ctx;
+        let worker = &mut *ctx.worker.cast::<Worker<'a, 'a>>();
+        let data = &*ctx.kernel.cast::<CallbackData>();
+        (ctx, worker, data)
+    }
+}
+
+/// Runs op `index` of the kernel's callback list over chunk `chunk`'s lanes in the interpreter
+/// (its operands are in the register file; its results go there). Returns 0, or 1 if the
+/// dispatch must stop.
+///
+/// # Safety
+/// See [`parts`].
+pub unsafe extern "C" fn run_op(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded contract.
+        let (_, worker, data) = unsafe { parts(ctx) };
+        let Some(op) = data.ops.get(index as usize) else {
+            return 1;
+        };
+        let lo = chunk as usize * LANES;
+        worker.run_op(op, lo, lo + LANES);
+        0
+    }))
+    .unwrap_or(1)
+}
+
+/// Polls the watchdog: 1 if the dispatch must stop.
+///
+/// # Safety
+/// See [`parts`].
+pub unsafe extern "C" fn poll(ctx: *mut Ctx) -> u32 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded contract.
+        let (ctx, worker, _) = unsafe { parts(ctx) };
+        ctx.poll = POLL_EVERY;
+        u32::from(worker.should_stop())
+    }))
+    .unwrap_or(1)
+}
+
+/// The host address of `size` bytes at device address `address`, or null if no live allocation
+/// holds them.
+///
+/// # Safety
+/// See [`parts`].
+pub unsafe extern "C" fn physical(ctx: *mut Ctx, address: u64, size: u64) -> *mut u8 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded contract.
+        let (_, worker, _) = unsafe { parts(ctx) };
+        worker
+            .physical(address, size as usize)
+            .unwrap_or(std::ptr::null_mut())
+    }))
+    .unwrap_or(std::ptr::null_mut())
+}

@@ -1,0 +1,173 @@
+//! The kernel driver: runs the lane groups a worker takes with the compiled function, and gives
+//! the interpreter what compiled code hands back (see the crate docs).
+//!
+//! Per group: start it, run the full chunks with compiled code (tail lanes of a group that is
+//! not a multiple of 16 lanes go to the interpreter), interpret each chunk handed back from
+//! where it stopped; for a program with sync ops, repeat while lanes wait at a sync block: run
+//! the lowest one for the whole group, then resume the chunks.
+
+use std::ffi::c_void;
+
+use tessera_spirv::exec::{Worker, tensor_access_size};
+use tessera_spirv::ir::DescIdx;
+
+use crate::JitKernel;
+use crate::classes::LANES;
+use crate::codegen::DONE;
+use crate::ctx::{self, Ctx, POLL_EVERY, TensorSite, Window, status};
+
+pub(crate) fn run_groups(
+    kernel: &JitKernel,
+    worker: &mut Worker<'_, '_>,
+    next: &mut dyn FnMut() -> Option<u64>,
+) {
+    let ir = worker.ir();
+    let sites = &kernel.out.sites;
+    let buffers: Vec<Window> = sites
+        .buffers
+        .iter()
+        .map(|&(slot, desc)| {
+            let (ptr, len) = worker.buffer(slot, u64::from(desc));
+            Window {
+                ptr,
+                len: len as u64,
+            }
+        })
+        .collect();
+    let tensors: Vec<TensorSite> = sites
+        .tensors
+        .iter()
+        .map(|t| {
+            let DescIdx::Const(d) = t.desc else {
+                return TensorSite::NONE;
+            };
+            match worker.tensor(t.slot, u64::from(d)) {
+                Some(w) => TensorSite {
+                    ptr: w.ptr,
+                    len: w.len as u64,
+                    ok: u64::from(tensor_access_size(ir, t, &w).is_some()),
+                    rank: w.dims.len() as u64,
+                    dims: w.dims.as_ptr(),
+                    strides: w.strides.as_ptr(),
+                },
+                None => TensorSite::NONE,
+            }
+        })
+        .collect();
+    let push = worker.push_constants();
+    let count = worker.workgroup_count();
+    let has_sync = kernel.out.has_sync;
+    let mut wg_ids: Vec<[u32; 4]> = Vec::new();
+    let mut c = Box::new(Ctx {
+        regfile: std::ptr::null_mut(),
+        pcs: std::ptr::null_mut(),
+        shared: Window::EMPTY,
+        push: Window {
+            ptr: push.as_ptr().cast_mut(),
+            len: push.len() as u64,
+        },
+        buffers: buffers.as_ptr(),
+        tensors: tensors.as_ptr(),
+        wg_ids: std::ptr::null(),
+        num_wg: [count[0], count[1], count[2], 0],
+        chunk: 0,
+        chunk_end: 0,
+        resume: 0,
+        stop_block: 0,
+        stop_op: 0,
+        poll: POLL_EVERY,
+        worker: std::ptr::null_mut(),
+        kernel: std::sync::Arc::as_ptr(&kernel.data).cast::<c_void>(),
+        run_op_fn: ctx::run_op,
+        poll_fn: ctx::poll,
+        physical_fn: ctx::physical,
+        scratch: [0; 512],
+    });
+    let fuse = ir_fuse(worker);
+    while let Some(g) = next() {
+        let lanes = worker.start_group(g);
+        let nwg = lanes.div_ceil(fuse.max(1) as usize).max(1);
+        wg_ids.clear();
+        for k in 0..fuse.max(1) {
+            let id = worker.workgroup_id(g, k);
+            wg_ids.push([id[0], id[1], id[2], 0]);
+        }
+        let _ = nwg;
+        let full = (lanes / LANES) as u32;
+        c.regfile = worker.regfile();
+        c.pcs = worker.pcs_ptr();
+        let shared = worker.shared();
+        c.shared = Window {
+            ptr: shared.as_mut_ptr(),
+            len: shared.len() as u64,
+        };
+        c.wg_ids = wg_ids.as_ptr();
+        let mut resume = 0;
+        loop {
+            c.chunk = 0;
+            c.chunk_end = full;
+            c.resume = resume;
+            loop {
+                c.worker = (worker as *mut Worker<'_, '_>).cast::<c_void>();
+                // SAFETY: `c` is a complete context for this worker and group: the windows come
+                // from the worker, the register file and block indices are the worker's and
+                // stay put while it runs, `kernel.data` outlives the call; compiled code was
+                // generated for this program's IR and layout.
+                let st = unsafe { (kernel.func)(&mut *c) };
+                match st {
+                    status::DONE => break,
+                    status::HAND_BACK => {
+                        let chunk = c.chunk;
+                        let lo = chunk as usize * LANES;
+                        if c.stop_block == DONE {
+                            worker.interpret(lo, lo + LANES, has_sync);
+                        } else {
+                            worker.interpret_from(
+                                lo,
+                                lo + LANES,
+                                c.stop_block,
+                                c.stop_op as usize,
+                                has_sync,
+                            );
+                        }
+                        if worker.should_stop() {
+                            return;
+                        }
+                        c.chunk = chunk + 1;
+                        if c.chunk >= c.chunk_end {
+                            break;
+                        }
+                        // The context keeps `chunk_end` and `resume`.
+                        c.chunk_end = full;
+                        c.resume = resume;
+                        // Re-enter at the next chunk: compiled code starts from `ctx.chunk`.
+                        continue;
+                    }
+                    _ => return,
+                }
+            }
+            let tail = full as usize * LANES;
+            if tail < lanes {
+                worker.interpret(tail, lanes, has_sync);
+            }
+            if !has_sync || worker.should_stop() {
+                break;
+            }
+            let Some(&min) = worker.pcs().iter().min() else {
+                break;
+            };
+            if min == DONE {
+                break;
+            }
+            worker.run_block(min);
+            resume = 1;
+        }
+    }
+}
+
+/// Workgroups per lane group of the worker's program.
+fn ir_fuse(worker: &Worker<'_, '_>) -> u32 {
+    let _ = worker;
+    // The worker's lane group spans `fuse` workgroups; `workgroup_id(g, k)` serves k < fuse.
+    worker.fuse()
+}

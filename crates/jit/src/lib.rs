@@ -1,0 +1,168 @@
+//! Tessera's shader JIT: compiles the IR of a [`tessera_spirv::Program`] to native code with
+//! Cranelift, as a [`Backend`] of `tessera-spirv`'s execution seam. The interpreter stays the
+//! reference; this crate is the one place with generated machine code.
+//!
+//! # Model
+//! Compiled code runs a lane group in *chunks* of [`LANES`] (16) consecutive lanes. Each chunk
+//! runs through the whole control-flow graph in one go, its values in SIMD registers
+//! (`codegen::values`: uniform values as scalars, affine ones as a scalar base, the rest as
+//! 128-bit vectors), on the assumption that all 16 lanes take the same branches. When they do
+//! not — a divergent branch — or when a check of the compiled form fails (an affine index that
+//! wraps, a tensor access partly out of bounds), the chunk's live registers go to the register
+//! file and the interpreter takes that chunk over from that exact op (`Worker::interpret_from`);
+//! the next chunk is compiled code again. Ops without a native lowering run in the interpreter
+//! for the chunk (`ctx::run_op`). Sync ops (barriers, subgroup operations, atomics) end a
+//! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
+//! interpreter, and compiled code resumes the chunks after it (`driver`).
+//!
+//! # Safety
+//! Generated code touches application memory only inside the windows the worker hands out,
+//! each access checked first (`codegen::memory`); the register file, the context and the
+//! block-index array are the driver's own. Every call into Rust catches panics. The watchdog is
+//! polled on back edges, so a shader that never ends is stopped as in the interpreter.
+
+mod classes;
+mod codegen;
+mod ctx;
+mod driver;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use tessera_spirv::exec::{Backend, Kernel, Worker};
+use tessera_spirv::{Program, SpirvError};
+
+pub use classes::LANES;
+
+/// The Cranelift JIT backend.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Jit;
+
+/// A compiled program.
+pub struct JitKernel {
+    /// Owns the code; freed on drop (no dispatch can be running then: it borrows the kernel).
+    module: Option<JITModule>,
+    func: unsafe extern "C" fn(*mut ctx::Ctx) -> u32,
+    out: codegen::Output,
+    data: Arc<ctx::CallbackData>,
+    /// How long compiling took.
+    pub compile_time: Duration,
+}
+
+// SAFETY: after `finalize_definitions` the module and the code are immutable; the function
+// pointer is plain code, callable from any thread with its own context.
+unsafe impl Send for JitKernel {}
+// SAFETY: as above; nothing in the kernel is mutated after compilation.
+unsafe impl Sync for JitKernel {}
+
+impl std::fmt::Debug for JitKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitKernel")
+            .field("native_ops", &self.out.native_ops)
+            .field("interpreted_ops", &self.data.ops.len())
+            .field("compile_time", &self.compile_time)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for JitKernel {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the kernel is being dropped, so no dispatch holds it and no compiled code
+            // of this module is running or can run again.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl JitKernel {
+    /// Ops compiled natively and ops handed to the interpreter.
+    pub fn op_counts(&self) -> (usize, usize) {
+        (self.out.native_ops, self.data.ops.len())
+    }
+}
+
+impl Backend for Jit {
+    fn name(&self) -> &'static str {
+        "jit"
+    }
+
+    fn compile(&self, program: &Program) -> Result<Box<dyn Kernel>, SpirvError> {
+        compile(program).map(|k| Box::new(k) as Box<dyn Kernel>)
+    }
+}
+
+/// Compiles `program`. Never panics: a failure of the code generator or of Cranelift is an
+/// error (the program then runs on the interpreter).
+pub fn compile(program: &Program) -> Result<JitKernel, SpirvError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile_inner(program)))
+        .unwrap_or_else(|_| Err("the JIT panicked".to_string()))
+        .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
+}
+
+fn compile_inner(program: &Program) -> Result<JitKernel, String> {
+    let started = Instant::now();
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v).map_err(|e| format!("cranelift flag {k}: {e}"))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| format!("host not supported: {e}"))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cranelift: {e}"))?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut cctx = module.make_context();
+    let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
+    let out = codegen::build(program, &mut cctx.func, &mut fctx, module.target_config())?;
+    let id = module
+        .declare_function("tessera_shader", Linkage::Local, &cctx.func.signature)
+        .map_err(|e| format!("cranelift: {e}"))?;
+    module
+        .define_function(id, &mut cctx)
+        .map_err(|e| format!("cranelift: {e:?}"))?;
+    module.clear_context(&mut cctx);
+    module
+        .finalize_definitions()
+        .map_err(|e| format!("cranelift: {e}"))?;
+    let code = module.get_finalized_function(id);
+    // SAFETY: the function was built with the signature `fn(*mut Ctx) -> u32` in the module's
+    // default calling convention, which is the platform's C convention.
+    let func = unsafe {
+        std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut ctx::Ctx) -> u32>(code)
+    };
+    let data = Arc::new(ctx::CallbackData {
+        ops: out.callouts.clone(),
+    });
+    Ok(JitKernel {
+        module: Some(module),
+        func,
+        out,
+        data,
+        compile_time: started.elapsed(),
+    })
+}
+
+impl Kernel for JitKernel {
+    fn backend(&self) -> &'static str {
+        "jit"
+    }
+
+    fn run_groups(&self, worker: &mut Worker<'_, '_>, next: &mut dyn FnMut() -> Option<u64>) {
+        driver::run_groups(self, worker, next);
+    }
+}

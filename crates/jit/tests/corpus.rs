@@ -1,0 +1,68 @@
+//! Every committed SPIR-V module of the repository (the `spirv-tests` cases, the shaders Rust
+//! tests load, the scenario-runner scenarios) that the interpreter accepts also compiles on the
+//! JIT: `TESSERA_SHADER_BACKEND=jit` must never refuse a shader the corpus relies on. (Whether the
+//! compiled code computes the right thing is the `jit::` runs of `spirv-tests`.)
+
+use std::path::{Path, PathBuf};
+
+use tessera_spirv::{Module, Program};
+
+fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            spv_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "spv") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_committed_shader_compiles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spirv-tests");
+    let mut files = Vec::new();
+    spv_files(&root, &mut files);
+    files.sort();
+    assert!(
+        files.len() > 100,
+        "found only {} modules under {}",
+        files.len(),
+        root.display()
+    );
+    let mut compiled = 0;
+    let mut failures = Vec::new();
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let Ok(module) = Module::parse(&words) else {
+            continue;
+        };
+        for (entry, compute) in module.entry_points() {
+            if !compute {
+                continue;
+            }
+            // Modules the interpreter rejects (the error tests' inputs) are not the JIT's to run.
+            let Ok(program) = Program::new(&module, &entry, &[]) else {
+                continue;
+            };
+            match tessera_jit::compile(&program) {
+                Ok(_) => compiled += 1,
+                Err(e) => failures.push(format!("{} ({entry}): {e}", f.display())),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(compiled > 100, "only {compiled} entry points compiled");
+}

@@ -1,0 +1,141 @@
+//! Which backend runs a compute pipeline's shader: the interpreter (`tessera-spirv`) or compiled
+//! code from the JIT (`tessera-jit`), chosen by `TESSERA_SHADER_BACKEND`:
+//! - `interp`: always the interpreter;
+//! - `jit`: compile at pipeline creation, and fail the creation if the JIT cannot compile the
+//!   shader (a developer's switch: it shows what the JIT does not handle);
+//! - `auto` (the default): compile on a background thread; dispatches use the interpreter until
+//!   the compiled code is ready, then the compiled code. A shader the JIT cannot compile stays
+//!   on the interpreter, with a debug log line saying why.
+//!
+//! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
+//! runs a dispatch never shows in its output.
+
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tessera_spirv::Program;
+use tessera_spirv::exec::Kernel;
+
+use crate::{Error, Result};
+
+/// The configured backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShaderBackend {
+    Interpreter,
+    Jit,
+    Auto,
+}
+
+/// `TESSERA_SHADER_BACKEND`, read once.
+pub fn configured() -> ShaderBackend {
+    static CHOICE: OnceLock<ShaderBackend> = OnceLock::new();
+    *CHOICE.get_or_init(
+        || match std::env::var("TESSERA_SHADER_BACKEND").as_deref() {
+            Ok("interp") | Ok("interpreter") => ShaderBackend::Interpreter,
+            Ok("jit") => ShaderBackend::Jit,
+            Ok("auto") | Ok("") | Err(_) => ShaderBackend::Auto,
+            Ok(other) => {
+                tracing::warn!(
+                    "TESSERA_SHADER_BACKEND={other:?} is not one of interp, jit, auto; using auto"
+                );
+                ShaderBackend::Auto
+            }
+        },
+    )
+}
+
+/// A pipeline's compiled code, once there is some.
+#[derive(Default)]
+pub struct Compiled {
+    kernel: OnceLock<Option<Box<dyn Kernel>>>,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("ready", &self.kernel.get().is_some())
+            .finish()
+    }
+}
+
+type Job = (Arc<Program>, Arc<Compiled>, String);
+
+/// The background compiler's queue.
+fn queue() -> Option<Sender<Job>> {
+    static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
+    QUEUE
+        .get_or_init(|| {
+            let (tx, rx) = channel::<Job>();
+            std::thread::Builder::new()
+                .name("tessera-jit".into())
+                .spawn(move || {
+                    for (program, slot, name) in rx {
+                        slot.finish(compile(&program, &name));
+                    }
+                })
+                .ok()
+                .map(|_| Mutex::new(tx))
+        })
+        .as_ref()
+        .and_then(|m| m.lock().ok().map(|tx| tx.clone()))
+}
+
+fn compile(program: &Program, name: &str) -> Option<Box<dyn Kernel>> {
+    match tessera_jit::compile(program) {
+        Ok(k) => {
+            let (native, interpreted) = k.op_counts();
+            tracing::debug!(
+                "compute shader {name:?}: compiled by the JIT in {:.2} ms ({native} ops \
+                 native, {interpreted} through the interpreter)",
+                k.compile_time.as_secs_f64() * 1e3
+            );
+            Some(Box::new(k))
+        }
+        Err(e) => {
+            tracing::debug!("compute shader {name:?}: runs on the interpreter: {e}");
+            None
+        }
+    }
+}
+
+impl Compiled {
+    /// The compiled code for `program` under the configured backend (see the module docs).
+    ///
+    /// # Errors
+    /// `NotSupported` with `TESSERA_SHADER_BACKEND=jit` when the JIT cannot compile it.
+    pub fn for_program(program: &Arc<Program>, name: &str) -> Result<Arc<Compiled>> {
+        let slot = Arc::new(Compiled::default());
+        match configured() {
+            ShaderBackend::Interpreter => slot.finish(None),
+            ShaderBackend::Jit => match tessera_jit::compile(program) {
+                Ok(k) => slot.finish(Some(Box::new(k))),
+                Err(e) => {
+                    return Err(Error::NotSupported(format!(
+                        "TESSERA_SHADER_BACKEND=jit and the JIT cannot compile compute shader \
+                         {name:?}: {e}"
+                    )));
+                }
+            },
+            ShaderBackend::Auto => match queue() {
+                Some(q) => {
+                    if q.send((program.clone(), slot.clone(), name.to_string()))
+                        .is_err()
+                    {
+                        slot.finish(None);
+                    }
+                }
+                None => slot.finish(compile(program, name)),
+            },
+        }
+        Ok(slot)
+    }
+
+    fn finish(&self, kernel: Option<Box<dyn Kernel>>) {
+        let _ = self.kernel.set(kernel);
+    }
+
+    /// The compiled code, if it is ready (else the interpreter runs the dispatch).
+    pub fn kernel(&self) -> Option<&dyn Kernel> {
+        self.kernel.get().and_then(|k| k.as_deref())
+    }
+}
