@@ -85,14 +85,15 @@ pub(crate) fn run_groups(
     });
     let fuse = ir_fuse(worker);
     while let Some(g) = next() {
-        let lanes = worker.start_group(g);
-        let nwg = lanes.div_ceil(fuse.max(1) as usize).max(1);
+        let lanes = worker.begin_group(g);
+        if kernel.out.builtin_rows {
+            worker.write_builtins();
+        }
         wg_ids.clear();
         for k in 0..fuse.max(1) {
             let id = worker.workgroup_id(g, k);
             wg_ids.push([id[0], id[1], id[2], 0]);
         }
-        let _ = nwg;
         let full = (lanes / LANES) as u32;
         c.regfile = worker.regfile();
         c.pcs = worker.pcs_ptr();

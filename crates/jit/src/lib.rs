@@ -129,17 +129,25 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     let mut cctx = module.make_context();
     let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
     let out = codegen::build(program, &mut cctx.func, &mut fctx, module.target_config())?;
+    let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
+    let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
     let id = module
         .declare_function("tessera_shader", Linkage::Local, &cctx.func.signature)
         .map_err(|e| format!("cranelift: {e}"))?;
     module
         .define_function(id, &mut cctx)
         .map_err(|e| format!("cranelift: {e:?}"))?;
+    let code_len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     module.clear_context(&mut cctx);
     module
         .finalize_definitions()
         .map_err(|e| format!("cranelift: {e}"))?;
     let code = module.get_finalized_function(id);
+    if let (Some(dir), Some(clif)) = (dump, clif) {
+        // SAFETY: `code` is the start of the finalized function, `code_len` bytes long.
+        let bytes = unsafe { std::slice::from_raw_parts(code, code_len) };
+        write_dump(&dir, program, &clif, bytes, code, &out);
+    }
     // SAFETY: the function was built with the signature `fn(*mut Ctx) -> u32` in the module's
     // default calling convention, which is the platform's C convention.
     let func = unsafe {
@@ -155,6 +163,36 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
         data,
         compile_time: started.elapsed(),
     })
+}
+
+/// `TESSERA_JIT_DUMP=<dir>` (a developer's switch): the IR, the Cranelift function and the
+/// machine code of every compiled shader, as `<dir>/<pid>-<n>.{ir,clif,bin}`, and in
+/// `<dir>/<pid>-<n>.addr` the code's address (to match profiler samples against
+/// `objdump -b binary -m i386:x86-64 -D`) and the ops left to the interpreter.
+fn write_dump(
+    dir: &std::path::Path,
+    program: &Program,
+    clif: &str,
+    code: &[u8],
+    at: *const u8,
+    out: &codegen::Output,
+) {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let _ = std::fs::create_dir_all(dir);
+    let base = dir.join(format!("{}-{n}", std::process::id()));
+    let _ = std::fs::write(base.with_extension("ir"), program.ir_text());
+    let _ = std::fs::write(base.with_extension("clif"), clif);
+    let _ = std::fs::write(base.with_extension("bin"), code);
+    let callouts: Vec<&str> = out.callouts.iter().map(|op| op.name()).collect();
+    let _ = std::fs::write(
+        base.with_extension("addr"),
+        format!(
+            "{at:p} {}\nnative ops: {}\nthrough the interpreter: {callouts:?}\n",
+            code.len(),
+            out.native_ops
+        ),
+    );
 }
 
 impl Kernel for JitKernel {

@@ -431,13 +431,42 @@ pub enum FBin {
     Step,
 }
 
+/// The NaN an arithmetic op with result `r` gives: the first NaN operand, quieted, else `r`
+/// (x86's SSE rule, which the JIT's vector code follows; written out so that the compiler's
+/// freedom to commute operands cannot change which payload the interpreter returns).
+#[inline(always)]
+fn nan_rule32(x: f32, y: f32, r: f32) -> f32 {
+    if !r.is_nan() {
+        r
+    } else if x.is_nan() {
+        f32::from_bits(x.to_bits() | 0x0040_0000)
+    } else if y.is_nan() {
+        f32::from_bits(y.to_bits() | 0x0040_0000)
+    } else {
+        r
+    }
+}
+
+#[inline(always)]
+fn nan_rule64(x: f64, y: f64, r: f64) -> f64 {
+    if !r.is_nan() {
+        r
+    } else if x.is_nan() {
+        f64::from_bits(x.to_bits() | 0x0008_0000_0000_0000)
+    } else if y.is_nan() {
+        f64::from_bits(y.to_bits() | 0x0008_0000_0000_0000)
+    } else {
+        r
+    }
+}
+
 #[inline(always)]
 fn fbin32(op: FBin, x: f32, y: f32) -> f32 {
     match op {
-        FBin::Add => x + y,
-        FBin::Sub => x - y,
-        FBin::Mul => x * y,
-        FBin::Div => x / y,
+        FBin::Add => nan_rule32(x, y, x + y),
+        FBin::Sub => nan_rule32(x, y, x - y),
+        FBin::Mul => nan_rule32(x, y, x * y),
+        FBin::Div => nan_rule32(x, y, x / y),
         FBin::Rem => x % y,
         FBin::Mod => x - y * (x / y).floor(),
         // Defined exactly (GLSL leaves NaN operands and the sign of a zero result open): the
@@ -471,10 +500,10 @@ fn fbin32(op: FBin, x: f32, y: f32) -> f32 {
 #[inline(always)]
 fn fbin64(op: FBin, x: f64, y: f64) -> f64 {
     match op {
-        FBin::Add => x + y,
-        FBin::Sub => x - y,
-        FBin::Mul => x * y,
-        FBin::Div => x / y,
+        FBin::Add => nan_rule64(x, y, x + y),
+        FBin::Sub => nan_rule64(x, y, x - y),
+        FBin::Mul => nan_rule64(x, y, x * y),
+        FBin::Div => nan_rule64(x, y, x / y),
         FBin::Rem => x % y,
         FBin::Mod => x - y * (x / y).floor(),
         // Defined exactly (GLSL leaves NaN operands and the sign of a zero result open): the

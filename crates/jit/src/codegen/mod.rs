@@ -17,6 +17,7 @@
 //! against its window; every register the interpreter may read after a hand-back is in the
 //! register file first; back edges count down `ctx.poll` and call the watchdog at zero.
 
+mod half;
 mod memory;
 mod ops;
 pub(crate) mod values;
@@ -47,6 +48,10 @@ pub(crate) struct Output {
     /// Ops handed to the interpreter by `ctx::run_op`, by index.
     pub(crate) callouts: Vec<Op>,
     pub(crate) has_sync: bool,
+    /// Compiled code reads a built-in from its row (a varying one), so the driver writes the
+    /// rows when it starts a group; otherwise only the interpreter needs them, and gets them
+    /// when it first runs (`Worker::begin_group`).
+    pub(crate) builtin_rows: bool,
     /// How many ops run natively and how many through the interpreter (for the log).
     pub(crate) native_ops: usize,
 }
@@ -80,6 +85,7 @@ pub(crate) struct Gen<'a> {
     pub(crate) callouts: Vec<Op>,
     pub(crate) native_ops: usize,
     has_sync: bool,
+    builtin_rows: bool,
     /// Where code is being generated: (block, op index), for hand-backs.
     pub(crate) at: (u32, usize),
 }
@@ -176,6 +182,7 @@ pub(crate) fn build(
         callouts: Vec::new(),
         native_ops: 0,
         has_sync,
+        builtin_rows: false,
         at: (0, 0),
     };
     g.function()?;
@@ -185,6 +192,7 @@ pub(crate) fn build(
         sites,
         callouts,
         native_ops,
+        builtin_rows,
         ..
     } = g;
     b.finalize(target);
@@ -192,6 +200,7 @@ pub(crate) fn build(
         sites,
         callouts,
         has_sync,
+        builtin_rows,
         native_ops,
     })
 }
@@ -351,6 +360,7 @@ impl Gen<'_> {
             Class::Uniform => self.set(r, JVal::Uniform(lane0)),
             Class::Affine(s) => self.set(r, JVal::Affine(lane0, s)),
             Class::Varying => {
+                self.builtin_rows = true;
                 let addr = self.row_addr(r);
                 let vs = (0..4)
                     .map(|j| self.b.ins().load(I32X4, own_flags(), addr, 16 * j))

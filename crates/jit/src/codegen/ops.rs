@@ -23,6 +23,11 @@ fn float_ty(width: u8) -> Option<Type> {
     }
 }
 
+/// The binary16 width code, computed in f32 (`half.rs`).
+fn is_half(width: u8) -> bool {
+    width == 16
+}
+
 fn float_vec(width: u8) -> Type {
     if width == 32 { F32X4 } else { F64X2 }
 }
@@ -508,15 +513,18 @@ impl Gen<'_> {
     }
 
     fn fbin(&mut self, op: FBin, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
-        let Some(fty) = float_ty(width) else {
-            return Ok(false);
-        };
         if !matches!(
             op,
             FBin::Add | FBin::Sub | FBin::Mul | FBin::Div | FBin::Min | FBin::Max
         ) {
             return Ok(false);
         }
+        if is_half(width) {
+            return self.fbin_half(op, width, dst, lhs, rhs);
+        }
+        let Some(fty) = float_ty(width) else {
+            return Ok(false);
+        };
         let bytes = width_bytes(width);
         let ity = scalar_ty(bytes);
         let (a, b) = (self.get(lhs), self.get(rhs));
@@ -543,6 +551,41 @@ impl Gen<'_> {
                     .collect();
                 JVal::Varying(out)
             }
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `fbin` on binary16: in f32 on vectors (`half.rs`); uniform operands are splat and
+    /// lane 0 of the result kept.
+    fn fbin_half(
+        &mut self,
+        op: FBin,
+        width: u8,
+        dst: u32,
+        lhs: u32,
+        rhs: u32,
+    ) -> Result<bool, String> {
+        let (a, b) = (self.get(lhs), self.get(rhs));
+        if let (JVal::Const(x), JVal::Const(y)) = (&a, &b) {
+            self.set(dst, JVal::Const(alu::fbin(op, width, *x, *y)))?;
+            return Ok(true);
+        }
+        let scalar = a.is_scalar() && b.is_scalar();
+        let xs = self.vectors(&a, 2);
+        let ys = self.vectors(&b, 2);
+        let mut out: Vec<Value> = Vec::with_capacity(xs.len());
+        for (k, (&x, &y)) in xs.iter().zip(&ys).enumerate() {
+            if scalar && k > 0 {
+                break;
+            }
+            let v = self.half_vectors(&[x, y], &mut |g, v| g.fop(op, v[0], v[1]));
+            out.push(v);
+        }
+        let r = if scalar {
+            JVal::Uniform(self.b.ins().extractlane(out[0], 0))
+        } else {
+            JVal::Varying(out)
         };
         self.set(dst, r)?;
         Ok(true)

@@ -83,6 +83,20 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.lanes
     }
 
+    /// Starts lane group `group` as [`Self::start_group`] does, but leaves the built-in rows
+    /// unwritten until something needs them: the interpreter entry points below write them
+    /// first, and [`Self::write_builtins`] does on request (compiled code that reads a built-in
+    /// from its row). Returns the number of real lanes.
+    pub fn begin_group(&mut self, group: u64) -> usize {
+        self.m.begin_group(group);
+        self.m.lanes
+    }
+
+    /// Writes the current lane group's built-in rows (once per group).
+    pub fn write_builtins(&mut self) {
+        self.m.write_builtins();
+    }
+
     /// The workgroup id of workgroup `k` of lane group `group` (base included).
     pub fn workgroup_id(&self, group: u64, k: u32) -> [u32; 3] {
         let env = self.m.env;
@@ -128,6 +142,7 @@ impl<'m, 'e> Worker<'m, 'e> {
     /// `until_sync`, until the lowest block one of them waits at begins with a `sync` op, whose
     /// index it returns.
     pub fn interpret(&mut self, lo: usize, hi: usize, until_sync: bool) -> Option<u32> {
+        self.m.write_builtins();
         let hi = hi.min(self.m.lanes);
         let (save_lo, save_hi) = (self.m.lo, self.m.hi);
         (self.m.lo, self.m.hi) = (lo.min(hi), hi);
@@ -148,6 +163,7 @@ impl<'m, 'e> Worker<'m, 'e> {
         op_index: usize,
         until_sync: bool,
     ) -> Option<u32> {
+        self.m.write_builtins();
         let hi = hi.min(self.m.lanes);
         let lo = lo.min(hi);
         self.m.pcs[lo..hi].fill(pc);
@@ -176,6 +192,7 @@ impl<'m, 'e> Worker<'m, 'e> {
 
     /// Runs block `pc` once, over every lane of the group waiting at it.
     pub fn run_block(&mut self, pc: u32) {
+        self.m.write_builtins();
         let (save_lo, save_hi) = (self.m.lo, self.m.hi);
         (self.m.lo, self.m.hi) = (0, self.m.lanes);
         self.m.run_block(pc);
@@ -185,6 +202,7 @@ impl<'m, 'e> Worker<'m, 'e> {
 
     /// Runs `op` over lanes `lo..hi` (all treated as active) with the interpreter.
     pub fn run_op(&mut self, op: &Op, lo: usize, hi: usize) {
+        self.m.write_builtins();
         self.m.run_op(op, lo, hi);
         self.m.mask[..self.m.lanes].fill(false);
     }

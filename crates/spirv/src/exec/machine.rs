@@ -41,6 +41,9 @@ pub(crate) struct Machine<'e> {
     tgt: Vec<u32>,
     /// Blocks left until the next watchdog check; counts across groups.
     watch: u32,
+    /// The current lane group, and whether its built-in rows are written.
+    group: u64,
+    builtins_written: bool,
 }
 
 impl<'e> Machine<'e> {
@@ -66,6 +69,8 @@ impl<'e> Machine<'e> {
             sub: vec![false; layout.lanes],
             tgt: vec![0; layout.lanes],
             watch: WATCH_EVERY,
+            group: 0,
+            builtins_written: false,
         };
         for &(r, v) in &ir.consts {
             for lane in 0..layout.lanes {
@@ -112,17 +117,42 @@ impl<'e> Machine<'e> {
     /// Starts lane group `group`: every real lane at block 0, built-ins written, shared memory
     /// zeroed.
     pub(crate) fn start_group(&mut self, group: u64) {
+        self.begin_group(group);
+        self.write_builtins();
+    }
+
+    /// Starts lane group `group` without writing its built-in rows (`write_builtins` does, for
+    /// a backend that computes built-ins itself and needs the rows only for the interpreter).
+    pub(crate) fn begin_group(&mut self, group: u64) {
         let env = self.env;
         let shape = &env.shape;
         let first_wg = group * u64::from(shape.fuse);
         let nwg = (env.total_wg - first_wg).min(u64::from(shape.fuse)) as usize;
         let wgs = shape.wg_size as usize;
         let n = nwg * wgs;
+        self.group = group;
+        self.builtins_written = false;
         self.lanes = n;
         self.lo = 0;
         self.hi = n;
         self.pcs[..n].fill(0);
         self.pcs[n..].fill(DONE);
+        if !self.shared.is_empty() {
+            self.shared.fill(0);
+        }
+    }
+
+    /// Writes the built-in rows of the current lane group, once.
+    pub(crate) fn write_builtins(&mut self) {
+        if self.builtins_written {
+            return;
+        }
+        self.builtins_written = true;
+        let env = self.env;
+        let shape = &env.shape;
+        let first_wg = self.group * u64::from(shape.fuse);
+        let nwg = (env.total_wg - first_wg).min(u64::from(shape.fuse)) as usize;
+        let wgs = shape.wg_size as usize;
         let [cx, cy, _] = env.count;
         let b = &self.ir.builtins;
         let layout = self.layout;
@@ -164,9 +194,6 @@ impl<'e> Machine<'e> {
                     *d = i as u32;
                 }
             }
-        }
-        if !self.shared.is_empty() {
-            self.shared.fill(0);
         }
     }
 
