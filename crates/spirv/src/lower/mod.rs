@@ -972,35 +972,6 @@ impl<'m> Lowerer<'m> {
                 };
                 set(vals, Val::Regs(vec![v]));
             }
-            S::PtrEqual | S::PtrNotEqual => {
-                let (a_id, b_id) = (idref(o.first())?, idref(o.get(1))?);
-                let physical = |l: &Self, id: Id| {
-                    l.id_types
-                        .get(&id)
-                        .is_some_and(|&t| l.physical_pointee(t).is_some())
-                };
-                if !physical(self, a_id) || !physical(self, b_id) {
-                    return err(format!(
-                        "{}: pointer comparison is only supported on PhysicalStorageBuffer pointers",
-                        self.at
-                    ));
-                }
-                let a = self.reg1(vals, a_id)?;
-                let b = self.reg1(vals, b_id)?;
-                let d = self.alloc(1)?;
-                self.emit(Op::ICmp {
-                    op: if inst.class.opcode == S::PtrEqual {
-                        ICmp::Eq
-                    } else {
-                        ICmp::Ne
-                    },
-                    width: 64,
-                    dst: d,
-                    lhs: a,
-                    rhs: b,
-                });
-                set(vals, Val::Regs(vec![d]));
-            }
             S::Load => {
                 let p = self.ptr(vals, idref(o.first())?)?;
                 let v = self.load(p)?;
