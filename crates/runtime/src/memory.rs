@@ -597,6 +597,32 @@ mod tests {
     }
 
     #[test]
+    fn live_memory_lists_allocations_until_freed_or_dropped() {
+        let heap = heap();
+        let live = LiveMemory::default();
+        let a = Arc::new(DeviceMemory::allocate(&heap, 64, 0).unwrap());
+        let b = Arc::new(DeviceMemory::allocate(&heap, 128, 0).unwrap());
+        live.insert(&a);
+        live.insert(&b);
+        let both = live.snapshot();
+        assert_eq!(both.len(), 2);
+        assert!(both.windows(2).all(|w| w[0].address(0) < w[1].address(0)));
+        drop(both);
+        // Freed (still held by a buffer, say): no longer listed.
+        live.remove(&a);
+        let snap = live.snapshot();
+        assert_eq!(snap.len(), 1);
+        assert_eq!(snap[0].address(0), b.address(0));
+        // A snapshot keeps its allocations alive; once every user drops one, it is unlisted.
+        drop(b);
+        assert_eq!(snap[0].size(), 128);
+        drop(snap);
+        assert!(live.snapshot().is_empty());
+        // Unlisting something that is not listed is harmless.
+        live.remove(&a);
+    }
+
+    #[test]
     fn allocation_is_zeroed_and_aligned() {
         let mem = DeviceMemory::allocate(&heap(), 100, 0).unwrap();
         let mut out = [1u8; 100];
