@@ -69,6 +69,18 @@ def _mask_bytes(mask, n):
     return None if m.all() else m.astype(np.uint8).tobytes()
 
 
+def address(of, at, into=None, add=0, set=0):
+    """A device address the backend writes before the dispatch: that of buffer binding `of`
+    (in `set`) plus `add`, as a little-endian u64 at byte `at` of the push constants, or of
+    buffer binding `into` (in `set`) when given. The buffer's initial contents hold zeros there."""
+    d = {"at": at, "of": [set, of]}
+    if into is not None:
+        d["into"] = [set, into]
+    if add:
+        d["add"] = add
+    return d
+
+
 def buf(binding, init, expect=None, dtype=np.uint32, tol=0.0, set=0, uniform=False,
         compare=None, mask=None, unordered=None, range=None):
     """A buffer binding. `init` / `expect`: arrays (converted to `dtype`) or raw bytes.
@@ -177,13 +189,14 @@ class Case:
         self.runs = []
 
     def run(self, dispatch, bindings, name=None, shader="shader.spv", entry="main", push=None,
-            spec=(), base=None):
+            spec=(), base=None, addresses=()):
         """One dispatch: `dispatch` workgroup counts (from workgroup `base`, default 0), push
-        constant bytes, specialization constants as (id, size, little-endian value) triples."""
+        constant bytes, specialization constants as (id, size, little-endian value) triples,
+        device addresses the backend writes before the dispatch (see `address`)."""
         assert shader in [s["spv"] for s in self.shaders], shader
         self.runs.append(dict(name=name, shader=shader, entry=entry, dispatch=list(dispatch),
                               base=None if base is None else list(base), push=push,
-                              spec=list(spec), bindings=bindings))
+                              spec=list(spec), bindings=bindings, addresses=list(addresses)))
 
     def write(self, out):
         """Writes case.json and the .bin files into the folder `out`."""
@@ -219,6 +232,8 @@ class Case:
                 jr["push"] = put("push.bin", bytes(r["push"]))
             if r["spec"]:
                 jr["spec"] = [{"id": i, "size": s, "value": v} for i, s, v in r["spec"]]
+            if r["addresses"]:
+                jr["addresses"] = r["addresses"]
             jr["bindings"] = []
             for b in r["bindings"]:
                 jb = {"set": b["set"], "binding": b["binding"], "kind": b["kind"], "elements": []}

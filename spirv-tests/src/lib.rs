@@ -192,6 +192,22 @@ struct RawRun {
     #[serde(default)]
     spec: Vec<Spec>,
     bindings: Vec<RawBinding>,
+    #[serde(default)]
+    addresses: Vec<AddressPatch>,
+}
+
+/// A device address the backend writes before the dispatch: the buffer device address of
+/// binding `of` (`[set, binding]`, its first element) plus `add`, as a little-endian `u64` at
+/// byte `at` of the push constants (`into` absent) or of binding `into`'s first element.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddressPatch {
+    #[serde(default)]
+    pub into: Option<[u32; 2]>,
+    pub at: usize,
+    pub of: [u32; 2],
+    #[serde(default)]
+    pub add: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -358,9 +374,37 @@ pub struct Run {
     pub push: Vec<u8>,
     pub spec: Vec<Spec>,
     pub bindings: Vec<Binding>,
+    /// Device addresses to write before the dispatch (buffers only).
+    pub addresses: Vec<AddressPatch>,
 }
 
 impl Run {
+    /// Applies the address patches: `address_of(set, binding)` is the device address of the
+    /// binding's first element; `write(target, at, bytes)` writes into binding `target`'s first
+    /// element. Returns the patched push-constant bytes.
+    pub fn patch_addresses(
+        &self,
+        address_of: &dyn Fn(u32, u32) -> u64,
+        write: &mut dyn FnMut([u32; 2], usize, [u8; 8]),
+    ) -> Vec<u8> {
+        let mut push = self.push.clone();
+        for p in &self.addresses {
+            let a = address_of(p.of[0], p.of[1]).wrapping_add_signed(p.add);
+            match p.into {
+                None => push[p.at..p.at + 8].copy_from_slice(&a.to_le_bytes()),
+                Some(t) => write(t, p.at, a.to_le_bytes()),
+            }
+        }
+        push
+    }
+
+    /// The binding `[set, binding]`.
+    pub fn binding(&self, sb: [u32; 2]) -> Option<&Binding> {
+        self.bindings
+            .iter()
+            .find(|b| b.set == sb[0] && b.binding == sb[1])
+    }
+
     /// Specialization constants as (SpecId, bytes) pairs.
     pub fn spec_pairs(&self) -> Vec<(u32, Vec<u8>)> {
         self.spec.iter().map(|s| (s.id, s.bytes())).collect()
@@ -431,6 +475,7 @@ impl Case {
             for b in r.bindings {
                 bindings.push(load_binding(&run_name, b, &read)?);
             }
+            check_addresses(&run_name, &r.addresses, &bindings, push.len())?;
             runs.push(Run {
                 name: run_name,
                 entry: r.entry,
@@ -441,6 +486,7 @@ impl Case {
                 push,
                 spec: r.spec,
                 bindings,
+                addresses: r.addresses,
             });
         }
         Ok(Case {
@@ -450,6 +496,42 @@ impl Case {
             runs,
         })
     }
+}
+
+/// Every address patch names buffer bindings of the run and fits in its target.
+fn check_addresses(
+    run: &str,
+    patches: &[AddressPatch],
+    bindings: &[Binding],
+    push_len: usize,
+) -> Result<(), String> {
+    let buffer = |sb: [u32; 2]| {
+        bindings
+            .iter()
+            .find(|b| b.set == sb[0] && b.binding == sb[1] && b.kind != Kind::Tensor)
+            .map(|b| b.elements[0].init.len())
+    };
+    for p in patches {
+        if buffer(p.of).is_none() {
+            return Err(format!(
+                "{run}: address of {:?}, which is not a buffer binding",
+                p.of
+            ));
+        }
+        let len = match p.into {
+            None => push_len,
+            Some(t) => buffer(t).ok_or_else(|| {
+                format!("{run}: address written into {t:?}, which is not a buffer binding")
+            })?,
+        };
+        if p.at.checked_add(8).is_none_or(|end| end > len) {
+            return Err(format!(
+                "{run}: address at byte {} does not fit in {len} bytes",
+                p.at
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn load_binding(

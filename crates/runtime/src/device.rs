@@ -12,7 +12,7 @@ use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::cmd::CommandBuffer;
 use crate::limits::{QUEUE_COUNT, heap_size};
-use crate::memory::{DeviceMemory, HeapBudget};
+use crate::memory::{DeviceMemory, HeapBudget, LiveMemory};
 use crate::physical_device::PhysicalDevice;
 use crate::private_data::PrivateDataSlot;
 use crate::queue::Queue;
@@ -38,6 +38,8 @@ pub struct Device {
     hub: Arc<SyncHub>,
     queues: Vec<Arc<Queue>>,
     lost: Arc<AtomicBool>,
+    /// The live allocations, for `PhysicalStorageBuffer` addresses in shaders.
+    live_memory: Arc<LiveMemory>,
 }
 
 /// The extension that must be enabled for a feature struct to be chained at device creation
@@ -339,9 +341,10 @@ impl Device {
         );
         let hub = Arc::new(SyncHub::default());
         let lost = Arc::new(AtomicBool::new(false));
+        let live_memory = Arc::new(LiveMemory::default());
         let mut queues = Vec::new();
         for index in 0..queue_count {
-            match Queue::new(0, index, hub.clone(), lost.clone()) {
+            match Queue::new(0, index, hub.clone(), lost.clone(), live_memory.clone()) {
                 Ok(q) => queues.push(Arc::new(q)),
                 Err(e) => {
                     hub.shut_down();
@@ -358,6 +361,7 @@ impl Device {
             hub,
             queues,
             lost,
+            live_memory,
         })
     }
 
@@ -374,6 +378,12 @@ impl Device {
     /// Whether a submission failed.
     pub fn is_lost(&self) -> bool {
         self.lost.load(Ordering::Acquire)
+    }
+
+    /// The device's live allocations (see [`LiveMemory`]): the ICD lists each allocation it
+    /// hands out and unlists it at `vkFreeMemory`.
+    pub fn live_memory(&self) -> &LiveMemory {
+        &self.live_memory
     }
 
     /// `vkAllocateMemory`.

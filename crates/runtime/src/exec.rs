@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cmd::{Command, DispatchState, Recording};
-use crate::memory::DeviceMemory;
+use crate::memory::{DeviceMemory, LiveMemory};
 use crate::pipeline::{ResolvedResources, dispatch_threads};
 use crate::sync::{SyncHub, WaitOutcome};
 use crate::{Error, Result};
@@ -45,6 +45,8 @@ pub struct ExecContext<'a> {
     pub hub: &'a SyncHub,
     /// The device's lost flag: running dispatches stop when it is set.
     pub lost: &'a AtomicBool,
+    /// The device's live allocations, for `PhysicalStorageBuffer` addresses.
+    pub live_memory: &'a LiveMemory,
     /// The dispatch watchdog's limit ([`dispatch_timeout`]).
     pub timeout: Option<Duration>,
 }
@@ -172,7 +174,11 @@ fn dispatch(
         return Ok(());
     }
     let program = state.pipeline.program();
-    let resources = ResolvedResources::resolve(program.resources(), &state.sets)?;
+    let mut resources = ResolvedResources::resolve(program.resources(), &state.sets)?;
+    if program.uses_physical_addresses() {
+        // Held until the dispatch ends: an allocation freed meanwhile stays valid for it.
+        resources.add_physical(ctx.live_memory.snapshot())?;
+    }
     let started = Instant::now();
     let limit = ctx.timeout;
     let stop = || {
@@ -191,8 +197,9 @@ fn dispatch(
         }
     };
     // SAFETY: every record in `resources` points into a live allocation (the bound sets hold the
-    // buffers and tensors, which hold their memory) or into `resources`' own inline copies, and
-    // each was range-checked by `DeviceMemory::raw_range`; other access to that memory follows
+    // buffers and tensors, which hold their memory; `resources` holds the allocations its
+    // physical ranges cover) or into `resources`' own inline copies, and each was range-checked
+    // by `DeviceMemory::raw_range`; other access to that memory follows
     // the Vulkan ordering rules the queue enforces.
     unsafe {
         match state.pipeline.kernel() {

@@ -19,6 +19,44 @@ use crate::limits::{ALLOCATION_ALIGNMENT, MAX_MEMORY_ALLOCATION_COUNT};
 use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
+/// The live allocations of one device, by address: what `PhysicalStorageBuffer` pointers in
+/// shaders may reach. An allocation is listed from `vkAllocateMemory` until `vkFreeMemory` (or
+/// until its last user drops it); a dispatch takes a [`LiveMemory::snapshot`], which keeps the
+/// listed allocations alive until the dispatch ends.
+#[derive(Debug, Default)]
+pub struct LiveMemory {
+    allocations: Mutex<std::collections::BTreeMap<u64, std::sync::Weak<DeviceMemory>>>,
+}
+
+impl LiveMemory {
+    /// Lists `memory` (`vkAllocateMemory`).
+    pub fn insert(&self, memory: &Arc<DeviceMemory>) {
+        self.allocations
+            .lock()
+            .insert(memory.address(0), Arc::downgrade(memory));
+    }
+
+    /// Unlists `memory` (`vkFreeMemory`): addresses into it no longer resolve, even while
+    /// buffers bound to it are still alive.
+    pub fn remove(&self, memory: &DeviceMemory) {
+        let mut map = self.allocations.lock();
+        let key = memory.address(0);
+        if map
+            .get(&key)
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), memory))
+        {
+            map.remove(&key);
+        }
+    }
+
+    /// Every listed allocation that is still alive, in address order (dropped ones are pruned).
+    pub fn snapshot(&self) -> Vec<Arc<DeviceMemory>> {
+        let mut map = self.allocations.lock();
+        map.retain(|_, w| w.strong_count() > 0);
+        map.values().filter_map(std::sync::Weak::upgrade).collect()
+    }
+}
+
 /// Accounting for the one memory heap: bytes and allocations in use.
 #[derive(Debug)]
 pub struct HeapBudget {
@@ -556,6 +594,32 @@ mod tests {
 
     fn heap() -> Arc<HeapBudget> {
         Arc::new(HeapBudget::new(1 << 20))
+    }
+
+    #[test]
+    fn live_memory_lists_allocations_until_freed_or_dropped() {
+        let heap = heap();
+        let live = LiveMemory::default();
+        let a = Arc::new(DeviceMemory::allocate(&heap, 64, 0).unwrap());
+        let b = Arc::new(DeviceMemory::allocate(&heap, 128, 0).unwrap());
+        live.insert(&a);
+        live.insert(&b);
+        let both = live.snapshot();
+        assert_eq!(both.len(), 2);
+        assert!(both.windows(2).all(|w| w[0].address(0) < w[1].address(0)));
+        drop(both);
+        // Freed (still held by a buffer, say): no longer listed.
+        live.remove(&a);
+        let snap = live.snapshot();
+        assert_eq!(snap.len(), 1);
+        assert_eq!(snap[0].address(0), b.address(0));
+        // A snapshot keeps its allocations alive; once every user drops one, it is unlisted.
+        drop(b);
+        assert_eq!(snap[0].size(), 128);
+        drop(snap);
+        assert!(live.snapshot().is_empty());
+        // Unlisting something that is not listed is harmless.
+        live.remove(&a);
     }
 
     #[test]

@@ -5,13 +5,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use tessera_spirv::{
-    BoundResource, Module, Program, ResourceDecl, ResourceKind, Resources, TensorElement,
+    BoundResource, Module, PhysicalRange, Program, ResourceDecl, ResourceKind, Resources,
+    TensorElement,
 };
 
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::descriptor::{Descriptor, DescriptorKind, DescriptorSet, PipelineLayout};
 use crate::device::Device;
+use crate::memory::DeviceMemory;
 use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
@@ -344,15 +346,43 @@ pub struct ResolvedResources {
     map: HashMap<(u32, u32, u32), BoundResource>,
     /// Copies of inline uniform blocks, alive for the dispatch (the records point into them).
     _inline: Vec<Box<[u8]>>,
+    /// The device's live allocations as `PhysicalStorageBuffer` ranges, and the allocations
+    /// themselves, held alive for the dispatch.
+    physical: Vec<PhysicalRange>,
+    _live: Vec<Arc<DeviceMemory>>,
 }
 
 impl Resources for ResolvedResources {
     fn get(&self, set: u32, binding: u32, index: u32) -> Option<&BoundResource> {
         self.map.get(&(set, binding, index))
     }
+
+    fn physical_ranges(&self) -> &[PhysicalRange] {
+        &self.physical
+    }
 }
 
 impl ResolvedResources {
+    /// Makes every allocation of `live` reachable through device addresses (each at
+    /// [`DeviceMemory::address`], the address `vkGetBufferDeviceAddress` hands out), and holds
+    /// the allocations until `self` is dropped.
+    ///
+    /// # Errors
+    /// `DeviceLost` when an allocation is larger than the host can address.
+    pub fn add_physical(&mut self, live: Vec<Arc<DeviceMemory>>) -> Result<()> {
+        for m in &live {
+            let len = usize::try_from(m.size()).map_err(|_| {
+                Error::DeviceLost("allocation larger than the address space".into())
+            })?;
+            self.physical.push(PhysicalRange {
+                address: m.address(0),
+                ptr: m.raw_range(0, m.size())?,
+                len,
+            });
+        }
+        self._live.extend(live);
+        Ok(())
+    }
     /// Resolves every resource `decls` names from the bound sets.
     ///
     /// # Errors

@@ -18,6 +18,7 @@ use vulkan_headers::vulkan::vulkan_core::*;
 use crate::cmd::{CommandBuffer, Recording};
 use crate::device::SubmitBatch;
 use crate::exec::{ExecContext, execute};
+use crate::memory::LiveMemory;
 use crate::sync::{Fence, Semaphore, SemaphoreKind, SyncHub, WaitOutcome};
 use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
@@ -204,7 +205,13 @@ impl Queue {
     ///
     /// # Errors
     /// `OutOfHostMemory` when the thread cannot be spawned.
-    pub fn new(family: u32, index: u32, hub: Arc<SyncHub>, lost: Arc<AtomicBool>) -> Result<Self> {
+    pub fn new(
+        family: u32,
+        index: u32,
+        hub: Arc<SyncHub>,
+        lost: Arc<AtomicBool>,
+        live_memory: Arc<LiveMemory>,
+    ) -> Result<Self> {
         let (sender, receiver) = channel();
         let progress = Arc::new(Progress::default());
         let worker = {
@@ -213,7 +220,7 @@ impl Queue {
             let timeout = crate::exec::dispatch_timeout();
             std::thread::Builder::new()
                 .name(format!("tessera-queue-{family}.{index}"))
-                .spawn(move || worker_loop(receiver, &progress, &hub, &lost, timeout))
+                .spawn(move || worker_loop(receiver, &progress, &hub, &lost, &live_memory, timeout))
                 .map_err(|e| Error::OutOfHostMemory(format!("cannot start a queue thread: {e}")))?
         };
         Ok(Queue {
@@ -377,9 +384,15 @@ fn worker_loop(
     progress: &Progress,
     hub: &SyncHub,
     lost: &AtomicBool,
+    live_memory: &LiveMemory,
     timeout: Option<std::time::Duration>,
 ) {
-    let ctx = ExecContext { hub, lost, timeout };
+    let ctx = ExecContext {
+        hub,
+        lost,
+        live_memory,
+        timeout,
+    };
     while let Ok(job) = receiver.recv() {
         run_job(&ctx, job, lost);
         progress.completed.fetch_add(1, Ordering::AcqRel);

@@ -399,6 +399,8 @@ pub struct Program {
     pub(crate) local_size: [u32; 3],
     pub(crate) resources: Vec<ResourceDecl>,
     pub(crate) push_size: u32,
+    /// Whether any op accesses `Space::Physical`.
+    pub(crate) physical: bool,
     pub(crate) warnings: Vec<String>,
     /// How invocations are grouped into lane groups.
     pub(crate) shape: exec::GroupShape,
@@ -438,6 +440,12 @@ impl Program {
     /// allocates it.
     pub fn shared_memory_size(&self) -> u32 {
         self.ir.shared_size
+    }
+
+    /// Whether the entry point accesses memory through `PhysicalStorageBuffer` pointers (a
+    /// dispatch then needs [`Resources::physical_ranges`]).
+    pub fn uses_physical_addresses(&self) -> bool {
+        self.physical
     }
 
     /// Every descriptor the entry point uses.

@@ -8,7 +8,7 @@
 //! unaligned raw reads/writes; atomics use real atomic instructions (`Atomic*::from_ptr`) when the
 //! address is naturally aligned and fall back to a plain read-modify-write otherwise.
 
-use crate::BoundResource;
+use crate::{BoundResource, PhysicalRange};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 // SAFETY: `BoundResource` only carries raw pointers as plain addresses plus metadata; the crate
@@ -20,6 +20,11 @@ unsafe impl Send for BoundResource {}
 // SAFETY: see the `Send` impl above; a shared `&BoundResource` gives no way to access the memory
 // other than through the same checked raw accesses.
 unsafe impl Sync for BoundResource {}
+// SAFETY: as for `BoundResource`: a `PhysicalRange` is an address and a length, dereferenced only
+// through bounds-checked `Raw` windows during a dispatch whose contract keeps the memory valid.
+unsafe impl Send for PhysicalRange {}
+// SAFETY: see the `Send` impl above.
+unsafe impl Sync for PhysicalRange {}
 
 /// Atomic read-modify-write operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

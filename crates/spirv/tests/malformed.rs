@@ -149,3 +149,33 @@ fn rejects_non_subgroup_scope() {
     let e = Program::new(&m, "main", &[]).unwrap_err();
     assert!(e.message().contains("Subgroup scope"), "{e}");
 }
+
+const PSB: &str = "cases/psb_ptr_access_chain_asm/shader.spv";
+
+#[test]
+fn physical_pointer_rules() {
+    let w = words(PSB);
+    assert!(compile(&w).is_ok());
+    // OpPtrAccessChain needs an ArrayStride on its base's pointer type: turn every ArrayStride
+    // (decoration 6) into an Alignment (44), which takes one literal too.
+    let mut no_stride = w.clone();
+    for at in find(&w, 71) {
+        if no_stride[at + 2] == 6 {
+            no_stride[at + 2] = 44;
+        }
+    }
+    let e = compile(&no_stride).unwrap_err().to_string();
+    assert!(e.contains("ArrayStride"), "{e}");
+    // Only PhysicalStorageBuffer pointers can be forward-declared (StorageBuffer = 12).
+    let mut fwd = w.clone();
+    let at = find(&w, 39)[0];
+    fwd[at + 2] = 12;
+    let e = compile(&fwd).unwrap_err().to_string();
+    assert!(e.contains("OpTypeForwardPointer"), "{e}");
+    // Physical64 addressing (2) is not PhysicalStorageBuffer64.
+    let mut model = w.clone();
+    let at = find(&w, 14)[0];
+    model[at + 1] = 2;
+    let e = compile(&model).unwrap_err().to_string();
+    assert!(e.contains("addressing model"), "{e}");
+}

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use tessera_spirv::{BoundResource, Module, Program, Resources, TensorElement};
+use tessera_spirv::{BoundResource, Module, PhysicalRange, Program, Resources, TensorElement};
 use tessera_spirv_tests::{Elem, Kind, Run};
 
 use crate::{Backend, check};
@@ -38,11 +38,17 @@ impl Backend for Direct {
     }
 }
 
-struct Res(HashMap<(u32, u32, u32), BoundResource>);
+/// The bound descriptors, and every buffer's memory as a device-memory range (at its host
+/// address, as the driver hands out buffer device addresses).
+struct Res(HashMap<(u32, u32, u32), BoundResource>, Vec<PhysicalRange>);
 
 impl Resources for Res {
     fn get(&self, set: u32, binding: u32, index: u32) -> Option<&BoundResource> {
         self.0.get(&(set, binding, index))
+    }
+
+    fn physical_ranges(&self) -> &[PhysicalRange] {
+        &self.1
     }
 }
 
@@ -92,6 +98,13 @@ impl Memory {
         self.words.as_mut_ptr().cast()
     }
 
+    fn write(&mut self, at: usize, bytes: &[u8]) {
+        for (k, &b) in bytes.iter().enumerate() {
+            let (w, s) = ((at + k) / 8, (at + k) % 8);
+            self.words[w] = (self.words[w] & !(0xff << (8 * s))) | (u64::from(b) << (8 * s));
+        }
+    }
+
     fn bytes(&self) -> Vec<u8> {
         self.words
             .iter()
@@ -113,7 +126,21 @@ fn dispatch(
         .iter()
         .map(|b| b.elements.iter().map(|e| Memory::new(&e.init)).collect())
         .collect();
-    let mut res = Res(HashMap::new());
+    let index = |sb: [u32; 2]| {
+        run.bindings
+            .iter()
+            .position(|b| b.set == sb[0] && b.binding == sb[1])
+    };
+    let addresses: Vec<u64> = memories.iter_mut().map(|m| m[0].ptr() as u64).collect();
+    let push = run.patch_addresses(
+        &|set, binding| index([set, binding]).map_or(0, |i| addresses[i]),
+        &mut |into, at, bytes| {
+            if let Some(i) = index(into) {
+                memories[i][0].write(at, &bytes);
+            }
+        },
+    );
+    let mut res = Res(HashMap::new(), Vec::new());
     for (b, mems) in run.bindings.iter().zip(memories.iter_mut()) {
         for (k, (e, m)) in b.elements.iter().zip(mems.iter_mut()).enumerate() {
             let record = match (&e.tensor, b.kind) {
@@ -130,20 +157,26 @@ fn dispatch(
                     len: e.buffer_range(),
                 },
             };
+            if b.kind != Kind::Tensor {
+                res.1.push(PhysicalRange {
+                    address: m.ptr() as u64,
+                    ptr: m.ptr(),
+                    len: m.len,
+                });
+            }
             res.0.insert((b.set, b.binding, k as u32), record);
         }
     }
-    // SAFETY: every record points into a `Memory` in `memories` (a buffer's range is at most
-    // its memory's length), alive and not otherwise accessed until the dispatch returns.
+    // SAFETY: every record and physical range points into a `Memory` in `memories` (a buffer's
+    // range is at most its memory's length), alive and not otherwise accessed until the
+    // dispatch returns.
     let done = match kernel {
         // SAFETY: as above.
         Some(k) => unsafe {
-            program.dispatch_kernel(k, &res, &run.push, run.base, run.dispatch, threads, &|| {
-                None
-            })
+            program.dispatch_kernel(k, &res, &push, run.base, run.dispatch, threads, &|| None)
         },
         // SAFETY: as above.
-        None => unsafe { program.dispatch(&res, &run.push, run.base, run.dispatch, threads) },
+        None => unsafe { program.dispatch(&res, &push, run.base, run.dispatch, threads) },
     };
     done.map_err(|e| format!("dispatch [{threads} thread(s)]: {e}"))?;
     drop(res);

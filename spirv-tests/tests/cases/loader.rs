@@ -151,7 +151,8 @@ fn make_buffer<'a>(
         vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST,
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
     );
     // SAFETY: `buffer` is a live buffer of this device.
     let reqs = unsafe { ctx.device.get_buffer_memory_requirements(buffer) };
@@ -361,6 +362,22 @@ fn execute(ctx: &Ctx, run: &Run) -> Result<Vec<Vec<Vec<u8>>>, String> {
         }
         resources.push(v);
     }
+    // Device addresses the case asks for, into the push constants and buffers.
+    let index = |sb: [u32; 2]| {
+        run.bindings
+            .iter()
+            .position(|b| b.set == sb[0] && b.binding == sb[1])
+    };
+    let address_of = |set, binding| match index([set, binding]).map(|i| &resources[i][0]) {
+        Some(Resource::Buffer { buffer, .. }) => ctx.device_address(*buffer),
+        _ => 0,
+    };
+    let mut push = run.patch_addresses(&address_of, &mut |into, at, bytes| {
+        if let Some(Resource::Buffer { memory, .. }) = index(into).map(|i| &resources[i][0]) {
+            memory.write(at as u64, &bytes);
+        }
+    });
+    push.resize(push.len().next_multiple_of(4), 0);
 
     // Descriptor pool and sets.
     let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();

@@ -23,9 +23,19 @@ pub(crate) unsafe fn allocate_memory(
     out: *mut VkDeviceMemory,
 ) -> Result<VkResult> {
     let memory = Arc::new(device.allocate(&info)?);
+    device.live_memory().insert(&memory);
     // SAFETY: a valid out pointer per the spec.
     unsafe { write_handle(out, "pMemory", handle::insert(memory))? };
     Ok(VK_SUCCESS)
+}
+
+/// `vkFreeMemory`: the allocation stops being reachable through device addresses at once; its
+/// bytes go when the last buffer, tensor or pending command holding it lets go.
+pub(crate) fn free_memory(device: Arc<Device>, memory: Option<Arc<DeviceMemory>>) -> Result<()> {
+    if let Some(memory) = memory {
+        device.live_memory().remove(&memory);
+    }
+    Ok(())
 }
 
 unsafe fn write_mapping(ptr: *mut u8, out: *mut *mut c_void) -> Result<VkResult> {

@@ -2404,8 +2404,7 @@ pub unsafe extern "system" fn vkFreeMemory(
                 memory.raw(),
                 "VUID-vkFreeMemory-memory-parameter",
             )?;
-            let _ = (device, memory);
-            Ok(())
+            entry::memory::free_memory(device, memory)
         }
     })
 }

@@ -65,22 +65,7 @@ impl Bindings {
             };
             slots.push(items);
         }
-        let mut physical: Vec<(u64, Raw)> = resources
-            .physical_ranges()
-            .iter()
-            .filter(|p| p.len > 0 && p.address.checked_add(p.len as u64).is_some())
-            .map(|p| (p.address, trusted.raw(p.ptr, p.len)))
-            .collect();
-        physical.sort_by_key(|&(a, _)| a);
-        // Overlapping ranges would make an address ambiguous: keep the first of each overlap.
-        let mut end = 0u64;
-        physical.retain(|&(a, raw)| {
-            let keep = a >= end;
-            if keep {
-                end = a + raw.len() as u64;
-            }
-            keep
-        });
+        let physical = physical_windows(&trusted, resources.physical_ranges());
         Bindings { slots, physical }
     }
 
@@ -108,6 +93,27 @@ impl Bindings {
         let &(base, raw) = self.physical.get(i.checked_sub(1)?)?;
         raw.window(address - base, size)
     }
+}
+
+/// The device-memory ranges as windows sorted by address; empty ranges and ranges whose end
+/// overflows are dropped, and of overlapping ranges only the first (by address) is kept, so every
+/// address belongs to at most one window.
+fn physical_windows(trusted: &Trusted<'_>, ranges: &[PhysicalRange]) -> Vec<(u64, Raw)> {
+    let mut physical: Vec<(u64, Raw)> = ranges
+        .iter()
+        .filter(|p| p.len > 0 && p.address.checked_add(p.len as u64).is_some())
+        .map(|p| (p.address, trusted.raw(p.ptr, p.len)))
+        .collect();
+    physical.sort_by_key(|&(a, _)| a);
+    let mut end = 0u64;
+    physical.retain(|&(a, raw)| {
+        let keep = a >= end;
+        if keep {
+            end = a + raw.len() as u64;
+        }
+        keep
+    });
+    physical
 }
 
 fn resolve(t: &Trusted<'_>, b: Option<&BoundResource>) -> Bound {
@@ -151,5 +157,93 @@ impl PhysicalRange {
             && address
                 .checked_add(len)
                 .is_some_and(|end| end <= self.address + self.len as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bindings with only the physical windows of `ranges`.
+    fn with_ranges(ranges: &[PhysicalRange]) -> Bindings {
+        // SAFETY: every range in these tests points into a live local buffer of at least `len`
+        // bytes, used only while the bindings are.
+        let trusted = unsafe { Trusted::new() };
+        Bindings {
+            slots: Vec::new(),
+            physical: physical_windows(&trusted, ranges),
+        }
+    }
+
+    #[test]
+    fn physical_addresses_resolve_to_the_one_range_that_holds_the_whole_access() {
+        let mut a = [0u8; 64];
+        let mut b = [0u8; 32];
+        // Device addresses need not be the host addresses; b right after a.
+        let ranges = [
+            PhysicalRange {
+                address: 0x1040,
+                ptr: b.as_mut_ptr(),
+                len: b.len(),
+            },
+            PhysicalRange {
+                address: 0x1000,
+                ptr: a.as_mut_ptr(),
+                len: a.len(),
+            },
+        ];
+        let bind = with_ranges(&ranges);
+        let at = |addr, size| bind.physical(addr, size).map(|r| r.ptr() as usize);
+        assert_eq!(at(0x1000, 4), Some(a.as_ptr() as usize));
+        assert_eq!(at(0x103c, 4), Some(a.as_ptr() as usize + 0x3c));
+        assert_eq!(at(0x1040, 8), Some(b.as_ptr() as usize));
+        assert_eq!(at(0x105c, 4), Some(b.as_ptr() as usize + 0x1c));
+        // Straddling the end of a (even into b), past b, below a, wrapping: out of range.
+        assert_eq!(at(0x103e, 4), None);
+        assert_eq!(at(0x105e, 4), None);
+        assert_eq!(at(0x0ffc, 4), None);
+        assert_eq!(at(0, 1), None);
+        assert_eq!(at(u64::MAX - 1, 4), None);
+        // Loads and stores through a resolved window.
+        let w = bind.physical(0x1044, 4).expect("in range");
+        w.store(0, 4, 0xdead_beef);
+        assert_eq!(w.load(0, 4), Some(0xdead_beef));
+        assert_eq!(u32::from_le_bytes(b[4..8].try_into().unwrap()), 0xdead_beef);
+    }
+
+    #[test]
+    fn empty_overflowing_and_overlapping_ranges_are_dropped() {
+        let mut a = [0u8; 64];
+        let mut b = [0u8; 64];
+        let ranges = [
+            PhysicalRange {
+                address: 0x2000,
+                ptr: a.as_mut_ptr(),
+                len: 64,
+            },
+            // Overlaps the first: dropped.
+            PhysicalRange {
+                address: 0x2020,
+                ptr: b.as_mut_ptr(),
+                len: 64,
+            },
+            PhysicalRange {
+                address: 0x3000,
+                ptr: b.as_mut_ptr(),
+                len: 0,
+            },
+            PhysicalRange {
+                address: u64::MAX - 8,
+                ptr: b.as_mut_ptr(),
+                len: 64,
+            },
+        ];
+        let bind = with_ranges(&ranges);
+        assert_eq!(bind.physical.len(), 1);
+        assert!(bind.physical(0x2030, 4).is_some());
+        assert!(bind.physical(0x2050, 4).is_none());
+        assert!(bind.physical(0x3000, 1).is_none());
+        assert!(bind.physical(u64::MAX - 8, 4).is_none());
+        assert!(with_ranges(&[]).physical(0x2000, 1).is_none());
     }
 }

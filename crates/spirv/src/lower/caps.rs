@@ -1,11 +1,11 @@
 //! The allow-list: capabilities, extensions, extended instruction sets and the addressing model a
-//! module may declare. Runs first, so everything later may assume only these were declared.
-//! Records the `GLSL.std.450` import in `Lowerer::glsl` and `NonSemantic.*` imports in
+//! module may declare (`Logical`, or `PhysicalStorageBuffer64` for buffer device addresses). Runs
+//! first, so everything later may assume only these were declared. Records the `GLSL.std.450` import in `Lowerer::glsl` and `NonSemantic.*` imports in
 //! `Lowerer::ignored_sets` (their `OpExtInst`s are dropped, see `glsl450`).
 
 use super::{Lowerer, R, err};
 use rspirv::dr::Operand;
-use rspirv::spirv::Capability;
+use rspirv::spirv::{AddressingModel, Capability};
 
 impl<'m> Lowerer<'m> {
     pub(super) fn check_caps(&mut self) -> R<()> {
@@ -64,6 +64,7 @@ impl<'m> Lowerer<'m> {
                     | C::GroupNonUniformShuffleRelative
                     | C::GroupNonUniformClustered
                     | C::GroupNonUniformQuad
+                    | C::PhysicalStorageBufferAddresses
             );
             if !ok {
                 return err(format!("unsupported capability {c:?} ({})", *c as u32));
@@ -87,6 +88,8 @@ impl<'m> Lowerer<'m> {
                     | "SPV_KHR_integer_dot_product"
                     | "SPV_KHR_bfloat16"
                     | "SPV_EXT_float8"
+                    | "SPV_KHR_physical_storage_buffer"
+                    | "SPV_EXT_physical_storage_buffer"
             );
             if !ok {
                 return err(format!("unsupported extension {s}"));
@@ -108,7 +111,10 @@ impl<'m> Lowerer<'m> {
         }
         if let Some(mm) = &dr.memory_model
             && let Some(Operand::AddressingModel(a)) = mm.operands.first()
-            && *a != rspirv::spirv::AddressingModel::Logical
+            && !matches!(
+                a,
+                AddressingModel::Logical | AddressingModel::PhysicalStorageBuffer64
+            )
         {
             return err(format!("unsupported addressing model {a:?}"));
         }

@@ -163,6 +163,7 @@ impl<'m> Lowerer<'m> {
                         | Ty::Matrix { .. }
                         | Ty::Array { .. }
                         | Ty::Struct { .. }
+                        | Ty::Pointer { physical: true, .. }
                 ) {
                     return err(format!("OpPhi %{rid} of non-value type is not supported"));
                 }

@@ -34,6 +34,7 @@ impl<'m> Lowerer<'m> {
         }
         Ok(match self.ty(id)?.clone() {
             Ty::Scalar(s) => (s.bytes(), s.bytes()),
+            Ty::Pointer { physical: true, .. } => (8, 8),
             Ty::Vector { elem, n } | Ty::Matrix { col: elem, n } | Ty::Array { elem, len: n } => {
                 let (s, a) = self.nat(elem, depth + 1)?;
                 let stride = s.div_ceil(a) * a;
@@ -105,6 +106,7 @@ impl<'m> Lowerer<'m> {
         }
         match self.ty(id)?.clone() {
             Ty::Scalar(s) => out.push((base, s)),
+            Ty::Pointer { physical: true, .. } => out.push((base, Sc::Int(64, false))),
             Ty::Vector { n, .. } | Ty::Matrix { n, .. } | Ty::Array { len: n, .. } => {
                 let (elem, stride) = self.elem_stride(id, explicit, mstride)?;
                 for i in 0..u64::from(n) {

@@ -6,9 +6,12 @@
 //! in register-backed variables (built-ins, `Private`/`Function` variables) and bytes in memory
 //! (buffers and push constants in explicit layout, `Workgroup` memory in natural layout, see
 //! `layout`). Descriptor arrays stay unindexed (`BufArr`, `TensorArr`) until an access chain picks
-//! an element. Resource slots index `Lowerer::resources` in order of first use. Bools are 32 bits
-//! in memory. `Private` variables are initialised in the entry block; function-scope
-//! `OpVariable`s are lowered in `lower_inst`.
+//! an element. A `PhysicalStorageBuffer` pointer is a value, its 64-bit address in one register:
+//! `Lowerer::ptr` turns it into a `Space::Physical` pointer whose `dynr` is that register, access
+//! chains on it fold their offsets back into one address register (`fold_physical`), and
+//! `OpPtrAccessChain` steps by its pointer type's `ArrayStride`. Resource slots index
+//! `Lowerer::resources` in order of first use. Bools are 32 bits in memory. `Private` variables
+//! are initialised in the entry block; function-scope `OpVariable`s are lowered in `lower_inst`.
 
 use super::types::{Sc, Ty};
 use super::{Id, Lowerer, R, Val, err, idref};
@@ -319,70 +322,143 @@ impl<'m> Lowerer<'m> {
                 p.mstride = None;
             }
             p.ty = elem;
-            match cst {
-                Some(c) => {
-                    let sw = self.typed_leaves(id).ok().and_then(|l| l.first().copied());
-                    let c = match sw {
-                        Some(Sc::Int(w, true)) => alu::sext(c, w) as u64,
-                        _ => c,
-                    };
-                    p.off = p.off.wrapping_add(c.wrapping_mul(stride));
-                }
-                None => {
-                    let r = self.reg1(vals, id)?;
-                    let sc = self
-                        .typed_leaves(id)?
-                        .first()
-                        .copied()
-                        .unwrap_or(Sc::Int(32, false));
-                    let r64 = match sc {
-                        Sc::Int(64, _) => r,
-                        // Byte offsets are 64-bit: widen the index by its signedness.
-                        Sc::Int(w, signed) => {
-                            let d = self.alloc(1)?;
-                            self.emit(Op::Conv {
-                                op: if signed { Conv::SToS } else { Conv::UToU },
-                                from: w,
-                                to: 64,
-                                dst: d,
-                                src: r,
-                            });
-                            d
-                        }
-                        _ => r,
-                    };
-                    let scaled = if stride == 1 {
-                        r64
-                    } else {
-                        let k = self.imm(stride)?;
-                        let d = self.alloc(1)?;
-                        self.emit(Op::IBin {
-                            op: IBin::Mul,
-                            width: 64,
-                            dst: d,
-                            lhs: r64,
-                            rhs: k,
-                        });
-                        d
-                    };
-                    p.dynr = Some(match p.dynr {
-                        None => scaled,
-                        Some(prev) => {
-                            let d = self.alloc(1)?;
-                            self.emit(Op::IBin {
-                                op: IBin::Add,
-                                width: 64,
-                                dst: d,
-                                lhs: prev,
-                                rhs: scaled,
-                            });
-                            d
-                        }
-                    });
-                }
-            }
+            self.add_index(vals, &mut p, id, stride)?;
+        }
+        if matches!(p.pk, PK::Mem(Space::Physical)) {
+            self.fold_physical(&mut p)?;
         }
         Ok(p)
+    }
+
+    /// Adds index `id` (a constant or a per-lane register, signed per its type) times `stride`
+    /// to `p`'s offset.
+    pub(super) fn add_index(
+        &mut self,
+        vals: &HashMap<Id, Val>,
+        p: &mut Ptr,
+        id: Id,
+        stride: u64,
+    ) -> R<()> {
+        let cst = self.consts.get(&id).and_then(|v| v.first().copied());
+        match cst {
+            Some(c) => {
+                let sw = self.typed_leaves(id).ok().and_then(|l| l.first().copied());
+                let c = match sw {
+                    Some(Sc::Int(w, true)) => alu::sext(c, w) as u64,
+                    _ => c,
+                };
+                p.off = p.off.wrapping_add(c.wrapping_mul(stride));
+            }
+            None => {
+                let r = self.reg1(vals, id)?;
+                let sc = self
+                    .typed_leaves(id)?
+                    .first()
+                    .copied()
+                    .unwrap_or(Sc::Int(32, false));
+                let r64 = match sc {
+                    Sc::Int(64, _) => r,
+                    // Byte offsets are 64-bit: widen the index by its signedness.
+                    Sc::Int(w, signed) => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: if signed { Conv::SToS } else { Conv::UToU },
+                            from: w,
+                            to: 64,
+                            dst: d,
+                            src: r,
+                        });
+                        d
+                    }
+                    _ => r,
+                };
+                let scaled = if stride == 1 {
+                    r64
+                } else {
+                    let k = self.imm(stride)?;
+                    let d = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op: IBin::Mul,
+                        width: 64,
+                        dst: d,
+                        lhs: r64,
+                        rhs: k,
+                    });
+                    d
+                };
+                p.dynr = Some(match p.dynr {
+                    None => scaled,
+                    Some(prev) => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::IBin {
+                            op: IBin::Add,
+                            width: 64,
+                            dst: d,
+                            lhs: prev,
+                            rhs: scaled,
+                        });
+                        d
+                    }
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The pointee of `PhysicalStorageBuffer` pointer type `t`, if it is one.
+    pub(super) fn physical_pointee(&self, t: Id) -> Option<Id> {
+        match self.types.get(&t)? {
+            Ty::Pointer {
+                pointee,
+                physical: true,
+            } => Some(*pointee),
+            _ => None,
+        }
+    }
+
+    /// A physical pointer to `pointee` at the address in 64-bit register `addr`.
+    pub(super) fn physical_ptr(addr: Reg, pointee: Id) -> Ptr {
+        Ptr {
+            pk: PK::Mem(Space::Physical),
+            ty: pointee,
+            off: 0,
+            dynr: Some(addr),
+            explicit: true,
+            mstride: None,
+        }
+    }
+
+    /// Folds a physical pointer's constant offset into its address register, so that the
+    /// pointer is one 64-bit value (`dynr`, with `off == 0`) that can be stored, selected,
+    /// converted or passed through a phi. Address arithmetic wraps, as on a GPU.
+    fn fold_physical(&mut self, p: &mut Ptr) -> R<()> {
+        let base = match p.dynr {
+            Some(r) => r,
+            None => self.imm(0)?,
+        };
+        if p.off == 0 {
+            p.dynr = Some(base);
+            return Ok(());
+        }
+        let k = self.imm(p.off)?;
+        let d = self.alloc(1)?;
+        self.emit(Op::IBin {
+            op: IBin::Add,
+            width: 64,
+            dst: d,
+            lhs: base,
+            rhs: k,
+        });
+        p.dynr = Some(d);
+        p.off = 0;
+        Ok(())
+    }
+
+    /// The address register of a physical pointer value (`fold_physical` form).
+    pub(super) fn physical_addr(&mut self, mut p: Ptr) -> R<Reg> {
+        self.fold_physical(&mut p)?;
+        p.dynr
+            .ok_or_else(|| crate::SpirvError::new("physical pointer without an address"))
     }
 
     pub(super) fn load(&mut self, p: Ptr) -> R<Val> {
@@ -521,7 +597,7 @@ impl<'m> Lowerer<'m> {
         let p = self.ptr(vals, idref(o.first())?)?;
         let PK::Mem(sp) = p.pk else {
             return err(format!(
-                "{}: atomics are only supported on buffer and workgroup memory",
+                "{}: atomics are only supported on buffer, workgroup and physical-storage-buffer memory",
                 self.at
             ));
         };

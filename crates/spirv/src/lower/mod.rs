@@ -12,7 +12,9 @@
 //! Invariants: every id lookup is checked (a bad id is an error, never a panic); values are
 //! scalarised into registers, one per leaf scalar in `Lowerer::leaves` order; pointers are
 //! compile-time descriptors (`memory::Ptr`: base + constant offset + optional per-lane dynamic
-//! offset register), so SPIR-V `Logical` addressing is required. `emit` appends to block `cur`,
+//! offset register), except `PhysicalStorageBuffer` pointers, which are 64-bit address values
+//! (one `u64` register; `memory` turns them into `Space::Physical` accesses). Other than
+//! `PhysicalStorageBuffer64`, only `Logical` addressing is accepted. `emit` appends to block `cur`,
 //! or to `scratch` while a spec-constant operation is folded; constants live in registers that
 //! `imm` allocates once per value and that no op writes.
 
@@ -30,7 +32,7 @@ mod typing;
 use self::arith::AluKind;
 use self::cfg::order_blocks;
 use self::memory::{PK, Ptr};
-use self::types::Ty;
+use self::types::{Sc, Ty};
 use crate::alu::{Conv, FBin, FCmp, FUn, IBin, ICmp, IUn};
 use crate::ir::{Block, Builtins, Edge, Ir, Op, Reg, RegType, Role, Space, TensorAcc, Term};
 use crate::{Module, Program, ResourceDecl, SpirvError};
@@ -200,8 +202,24 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
     ir.verify()?;
     let shape = crate::exec::GroupShape::new(&ir, local_size)?;
     let layout = crate::exec::regfile::RegLayout::new(&ir, shape.lanes as usize);
+    let physical = ir.blocks.iter().flat_map(|b| &b.ops).any(|op| {
+        matches!(
+            op,
+            Op::Load {
+                space: Space::Physical,
+                ..
+            } | Op::Store {
+                space: Space::Physical,
+                ..
+            } | Op::Atomic {
+                space: Space::Physical,
+                ..
+            }
+        )
+    });
     Ok(Program {
         local_ids: crate::exec::local_id_rows(local_size),
+        physical,
         ir,
         local_size,
         resources: l.resources,
@@ -424,6 +442,10 @@ impl<'m> Lowerer<'m> {
     fn regs(&mut self, vals: &HashMap<Id, Val>, id: Id) -> R<Vec<Reg>> {
         match self.val(vals, id)? {
             Val::Regs(r) => Ok(r),
+            // A physical pointer is a value: its 64-bit address.
+            Val::Ptr(p) if matches!(p.pk, PK::Mem(Space::Physical)) => {
+                Ok(vec![self.physical_addr(p)?])
+            }
             _ => err(format!("{}: %{id} is not a plain value", self.at)),
         }
     }
@@ -436,6 +458,17 @@ impl<'m> Lowerer<'m> {
     fn ptr(&mut self, vals: &HashMap<Id, Val>, id: Id) -> R<Ptr> {
         match self.val(vals, id)? {
             Val::Ptr(p) => Ok(p),
+            // A `PhysicalStorageBuffer` pointer held as a value (loaded, converted, selected).
+            Val::Regs(r) => {
+                let pointee = self
+                    .id_types
+                    .get(&id)
+                    .and_then(|&t| self.physical_pointee(t));
+                match (pointee, r.as_slice()) {
+                    (Some(pointee), [a]) => Ok(Self::physical_ptr(*a, pointee)),
+                    _ => err(format!("{}: %{id} is not a pointer", self.at)),
+                }
+            }
             _ => err(format!("{}: %{id} is not a pointer", self.at)),
         }
     }
@@ -858,6 +891,86 @@ impl<'m> Lowerer<'m> {
                 let p = self.ptr(vals, idref(o.first())?)?;
                 let p = self.chain(vals, p, &o[1..])?;
                 set(vals, Val::Ptr(p));
+            }
+            S::PtrAccessChain | S::InBoundsPtrAccessChain => {
+                // Base is element 0 of an array whose stride is its pointer type's ArrayStride.
+                let base = idref(o.first())?;
+                let mut p = self.ptr(vals, base)?;
+                if !matches!(p.pk, PK::Mem(Space::Physical)) {
+                    return err(format!(
+                        "{}: OpPtrAccessChain is only supported on PhysicalStorageBuffer pointers \
+                         (VariablePointers is not supported)",
+                        self.at
+                    ));
+                }
+                let bt = self.id_types.get(&base).copied().unwrap_or(0);
+                let Some(stride) = self.deco_lit(bt, Decoration::ArrayStride) else {
+                    return err(format!(
+                        "{}: the PhysicalStorageBuffer pointer type %{bt} of an OpPtrAccessChain \
+                         base needs an ArrayStride decoration (SPIR-V's shader validation rules: the Base of \
+                         every OpPtrAccessChain has an ArrayStride)",
+                        self.at
+                    ));
+                };
+                self.add_index(vals, &mut p, idref(o.get(1))?, u64::from(stride))?;
+                let p = self.chain(vals, p, &o[2..])?;
+                set(vals, Val::Ptr(p));
+            }
+            S::ConvertUToPtr => {
+                if self.physical_pointee(rt).is_none() {
+                    return err(format!(
+                        "{}: OpConvertUToPtr to a pointer that is not PhysicalStorageBuffer",
+                        self.at
+                    ));
+                }
+                let src_id = idref(o.first())?;
+                let src = self.reg1(vals, src_id)?;
+                let a = match self.typed_leaves(src_id)?.as_slice() {
+                    [Sc::Int(64, _)] => src,
+                    [Sc::Int(w, _)] => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: Conv::UToU,
+                            from: *w,
+                            to: 64,
+                            dst: d,
+                            src,
+                        });
+                        d
+                    }
+                    _ => return err(format!("{}: OpConvertUToPtr of a non-integer", self.at)),
+                };
+                set(vals, Val::Regs(vec![a]));
+            }
+            S::ConvertPtrToU => {
+                let src_id = idref(o.first())?;
+                let is_physical = self
+                    .id_types
+                    .get(&src_id)
+                    .is_some_and(|&t| self.physical_pointee(t).is_some());
+                if !is_physical {
+                    return err(format!(
+                        "{}: OpConvertPtrToU of a pointer that is not PhysicalStorageBuffer",
+                        self.at
+                    ));
+                }
+                let a = self.reg1(vals, src_id)?;
+                let v = match self.result_leaves(inst)?.as_slice() {
+                    [Sc::Int(64, _)] => a,
+                    [Sc::Int(w, _)] => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: Conv::UToU,
+                            from: 64,
+                            to: *w,
+                            dst: d,
+                            src: a,
+                        });
+                        d
+                    }
+                    _ => return err(format!("{}: OpConvertPtrToU to a non-integer", self.at)),
+                };
+                set(vals, Val::Regs(vec![v]));
             }
             S::Load => {
                 let p = self.ptr(vals, idref(o.first())?)?;

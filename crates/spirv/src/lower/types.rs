@@ -17,7 +17,7 @@ use crate::alu;
 use crate::ir::{Op, Reg, RegType};
 use crate::{ScalarType, SpirvError};
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Decoration, Op as S};
+use rspirv::spirv::{Decoration, Op as S, StorageClass};
 use std::collections::HashMap;
 
 /// A leaf scalar type.
@@ -101,8 +101,11 @@ pub(super) enum Ty {
     Struct {
         members: Vec<Id>,
     },
+    /// `physical`: a `PhysicalStorageBuffer` pointer, a 64-bit address value (one `u64` leaf,
+    /// 8 bytes in memory); other pointers are compile-time descriptors with no leaves.
     Pointer {
         pointee: Id,
+        physical: bool,
     },
     Function,
     /// `rank` is `None` for an unranked type; `shape` indexes `Lower::shapes` for a shaped one.
@@ -152,6 +155,7 @@ impl<'m> Lowerer<'m> {
                     self.leaves_into(m, out, depth + 1)?;
                 }
             }
+            Ty::Pointer { physical: true, .. } => out.push(Sc::Int(64, false)),
             Ty::Void | Ty::Pointer { .. } | Ty::Tensor { .. } | Ty::Function => {}
             Ty::RuntimeArray { .. } => {
                 return err(format!("runtime array %{id} cannot be held in registers"));
@@ -348,8 +352,9 @@ impl<'m> Lowerer<'m> {
                 members: o.iter().map(|x| idref(Some(x))).collect::<R<_>>()?,
             }),
             S::TypePointer => match o.first() {
-                Some(Operand::StorageClass(_)) => Some(Ty::Pointer {
+                Some(Operand::StorageClass(sc)) => Some(Ty::Pointer {
                     pointee: idref(o.get(1))?,
+                    physical: *sc == StorageClass::PhysicalStorageBuffer,
                 }),
                 _ => return err(format!("{}: malformed pointer type", self.at)),
             },
@@ -401,7 +406,16 @@ impl<'m> Lowerer<'m> {
             S::TypeSampler => Some(Ty::Other("OpTypeSampler")),
             S::TypeSampledImage => Some(Ty::Other("OpTypeSampledImage")),
             S::TypeForwardPointer => {
-                return err(format!("{}: physical pointers are not supported", self.at));
+                // Declares a pointer type that a later OpTypePointer defines; types are looked
+                // up lazily, so only the storage class needs checking here.
+                return match o.get(1) {
+                    Some(Operand::StorageClass(StorageClass::PhysicalStorageBuffer)) => Ok(()),
+                    other => err(format!(
+                        "{}: OpTypeForwardPointer with storage class {other:?} (only \
+                         PhysicalStorageBuffer pointers can be forward-declared)",
+                        self.at
+                    )),
+                };
             }
             _ => None,
         };
