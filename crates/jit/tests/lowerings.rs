@@ -274,7 +274,7 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
     m.b.entry_point(ExecutionModel::GLCompute, f, "main", m.iface.clone());
     m.b.execution_mode(f, ExecutionMode::LocalSize, [16, 1, 1]);
     let words = m.b.module().assemble();
-    let rb = (t_bytes(tr) * n) as usize;
+    let rb = t_bytes(tr) * n;
     let case = Case {
         words,
         bindings: vec![
