@@ -120,6 +120,9 @@ pub const POLL_EVERY: u32 = 1 << 14;
 pub struct CallbackData {
     /// Ops compiled code hands to the interpreter, by index.
     pub ops: Vec<Op>,
+    /// Run-time counts (see `JitKernel::run_stats`).
+    pub callouts: std::sync::atomic::AtomicU64,
+    pub hand_backs: std::sync::atomic::AtomicU64,
 }
 
 /// # Safety
@@ -149,6 +152,8 @@ pub unsafe extern "C" fn run_op(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
             return 1;
         };
         let lo = chunk as usize * LANES;
+        data.callouts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         worker.run_op(op, lo, lo + LANES);
         0
     }))

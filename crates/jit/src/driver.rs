@@ -118,6 +118,10 @@ pub(crate) fn run_groups(
                 match st {
                     status::DONE => break,
                     status::HAND_BACK => {
+                        kernel
+                            .data
+                            .hand_backs
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let chunk = c.chunk;
                         let lo = chunk as usize * LANES;
                         if c.stop_block == DONE {

@@ -78,10 +78,39 @@ impl Drop for JitKernel {
     }
 }
 
+/// What compiled code of a kernel handed to the interpreter at run time, over every dispatch
+/// since the kernel was compiled (or the last [`JitKernel::reset_run_stats`]). Lanes of a
+/// lane group past its last full chunk of [`LANES`] always run on the interpreter and are not
+/// counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RunStats {
+    /// Ops without a native lowering run for a chunk by the interpreter.
+    pub callouts: u64,
+    /// Chunks handed back to the interpreter (divergence, or a failed check of the compiled
+    /// form).
+    pub hand_backs: u64,
+}
+
 impl JitKernel {
     /// Ops compiled natively and ops handed to the interpreter.
     pub fn op_counts(&self) -> (usize, usize) {
         (self.out.native_ops, self.data.ops.len())
+    }
+
+    /// What ran on the interpreter so far (see [`RunStats`]).
+    pub fn run_stats(&self) -> RunStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        RunStats {
+            callouts: self.data.callouts.load(Relaxed),
+            hand_backs: self.data.hand_backs.load(Relaxed),
+        }
+    }
+
+    /// Sets the [`RunStats`] counters back to zero.
+    pub fn reset_run_stats(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.data.callouts.store(0, Relaxed);
+        self.data.hand_backs.store(0, Relaxed);
     }
 }
 
@@ -155,6 +184,8 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     };
     let data = Arc::new(ctx::CallbackData {
         ops: out.callouts.clone(),
+        callouts: Default::default(),
+        hand_backs: Default::default(),
     });
     Ok(JitKernel {
         module: Some(module),

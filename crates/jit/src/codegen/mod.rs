@@ -599,7 +599,11 @@ impl Gen<'_> {
                 edges,
             } => {
                 let bytes = self.bytes(*selector);
-                let sel = self.get(*selector);
+                let sel = match self.get(*selector) {
+                    // Lanes of an affine selector differ: check them as vectors.
+                    a @ JVal::Affine(..) => JVal::Varying(self.vectors(&a, bytes)),
+                    other => other,
+                };
                 let v = match &sel {
                     JVal::Varying(vs) => {
                         // Every lane must pick the same case: compare with lane 0.
@@ -624,6 +628,11 @@ impl Gen<'_> {
                 let mut sw = cranelift_frontend::Switch::new();
                 let mut seen = std::collections::HashSet::new();
                 for &(value, e) in cases {
+                    // A literal the selector cannot hold never matches (lowering already
+                    // keeps literals at the selector's width).
+                    if crate::classes::wrap(value, (bytes * 8) as u32) != value {
+                        continue;
+                    }
                     if seen.insert(value) {
                         sw.set_entry(u128::from(value), targets[e]);
                     }

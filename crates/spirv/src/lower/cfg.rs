@@ -233,7 +233,12 @@ impl<'m> Lowerer<'m> {
                         };
                     }
                     S::Switch => {
-                        let sel = self.reg1(&vals, idref(inst.operands.first())?)?;
+                        let sel_id = idref(inst.operands.first())?;
+                        let sel = self.reg1(&vals, sel_id)?;
+                        // Literals of selectors narrower than 32 bits are sign-extended when
+                        // the type is signed (SPIR-V 2.2.1 "Literal"); the selector register
+                        // holds the value zero-extended, so compare at the selector's width.
+                        let sel_w = self.typed_leaves(sel_id)?.first().map_or(32, |s| s.w());
                         let dl = idref(inst.operands.get(1))?;
                         let mut edges = vec![self.edge(
                             &vals,
@@ -249,6 +254,7 @@ impl<'m> Lowerer<'m> {
                                 Some(Operand::LiteralBit64(v)) => *v,
                                 _ => return err(format!("{}: malformed case literal", self.at)),
                             };
+                            let v = crate::alu::trunc(v, sel_w);
                             let l = idref(pair.get(1))?;
                             let e = self.edge(&vals, &phis, lid, l, target(self, pair.get(1))?)?;
                             edges.push(e);

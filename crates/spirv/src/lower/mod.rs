@@ -681,6 +681,12 @@ impl<'m> Lowerer<'m> {
                     if_true: a[1],
                     if_false: a[2],
                 })?;
+                // The result's type is known here: state it, or a select of two constants
+                // takes the type of its first "any integer" use (a switch selector, a shift
+                // amount: 32 bits) instead of its own.
+                for (&d, sc) in out.iter().zip(self.leaves(rt)?) {
+                    self.reg_types[d as usize] = Some(sc.reg_type());
+                }
                 set(vals, Val::Regs(out));
             }
             S::Any | S::All => {

@@ -1,0 +1,605 @@
+//! One focused test per IR op family the JIT lowers natively (`codegen::ops`,
+//! `codegen::memory`): a program `r[i] = op(a[i], b[i])` (varying operands, vector code) and
+//! `u[i] = op(a[w], b[w])` with `w` the workgroup id (uniform operands, scalar code) over every
+//! pair of edge values, for each width. Each checks that the JIT's results equal the
+//! interpreter's bit for bit (NaN = NaN), that the program compiled without interpreter
+//! callouts, and that at run time no op was called out and no chunk handed back.
+
+mod common;
+
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{
+    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel,
+    FunctionControl, MemoryModel, StorageClass, Word,
+};
+
+use common::{Binding, Case, Elem, Verdict, check};
+
+/// A scalar type: (bits, float?, signed?).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct T {
+    bits: u32,
+    float: bool,
+    signed: bool,
+}
+
+const fn int(bits: u32) -> T {
+    T {
+        bits,
+        float: false,
+        signed: false,
+    }
+}
+const fn sint(bits: u32) -> T {
+    T {
+        bits,
+        float: false,
+        signed: true,
+    }
+}
+const fn flt(bits: u32) -> T {
+    T {
+        bits,
+        float: true,
+        signed: false,
+    }
+}
+
+fn edges(t: T) -> Vec<u64> {
+    if t.float {
+        if t.bits == 32 {
+            [
+                0.0f32,
+                -0.0,
+                1.0,
+                -1.0,
+                0.5,
+                1.5,
+                2.5,
+                -2.5,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                f32::MIN_POSITIVE,
+                1e-45,
+                f32::MAX,
+                2147483648.0,
+                -2147483904.0,
+                4294967296.0,
+                9.3e18,
+                -9.3e18,
+                1.9e19,
+            ]
+            .iter()
+            .map(|v| u64::from(v.to_bits()))
+            .chain([0xffc0_0001, 0x7f80_0001])
+            .collect()
+        } else {
+            [
+                0.0f64,
+                -0.0,
+                1.0,
+                -1.0,
+                0.5,
+                1.5,
+                2.5,
+                -2.5,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                f64::MIN_POSITIVE,
+                5e-324,
+                f64::MAX,
+                2147483648.0,
+                -2147483649.0,
+                4294967296.0,
+                9.3e18,
+                -9.3e18,
+                1.9e19,
+                1e300,
+            ]
+            .iter()
+            .map(|v| v.to_bits())
+            .chain([0xfff8_0000_0000_0001])
+            .collect()
+        }
+    } else {
+        let m = if t.bits == 64 {
+            u64::MAX
+        } else {
+            (1 << t.bits) - 1
+        };
+        let min = 1u64 << (t.bits - 1);
+        let w = u64::from(t.bits);
+        vec![
+            0,
+            1,
+            2,
+            3,
+            7,
+            m,
+            m - 1,
+            min,
+            min - 1,
+            min + 1,
+            w - 1,
+            w,
+            w + 1,
+            2 * w,
+            0x5a5a_5a5a_5a5a_5a5a & m,
+        ]
+    }
+}
+
+/// `ptr` storage-buffer variable over a runtime array of `elem`.
+struct Mod {
+    b: Builder,
+    iface: Vec<Word>,
+    next: u32,
+    decorated: Vec<Word>,
+}
+
+impl Mod {
+    fn ty(&mut self, t: T) -> Word {
+        if t.float {
+            self.b.type_float(t.bits, None)
+        } else {
+            self.b.type_int(t.bits, u32::from(t.signed))
+        }
+    }
+
+    fn buffer(&mut self, t: T) -> (Word, u32) {
+        let et = self.ty(t);
+        let rt = self.b.type_runtime_array(et);
+        let st = self.b.type_struct([rt]);
+        if !self.decorated.contains(&st) {
+            self.decorated.push(st);
+            self.b.decorate(
+                rt,
+                Decoration::ArrayStride,
+                [Operand::LiteralBit32(t.bits / 8)],
+            );
+            self.b.decorate(st, Decoration::Block, []);
+            self.b
+                .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        }
+        let pt = self.b.type_pointer(None, StorageClass::StorageBuffer, st);
+        let v = self.b.variable(pt, None, StorageClass::StorageBuffer, None);
+        let binding = self.next;
+        self.next += 1;
+        self.b
+            .decorate(v, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.b
+            .decorate(v, Decoration::Binding, [Operand::LiteralBit32(binding)]);
+        self.iface.push(v);
+        (v, binding)
+    }
+
+    fn elem_ptr(&mut self, t: T, var: Word, idx: Word) -> Word {
+        let et = self.ty(t);
+        let pt = self.b.type_pointer(None, StorageClass::StorageBuffer, et);
+        let u = self.b.type_int(32, 0);
+        let z = self.b.constant_bit32(u, 0);
+        self.b.access_chain(pt, None, var, [z, idx]).unwrap()
+    }
+}
+
+fn bytes_of(vals: &[u64], t: T) -> Vec<u8> {
+    vals.iter()
+        .flat_map(|v| v.to_le_bytes()[..(t.bits / 8) as usize].to_vec())
+        .collect()
+}
+
+fn elem(t: T) -> Elem {
+    if t.float {
+        Elem::Float((t.bits / 8) as usize)
+    } else {
+        Elem::Int((t.bits / 8) as usize)
+    }
+}
+
+/// Runs `r = op(a, b)` for every pair of edge values of `ta` × `tb` and checks the JIT.
+/// `op` emits the instruction(s) given the result type id and the two operands.
+fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word, Word) -> Word) {
+    let (ea, eb) = (edges(ta), edges(tb));
+    let pairs = ea.len() * eb.len();
+    let n = pairs.div_ceil(16) * 16;
+    let groups = (n / 16) as u32;
+    let a: Vec<u64> = (0..n).map(|i| ea[(i / eb.len()) % ea.len()]).collect();
+    let bv: Vec<u64> = (0..n).map(|i| eb[i % eb.len()]).collect();
+    let mut m = Mod {
+        b: Builder::new(),
+        iface: Vec::new(),
+        next: 0,
+        decorated: Vec::new(),
+    };
+    m.b.set_version(1, 5);
+    for c in [
+        Capability::Shader,
+        Capability::Int8,
+        Capability::Int16,
+        Capability::Int64,
+        Capability::Float64,
+        Capability::StorageBuffer8BitAccess,
+        Capability::StorageBuffer16BitAccess,
+    ] {
+        m.b.capability(c);
+    }
+    m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let g = m.b.ext_inst_import("GLSL.std.450");
+    GLSL.with(|c| c.set(g));
+    let (va, ba) = m.buffer(ta);
+    let (vb, bb) = m.buffer(tb);
+    let (vr, br) = m.buffer(tr);
+    let (vu, bu) = m.buffer(tr);
+    let u = m.b.type_int(32, 0);
+    let u3 = m.b.type_vector(u, 3);
+    let pin = m.b.type_pointer(None, StorageClass::Input, u3);
+    let gid = m.b.variable(pin, None, StorageClass::Input, None);
+    m.b.decorate(
+        gid,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
+    );
+    let wid = m.b.variable(pin, None, StorageClass::Input, None);
+    m.b.decorate(
+        wid,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupId)],
+    );
+    m.iface.extend([gid, wid]);
+    let void = m.b.type_void();
+    let fty = m.b.type_function(void, vec![]);
+    let f =
+        m.b.begin_function(void, None, FunctionControl::NONE, fty)
+            .unwrap();
+    m.b.begin_block(None).unwrap();
+    let g3 = m.b.load(u3, None, gid, None, []).unwrap();
+    let i = m.b.composite_extract(u, None, g3, [0]).unwrap();
+    let w3 = m.b.load(u3, None, wid, None, []).unwrap();
+    let w = m.b.composite_extract(u, None, w3, [0]).unwrap();
+    let (ta_id, tb_id, tr_id) = (m.ty(ta), m.ty(tb), m.ty(tr));
+    for (idx, out) in [(i, vr), (w, vu)] {
+        let pa = m.elem_ptr(ta, va, idx);
+        let x = m.b.load(ta_id, None, pa, None, []).unwrap();
+        let pb = m.elem_ptr(tb, vb, idx);
+        let y = m.b.load(tb_id, None, pb, None, []).unwrap();
+        let r = op(&mut m.b, tr_id, x, y);
+        let pr = m.elem_ptr(tr, out, i);
+        m.b.store(pr, r, None, []).unwrap();
+    }
+    m.b.ret().unwrap();
+    m.b.end_function().unwrap();
+    m.b.entry_point(ExecutionModel::GLCompute, f, "main", m.iface.clone());
+    m.b.execution_mode(f, ExecutionMode::LocalSize, [16, 1, 1]);
+    let words = m.b.module().assemble();
+    let rb = t_bytes(tr) * n;
+    let case = Case {
+        words,
+        bindings: vec![
+            Binding {
+                binding: ba,
+                init: bytes_of(&a, ta),
+                elem: elem(ta),
+                tensor: None,
+                name: "a".into(),
+            },
+            Binding {
+                binding: bb,
+                init: bytes_of(&bv, tb),
+                elem: elem(tb),
+                tensor: None,
+                name: "b".into(),
+            },
+            Binding {
+                binding: br,
+                init: vec![0xcd; rb],
+                elem: elem(tr),
+                tensor: None,
+                name: "r (varying)".into(),
+            },
+            Binding {
+                binding: bu,
+                init: vec![0xcd; rb],
+                elem: elem(tr),
+                tensor: None,
+                name: "u (uniform)".into(),
+            },
+        ],
+        dispatch: [groups, 1, 1],
+        summary: name.into(),
+    };
+    let (verdict, kernel) = check(&case);
+    match verdict {
+        Verdict::Agree => {}
+        v => panic!("{name} {ta:?} {tb:?} -> {tr:?}: {v:?}"),
+    }
+    let k = kernel.unwrap();
+    let (_, callouts) = k.op_counts();
+    assert_eq!(
+        callouts, 0,
+        "{name} {ta:?}: compiled with interpreter callouts"
+    );
+    let st = k.run_stats();
+    assert_eq!(
+        (st.callouts, st.hand_backs),
+        (0, 0),
+        "{name} {ta:?}: ran partly on the interpreter"
+    );
+}
+
+thread_local! {
+    /// The `GLSL.std.450` import of the module being built (for the `op` closures).
+    static GLSL: std::cell::Cell<Word> = const { std::cell::Cell::new(0) };
+}
+
+fn glsl() -> Word {
+    GLSL.with(|c| c.get())
+}
+
+fn t_bytes(t: T) -> usize {
+    (t.bits / 8) as usize
+}
+
+const INTS: [u32; 4] = [8, 16, 32, 64];
+
+macro_rules! int_bin {
+    ($name:ident, $method:ident, $widths:expr) => {
+        #[test]
+        fn $name() {
+            for w in $widths {
+                for t in [int(w), sint(w)] {
+                    binary(stringify!($method), t, t, t, |b, r, x, y| {
+                        b.$method(r, None, x, y).unwrap()
+                    });
+                }
+            }
+        }
+    };
+}
+
+int_bin!(ibin_add, i_add, INTS);
+int_bin!(ibin_sub, i_sub, INTS);
+int_bin!(ibin_mul, i_mul, INTS);
+int_bin!(ibin_sdiv, s_div, INTS);
+int_bin!(ibin_srem, s_rem, INTS);
+int_bin!(ibin_and, bitwise_and, INTS);
+int_bin!(ibin_or, bitwise_or, INTS);
+int_bin!(ibin_xor, bitwise_xor, INTS);
+int_bin!(ibin_shl, shift_left_logical, INTS);
+int_bin!(ibin_shr_logical, shift_right_logical, INTS);
+int_bin!(ibin_shr_arithmetic, shift_right_arithmetic, INTS);
+
+#[test]
+fn ibin_udiv_umod() {
+    for w in INTS {
+        let t = int(w);
+        binary("udiv", t, t, t, |b, r, x, y| {
+            b.u_div(r, None, x, y).unwrap()
+        });
+        binary("umod", t, t, t, |b, r, x, y| {
+            b.u_mod(r, None, x, y).unwrap()
+        });
+    }
+}
+
+#[test]
+fn ibin_shift_amount_widths() {
+    // Shift amounts of another width than the value, both ways.
+    for (w, aw) in [(8, 32), (32, 8), (64, 16), (16, 64), (32, 64)] {
+        for t in [int(w), sint(w)] {
+            binary("shl", t, int(aw), t, |b, r, x, y| {
+                b.shift_left_logical(r, None, x, y).unwrap()
+            });
+            binary("sra", t, int(aw), t, |b, r, x, y| {
+                b.shift_right_arithmetic(r, None, x, y).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn ibin_min_max() {
+    // GLSL.std.450 UMin 38, SMin 39, UMax 41, SMax 42.
+    for w in INTS {
+        for op in [38u32, 39, 41, 42] {
+            let t = if op == 39 || op == 42 {
+                sint(w)
+            } else {
+                int(w)
+            };
+            binary("minmax", t, t, t, |b, r, x, y| {
+                let g = glsl();
+                b.ext_inst(r, None, g, op, [Operand::IdRef(x), Operand::IdRef(y)])
+                    .unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn ibin_extended() {
+    // The high halves and carries: OpUMulExtended, OpSMulExtended, OpIAddCarry, OpISubBorrow.
+    for w in [8, 16, 32, 64] {
+        let t = int(w);
+        for k in 0..4 {
+            binary("extended", t, t, t, |b, r, x, y| {
+                let st = b.type_struct([r, r]);
+                let v = match k {
+                    0 => b.u_mul_extended(st, None, x, y),
+                    1 => b.s_mul_extended(st, None, x, y),
+                    2 => b.i_add_carry(st, None, x, y),
+                    _ => b.i_sub_borrow(st, None, x, y),
+                }
+                .unwrap();
+                b.composite_extract(r, None, v, [1]).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn iun_neg_not() {
+    for w in INTS {
+        let t = sint(w);
+        binary("neg", t, t, t, |b, r, x, _| b.s_negate(r, None, x).unwrap());
+        binary("not", t, t, t, |b, r, x, _| b.not(r, None, x).unwrap());
+    }
+}
+
+#[test]
+fn icmp_all() {
+    for w in INTS {
+        let t = int(w);
+        for k in 0..10 {
+            binary("icmp", t, t, int(32), |b, r, x, y| {
+                let bt = b.type_bool();
+                let c = match k {
+                    0 => b.i_equal(bt, None, x, y),
+                    1 => b.i_not_equal(bt, None, x, y),
+                    2 => b.u_less_than(bt, None, x, y),
+                    3 => b.u_less_than_equal(bt, None, x, y),
+                    4 => b.u_greater_than(bt, None, x, y),
+                    5 => b.u_greater_than_equal(bt, None, x, y),
+                    6 => b.s_less_than(bt, None, x, y),
+                    7 => b.s_less_than_equal(bt, None, x, y),
+                    8 => b.s_greater_than(bt, None, x, y),
+                    _ => b.s_greater_than_equal(bt, None, x, y),
+                }
+                .unwrap();
+                let (one, zero) = (b.constant_bit32(r, 1), b.constant_bit32(r, 0));
+                b.select(r, None, c, one, zero).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn fbin_arith_min_max() {
+    for w in [32, 64] {
+        let t = flt(w);
+        for k in 0..6 {
+            binary("fbin", t, t, t, |b, r, x, y| match k {
+                0 => b.f_add(r, None, x, y).unwrap(),
+                1 => b.f_sub(r, None, x, y).unwrap(),
+                2 => b.f_mul(r, None, x, y).unwrap(),
+                3 => b.f_div(r, None, x, y).unwrap(),
+                _ => {
+                    let g = glsl();
+                    let op = if k == 4 { 37 } else { 40 }; // FMin, FMax
+                    b.ext_inst(r, None, g, op, [Operand::IdRef(x), Operand::IdRef(y)])
+                        .unwrap()
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn fun_native() {
+    // FNegate; GLSL FAbs 4, Sqrt 31, Floor 8, Ceil 9, Trunc 3, RoundEven 2.
+    for w in [32, 64] {
+        let t = flt(w);
+        binary("fneg", t, t, t, |b, r, x, _| {
+            b.f_negate(r, None, x).unwrap()
+        });
+        for op in [4u32, 31, 8, 9, 3, 2] {
+            binary("fun", t, t, t, |b, r, x, _| {
+                let g = glsl();
+                b.ext_inst(r, None, g, op, [Operand::IdRef(x)]).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn fcmp_all() {
+    for w in [32, 64] {
+        let t = flt(w);
+        for k in 0..14 {
+            binary("fcmp", t, t, int(32), |b, r, x, y| {
+                let bt = b.type_bool();
+                let c = match k {
+                    0 => b.f_ord_equal(bt, None, x, y),
+                    1 => b.f_ord_not_equal(bt, None, x, y),
+                    2 => b.f_ord_less_than(bt, None, x, y),
+                    3 => b.f_ord_less_than_equal(bt, None, x, y),
+                    4 => b.f_ord_greater_than(bt, None, x, y),
+                    5 => b.f_ord_greater_than_equal(bt, None, x, y),
+                    6 => b.f_unord_equal(bt, None, x, y),
+                    7 => b.f_unord_not_equal(bt, None, x, y),
+                    8 => b.f_unord_less_than(bt, None, x, y),
+                    9 => b.f_unord_less_than_equal(bt, None, x, y),
+                    10 => b.f_unord_greater_than(bt, None, x, y),
+                    11 => b.f_unord_greater_than_equal(bt, None, x, y),
+                    12 => b.is_nan(bt, None, x),
+                    _ => b.is_inf(bt, None, x),
+                }
+                .unwrap();
+                let (one, zero) = (b.constant_bit32(r, 1), b.constant_bit32(r, 0));
+                b.select(r, None, c, one, zero).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn conv_int_resize() {
+    for from in INTS {
+        for to in INTS {
+            if from == to {
+                continue;
+            }
+            binary("uconvert", int(from), int(from), int(to), |b, r, x, _| {
+                b.u_convert(r, None, x).unwrap()
+            });
+            binary(
+                "sconvert",
+                sint(from),
+                sint(from),
+                sint(to),
+                |b, r, x, _| b.s_convert(r, None, x).unwrap(),
+            );
+        }
+    }
+}
+
+#[test]
+fn conv_float_int() {
+    for fw in [32, 64] {
+        for iw in [32, 64] {
+            let (f, i, s) = (flt(fw), int(iw), sint(iw));
+            binary("f2u", f, f, i, |b, r, x, _| {
+                b.convert_f_to_u(r, None, x).unwrap()
+            });
+            binary("f2s", f, f, s, |b, r, x, _| {
+                b.convert_f_to_s(r, None, x).unwrap()
+            });
+            binary("u2f", i, i, f, |b, r, x, _| {
+                b.convert_u_to_f(r, None, x).unwrap()
+            });
+            binary("s2f", s, s, f, |b, r, x, _| {
+                b.convert_s_to_f(r, None, x).unwrap()
+            });
+        }
+    }
+    binary("f2f", flt(32), flt(32), flt(64), |b, r, x, _| {
+        b.f_convert(r, None, x).unwrap()
+    });
+    binary("f2f", flt(64), flt(64), flt(32), |b, r, x, _| {
+        b.f_convert(r, None, x).unwrap()
+    });
+}
+
+#[test]
+fn select_varying_and_uniform() {
+    for w in INTS {
+        let t = int(w);
+        binary("select", t, t, t, |b, r, x, y| {
+            let bt = b.type_bool();
+            let c = b.u_less_than(bt, None, x, y).unwrap();
+            b.select(r, None, c, x, y).unwrap()
+        });
+    }
+}
