@@ -40,20 +40,33 @@ pub struct TensorSite {
     pub ok: u64,
     /// The bound view's dimension count (0 when the descriptor is not a tensor view).
     pub rank: u64,
-    /// The view's dimensions and byte strides (`rank` of each).
+    /// The view's dimensions and byte strides: [`MAX_RANK`] entries each, zero past `rank`, so
+    /// compiled code may read any of them whether or not the access it guards runs.
     pub dims: *const u64,
     pub strides: *const u64,
 }
 
+/// The most dimensions a tensor has (`VkPhysicalDeviceTensorPropertiesARM::maxTensorDimensionCount`).
+pub const MAX_RANK: usize = 8;
+
+/// Dimensions then strides of one site, zero-padded to [`MAX_RANK`] each.
+pub type SiteShape = [u64; 2 * MAX_RANK];
+
+/// A shape of zeros, for sites with no tensor view bound.
+pub static NO_SHAPE: SiteShape = [0; 2 * MAX_RANK];
+
 impl TensorSite {
-    pub const NONE: TensorSite = TensorSite {
-        ptr: std::ptr::null_mut(),
-        len: 0,
-        ok: 0,
-        rank: 0,
-        dims: std::ptr::null(),
-        strides: std::ptr::null(),
-    };
+    /// No tensor view bound: every access out of bounds, the shape all zeros.
+    pub fn none() -> TensorSite {
+        TensorSite {
+            ptr: std::ptr::null_mut(),
+            len: 0,
+            ok: 0,
+            rank: 0,
+            dims: NO_SHAPE.as_ptr(),
+            strides: NO_SHAPE[MAX_RANK..].as_ptr(),
+        }
+    }
 }
 
 /// Status codes the compiled function returns.

@@ -14,7 +14,7 @@ use tessera_spirv::ir::DescIdx;
 use crate::JitKernel;
 use crate::classes::LANES;
 use crate::codegen::DONE;
-use crate::ctx::{self, Ctx, POLL_EVERY, TensorSite, Window, status};
+use crate::ctx::{self, Ctx, MAX_RANK, POLL_EVERY, SiteShape, TensorSite, Window, status};
 
 pub(crate) fn run_groups(
     kernel: &JitKernel,
@@ -34,23 +34,33 @@ pub(crate) fn run_groups(
             }
         })
         .collect();
+    // Each site's shape, zero-padded to MAX_RANK dims and strides (see `TensorSite`); the boxes
+    // stay put while `tensors` points into them.
+    let mut shapes: Vec<Box<SiteShape>> = Vec::with_capacity(sites.tensors.len());
     let tensors: Vec<TensorSite> = sites
         .tensors
         .iter()
         .map(|t| {
             let DescIdx::Const(d) = t.desc else {
-                return TensorSite::NONE;
+                return TensorSite::none();
             };
             match worker.tensor(t.slot, u64::from(d)) {
-                Some(w) => TensorSite {
-                    ptr: w.ptr,
-                    len: w.len as u64,
-                    ok: u64::from(tensor_access_size(ir, t, &w).is_some()),
-                    rank: w.dims.len() as u64,
-                    dims: w.dims.as_ptr(),
-                    strides: w.strides.as_ptr(),
-                },
-                None => TensorSite::NONE,
+                Some(w) if w.dims.len() <= MAX_RANK && w.strides.len() == w.dims.len() => {
+                    let mut shape = Box::new([0u64; 2 * MAX_RANK]);
+                    shape[..w.dims.len()].copy_from_slice(w.dims);
+                    shape[MAX_RANK..MAX_RANK + w.strides.len()].copy_from_slice(w.strides);
+                    let site = TensorSite {
+                        ptr: w.ptr,
+                        len: w.len as u64,
+                        ok: u64::from(tensor_access_size(ir, t, &w).is_some()),
+                        rank: w.dims.len() as u64,
+                        dims: shape.as_ptr(),
+                        strides: shape[MAX_RANK..].as_ptr(),
+                    };
+                    shapes.push(shape);
+                    site
+                }
+                _ => TensorSite::none(),
             }
         })
         .collect();

@@ -63,21 +63,16 @@ impl Gen<'_> {
                 desc: DescIdx::Const(d),
             } => {
                 let k = self.buffer_site(slot, d) as i32;
-                (Some(self.ctx_load(I64, field!(buffers))), k * WINDOW)
+                let ctx = self.ctx;
+                (Some(self.inv_load(I64, ctx, field!(buffers))), k * WINDOW)
             }
             Space::Push => (None, field!(push)),
             Space::Shared => (None, field!(shared)),
             _ => return None,
         };
         let base = table.unwrap_or(self.ctx);
-        let ptr = self
-            .b
-            .ins()
-            .load(I64, super::values::own_flags(), base, offset);
-        let len = self
-            .b
-            .ins()
-            .load(I64, super::values::own_flags(), base, offset + 8);
+        let ptr = self.inv_load(I64, base, offset);
+        let len = self.inv_load(I64, base, offset + 8);
         Some((ptr, len))
     }
 
@@ -399,9 +394,9 @@ impl Gen<'_> {
     /// The site fields: (ptr, len, ok, rank, dims, strides).
     fn site(&mut self, t: &TensorAcc) -> (Value, Value, Value, Value, Value, Value) {
         let k = self.tensor_site(t) as i32;
-        let table = self.ctx_load(I64, field!(tensors));
-        let f = super::values::own_flags();
-        let at = |g: &mut Self, o: i32, ty| g.b.ins().load(ty, f, table, k * SITE + o);
+        let ctx = self.ctx;
+        let table = self.inv_load(I64, ctx, field!(tensors));
+        let at = |g: &mut Self, o: i32, ty| g.inv_load(ty, table, k * SITE + o);
         (
             at(self, 0, I64),
             at(self, 8, I64),
@@ -429,10 +424,13 @@ impl Gen<'_> {
         ok: Value,
     ) -> Option<(Value, Value, Value, Value)> {
         let cb = usize::from(cw / 8).max(1);
-        if cb > 4 || coords.len() != t.rank as usize || coords.is_empty() {
+        if cb > 4
+            || coords.len() != t.rank as usize
+            || coords.is_empty()
+            || coords.len() > crate::ctx::MAX_RANK
+        {
             return None;
         }
-        let f = super::values::own_flags();
         let mut base = self.b.ins().iconst(I64, 0);
         let mut step = self.b.ins().iconst(I64, 0);
         let mut inb = self.b.ins().icmp_imm_s(IntCC::NotEqual, ok, 0);
@@ -460,8 +458,9 @@ impl Gen<'_> {
             };
             let hi = self.b.ins().iadd_imm_s(lo, s * (LANES as i64 - 1));
             let extra = if k == last { count as i64 - 1 } else { 0 };
-            let dim = self.b.ins().load(I64, f, dims, (8 * k) as i32);
-            let stride = self.b.ins().load(I64, f, strides, (8 * k) as i32);
+            // In bounds: `coords.len()` is the site's rank (`ok` says the view matches it).
+            let dim = self.inv_load(I64, dims, (8 * k) as i32);
+            let stride = self.inv_load(I64, strides, (8 * k) as i32);
             for x in [lo, hi] {
                 // 0 <= x and x + extra < dim (as signed 64-bit, dims are far below 2^63).
                 let nonneg = self

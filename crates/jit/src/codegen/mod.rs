@@ -22,10 +22,11 @@ mod memory;
 mod ops;
 pub(crate) mod values;
 
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{
-    AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, UserFuncName, Value,
+    AbiParam, Block, Inst, InstBuilder, MemFlagsData, SigRef, Signature, Type, UserFuncName, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use tessera_spirv::Program;
@@ -88,6 +89,10 @@ pub(crate) struct Gen<'a> {
     builtin_rows: bool,
     /// Where code is being generated: (block, op index), for hand-backs.
     pub(crate) at: (u32, usize),
+    /// The entry block's jump into the chunk loop: loads of what stays put for a whole call
+    /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
+    entry_jump: Option<Inst>,
+    invariants: std::collections::HashMap<(Value, i32, Type), Value>,
 }
 
 /// Builds the function for `program` into `func`.
@@ -184,6 +189,8 @@ pub(crate) fn build(
         has_sync,
         builtin_rows: false,
         at: (0, 0),
+        entry_jump: None,
+        invariants: std::collections::HashMap::new(),
     };
     g.function()?;
     g.b.seal_all_blocks();
@@ -211,6 +218,23 @@ impl Gen<'_> {
         self.b.ins().load(ty, own_flags(), self.ctx, offset)
     }
 
+    /// A load of `ty` at `base + offset` that gives the same value for the whole call: `base` is
+    /// the context or another such load, and what it reads is written by the driver before the
+    /// call and never during it. Emitted once, in the entry block, so that it and what is
+    /// computed from it stay out of the chunk loop.
+    pub(crate) fn inv_load(&mut self, ty: Type, base: Value, offset: i32) -> Value {
+        if let Some(&v) = self.invariants.get(&(base, offset, ty)) {
+            return v;
+        }
+        let Some(at) = self.entry_jump else {
+            return self.b.ins().load(ty, own_flags(), base, offset);
+        };
+        let mut pos = FuncCursor::new(self.b.func).at_inst(at);
+        let v = pos.ins().load(ty, own_flags(), base, offset);
+        self.invariants.insert((base, offset, ty), v);
+        v
+    }
+
     pub(crate) fn ctx_store(&mut self, v: Value, offset: i32) {
         self.b.ins().store(own_flags(), v, self.ctx, offset);
     }
@@ -236,7 +260,7 @@ impl Gen<'_> {
         let finish = self.b.create_block();
         let c0 = self.ctx_load(I32, field!(chunk));
         self.b.def_var(self.chunk, c0);
-        self.b.ins().jump(head, &[]);
+        self.entry_jump = Some(self.b.ins().jump(head, &[]));
 
         // chunk_head
         self.b.switch_to_block(head);

@@ -867,7 +867,7 @@ impl<'m> Mirrors<'m> {
                         Len::Divided(n, d) => {
                             writeln!(
                                 body,
-                                "ensure!(s.{n} % {d} == 0, {}, \"{n} is not a multiple of {d}\");",
+                                "ensure!(s.{n}.is_multiple_of({d}), {}, \"{n} is not a multiple of {d}\");",
                                 string(&divisor_vuid(s_name, n))
                             )
                             .unwrap();
