@@ -4,7 +4,8 @@
 //! Per group: start it, run the full chunks with compiled code (tail lanes of a group that is
 //! not a multiple of 16 lanes go to the interpreter), interpret each chunk handed back from
 //! where it stopped; for a program with sync ops, repeat while lanes wait at a sync block: run
-//! the lowest one for the whole group, then resume the chunks.
+//! the lowest one for the whole group, then resume the chunks; a group that keeps diverging
+//! around its sync ops is finished by the interpreter.
 
 use std::ffi::c_void;
 
@@ -15,6 +16,9 @@ use crate::JitKernel;
 use crate::classes::LANES;
 use crate::codegen::DONE;
 use crate::ctx::{self, Ctx, MAX_RANK, POLL_EVERY, SiteShape, TensorSite, Window, status};
+
+/// Sync rounds with hand-backs after which the interpreter finishes a group.
+const DIVERGENT_ROUNDS: u32 = 32;
 
 pub(crate) fn run_groups(
     kernel: &JitKernel,
@@ -114,7 +118,10 @@ pub(crate) fn run_groups(
         };
         c.wg_ids = wg_ids.as_ptr();
         let mut resume = 0;
+        // Sync rounds of this group in which some chunk was handed back (see below).
+        let mut divergent_rounds = 0u32;
         loop {
+            let mut handed_back = false;
             c.chunk = 0;
             c.chunk_end = full;
             c.resume = resume;
@@ -128,6 +135,7 @@ pub(crate) fn run_groups(
                 match st {
                     status::DONE => break,
                     status::HAND_BACK => {
+                        handed_back = true;
                         kernel
                             .data
                             .hand_backs
@@ -175,6 +183,16 @@ pub(crate) fn run_groups(
                 break;
             }
             worker.run_block(min);
+            // A group whose lanes keep diverging around sync ops (a loop with an atomic or a
+            // barrier that some lanes of a chunk reach and others do not) costs compiled code a
+            // round trip per iteration on top of the interpreter's work. Every chunk is at a
+            // sync block or handed back now, so the whole state is in the register file: past
+            // a few such rounds, the interpreter finishes the group in lockstep.
+            divergent_rounds += u32::from(handed_back);
+            if divergent_rounds >= DIVERGENT_ROUNDS {
+                worker.interpret(0, lanes, false);
+                break;
+            }
             resume = 1;
         }
     }

@@ -104,8 +104,17 @@ impl Compiled {
     /// # Errors
     /// `NotSupported` with `TESSERA_SHADER_BACKEND=jit` when the JIT cannot compile it.
     pub fn for_program(program: &Arc<Program>, name: &str) -> Result<Arc<Compiled>> {
+        Self::for_program_with(configured(), program, name)
+    }
+
+    /// [`Self::for_program`] under `backend`.
+    fn for_program_with(
+        backend: ShaderBackend,
+        program: &Arc<Program>,
+        name: &str,
+    ) -> Result<Arc<Compiled>> {
         let slot = Arc::new(Compiled::default());
-        match configured() {
+        match backend {
             ShaderBackend::Interpreter => slot.finish(None),
             ShaderBackend::Jit => match tessera_jit::compile(program) {
                 Ok(k) => slot.finish(Some(Box::new(k))),
@@ -137,5 +146,48 @@ impl Compiled {
     /// The compiled code, if it is ready (else the interpreter runs the dispatch).
     pub fn kernel(&self) -> Option<&dyn Kernel> {
         self.kernel.get().and_then(|k| k.as_deref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program() -> Arc<Program> {
+        let bytes = include_bytes!("../../../spirv-tests/shaders/bench_tensor_add.spv");
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let module = tessera_spirv::Module::parse(&words).unwrap();
+        Arc::new(Program::new(&module, "main", &[]).unwrap())
+    }
+
+    #[test]
+    fn interp_never_compiles() {
+        let c = Compiled::for_program_with(ShaderBackend::Interpreter, &program(), "main").unwrap();
+        assert!(c.kernel.get().is_some(), "decided at once");
+        assert!(c.kernel().is_none());
+    }
+
+    #[test]
+    fn jit_compiles_at_creation() {
+        let c = Compiled::for_program_with(ShaderBackend::Jit, &program(), "main").unwrap();
+        assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
+    }
+
+    #[test]
+    fn auto_compiles_in_the_background() {
+        let c = Compiled::for_program_with(ShaderBackend::Auto, &program(), "main").unwrap();
+        // Until the code is ready, dispatches run on the interpreter (`kernel()` is None).
+        let start = std::time::Instant::now();
+        while c.kernel().is_none() {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "the background compile never finished"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
     }
 }
