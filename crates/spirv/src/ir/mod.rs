@@ -17,6 +17,7 @@
 //!   the workgroup; everything else is per lane, in program order.
 
 pub mod liveness;
+pub mod sched;
 mod ops;
 pub(crate) mod print;
 pub(crate) mod typing;
