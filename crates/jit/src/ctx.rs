@@ -107,6 +107,9 @@ pub struct Ctx {
     pub stop_op: u32,
     /// Back edges left before the next watchdog poll.
     pub poll: u32,
+    /// A chunk entering a guarded latch (`tessera_spirv::ir::sched`) at or above this block
+    /// waits there instead (`u32::MAX`: never); the driver sets it per chunk.
+    pub floor: u32,
     pub worker: *mut c_void,
     pub kernel: *const c_void,
     /// The callbacks (compiled code calls them through these pointers).

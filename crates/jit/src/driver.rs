@@ -11,6 +11,7 @@ use std::ffi::c_void;
 
 use tessera_spirv::exec::{Worker, tensor_access_size};
 use tessera_spirv::ir::DescIdx;
+use tessera_spirv::subgroup::SUBGROUP_SIZE;
 
 use crate::JitKernel;
 use crate::classes::LANES;
@@ -71,6 +72,10 @@ pub(crate) fn run_groups(
     let push = worker.push_constants();
     let count = worker.workgroup_count();
     let has_sync = kernel.out.has_sync;
+    let has_guard = kernel.out.has_guard;
+    let guarded = kernel.out.guarded.as_slice();
+    let wg_size = kernel.out.wg_size.max(1) as usize;
+    worker.set_floor(DONE, guarded);
     let mut wg_ids: Vec<[u32; 4]> = Vec::new();
     let mut c = Box::new(Ctx {
         regfile: std::ptr::null_mut(),
@@ -90,6 +95,7 @@ pub(crate) fn run_groups(
         stop_block: 0,
         stop_op: 0,
         poll: POLL_EVERY,
+        floor: DONE,
         worker: std::ptr::null_mut(),
         kernel: std::sync::Arc::as_ptr(&kernel.data).cast::<c_void>(),
         run_op_fn: ctx::run_op,
@@ -122,10 +128,19 @@ pub(crate) fn run_groups(
         let mut divergent_rounds = 0u32;
         loop {
             let mut handed_back = false;
+            // Without guarded latches every chunk runs in one call; with them, one chunk per
+            // call, each with the floor its subgroups' other lanes give (`ir::sched`).
             c.chunk = 0;
-            c.chunk_end = full;
-            c.resume = resume;
-            loop {
+            while c.chunk < full {
+                let chunk = c.chunk;
+                let lo = chunk as usize * LANES;
+                c.chunk_end = if has_guard { chunk + 1 } else { full };
+                c.resume = resume;
+                c.floor = if has_guard {
+                    floor(worker.pcs(), lo, lo + LANES, wg_size)
+                } else {
+                    DONE
+                };
                 c.worker = (worker as *mut Worker<'_, '_>).cast::<c_void>();
                 // SAFETY: `c` is a complete context for this worker and group: the windows come
                 // from the worker, the register file and block indices are the worker's and
@@ -133,7 +148,10 @@ pub(crate) fn run_groups(
                 // generated for this program's IR and layout.
                 let st = unsafe { (kernel.func)(&mut *c) };
                 match st {
-                    status::DONE => break,
+                    status::DONE => {
+                        // `chunk` is where compiled code stopped: `chunk_end`.
+                        c.chunk = c.chunk.max(chunk + 1);
+                    }
                     status::HAND_BACK => {
                         handed_back = true;
                         kernel
@@ -142,6 +160,9 @@ pub(crate) fn run_groups(
                             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let chunk = c.chunk;
                         let lo = chunk as usize * LANES;
+                        if has_guard {
+                            worker.set_floor(c.floor, guarded);
+                        }
                         if c.stop_block == DONE {
                             worker.interpret(lo, lo + LANES, has_sync);
                         } else {
@@ -156,21 +177,18 @@ pub(crate) fn run_groups(
                         if worker.should_stop() {
                             return;
                         }
-                        c.chunk = chunk + 1;
-                        if c.chunk >= c.chunk_end {
-                            break;
-                        }
-                        // The context keeps `chunk_end` and `resume`.
-                        c.chunk_end = full;
-                        c.resume = resume;
                         // Re-enter at the next chunk: compiled code starts from `ctx.chunk`.
-                        continue;
+                        c.chunk = chunk + 1;
                     }
                     _ => return,
                 }
             }
             let tail = full as usize * LANES;
             if tail < lanes {
+                if has_guard {
+                    let f = floor(worker.pcs(), tail, lanes, wg_size);
+                    worker.set_floor(f, guarded);
+                }
                 worker.interpret(tail, lanes, has_sync);
             }
             if !has_sync || worker.should_stop() {
@@ -203,4 +221,27 @@ fn ir_fuse(worker: &Worker<'_, '_>) -> u32 {
     let _ = worker;
     // The worker's lane group spans `fuse` workgroups; `workgroup_id(g, k)` serves k < fuse.
     worker.fuse()
+}
+
+/// The lowest block index of the lanes outside `lo..hi` that share a subgroup with one inside
+/// (`DONE` when there are none): a chunk may take a guarded latch only below it.
+fn floor(pcs: &[u32], lo: usize, hi: usize, wg_size: usize) -> u32 {
+    let sg = SUBGROUP_SIZE;
+    let first = |i: usize| {
+        let w = i / wg_size * wg_size;
+        w + (i - w) / sg * sg
+    };
+    let a = first(lo);
+    let b = {
+        let i = hi - 1;
+        let w = i / wg_size * wg_size;
+        (first(i) + sg).min(w + wg_size).min(pcs.len())
+    };
+    let hi = hi.min(b);
+    pcs[a..lo]
+        .iter()
+        .chain(&pcs[hi..b])
+        .copied()
+        .min()
+        .unwrap_or(DONE)
 }

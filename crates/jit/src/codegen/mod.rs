@@ -49,6 +49,13 @@ pub(crate) struct Output {
     /// Ops handed to the interpreter by `ctx::run_op`, by index.
     pub(crate) callouts: Vec<Op>,
     pub(crate) has_sync: bool,
+    /// Guarded latches (`tessera_spirv::ir::sched::guarded_latches`), by block.
+    pub(crate) guarded: Vec<bool>,
+    /// Some block is a guarded latch: the driver runs chunks one at a time, each with its
+    /// `Ctx::floor`.
+    pub(crate) has_guard: bool,
+    /// Lanes per workgroup (subgroups do not cross workgroups).
+    pub(crate) wg_size: u32,
     /// Compiled code reads a built-in from its row (a varying one), so the driver writes the
     /// rows when it starts a group; otherwise only the interpreter needs them, and gets them
     /// when it first runs (`Worker::begin_group`).
@@ -80,6 +87,7 @@ pub(crate) struct Gen<'a> {
     bases: [Variable; 4],
     bodies: Vec<Block>,
     sync: Vec<bool>,
+    guarded: Vec<bool>,
     chunk_done: Block,
     pub(crate) sigs: Sigs,
     pub(crate) sites: Sites,
@@ -160,6 +168,7 @@ pub(crate) fn build(
         .map(|blk| blk.ops.first().is_some_and(|o| o.is_sync()))
         .collect::<Vec<_>>();
     let has_sync = sync.iter().any(|&s| s);
+    let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let chunk_done = b.create_block();
     let mut g = Gen {
         ir,
@@ -181,6 +190,7 @@ pub(crate) fn build(
         bases,
         bodies,
         sync,
+        guarded,
         chunk_done,
         sigs,
         sites: Sites::default(),
@@ -200,6 +210,7 @@ pub(crate) fn build(
         callouts,
         native_ops,
         builtin_rows,
+        guarded,
         ..
     } = g;
     b.finalize(target);
@@ -207,6 +218,9 @@ pub(crate) fn build(
         sites,
         callouts,
         has_sync,
+        has_guard: guarded.iter().any(|&g| g),
+        guarded,
+        wg_size: shape.wg_size,
         builtin_rows,
         native_ops,
     })
@@ -422,9 +436,11 @@ impl Gen<'_> {
         self.b.switch_to_block(same);
         // Entries: the blocks a sync block leads to; sync blocks and finished lanes skip the
         // chunk; anything else goes back to the interpreter.
-        let mut entries = vec![false; self.ir.blocks.len()];
+        // Also the blocks a guarded latch leads to (the driver runs a latch every chunk waits
+        // at for the whole group), and the latches themselves (chunks that wait there).
+        let mut entries = self.guarded.clone();
         for (i, blk) in self.ir.blocks.iter().enumerate() {
-            if self.sync[i] {
+            if self.sync[i] || self.guarded[i] {
                 for e in blk.term.edges() {
                     if let Some(x) = entries.get_mut(e.target as usize) {
                         *x = true;
@@ -471,17 +487,16 @@ impl Gen<'_> {
             for r in regs {
                 bad = self.reload(r, bad)?;
             }
-            match bad {
-                None => {
-                    self.b.ins().jump(self.bodies[i], &[]);
-                }
-                Some(bad) => {
-                    let back = self.b.create_block();
-                    self.b.ins().brif(bad, back, &[], self.bodies[i], &[]);
-                    self.b.switch_to_block(back);
-                    self.hand_back_from_pcs();
-                }
+            if let Some(bad) = bad {
+                let back = self.b.create_block();
+                let good = self.b.create_block();
+                self.b.ins().brif(bad, back, &[], good, &[]);
+                self.b.switch_to_block(back);
+                self.hand_back_from_pcs();
+                self.b.switch_to_block(good);
             }
+            // Through `goto`: a guarded latch checks the floor again.
+            self.goto(i as u32, None)?;
         }
         Ok(())
     }
@@ -692,6 +707,25 @@ impl Gen<'_> {
             self.set_chunk_pcs(target);
             self.b.ins().jump(self.chunk_done, &[]);
             return Ok(());
+        }
+        if self.guarded.get(t).copied().unwrap_or(false) {
+            // A guarded latch: wait at it unless it is below the floor (`ir::sched`).
+            let floor = self.ctx_load(I32, field!(floor));
+            let wait =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, floor, i64::from(target));
+            let park = self.b.create_block();
+            let go = self.b.create_block();
+            self.b.ins().brif(wait, park, &[], go, &[]);
+            self.b.switch_to_block(park);
+            let regs: Vec<Reg> = self.live.live_in[t].iter().collect();
+            for r in regs {
+                self.spill(r);
+            }
+            self.set_chunk_pcs(target);
+            self.b.ins().jump(self.chunk_done, &[]);
+            self.b.switch_to_block(go);
         }
         if from.is_some_and(|f| t <= f) {
             let p = self.ctx_load(I32, field!(poll));

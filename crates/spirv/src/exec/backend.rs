@@ -138,9 +138,20 @@ impl<'m, 'e> Worker<'m, 'e> {
         &self.m.pcs[..self.m.lanes]
     }
 
+    /// Sets what a window run `until_sync` also stops at: the lowest block its lanes wait at
+    /// being one of the `guarded` latches (`ir::sched::guarded_latches`) at or above `floor`
+    /// (`u32::MAX`: never). Kept until set again.
+    pub fn set_floor(&mut self, floor: u32, guarded: &[bool]) {
+        self.m.floor = floor;
+        if self.m.guarded.as_slice() != guarded {
+            self.m.guarded = guarded.to_vec();
+        }
+    }
+
     /// Interprets lanes `lo..hi` from their block indices until they are all done or, with
-    /// `until_sync`, until the lowest block one of them waits at begins with a `sync` op, whose
-    /// index it returns.
+    /// `until_sync`, until the lowest block one of them waits at begins with a `sync` op (or is
+    /// a guarded latch at or above the floor, see [`Self::set_floor`]), whose index it
+    /// returns.
     pub fn interpret(&mut self, lo: usize, hi: usize, until_sync: bool) -> Option<u32> {
         self.m.write_builtins();
         let hi = hi.min(self.m.lanes);

@@ -41,6 +41,10 @@ pub(crate) struct Machine<'e> {
     tgt: Vec<u32>,
     /// Blocks left until the next watchdog check; counts across groups.
     watch: u32,
+    /// For a window run `until_sync`: lanes also stop at a guarded latch (`guarded`, see
+    /// `ir::sched`) at or above this block (`DONE`: never).
+    pub(crate) floor: u32,
+    pub(crate) guarded: Vec<bool>,
     /// The current lane group, and whether its built-in rows are written.
     group: u64,
     builtins_written: bool,
@@ -69,6 +73,8 @@ impl<'e> Machine<'e> {
             sub: vec![false; layout.lanes],
             tgt: vec![0; layout.lanes],
             watch: WATCH_EVERY,
+            floor: DONE,
+            guarded: Vec::new(),
             group: 0,
             builtins_written: false,
         };
@@ -261,7 +267,11 @@ impl<'e> Machine<'e> {
                 uniform = None;
                 continue;
             };
-            if until_sync && block.ops.first().is_some_and(|op| op.is_sync()) {
+            if until_sync
+                && (block.ops.first().is_some_and(|op| op.is_sync())
+                    || (min >= self.floor
+                        && self.guarded.get(min as usize).copied().unwrap_or(false)))
+            {
                 return Some(min);
             }
             for op in &block.ops {

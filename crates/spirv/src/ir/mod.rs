@@ -19,6 +19,7 @@
 pub mod liveness;
 mod ops;
 pub(crate) mod print;
+pub mod sched;
 pub(crate) mod typing;
 pub(crate) mod verify;
 

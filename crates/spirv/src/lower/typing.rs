@@ -146,7 +146,10 @@ fn type_constants(
                 let want = wants.get(k).map_or(Want::Any, |w| w.2);
                 k += 1;
                 if role == Role::Use && constant(*r) {
-                    let t = want.default_type(types).unwrap_or(RegType::Int(32));
+                    let t = match want {
+                        Want::AnyInt => any_int(value.get(r).copied().unwrap_or(0)),
+                        _ => want.default_type(types).unwrap_or(RegType::Int(32)),
+                    };
                     *r = place(*r, t, types);
                 }
             });
@@ -167,7 +170,7 @@ fn type_constants(
             let t = if branch {
                 RegType::Bool
             } else {
-                RegType::Int(32)
+                any_int(value.get(&c).copied().unwrap_or(0))
             };
             let r = place(c, t, types);
             set_condition(&mut b.term, r);
@@ -175,6 +178,18 @@ fn type_constants(
     }
     consts.extend(fresh);
     Ok(())
+}
+
+/// The type of a constant used where any integer width will do (a shift amount, an index, a
+/// selector): 32 bits, or 64 where its value needs them. Constants are kept as raw bits at the
+/// width of their SPIR-V type, so a value above `u32::MAX` came from a 64-bit constant, and a
+/// 32-bit register would cut it (`x >> 0x8000_0000_0000_0001` would shift by 1).
+fn any_int(value: u64) -> RegType {
+    if value > u64::from(u32::MAX) {
+        RegType::Int(64)
+    } else {
+        RegType::Int(32)
+    }
 }
 
 fn term_edges_mut(t: &mut crate::ir::Term) -> Vec<&mut crate::ir::Edge> {
