@@ -18,7 +18,8 @@
 use super::Ir;
 
 /// For every block: whether it ends in a guarded back edge (see the module docs): an edge to a
-/// block `t ≤ b` from which a sync block below `b` is reachable through blocks below `b`.
+/// block `t ≤ b` from which a subgroup operation below `b` is reachable through blocks below
+/// `b`.
 /// Sync blocks themselves are never guarded (they always run for the whole group).
 pub fn guarded_latches(ir: &Ir) -> Vec<bool> {
     let n = ir.blocks.len();
@@ -27,7 +28,20 @@ pub fn guarded_latches(ir: &Ir) -> Vec<bool> {
         .iter()
         .map(|b| b.ops.first().is_some_and(|o| o.is_sync()))
         .collect();
-    if !sync.iter().any(|&s| s) {
+    // Only subgroup operations make which lanes run together observable: a barrier is reached
+    // in workgroup-uniform control flow (anything else is undefined), so every lane of a chunk
+    // meets it on the same iteration, and the order of atomics between invocations is
+    // unspecified. Guarding loops around barriers would cost a driver round per iteration.
+    let meet: Vec<bool> = ir
+        .blocks
+        .iter()
+        .map(|b| {
+            b.ops
+                .first()
+                .is_some_and(|o| matches!(o, super::Op::Subgroup { .. }))
+        })
+        .collect();
+    if !meet.iter().any(|&s| s) {
         return vec![false; n];
     }
     (0..n)
@@ -35,7 +49,7 @@ pub fn guarded_latches(ir: &Ir) -> Vec<bool> {
             !sync[b]
                 && ir.blocks[b].term.edges().iter().any(|e| {
                     let t = e.target as usize;
-                    t <= b && reaches_sync_below(ir, &sync, t, b)
+                    t <= b && reaches_sync_below(ir, &meet, t, b)
                 })
         })
         .collect()
