@@ -26,6 +26,16 @@ pub(crate) fn run_groups(
     worker: &mut Worker<'_, '_>,
     next: &mut dyn FnMut() -> Option<u64>,
 ) {
+    if kernel.lockstep.is_some() {
+        while let Some(g) = next() {
+            let lanes = worker.start_group(g);
+            worker.interpret(0, lanes, false);
+            if worker.should_stop() {
+                return;
+            }
+        }
+        return;
+    }
     let ir = worker.ir();
     let sites = &kernel.out.sites;
     let buffers: Vec<Window> = sites

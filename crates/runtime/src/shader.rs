@@ -82,6 +82,13 @@ fn queue() -> Option<Sender<Job>> {
 
 fn compile(program: &Program, name: &str) -> Option<Box<dyn Kernel>> {
     match tessera_jit::compile(program) {
+        Ok(k) if k.lockstep().is_some() => {
+            tracing::debug!(
+                "compute shader {name:?}: runs on the interpreter: {}",
+                k.lockstep().unwrap_or_default()
+            );
+            Some(Box::new(k))
+        }
         Ok(k) => {
             let (native, interpreted) = k.op_counts();
             tracing::debug!(
