@@ -37,11 +37,7 @@ fn every_committed_shader_compiles() {
     let mut failures = Vec::new();
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
-        let Ok(module) = Module::parse(&words) else {
+        let Ok(module) = Module::parse_bytes(&bytes) else {
             continue;
         };
         for (entry, compute) in module.entry_points() {

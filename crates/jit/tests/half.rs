@@ -15,13 +15,6 @@ impl Resources for Res {
     }
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect()
-}
-
 /// Runs the shader over `a`, `b` on the interpreter or the JIT; the six results per element.
 fn run(
     program: &Program,
@@ -66,7 +59,7 @@ fn binary16_arithmetic_matches_the_interpreter_on_every_pattern() {
         "/../../spirv-tests/shaders/f16_binary_ops.spv"
     ))
     .unwrap();
-    let module = Module::parse(&words(&spv)).unwrap();
+    let module = Module::parse_bytes(&spv).unwrap();
     let program = Program::new(&module, "main", &[]).unwrap();
     let kernel = tessera_jit::compile(&program).unwrap();
     let (native, interpreted) = kernel.op_counts();

@@ -162,11 +162,7 @@ mod tests {
 
     fn program() -> Arc<Program> {
         let bytes = include_bytes!("../../../spirv-tests/shaders/bench_tensor_add.spv");
-        let words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
-        let module = tessera_spirv::Module::parse(&words).unwrap();
+        let module = tessera_spirv::Module::parse_bytes(bytes).unwrap();
         Arc::new(Program::new(&module, "main", &[]).unwrap())
     }
 

@@ -78,6 +78,21 @@ pub struct Module {
 }
 
 impl Module {
+    /// Parses a SPIR-V binary given as little-endian bytes (a `.spv` file's contents).
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Module, SpirvError> {
+        if !bytes.len().is_multiple_of(4) {
+            return Err(SpirvError::new(format!(
+                "module is {} bytes long, not a whole number of words",
+                bytes.len()
+            )));
+        }
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        Module::parse(&words)
+    }
+
     /// Parses a SPIR-V binary. Malformed input gives an error, never a panic.
     pub fn parse(words: &[u32]) -> Result<Module, SpirvError> {
         if words.len() < 5 {

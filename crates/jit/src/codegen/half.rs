@@ -19,8 +19,7 @@ use super::values::lane_flags;
 
 impl Gen<'_> {
     fn splat32(&mut self, v: u32) -> Value {
-        let c = self.b.ins().iconst(I32, i64::from(v));
-        self.b.ins().splat(I32X4, c)
+        self.const_vec(4, 0, |_| u64::from(v))
     }
 
     /// `I32X4` lanes holding binary16 bits (zero-extended) → `F32X4`.

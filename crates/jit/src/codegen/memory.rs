@@ -652,23 +652,25 @@ impl Gen<'_> {
                     if !any {
                         continue;
                     }
-                    let c = self.b.func.dfg.constants.insert(mask.to_vec().into());
-                    let m = self.b.ins().vconst(I8X16, c);
-                    let part = self.b.ins().swizzle(*src_vec, m);
-                    acc = Some(match acc {
-                        None => part,
-                        Some(a) => self.b.ins().bor(a, part),
-                    });
+                    acc = Some(self.swizzle_or(acc, *src_vec, mask));
                 }
-                let acc = acc.unwrap_or_else(|| {
-                    let z = self.b.ins().iconst(I8, 0);
-                    self.b.ins().splat(I8X16, z)
-                });
+                let acc = acc.unwrap_or_else(|| self.const_vec(1, 0, |_| 0));
                 vecs.push(self.b.ins().bitcast(vec_ty(size), lane_flags(), acc));
             }
             out.push(vecs);
         }
         out
+    }
+
+    /// `acc | swizzle(src, mask)` (`acc` absent: the swizzle alone); mask bytes of 0x80 give 0.
+    fn swizzle_or(&mut self, acc: Option<Value>, src: Value, mask: [u8; 16]) -> Value {
+        let c = self.b.func.dfg.constants.insert(mask.to_vec().into());
+        let m = self.b.ins().vconst(I8X16, c);
+        let part = self.b.ins().swizzle(src, m);
+        match acc {
+            None => part,
+            Some(a) => self.b.ins().bor(a, part),
+        }
     }
 
     /// The inverse of [`Self::deinterleave`].
@@ -707,19 +709,10 @@ impl Gen<'_> {
                     if !any {
                         continue;
                     }
-                    let c = self.b.func.dfg.constants.insert(mask.to_vec().into());
-                    let m = self.b.ins().vconst(I8X16, c);
-                    let part = self.b.ins().swizzle(*src_vec, m);
-                    acc = Some(match acc {
-                        None => part,
-                        Some(a) => self.b.ins().bor(a, part),
-                    });
+                    acc = Some(self.swizzle_or(acc, *src_vec, mask));
                 }
             }
-            let acc = acc.unwrap_or_else(|| {
-                let z = self.b.ins().iconst(I8, 0);
-                self.b.ins().splat(I8X16, z)
-            });
+            let acc = acc.unwrap_or_else(|| self.const_vec(1, 0, |_| 0));
             out.push(acc);
         }
         out

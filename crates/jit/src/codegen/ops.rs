@@ -925,6 +925,24 @@ impl Gen<'_> {
         self.b.ins().unarrow(x, y)
     }
 
+    /// `x` (float) to integer type `ty`, saturating (NaN gives 0), signed or not.
+    fn fcvt_to_int(&mut self, signed: bool, ty: Type, x: Value) -> Value {
+        if signed {
+            self.b.ins().fcvt_to_sint_sat(ty, x)
+        } else {
+            self.b.ins().fcvt_to_uint_sat(ty, x)
+        }
+    }
+
+    /// Integer `x`, signed or not, to float type `ty`.
+    fn fcvt_from_int(&mut self, signed: bool, ty: Type, x: Value) -> Value {
+        if signed {
+            self.b.ins().fcvt_from_sint(ty, x)
+        } else {
+            self.b.ins().fcvt_from_uint(ty, x)
+        }
+    }
+
     /// Float conversions the JIT computes (f32/f64 with 32/64-bit integers).
     fn float_conv(&mut self, op: Conv, from: u8, to: u8, a: &JVal) -> Option<JVal> {
         let (fb, tb) = (width_bytes(from), width_bytes(to));
@@ -940,11 +958,7 @@ impl Gen<'_> {
                 if scalar {
                     let x = self.scalar(a, fb)?;
                     let x = self.bits_to_float(x, fty);
-                    let r = if signed {
-                        self.b.ins().fcvt_to_sint_sat(ity, x)
-                    } else {
-                        self.b.ins().fcvt_to_uint_sat(ity, x)
-                    };
+                    let r = self.fcvt_to_int(signed, ity, x);
                     Some(JVal::Uniform(r))
                 } else if from == 32 && to == 32 {
                     let xs = self.vectors(a, 4);
@@ -952,22 +966,14 @@ impl Gen<'_> {
                         .iter()
                         .map(|&x| {
                             let f = self.vec_to_float(x, 32);
-                            if signed {
-                                self.b.ins().fcvt_to_sint_sat(I32X4, f)
-                            } else {
-                                self.b.ins().fcvt_to_uint_sat(I32X4, f)
-                            }
+                            self.fcvt_to_int(signed, I32X4, f)
                         })
                         .collect();
                     Some(JVal::Varying(out))
                 } else {
                     self.scalarise(&[(a.clone(), fb)], tb, |g, l| {
                         let f = g.bits_to_float(l[0], fty);
-                        Some(if signed {
-                            g.b.ins().fcvt_to_sint_sat(ity, f)
-                        } else {
-                            g.b.ins().fcvt_to_uint_sat(ity, f)
-                        })
+                        Some(g.fcvt_to_int(signed, ity, f))
                     })
                 }
             }
@@ -980,33 +986,21 @@ impl Gen<'_> {
                 let signed = op == Conv::SToF;
                 if scalar {
                     let x = self.scalar(a, fb)?;
-                    let f = if signed {
-                        self.b.ins().fcvt_from_sint(fty, x)
-                    } else {
-                        self.b.ins().fcvt_from_uint(fty, x)
-                    };
+                    let f = self.fcvt_from_int(signed, fty, x);
                     Some(JVal::Uniform(self.float_to_bits(f, ity)))
                 } else if from == 32 && to == 32 {
                     let xs = self.vectors(a, 4);
                     let out = xs
                         .iter()
                         .map(|&x| {
-                            let f = if signed {
-                                self.b.ins().fcvt_from_sint(F32X4, x)
-                            } else {
-                                self.b.ins().fcvt_from_uint(F32X4, x)
-                            };
+                            let f = self.fcvt_from_int(signed, F32X4, x);
                             self.vec_from_float(f, 32)
                         })
                         .collect();
                     Some(JVal::Varying(out))
                 } else {
                     self.scalarise(&[(a.clone(), fb)], tb, |g, l| {
-                        let f = if signed {
-                            g.b.ins().fcvt_from_sint(fty, l[0])
-                        } else {
-                            g.b.ins().fcvt_from_uint(fty, l[0])
-                        };
+                        let f = g.fcvt_from_int(signed, fty, l[0]);
                         Some(g.float_to_bits(f, ity))
                     })
                 }
