@@ -1,7 +1,7 @@
 //! Running a [`Program`]: the dispatch driver, the lane-group [`Machine`] and the interpreter.
 //!
 //! A dispatch resolves its descriptors once ([`bind`]), then the persistent workers
-//! (`tessera-workers`) take batches of *lane groups* from a shared counter. A lane group is one
+//! (`tessera-workers`) take batches of consecutive *lane groups* from a shared counter. A lane group is one
 //! workgroup, or several tiny workgroups fused when the shader has no workgroup-scope barrier,
 //! shared memory or anything else that needs whole workgroups (`GroupShape`). Each worker keeps
 //! its register file and scratch rows across dispatches (thread-local), so a dispatch allocates
@@ -247,12 +247,26 @@ pub(crate) unsafe fn dispatch(
         .max(1)
         .min(pool.threads())
         .min(usize::try_from(groups).unwrap_or(usize::MAX));
+    // Small enough that the last batches balance the workers, large enough to amortise the
+    // claim and keep each worker's accesses contiguous.
+    let batch = (groups / (workers as u64 * 16)).clamp(1, 64);
     let work = |_: usize| {
         let run = |file: &mut RegFile, scratch: &mut Scratch| {
             let mut m = Machine::new(&env, file, scratch);
+            // Each claim takes `batch` consecutive groups, so that a worker streams through
+            // contiguous memory (hardware prefetchers follow it) and the shared counter is
+            // touched once per batch.
+            let (mut at, mut end) = (0u64, 0u64);
             let mut take = || {
-                let g = next.fetch_add(1, Ordering::Relaxed);
-                (g < groups && !env.aborted.load(Ordering::Relaxed)).then_some(g)
+                if at == end {
+                    at = next.fetch_add(batch, Ordering::Relaxed);
+                    end = at.saturating_add(batch).min(groups);
+                }
+                if at >= groups || env.aborted.load(Ordering::Relaxed) {
+                    return None;
+                }
+                at += 1;
+                Some(at - 1)
             };
             match kernel {
                 Some(k) => k.run_groups(&mut Worker { m: &mut m }, &mut take),
