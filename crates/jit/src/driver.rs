@@ -67,7 +67,12 @@ pub(crate) fn run_groups(
                     let site = TensorSite {
                         ptr: w.ptr,
                         len: w.len as u64,
-                        ok: u64::from(tensor_access_size(ir, t, &w).is_some()),
+                        // Compiled code's offset arithmetic needs dims and strides far from
+                        // overflow (below 2^40); a view outside that goes to the interpreter.
+                        ok: u64::from(
+                            tensor_access_size(ir, t, &w).is_some()
+                                && w.dims.iter().chain(w.strides).all(|&x| x < 1 << 40),
+                        ),
                         rank: w.dims.len() as u64,
                         dims: shape.as_ptr(),
                         strides: shape[MAX_RANK..].as_ptr(),

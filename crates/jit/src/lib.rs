@@ -175,6 +175,8 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
         .define_function(id, &mut cctx)
         .map_err(|e| format!("cranelift: {e:?}"))?;
     let code_len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+    // The function as Cranelift's optimiser left it (what was lowered to machine code).
+    let optimized = clif.as_ref().map(|_| cctx.func.display().to_string());
     module.clear_context(&mut cctx);
     module
         .finalize_definitions()
@@ -183,7 +185,15 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     if let (Some(dir), Some(clif)) = (dump, clif) {
         // SAFETY: `code` is the start of the finalized function, `code_len` bytes long.
         let bytes = unsafe { std::slice::from_raw_parts(code, code_len) };
-        write_dump(&dir, program, &clif, bytes, code, &out);
+        write_dump(
+            &dir,
+            program,
+            &clif,
+            optimized.as_deref(),
+            bytes,
+            code,
+            &out,
+        );
     }
     // SAFETY: the function was built with the signature `fn(*mut Ctx) -> u32` in the module's
     // default calling convention, which is the platform's C convention.
@@ -254,13 +264,15 @@ pub fn lockstep_reason(ir: &tessera_spirv::ir::Ir) -> Option<&'static str> {
 }
 
 /// `TESSERA_JIT_DUMP=<dir>` (a developer's switch): the IR, the Cranelift function and the
-/// machine code of every compiled shader, as `<dir>/<pid>-<n>.{ir,clif,bin}`, and in
+/// machine code of every compiled shader, as `<dir>/<pid>-<n>.{ir,clif,bin}` (with the function
+/// after Cranelift's optimiser in `.opt.clif`), and in
 /// `<dir>/<pid>-<n>.addr` the code's address (to match profiler samples against
 /// `objdump -b binary -m i386:x86-64 -D`) and the ops left to the interpreter.
 fn write_dump(
     dir: &std::path::Path,
     program: &Program,
     clif: &str,
+    optimized: Option<&str>,
     code: &[u8],
     at: *const u8,
     out: &codegen::Output,
@@ -271,6 +283,9 @@ fn write_dump(
     let base = dir.join(format!("{}-{n}", std::process::id()));
     let _ = std::fs::write(base.with_extension("ir"), program.ir_text());
     let _ = std::fs::write(base.with_extension("clif"), clif);
+    if let Some(optimized) = optimized {
+        let _ = std::fs::write(base.with_extension("opt.clif"), optimized);
+    }
     let _ = std::fs::write(base.with_extension("bin"), code);
     let callouts: Vec<&str> = out.callouts.iter().map(|op| op.name()).collect();
     let _ = std::fs::write(

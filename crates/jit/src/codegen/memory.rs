@@ -368,6 +368,24 @@ impl Gen<'_> {
         };
         let a = self.address(addr);
         let v = self.get(value);
+        if let Some((mask, _)) = self.mask {
+            // Under a divergent branch's mask: lane by lane in lane order (the last active
+            // lane's value stays where lanes share an address), inactive lanes and lanes out
+            // of bounds into the scratch slot.
+            let scratch = self
+                .b
+                .ins()
+                .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+            for i in 0..LANES {
+                let at = self.lane_offset(&a, offset, i);
+                let (p, _) = self.checked(ptr, len, at, size as u64);
+                let active = self.b.ins().extractlane(mask, i as u8);
+                let p = self.b.ins().select(active, p, scratch);
+                let x = self.lane(&v, size, i);
+                self.b.ins().store(app_flags(), x, p, 0);
+            }
+            return Ok(true);
+        }
         let uniform = a.as_ref().is_none_or(|(x, _)| x.is_scalar());
         if uniform {
             // Every lane stores to the same place: the last lane's value stays.
@@ -433,7 +451,8 @@ impl Gen<'_> {
         }
         let mut base = self.b.ins().iconst(I64, 0);
         let mut step = self.b.ins().iconst(I64, 0);
-        let mut inb = self.b.ins().icmp_imm_s(IntCC::NotEqual, ok, 0);
+        // `ok` is 0 or 1 (the driver's `TensorSite`): usable as the flag itself.
+        let mut inb = self.b.ins().ireduce(I8, ok);
         let last = coords.len() - 1;
         let mut elem_step = None;
         for (k, &c) in coords.iter().enumerate() {
@@ -461,28 +480,25 @@ impl Gen<'_> {
             // In bounds: `coords.len()` is the site's rank (`ok` says the view matches it).
             let dim = self.inv_load(I64, dims, (8 * k) as i32);
             let stride = self.inv_load(I64, strides, (8 * k) as i32);
-            for x in [lo, hi] {
-                // 0 <= x and x + extra < dim (as signed 64-bit, dims are far below 2^63).
-                let nonneg = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
+            // A uniform coordinate's two ends are the same lane.
+            let ends: &[Value] = if s == 0 { &[lo] } else { &[lo, hi] };
+            for (end, &x) in ends.iter().enumerate() {
+                // 0 <= x and x + extra < dim (as signed 64-bit: dims are below 2^40, which
+                // `ok` includes). A zero-extended lane 0 is never negative; the last lane is
+                // when the step is negative.
                 let xe = self.b.ins().iadd_imm_s(x, extra);
                 let below = self.b.ins().icmp(IntCC::SignedLessThan, xe, dim);
-                let both = self.b.ins().band(nonneg, below);
+                let both = if signed || (end == 1 && s < 0) {
+                    let nonneg = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
+                    self.b.ins().band(nonneg, below)
+                } else {
+                    below
+                };
                 inb = self.b.ins().band(inb, both);
             }
-            // Strides and coordinates far from overflow: dims and strides below 2^40.
-            let small = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedLessThan, stride, 1 << 40);
-            let dsmall = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedLessThan, dim, 1 << 40);
-            let both = self.b.ins().band(small, dsmall);
-            inb = self.b.ins().band(inb, both);
             let term = self.b.ins().imul(lo, stride);
             base = self.b.ins().iadd(base, term);
             if s != 0 {
@@ -809,6 +825,21 @@ impl Gen<'_> {
         }
         let d = self.get(dim);
         let db = self.bytes(dim);
+        let out_ty = scalar_ty(tessera_spirv::alu::width_bytes(width));
+        if let JVal::Const(index) = d
+            && index < crate::ctx::MAX_RANK as u64
+        {
+            // The site's dims are zero-padded to MAX_RANK: a constant dimension index is one
+            // load in the entry block, hoisted out of every chunk loop.
+            let k = self.tensor_site(t) as i32;
+            let ctx = self.ctx;
+            let table = self.inv_load(I64, ctx, field!(tensors));
+            let dims = self.inv_load(I64, table, k * SITE + 32);
+            let v = self.inv_load(I64, dims, (8 * index) as i32);
+            let out = self.fit(v, out_ty);
+            self.set(dst, JVal::Uniform(out))?;
+            return Ok(true);
+        }
         let Some(k) = self.scalar(&d, db) else {
             return Ok(false);
         };
@@ -825,7 +856,7 @@ impl Gen<'_> {
         let v = self.b.ins().load(I64, app_flags(), p, 0);
         let z = self.b.ins().iconst(I64, 0);
         let v = self.b.ins().select(inr, v, z);
-        let out = self.fit(v, scalar_ty(tessera_spirv::alu::width_bytes(width)));
+        let out = self.fit(v, out_ty);
         self.set(dst, JVal::Uniform(out))?;
         Ok(true)
     }

@@ -33,7 +33,7 @@ use tessera_spirv::Program;
 use tessera_spirv::exec::GroupShape;
 use tessera_spirv::exec::regfile::RegLayout;
 use tessera_spirv::ir::liveness::{Liveness, RegSet};
-use tessera_spirv::ir::{Edge, Ir, Op, Reg, Role, Term};
+use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
 
 use crate::classes::{Class, LANES};
 use crate::ctx::{field, status};
@@ -97,10 +97,20 @@ pub(crate) struct Gen<'a> {
     builtin_rows: bool,
     /// Where code is being generated: (block, op index), for hand-backs.
     pub(crate) at: (u32, usize),
+    /// While a divergent branch's one-block arm runs under a mask (`masked_arm`): the active
+    /// lanes (`I8X16`, 0 or 1 per lane) and where a hand-back restarts instead of `at` (the
+    /// branch, before any of the arm's effects).
+    pub(crate) mask: Option<(Value, (u32, usize))>,
     /// The entry block's jump into the chunk loop: loads of what stays put for a whole call
     /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
     entry_jump: Option<Inst>,
     invariants: std::collections::HashMap<(Value, i32, Type), Value>,
+}
+
+/// An `I8X16` of ones (the true lanes of a branch condition).
+fn vs_one(b: &mut FunctionBuilder<'_>) -> Value {
+    let one = b.ins().iconst(I8, 1);
+    b.ins().splat(I8X16, one)
 }
 
 /// Builds the function for `program` into `func`.
@@ -199,6 +209,7 @@ pub(crate) fn build(
         has_sync,
         builtin_rows: false,
         at: (0, 0),
+        mask: None,
         entry_jump: None,
         invariants: std::collections::HashMap::new(),
     };
@@ -294,7 +305,8 @@ impl Gen<'_> {
         let c = self.chunk();
         let c64 = self.b.ins().uextend(I64, c);
         let lane0 = self.b.ins().imul_imm_s(c64, LANES as i64);
-        let regfile = self.ctx_load(I64, field!(regfile));
+        let ctx = self.ctx;
+        let regfile = self.inv_load(I64, ctx, field!(regfile));
         for (k, bytes) in [1i64, 2, 4, 8].into_iter().enumerate() {
             let off = self.b.ins().imul_imm_s(lane0, bytes);
             let base = self.b.ins().iadd(regfile, off);
@@ -358,13 +370,21 @@ impl Gen<'_> {
         // The workgroup id of workgroup `k` of the group: `ctx.wg_id` + linear offset `k`,
         // which the driver gives only for unfused groups (k = 0); fused groups' ids vary, and
         // are read from their rows.
-        let ids = self.ctx_load(I64, field!(wg_ids));
-        let k64 = self.b.ins().uextend(I64, k);
-        let koff = self.b.ins().imul_imm_s(k64, 16);
-        let at = self.b.ins().iadd(ids, koff);
+        let ctx = self.ctx;
+        let ids = self.inv_load(I64, ctx, field!(wg_ids));
         let mut wg = [None; 3];
-        for (i, w) in wg.iter_mut().enumerate() {
-            *w = Some(self.b.ins().load(I32, own_flags(), at, 4 * i as i32));
+        if shape.fuse == 1 {
+            // One workgroup per call: its id is loaded once, in the entry block.
+            for (i, w) in wg.iter_mut().enumerate() {
+                *w = Some(self.inv_load(I32, ids, 4 * i as i32));
+            }
+        } else {
+            let k64 = self.b.ins().uextend(I64, k);
+            let koff = self.b.ins().imul_imm_s(k64, 16);
+            let at = self.b.ins().iadd(ids, koff);
+            for (i, w) in wg.iter_mut().enumerate() {
+                *w = Some(self.b.ins().load(I32, own_flags(), at, 4 * i as i32));
+            }
         }
         for i in 0..3u32 {
             let iu = i as usize;
@@ -375,7 +395,7 @@ impl Gen<'_> {
                 self.builtin(r + i, wg[iu].unwrap_or(local[iu]))?;
             }
             if let Some(r) = b.num_workgroups {
-                let n = self.ctx_load(I32, field!(num_wg) + 4 * i as i32);
+                let n = self.inv_load(I32, ctx, field!(num_wg) + 4 * i as i32);
                 self.builtin(r + i, n)?;
             }
             if let Some(r) = b.global_id {
@@ -555,7 +575,7 @@ impl Gen<'_> {
     /// Emits a hand-back of the current chunk at the current position (`self.at`): the live
     /// registers are saved and the interpreter will continue with that op.
     pub(crate) fn hand_back(&mut self) {
-        let (blk, k) = self.at;
+        let (blk, k) = self.mask.map_or(self.at, |(_, at)| at);
         let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
         for r in regs {
             self.spill(r);
@@ -623,7 +643,18 @@ impl Gen<'_> {
                         self.b.switch_to_block(not_all);
                         self.b.ins().brif(any, mixed, &[], f, &[]);
                         self.b.switch_to_block(mixed);
-                        self.hand_back();
+                        match self.maskable_arm(i, if_true, if_false) {
+                            Some((arm, join, on_true)) => {
+                                let mask = if on_true {
+                                    vs[0]
+                                } else {
+                                    let ones = vs_one(&mut self.b);
+                                    self.b.ins().bxor(vs[0], ones)
+                                };
+                                self.masked_arm(i, arm, join, mask)?;
+                            }
+                            None => self.hand_back(),
+                        }
                     }
                     JVal::Affine(..) => return Err("affine branch condition".into()),
                 }
@@ -684,6 +715,107 @@ impl Gen<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A branch of block `from` whose lanes may disagree and that can run both ways under a
+    /// mask: one target (the arm) is a block that only jumps on to the other (the join), with
+    /// no edge copies, no sync op, only pure ops, loads, and window stores after them (so a
+    /// hand-back inside the arm happens before its first effect and restarts at the branch),
+    /// and that defines no register live at the branch or the join (inactive lanes keep every
+    /// value they see). Returns (arm, join, whether the arm is the true target).
+    fn maskable_arm(&self, from: usize, t: &Edge, f: &Edge) -> Option<(usize, usize, bool)> {
+        if !t.moves.is_empty() || !f.moves.is_empty() {
+            return None;
+        }
+        let ir = self.ir;
+        let (tt, ft) = (t.target as usize, f.target as usize);
+        let (arm, join, on_true) = match (&ir.blocks[tt].term, &ir.blocks[ft].term) {
+            (Term::Jump(e), _) if e.target as usize == ft => (tt, ft, true),
+            (_, Term::Jump(e)) if e.target as usize == tt => (ft, tt, false),
+            _ => return None,
+        };
+        let Term::Jump(out) = &ir.blocks[arm].term else {
+            return None;
+        };
+        if !out.moves.is_empty()
+            || arm == from
+            || arm == join
+            || self.sync[arm]
+            || self.guarded.get(arm).copied().unwrap_or(false)
+        {
+            return None;
+        }
+        let mut seen_store = false;
+        let mut defs = RegSet::new(ir.reg_types.len() as u32);
+        for op in &ir.blocks[arm].ops {
+            let window_store = matches!(
+                op,
+                Op::Store {
+                    space: Space::Shared
+                        | Space::Buffer {
+                            desc: DescIdx::Const(_),
+                            ..
+                        },
+                    ..
+                }
+            );
+            let window_load = matches!(
+                op,
+                Op::Load {
+                    space: Space::Shared
+                        | Space::Buffer {
+                            desc: DescIdx::Const(_),
+                            ..
+                        }
+                        | Space::Push,
+                    ..
+                }
+            );
+            if window_store {
+                seen_store = true;
+            } else if seen_store || !(op.is_pure() || window_load) {
+                return None;
+            }
+            let mut op = op.clone();
+            op.visit_regs(&mut |r, role| {
+                if role == Role::Def {
+                    defs.insert(*r);
+                }
+            });
+        }
+        let mut keep = self.live_at(from, ir.blocks[from].ops.len());
+        for r in self.live.live_in[join].iter() {
+            keep.insert(r);
+        }
+        if defs.iter().any(|r| keep.contains(r)) {
+            return None;
+        }
+        Some((arm, join, on_true))
+    }
+
+    /// Runs block `arm` for the lanes of `mask` (stores of the other lanes go to the scratch
+    /// slot), then continues at `join` with every lane.
+    fn masked_arm(
+        &mut self,
+        from: usize,
+        arm: usize,
+        join: usize,
+        mask: Value,
+    ) -> Result<(), String> {
+        let ir = self.ir;
+        let restart = (from as u32, ir.blocks[from].ops.len());
+        self.mask = Some((mask, restart));
+        for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
+            self.at = (arm as u32, k);
+            let done = self.op(op);
+            if done.is_err() {
+                self.mask = None;
+            }
+            done?;
+        }
+        self.mask = None;
+        self.at = (arm as u32, ir.blocks[arm].ops.len());
+        self.goto(join as u32, Some(arm))
     }
 
     /// Takes edge `e` out of block `from`: its parallel copies, then the target.
