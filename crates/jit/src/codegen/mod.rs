@@ -89,6 +89,14 @@ pub(crate) struct Gen<'a> {
     sync: Vec<bool>,
     guarded: Vec<bool>,
     chunk_done: Block,
+    /// What the call returns once it leaves the chunk loop (`status`; 0 while it runs).
+    exit_status: Variable,
+    /// Where a hand-back or an abort goes: back to the chunk loop's head, which returns
+    /// `exit_status`. Leaving through the head keeps every block of the body inside the loop
+    /// (a `return` in the body would not be), which Cranelift's loop-invariant code motion
+    /// needs: its elaborator forgets a loop after visiting a block outside it, and hoists
+    /// nothing out of the loop blocks it visits later.
+    leave: Block,
     pub(crate) sigs: Sigs,
     pub(crate) sites: Sites,
     pub(crate) callouts: Vec<Op>,
@@ -105,6 +113,45 @@ pub(crate) struct Gen<'a> {
     /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
     entry_jump: Option<Inst>,
     invariants: std::collections::HashMap<(Value, i32, Type), Value>,
+}
+
+/// Rewrites every two-way branch whose false target lies in fewer loops than its true target
+/// into the negated branch with the targets swapped. Semantics are unchanged; what changes is
+/// Cranelift's loop-invariant code motion, which visits a block's dominator-tree children in
+/// decreasing CFG post-order (a branch's false target first) and forgets a loop once it visits
+/// a block outside it: with a loop's exit as the false target, nothing in the loop body was
+/// hoisted (every call recomputed, per chunk, what only depends on the call's invariants).
+fn exits_first(func: &mut cranelift_codegen::ir::Function) {
+    use cranelift_codegen::dominator_tree::DominatorTree;
+    use cranelift_codegen::flowgraph::ControlFlowGraph;
+    use cranelift_codegen::ir::InstructionData;
+    use cranelift_codegen::loop_analysis::LoopAnalysis;
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let mut loops = LoopAnalysis::new();
+    loops.compute(func, &cfg, &domtree);
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for block in blocks {
+        let Some(inst) = func.layout.last_inst(block) else {
+            continue;
+        };
+        let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[inst] else {
+            continue;
+        };
+        let (then_block, else_block) = (
+            blocks[0].block(&func.dfg.value_lists),
+            blocks[1].block(&func.dfg.value_lists),
+        );
+        if loops.loop_level(else_block).level() >= loops.loop_level(then_block).level() {
+            continue;
+        }
+        let mut pos = FuncCursor::new(func).at_inst(inst);
+        let negated = pos.ins().icmp_imm_s(IntCC::Equal, arg, 0);
+        if let InstructionData::Brif { arg, blocks, .. } = &mut func.dfg.insts[inst] {
+            *arg = negated;
+            blocks.swap(0, 1);
+        }
+    }
 }
 
 /// An `I8X16` of ones (the true lanes of a branch condition).
@@ -180,6 +227,8 @@ pub(crate) fn build(
     let has_sync = sync.iter().any(|&s| s);
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let chunk_done = b.create_block();
+    let leave = b.create_block();
+    let exit_status = b.declare_var(I32);
     let mut g = Gen {
         ir,
         layout: program.reg_layout(),
@@ -202,6 +251,8 @@ pub(crate) fn build(
         sync,
         guarded,
         chunk_done,
+        exit_status,
+        leave,
         sigs,
         sites: Sites::default(),
         callouts: Vec::new(),
@@ -225,6 +276,7 @@ pub(crate) fn build(
         ..
     } = g;
     b.finalize(target);
+    exits_first(func);
     Ok(Output {
         sites,
         callouts,
@@ -281,24 +333,28 @@ impl Gen<'_> {
 
     fn function(&mut self) -> Result<(), String> {
         let head = self.b.create_block();
+        let check = self.b.create_block();
         let start = self.b.create_block();
         let finish = self.b.create_block();
+        let out = self.b.create_block();
         let c0 = self.ctx_load(I32, field!(chunk));
         self.b.def_var(self.chunk, c0);
+        let running = self.b.ins().iconst(I32, 0);
+        self.b.def_var(self.exit_status, running);
         self.entry_jump = Some(self.b.ins().jump(head, &[]));
 
-        // chunk_head
+        // chunk_head: leave with the status a hand-back or an abort set, else the next chunk.
         self.b.switch_to_block(head);
+        let st = self.b.use_var(self.exit_status);
+        self.b.ins().brif(st, out, &[], check, &[]);
+        self.b.switch_to_block(check);
         let c = self.chunk();
         let end = self.ctx_load(I32, field!(chunk_end));
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, c, end);
         self.b.ins().brif(more, start, &[], finish, &[]);
 
-        self.b.switch_to_block(finish);
-        let c = self.chunk();
-        self.ctx_store(c, field!(chunk));
-        let done = self.b.ins().iconst(I32, i64::from(status::DONE));
-        self.b.ins().return_(&[done]);
+        self.b.switch_to_block(self.leave);
+        self.b.ins().jump(head, &[]);
 
         // chunk_start: row bases and built-ins.
         self.b.switch_to_block(start);
@@ -344,7 +400,24 @@ impl Gen<'_> {
             }
             self.block(i)?;
         }
+
+        // The loop's exits, laid out last (see `leave`).
+        self.b.switch_to_block(finish);
+        let c = self.chunk();
+        self.ctx_store(c, field!(chunk));
+        let done = self.b.ins().iconst(I32, i64::from(status::DONE));
+        self.b.ins().return_(&[done]);
+        self.b.switch_to_block(out);
+        let st = self.b.use_var(self.exit_status);
+        self.b.ins().return_(&[st]);
         Ok(())
+    }
+
+    /// Leaves the chunk loop with status `st` (through its head: see `leave`).
+    fn leave_with(&mut self, st: u32) {
+        let v = self.b.ins().iconst(I32, i64::from(st));
+        self.b.def_var(self.exit_status, v);
+        self.b.ins().jump(self.leave, &[]);
     }
 
     /// Defines the built-in registers for the current chunk.
@@ -527,8 +600,7 @@ impl Gen<'_> {
         self.ctx_store(c, field!(chunk));
         let none = self.b.ins().iconst(I32, i64::from(DONE));
         self.ctx_store(none, field!(stop_block));
-        let st = self.b.ins().iconst(I32, i64::from(status::HAND_BACK));
-        self.b.ins().return_(&[st]);
+        self.leave_with(status::HAND_BACK);
     }
 
     /// Registers live just before op `k` of block `blk`.
@@ -586,8 +658,7 @@ impl Gen<'_> {
         self.ctx_store(b, field!(stop_block));
         let o = self.b.ins().iconst(I32, k as i64);
         self.ctx_store(o, field!(stop_op));
-        let st = self.b.ins().iconst(I32, i64::from(status::HAND_BACK));
-        self.b.ins().return_(&[st]);
+        self.leave_with(status::HAND_BACK);
     }
 
     /// Branches to a hand-back when `bad` (an `I8`/`I32` flag) is non-zero; continues in a new
@@ -873,8 +944,7 @@ impl Gen<'_> {
             let abort = self.b.create_block();
             self.b.ins().brif(stop, abort, &[], self.bodies[t], &[]);
             self.b.switch_to_block(abort);
-            let st = self.b.ins().iconst(I32, i64::from(status::ABORT));
-            self.b.ins().return_(&[st]);
+            self.leave_with(status::ABORT);
             return Ok(());
         }
         self.b.ins().jump(self.bodies[t], &[]);
@@ -929,8 +999,7 @@ impl Gen<'_> {
         let cont = self.b.create_block();
         self.b.ins().brif(stop, abort, &[], cont, &[]);
         self.b.switch_to_block(abort);
-        let st = self.b.ins().iconst(I32, i64::from(status::ABORT));
-        self.b.ins().return_(&[st]);
+        self.leave_with(status::ABORT);
         self.b.switch_to_block(cont);
         defs.sort_unstable();
         defs.dedup();
