@@ -429,16 +429,34 @@ impl Gen<'_> {
         let lane0 = self.b.ins().imul_imm_s(c, LANES as i64);
         let wgs = i64::from(shape.wg_size);
         // Lane 0's index in its workgroup and that workgroup's index in the lane group.
-        let li = self.b.ins().urem_imm_s(lane0, wgs);
-        let k = self.b.ins().udiv_imm_s(lane0, wgs);
-        let [lx, ly, _] = shape.local.map(i64::from);
+        // (With one workgroup per call, lane 0 of every chunk is inside it: no division.)
+        let (li, k) = if shape.fuse == 1 {
+            (lane0, self.b.ins().iconst(I32, 0))
+        } else {
+            (
+                self.b.ins().urem_imm_s(lane0, wgs),
+                self.b.ins().udiv_imm_s(lane0, wgs),
+            )
+        };
+        let [lx, ly, lz] = shape.local.map(i64::from);
+        let zero = self.b.ins().iconst(I32, 0);
         let local = [
-            self.b.ins().urem_imm_s(li, lx),
-            {
+            if ly * lz == 1 {
+                li
+            } else {
+                self.b.ins().urem_imm_s(li, lx)
+            },
+            if ly == 1 {
+                zero
+            } else {
                 let t = self.b.ins().udiv_imm_s(li, lx);
                 self.b.ins().urem_imm_s(t, ly)
             },
-            self.b.ins().udiv_imm_s(li, lx * ly),
+            if lz == 1 {
+                zero
+            } else {
+                self.b.ins().udiv_imm_s(li, lx * ly)
+            },
         ];
         // The workgroup id of workgroup `k` of the group: `ctx.wg_id` + linear offset `k`,
         // which the driver gives only for unfused groups (k = 0); fused groups' ids vary, and
