@@ -209,13 +209,23 @@ pub(crate) fn run_groups(
             if !has_sync || worker.should_stop() {
                 break;
             }
-            let Some(&min) = worker.pcs().iter().min() else {
+            // (By value: a minimum over references compiles to a branchy scalar loop.)
+            let Some(min) = worker.pcs().iter().copied().min() else {
                 break;
             };
             if min == DONE {
                 break;
             }
-            worker.run_block(min);
+            match kernel
+                .out
+                .barrier_jumps
+                .get(min as usize)
+                .copied()
+                .flatten()
+            {
+                Some(target) => worker.advance_lanes(min, target),
+                None => worker.run_block(min),
+            }
             // A group whose lanes keep diverging around sync ops (a loop with an atomic or a
             // barrier that some lanes of a chunk reach and others do not) costs compiled code a
             // round trip per iteration on top of the interpreter's work. Every chunk is at a

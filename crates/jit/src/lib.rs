@@ -10,7 +10,10 @@
 //! not — a divergent branch — or when a check of the compiled form fails (an affine index that
 //! wraps, a tensor access partly out of bounds), the chunk's live registers go to the register
 //! file and the interpreter takes that chunk over from that exact op (`Worker::interpret_from`);
-//! the next chunk is compiled code again. Ops without a native lowering run in the interpreter
+//! the next chunk is compiled code again. The exception is a divergent branch whose one arm only
+//! jumps on to the other target with pure ops, loads and buffer or shared stores: that arm runs
+//! under the branch's mask (inactive lanes' stores go to a scratch slot) and the chunk goes on
+//! natively. Ops without a native lowering run in the interpreter
 //! for the chunk (`ctx::run_op`). Sync ops (barriers, subgroup operations, atomics) end a
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
 //! interpreter, and compiled code resumes the chunks after it (`driver`).

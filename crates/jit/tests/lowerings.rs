@@ -603,3 +603,111 @@ fn select_varying_and_uniform() {
         });
     }
 }
+
+/// A divergent branch whose arm only jumps on to the merge block runs natively under the mask
+/// (`codegen::masked_arm`): `if (a[i] < b[i]) { r[i] = a[i] + b[i]; u[w] = a[i]; }` over edge
+/// values that make every chunk's lanes disagree. The varying store must leave inactive lanes'
+/// elements alone, the uniform-address store must keep the last active lane's value, and no
+/// chunk may be handed back.
+#[test]
+fn divergent_arm_under_mask() {
+    let t = int(32);
+    let e = edges(t);
+    let n = (e.len() * e.len()).div_ceil(16) * 16;
+    let a: Vec<u64> = (0..n).map(|i| e[(i / e.len()) % e.len()]).collect();
+    let bv: Vec<u64> = (0..n).map(|i| e[i % e.len()]).collect();
+    let mut m = Mod {
+        b: Builder::new(),
+        iface: Vec::new(),
+        next: 0,
+        decorated: Vec::new(),
+    };
+    m.b.set_version(1, 5);
+    m.b.capability(Capability::Shader);
+    m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let (va, ba) = m.buffer(t);
+    let (vb, bb) = m.buffer(t);
+    let (vr, br) = m.buffer(t);
+    let (vu, bu) = m.buffer(t);
+    let u = m.b.type_int(32, 0);
+    let u3 = m.b.type_vector(u, 3);
+    let pin = m.b.type_pointer(None, StorageClass::Input, u3);
+    let gid = m.b.variable(pin, None, StorageClass::Input, None);
+    m.b.decorate(
+        gid,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
+    );
+    let wid = m.b.variable(pin, None, StorageClass::Input, None);
+    m.b.decorate(
+        wid,
+        Decoration::BuiltIn,
+        [Operand::BuiltIn(BuiltIn::WorkgroupId)],
+    );
+    m.iface.extend([gid, wid]);
+    let void = m.b.type_void();
+    let fty = m.b.type_function(void, vec![]);
+    let f =
+        m.b.begin_function(void, None, FunctionControl::NONE, fty)
+            .unwrap();
+    m.b.begin_block(None).unwrap();
+    let g3 = m.b.load(u3, None, gid, None, []).unwrap();
+    let i = m.b.composite_extract(u, None, g3, [0]).unwrap();
+    let w3 = m.b.load(u3, None, wid, None, []).unwrap();
+    let w = m.b.composite_extract(u, None, w3, [0]).unwrap();
+    let ty = m.ty(t);
+    let pa = m.elem_ptr(t, va, i);
+    let x = m.b.load(ty, None, pa, None, []).unwrap();
+    let pb = m.elem_ptr(t, vb, i);
+    let y = m.b.load(ty, None, pb, None, []).unwrap();
+    let bt = m.b.type_bool();
+    let c = m.b.u_less_than(bt, None, x, y).unwrap();
+    let arm = m.b.id();
+    let merge = m.b.id();
+    m.b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE)
+        .unwrap();
+    m.b.branch_conditional(c, arm, merge, []).unwrap();
+    m.b.begin_block(Some(arm)).unwrap();
+    let s = m.b.i_add(ty, None, x, y).unwrap();
+    let pr = m.elem_ptr(t, vr, i);
+    m.b.store(pr, s, None, []).unwrap();
+    let pu = m.elem_ptr(t, vu, w);
+    m.b.store(pu, x, None, []).unwrap();
+    m.b.branch(merge).unwrap();
+    m.b.begin_block(Some(merge)).unwrap();
+    m.b.ret().unwrap();
+    m.b.end_function().unwrap();
+    m.b.entry_point(ExecutionModel::GLCompute, f, "main", m.iface.clone());
+    m.b.execution_mode(f, ExecutionMode::LocalSize, [16, 1, 1]);
+    let binding = |binding, init: Vec<u8>, name: &str| Binding {
+        binding,
+        init,
+        elem: elem(t),
+        tensor: None,
+        name: name.into(),
+    };
+    let case = Case {
+        words: m.b.module().assemble(),
+        bindings: vec![
+            binding(ba, bytes_of(&a, t), "a"),
+            binding(bb, bytes_of(&bv, t), "b"),
+            binding(br, vec![0xcd; 4 * n], "r (masked, varying address)"),
+            binding(bu, vec![0xcd; 4 * n], "u (masked, uniform address)"),
+        ],
+        dispatch: [(n / 16) as u32, 1, 1],
+        summary: "divergent arm".into(),
+    };
+    let mixed = (0..n / 16).any(|g| {
+        let lanes: Vec<bool> = (g * 16..g * 16 + 16).map(|k| a[k] < bv[k]).collect();
+        lanes.contains(&true) && lanes.contains(&false)
+    });
+    assert!(mixed, "the inputs must make some chunk diverge");
+    let (verdict, kernel) = check(&case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+    let st = kernel.unwrap().run_stats();
+    assert_eq!(
+        (st.callouts, st.hand_backs),
+        (0, 0),
+        "the divergent arm ran partly on the interpreter"
+    );
+}

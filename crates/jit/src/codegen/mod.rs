@@ -11,7 +11,12 @@
 //!   saved and its lanes' block indices set: the driver runs the sync block for the whole lane
 //!   group), or by handing the chunk back to the interpreter (`hand_back`: live registers saved,
 //!   `ctx.stop_block`/`stop_op` set, status `HAND_BACK`) when its lanes diverge or a check of
-//!   the compiled form fails.
+//!   the compiled form fails; a divergent branch with a one-block arm that qualifies runs that
+//!   arm under a mask instead (`maskable_arm`, `masked_arm`);
+//! - hand-backs and aborts leave through `chunk_head` (status in `exit_status`), the loop's only
+//!   exits, `finish` and `out`, come last, and `exits_first` puts loop exits on the true side of
+//!   branches: what Cranelift's loop-invariant code motion needs to hoist call-invariant work
+//!   out of the chunk loop (see `leave`).
 //!
 //! Invariants: generated code reads and writes application memory only after checking the access
 //! against its window; every register the interpreter may read after a hand-back is in the
@@ -62,6 +67,10 @@ pub(crate) struct Output {
     pub(crate) builtin_rows: bool,
     /// How many ops run natively and how many through the interpreter (for the log).
     pub(crate) native_ops: usize,
+    /// Per block: `Some(target)` when it holds only workgroup barriers and jumps to `target`
+    /// with no edge copies (the driver then moves the lanes waiting there without the
+    /// interpreter).
+    pub(crate) barrier_jumps: Vec<Option<u32>>,
 }
 
 /// Signatures of the callbacks.
@@ -277,7 +286,22 @@ pub(crate) fn build(
     } = g;
     b.finalize(target);
     exits_first(func);
+    let barrier_jumps = ir
+        .blocks
+        .iter()
+        .map(|blk| match &blk.term {
+            Term::Jump(e)
+                if e.moves.is_empty()
+                    && !blk.ops.is_empty()
+                    && blk.ops.iter().all(|op| matches!(op, Op::Barrier {})) =>
+            {
+                Some(e.target)
+            }
+            _ => None,
+        })
+        .collect();
     Ok(Output {
+        barrier_jumps,
         sites,
         callouts,
         has_sync,
@@ -808,8 +832,9 @@ impl Gen<'_> {
 
     /// A branch of block `from` whose lanes may disagree and that can run both ways under a
     /// mask: one target (the arm) is a block that only jumps on to the other (the join), with
-    /// no edge copies, no sync op, only pure ops, loads, and window stores after them (so a
-    /// hand-back inside the arm happens before its first effect and restarts at the branch),
+    /// no edge copies, no sync op, only pure ops, window loads and window stores, and no op
+    /// that may hand back after a store (so a hand-back inside the arm happens before its first
+    /// effect and restarts at the branch),
     /// and that defines no register live at the branch or the join (inactive lanes keep every
     /// value they see). Returns (arm, join, whether the arm is the true target).
     fn maskable_arm(&self, from: usize, t: &Edge, f: &Edge) -> Option<(usize, usize, bool)> {
@@ -860,9 +885,13 @@ impl Gen<'_> {
                     ..
                 }
             );
+            // The one op these may hand back at is a conversion of an affine value (its
+            // lanes' wrap check): none may follow a store.
+            let may_hand_back = matches!(op, Op::Conv { src, .. }
+                if matches!(self.classes[*src as usize], Class::Affine(_)));
             if window_store {
                 seen_store = true;
-            } else if seen_store || !(op.is_pure() || window_load) {
+            } else if !(op.is_pure() || window_load) || (seen_store && may_hand_back) {
                 return None;
             }
             let mut op = op.clone();

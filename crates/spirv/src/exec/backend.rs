@@ -201,6 +201,16 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.pcs.as_mut_ptr()
     }
 
+    /// Moves every lane of the group waiting at block `from` to block `to` without running
+    /// anything: what running a block of workgroup barriers that jumps to `to` with no edge
+    /// copies amounts to (barriers are no-ops once every lane has reached them).
+    pub fn advance_lanes(&mut self, from: u32, to: u32) {
+        for pc in &mut self.m.pcs[..self.m.lanes] {
+            // Branch-free, so that it vectorises.
+            *pc = if *pc == from { to } else { *pc };
+        }
+    }
+
     /// Runs block `pc` once, over every lane of the group waiting at it.
     pub fn run_block(&mut self, pc: u32) {
         self.m.write_builtins();
