@@ -210,7 +210,7 @@ pub(crate) fn run_groups(
             // The watchdog reads the clock: every 16th sync round is often enough (compiled
             // code also polls it on back edges), every round cost row_sum 3%.
             sync_rounds = sync_rounds.wrapping_add(1);
-            if !has_sync || (sync_rounds % 16 == 0 && worker.should_stop()) {
+            if !has_sync || (sync_rounds.is_multiple_of(16) && worker.should_stop()) {
                 break;
             }
             // (By value: a minimum over references compiles to a branchy scalar loop.)
