@@ -141,6 +141,59 @@ struct Mod {
 }
 
 impl Mod {
+    fn new() -> Mod {
+        let mut m = Mod {
+            b: Builder::new(),
+            iface: Vec::new(),
+            next: 0,
+            decorated: Vec::new(),
+        };
+        m.b.set_version(1, 5);
+        m
+    }
+
+    /// Declares the `GlobalInvocationId` and `WorkgroupId` inputs, begins `main` and its first
+    /// block and loads their x components: (function, global x, workgroup x). Buffers are
+    /// declared before.
+    fn begin_main(&mut self) -> (Word, Word, Word) {
+        let u = self.b.type_int(32, 0);
+        let u3 = self.b.type_vector(u, 3);
+        let pin = self.b.type_pointer(None, StorageClass::Input, u3);
+        let input = |m: &mut Mod, built_in| {
+            let v = m.b.variable(pin, None, StorageClass::Input, None);
+            m.b.decorate(v, Decoration::BuiltIn, [Operand::BuiltIn(built_in)]);
+            m.iface.push(v);
+            v
+        };
+        let gid = input(self, BuiltIn::GlobalInvocationId);
+        let wid = input(self, BuiltIn::WorkgroupId);
+        let void = self.b.type_void();
+        let fty = self.b.type_function(void, vec![]);
+        let f = self
+            .b
+            .begin_function(void, None, FunctionControl::NONE, fty)
+            .unwrap();
+        self.b.begin_block(None).unwrap();
+        let x = |m: &mut Mod, var| {
+            let v3 = m.b.load(u3, None, var, None, []).unwrap();
+            m.b.composite_extract(u, None, v3, [0]).unwrap()
+        };
+        let i = x(self, gid);
+        let w = x(self, wid);
+        (f, i, w)
+    }
+
+    /// Ends `main` (begun by `begin_main`) and assembles the module, 16 invocations a group.
+    fn finish(mut self, f: Word) -> Vec<u32> {
+        self.b.ret().unwrap();
+        self.b.end_function().unwrap();
+        self.b
+            .entry_point(ExecutionModel::GLCompute, f, "main", self.iface.clone());
+        self.b
+            .execution_mode(f, ExecutionMode::LocalSize, [16, 1, 1]);
+        self.b.module().assemble()
+    }
+
     fn ty(&mut self, t: T) -> Word {
         if t.float {
             self.b.type_float(t.bits, None)
@@ -208,13 +261,7 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
     let groups = (n / 16) as u32;
     let a: Vec<u64> = (0..n).map(|i| ea[(i / eb.len()) % ea.len()]).collect();
     let bv: Vec<u64> = (0..n).map(|i| eb[i % eb.len()]).collect();
-    let mut m = Mod {
-        b: Builder::new(),
-        iface: Vec::new(),
-        next: 0,
-        decorated: Vec::new(),
-    };
-    m.b.set_version(1, 5);
+    let mut m = Mod::new();
     for c in [
         Capability::Shader,
         Capability::Int8,
@@ -233,32 +280,7 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
     let (vb, bb) = m.buffer(tb);
     let (vr, br) = m.buffer(tr);
     let (vu, bu) = m.buffer(tr);
-    let u = m.b.type_int(32, 0);
-    let u3 = m.b.type_vector(u, 3);
-    let pin = m.b.type_pointer(None, StorageClass::Input, u3);
-    let gid = m.b.variable(pin, None, StorageClass::Input, None);
-    m.b.decorate(
-        gid,
-        Decoration::BuiltIn,
-        [Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
-    );
-    let wid = m.b.variable(pin, None, StorageClass::Input, None);
-    m.b.decorate(
-        wid,
-        Decoration::BuiltIn,
-        [Operand::BuiltIn(BuiltIn::WorkgroupId)],
-    );
-    m.iface.extend([gid, wid]);
-    let void = m.b.type_void();
-    let fty = m.b.type_function(void, vec![]);
-    let f =
-        m.b.begin_function(void, None, FunctionControl::NONE, fty)
-            .unwrap();
-    m.b.begin_block(None).unwrap();
-    let g3 = m.b.load(u3, None, gid, None, []).unwrap();
-    let i = m.b.composite_extract(u, None, g3, [0]).unwrap();
-    let w3 = m.b.load(u3, None, wid, None, []).unwrap();
-    let w = m.b.composite_extract(u, None, w3, [0]).unwrap();
+    let (f, i, w) = m.begin_main();
     let (ta_id, tb_id, tr_id) = (m.ty(ta), m.ty(tb), m.ty(tr));
     for (idx, out) in [(i, vr), (w, vu)] {
         let pa = m.elem_ptr(ta, va, idx);
@@ -269,11 +291,7 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
         let pr = m.elem_ptr(tr, out, i);
         m.b.store(pr, r, None, []).unwrap();
     }
-    m.b.ret().unwrap();
-    m.b.end_function().unwrap();
-    m.b.entry_point(ExecutionModel::GLCompute, f, "main", m.iface.clone());
-    m.b.execution_mode(f, ExecutionMode::LocalSize, [16, 1, 1]);
-    let words = m.b.module().assemble();
+    let words = m.finish(f);
     let rb = t_bytes(tr) * n;
     let case = Case {
         words,
@@ -616,45 +634,14 @@ fn divergent_arm_under_mask() {
     let n = (e.len() * e.len()).div_ceil(16) * 16;
     let a: Vec<u64> = (0..n).map(|i| e[(i / e.len()) % e.len()]).collect();
     let bv: Vec<u64> = (0..n).map(|i| e[i % e.len()]).collect();
-    let mut m = Mod {
-        b: Builder::new(),
-        iface: Vec::new(),
-        next: 0,
-        decorated: Vec::new(),
-    };
-    m.b.set_version(1, 5);
+    let mut m = Mod::new();
     m.b.capability(Capability::Shader);
     m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
     let (va, ba) = m.buffer(t);
     let (vb, bb) = m.buffer(t);
     let (vr, br) = m.buffer(t);
     let (vu, bu) = m.buffer(t);
-    let u = m.b.type_int(32, 0);
-    let u3 = m.b.type_vector(u, 3);
-    let pin = m.b.type_pointer(None, StorageClass::Input, u3);
-    let gid = m.b.variable(pin, None, StorageClass::Input, None);
-    m.b.decorate(
-        gid,
-        Decoration::BuiltIn,
-        [Operand::BuiltIn(BuiltIn::GlobalInvocationId)],
-    );
-    let wid = m.b.variable(pin, None, StorageClass::Input, None);
-    m.b.decorate(
-        wid,
-        Decoration::BuiltIn,
-        [Operand::BuiltIn(BuiltIn::WorkgroupId)],
-    );
-    m.iface.extend([gid, wid]);
-    let void = m.b.type_void();
-    let fty = m.b.type_function(void, vec![]);
-    let f =
-        m.b.begin_function(void, None, FunctionControl::NONE, fty)
-            .unwrap();
-    m.b.begin_block(None).unwrap();
-    let g3 = m.b.load(u3, None, gid, None, []).unwrap();
-    let i = m.b.composite_extract(u, None, g3, [0]).unwrap();
-    let w3 = m.b.load(u3, None, wid, None, []).unwrap();
-    let w = m.b.composite_extract(u, None, w3, [0]).unwrap();
+    let (f, i, w) = m.begin_main();
     let ty = m.ty(t);
     let pa = m.elem_ptr(t, va, i);
     let x = m.b.load(ty, None, pa, None, []).unwrap();
@@ -675,10 +662,7 @@ fn divergent_arm_under_mask() {
     m.b.store(pu, x, None, []).unwrap();
     m.b.branch(merge).unwrap();
     m.b.begin_block(Some(merge)).unwrap();
-    m.b.ret().unwrap();
-    m.b.end_function().unwrap();
-    m.b.entry_point(ExecutionModel::GLCompute, f, "main", m.iface.clone());
-    m.b.execution_mode(f, ExecutionMode::LocalSize, [16, 1, 1]);
+    let words = m.finish(f);
     let binding = |binding, init: Vec<u8>, name: &str| Binding {
         binding,
         init,
@@ -687,7 +671,7 @@ fn divergent_arm_under_mask() {
         name: name.into(),
     };
     let case = Case {
-        words: m.b.module().assemble(),
+        words,
         bindings: vec![
             binding(ba, bytes_of(&a, t), "a"),
             binding(bb, bytes_of(&bv, t), "b"),

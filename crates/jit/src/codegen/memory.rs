@@ -333,7 +333,8 @@ impl Gen<'_> {
         Some(Vec::new())
     }
 
-    /// Stores lane by lane, in lane order, each checked.
+    /// Stores lane by lane, in lane order, each checked (a lane out of bounds, or inactive
+    /// under `self.mask`, stores into the scratch slot).
     fn scatter(
         &mut self,
         ptr: Value,
@@ -343,9 +344,20 @@ impl Gen<'_> {
         size: usize,
         v: &JVal,
     ) {
+        let masked = self.mask.map(|(mask, _)| {
+            let scratch = self
+                .b
+                .ins()
+                .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+            (mask, scratch)
+        });
         for i in 0..LANES {
             let at = self.lane_offset(a, offset, i);
-            let (p, _) = self.checked(ptr, len, at, size as u64);
+            let (mut p, _) = self.checked(ptr, len, at, size as u64);
+            if let Some((mask, scratch)) = masked {
+                let active = self.b.ins().extractlane(mask, i as u8);
+                p = self.b.ins().select(active, p, scratch);
+            }
             let x = self.lane(v, size, i);
             self.b.ins().store(app_flags(), x, p, 0);
         }
@@ -368,22 +380,10 @@ impl Gen<'_> {
         };
         let a = self.address(addr);
         let v = self.get(value);
-        if let Some((mask, _)) = self.mask {
+        if self.mask.is_some() {
             // Under a divergent branch's mask: lane by lane in lane order (the last active
-            // lane's value stays where lanes share an address), inactive lanes and lanes out
-            // of bounds into the scratch slot.
-            let scratch = self
-                .b
-                .ins()
-                .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
-            for i in 0..LANES {
-                let at = self.lane_offset(&a, offset, i);
-                let (p, _) = self.checked(ptr, len, at, size as u64);
-                let active = self.b.ins().extractlane(mask, i as u8);
-                let p = self.b.ins().select(active, p, scratch);
-                let x = self.lane(&v, size, i);
-                self.b.ins().store(app_flags(), x, p, 0);
-            }
+            // lane's value stays where lanes share an address).
+            self.scatter(ptr, len, &a, offset, size, &v);
             return Ok(true);
         }
         let uniform = a.as_ref().is_none_or(|(x, _)| x.is_scalar());

@@ -623,12 +623,7 @@ impl Gen<'_> {
                 bad = self.reload(r, bad)?;
             }
             if let Some(bad) = bad {
-                let back = self.b.create_block();
-                let good = self.b.create_block();
-                self.b.ins().brif(bad, back, &[], good, &[]);
-                self.b.switch_to_block(back);
-                self.hand_back_from_pcs();
-                self.b.switch_to_block(good);
+                self.branch_out_if(bad, Self::hand_back_from_pcs);
             }
             // Through `goto`: a guarded latch checks the floor again.
             self.goto(i as u32, None)?;
@@ -706,11 +701,17 @@ impl Gen<'_> {
     /// Branches to a hand-back when `bad` (an `I8`/`I32` flag) is non-zero; continues in a new
     /// block otherwise.
     pub(crate) fn hand_back_if(&mut self, bad: Value) {
+        self.branch_out_if(bad, Self::hand_back);
+    }
+
+    /// Emits `out` (which ends its block) in a block taken when `bad` is non-zero; continues in
+    /// a new block otherwise.
+    fn branch_out_if(&mut self, bad: Value, out: fn(&mut Self)) {
         let back = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(bad, back, &[], cont, &[]);
         self.b.switch_to_block(back);
-        self.hand_back();
+        out(self);
         self.b.switch_to_block(cont);
     }
 
