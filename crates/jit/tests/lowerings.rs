@@ -695,3 +695,65 @@ fn divergent_arm_under_mask() {
         "the divergent arm ran partly on the interpreter"
     );
 }
+
+/// Uniform divisions of call invariants run once, before the chunk loop
+/// (`codegen::hoist_divisions`), whether or not a chunk reaches them; their divisor guards
+/// must hold there too. With `n` the workgroup count (invariant for the whole dispatch):
+/// `r[i] = i + n / (n - 3) + n % (n - 3) + MIN / (n - 4) + MIN % (n - 4)` (signed 32-bit for the
+/// last two), on 3 workgroups (divisors 0 and -1: 0, 0, MIN wrapping, 0) and on 5 (2 and 1).
+#[test]
+fn hoisted_division_of_invariants() {
+    for groups in [3u32, 5] {
+        let t = int(32);
+        let mut m = Mod::new();
+        m.b.capability(Capability::Shader);
+        m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+        let (vr, br) = m.buffer(t);
+        let u = m.b.type_int(32, 0);
+        let u3 = m.b.type_vector(u, 3);
+        let pin = m.b.type_pointer(None, StorageClass::Input, u3);
+        let nwg = m.b.variable(pin, None, StorageClass::Input, None);
+        m.b.decorate(
+            nwg,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(BuiltIn::NumWorkgroups)],
+        );
+        m.iface.push(nwg);
+        let (f, i, _) = m.begin_main();
+        let n3 = m.b.load(u3, None, nwg, None, []).unwrap();
+        let n = m.b.composite_extract(u, None, n3, [0]).unwrap();
+        let c3 = m.b.constant_bit32(u, 3);
+        let c4 = m.b.constant_bit32(u, 4);
+        let min = m.b.constant_bit32(u, 0x8000_0000);
+        let d0 = m.b.i_sub(u, None, n, c3).unwrap();
+        let d1 = m.b.i_sub(u, None, n, c4).unwrap();
+        let q0 = m.b.u_div(u, None, n, d0).unwrap();
+        let r0 = m.b.u_mod(u, None, n, d0).unwrap();
+        let q1 = m.b.s_div(u, None, min, d1).unwrap();
+        let r1 = m.b.s_rem(u, None, min, d1).unwrap();
+        let mut acc = i;
+        for v in [q0, r0, q1, r1] {
+            acc = m.b.i_add(u, None, acc, v).unwrap();
+        }
+        let pr = m.elem_ptr(t, vr, i);
+        m.b.store(pr, acc, None, []).unwrap();
+        let words = m.finish(f);
+        let n_lanes = 16 * groups as usize;
+        let case = Case {
+            words,
+            bindings: vec![Binding {
+                binding: br,
+                init: vec![0xcd; 4 * n_lanes],
+                elem: elem(t),
+                tensor: None,
+                name: "r".into(),
+            }],
+            dispatch: [groups, 1, 1],
+            summary: "hoisted divisions".into(),
+        };
+        let (verdict, kernel) = check(&case);
+        assert!(matches!(verdict, Verdict::Agree), "{groups}: {verdict:?}");
+        let st = kernel.unwrap().run_stats();
+        assert_eq!((st.callouts, st.hand_backs), (0, 0), "{groups} groups");
+    }
+}

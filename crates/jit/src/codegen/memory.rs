@@ -599,15 +599,19 @@ impl Gen<'_> {
         self.hand_back_if(bad);
         let pv = per_vec(size);
         let mut outs: Vec<Vec<Value>> = Vec::new();
+        let lane0 = self.b.ins().iadd(ptr, base);
         for j in 0..count {
             let mut vecs = Vec::new();
             let mut cur = None;
+            let ej = self.b.ins().imul_imm_s(estep, j as i64);
+            let mut addr = self.b.ins().iadd(lane0, ej);
             for i in 0..LANES {
-                let li = self.b.ins().imul_imm_s(step, i as i64);
-                let ej = self.b.ins().imul_imm_s(estep, j as i64);
-                let o = self.b.ins().iadd(li, ej);
-                let at = self.b.ins().iadd(base, o);
-                let addr = self.b.ins().iadd(ptr, at);
+                // A chain from lane 0's address (which varies): nothing here is call-invariant
+                // for Cranelift to hoist (16 offsets `i·step` would stay live in registers, or
+                // spilled, across every loop of the function).
+                if i > 0 {
+                    addr = self.b.ins().iadd(addr, step);
+                }
                 let x = self.b.ins().load(ty, app_flags(), addr, 0);
                 cur = Some(match cur {
                     None => self.b.ins().splat(vt, x),
@@ -797,13 +801,15 @@ impl Gen<'_> {
         let bad = self.b.ins().bxor_imm_s(end_ok, 1);
         self.hand_back_if(bad);
         // Element-major, then lane order: as the interpreter writes.
+        let lane0 = self.b.ins().iadd(ptr, base);
         for (j, v) in vals.iter().enumerate() {
+            let ej = self.b.ins().imul_imm_s(estep, j as i64);
+            let mut addr = self.b.ins().iadd(lane0, ej);
             for i in 0..LANES {
-                let li = self.b.ins().imul_imm_s(step, i as i64);
-                let ej = self.b.ins().imul_imm_s(estep, j as i64);
-                let o = self.b.ins().iadd(li, ej);
-                let at = self.b.ins().iadd(base, o);
-                let addr = self.b.ins().iadd(ptr, at);
+                // A chain from lane 0's address, as in `tensor_read`.
+                if i > 0 {
+                    addr = self.b.ins().iadd(addr, step);
+                }
                 let x = self.lane(v, size, i);
                 self.b.ins().store(app_flags(), x, addr, 0);
             }

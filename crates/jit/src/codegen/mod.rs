@@ -122,6 +122,9 @@ pub(crate) struct Gen<'a> {
     /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
     entry_jump: Option<Inst>,
     invariants: std::collections::HashMap<(Value, i32, Type), Value>,
+    /// Divisions whose divisor was made safe (never 0, never -1 for signed ones): they cannot
+    /// trap, so `hoist_divisions` may move them out of the chunk loop.
+    safe_divisions: Vec<Inst>,
 }
 
 /// Rewrites every two-way branch whose false target lies in fewer loops than its true target
@@ -159,6 +162,95 @@ fn exits_first(func: &mut cranelift_codegen::ir::Function) {
         if let InstructionData::Brif { arg, blocks, .. } = &mut func.dfg.insts[inst] {
             *arg = negated;
             blocks.swap(0, 1);
+        }
+    }
+}
+
+/// Moves every division of `safe` whose operands only depend on what the entry block defines
+/// (the call's invariants: the context's fields, the workgroup id of an unfused group, tensor
+/// queries, constants) into the entry block, with the pure instructions it depends on.
+///
+/// Cranelift's loop-invariant code motion only moves pure instructions, and a division may trap,
+/// so it stays where it is, once per chunk, and so does everything computed from it (a rank-4
+/// tensor's coordinates `z / d1`, `z % d1` and their offsets). The divisions in `safe` cannot
+/// trap (their divisors are selected away from 0 and -1 first), so running them once, before
+/// the loop, whether or not the chunk reaches them, gives the same results.
+fn hoist_divisions(func: &mut cranelift_codegen::ir::Function, safe: &[Inst]) {
+    use cranelift_codegen::ir::ValueDef;
+    use std::collections::HashMap;
+    let Some(entry) = func.layout.entry_block() else {
+        return;
+    };
+    let Some(entry_end) = func.layout.last_inst(entry) else {
+        return;
+    };
+    let safe: std::collections::HashSet<Inst> = safe.iter().copied().collect();
+    let pure = |func: &cranelift_codegen::ir::Function, inst: Inst| {
+        let op = func.dfg.insts[inst].opcode();
+        !(op.can_trap()
+            || op.can_load()
+            || op.can_store()
+            || op.is_call()
+            || op.is_branch()
+            || op.is_terminator()
+            || op.other_side_effects())
+    };
+    // Per instruction outside the entry block: whether it may run in the entry block.
+    let mut movable: HashMap<Inst, bool> = HashMap::new();
+    fn may_move(
+        func: &cranelift_codegen::ir::Function,
+        entry: Block,
+        inst: Inst,
+        safe: &std::collections::HashSet<Inst>,
+        pure: &dyn Fn(&cranelift_codegen::ir::Function, Inst) -> bool,
+        movable: &mut HashMap<Inst, bool>,
+        depth: usize,
+    ) -> bool {
+        if func.layout.inst_block(inst) == Some(entry) {
+            return true;
+        }
+        if let Some(&m) = movable.get(&inst) {
+            return m;
+        }
+        let ok = depth < 64
+            && (safe.contains(&inst) || pure(func, inst))
+            && func.dfg.inst_args(inst).iter().all(|&a| {
+                match func.dfg.value_def(func.dfg.resolve_aliases(a)) {
+                    ValueDef::Result(d, _) => {
+                        may_move(func, entry, d, safe, pure, movable, depth + 1)
+                    }
+                    ValueDef::Param(b, _) => b == entry,
+                    ValueDef::Union(..) => false,
+                }
+            });
+        movable.insert(inst, ok);
+        ok
+    }
+    let mut order: Vec<Inst> = safe.iter().copied().collect();
+    order.sort_by_key(|i| i.as_u32());
+    for div in order {
+        if func.layout.inst_block(div).is_none()
+            || !may_move(func, entry, div, &safe, &pure, &mut movable, 0)
+        {
+            continue;
+        }
+        // Move `div` and what it needs, operands first.
+        let mut stack = vec![(div, false)];
+        while let Some((inst, ready)) = stack.pop() {
+            if func.layout.inst_block(inst) == Some(entry) {
+                continue;
+            }
+            if ready {
+                func.layout.remove_inst(inst);
+                func.layout.insert_inst(inst, entry_end);
+                continue;
+            }
+            stack.push((inst, true));
+            for &a in func.dfg.inst_args(inst) {
+                if let ValueDef::Result(d, _) = func.dfg.value_def(func.dfg.resolve_aliases(a)) {
+                    stack.push((d, false));
+                }
+            }
         }
     }
 }
@@ -272,6 +364,7 @@ pub(crate) fn build(
         mask: None,
         entry_jump: None,
         invariants: std::collections::HashMap::new(),
+        safe_divisions: Vec::new(),
     };
     g.function()?;
     g.b.seal_all_blocks();
@@ -282,10 +375,12 @@ pub(crate) fn build(
         native_ops,
         builtin_rows,
         guarded,
+        safe_divisions,
         ..
     } = g;
     b.finalize(target);
     exits_first(func);
+    hoist_divisions(func, &safe_divisions);
     let barrier_jumps = ir
         .blocks
         .iter()
@@ -334,6 +429,13 @@ impl Gen<'_> {
         let v = pos.ins().load(ty, own_flags(), base, offset);
         self.invariants.insert((base, offset, ty), v);
         v
+    }
+
+    /// Records the division that defined `q` as one that cannot trap (see `hoist_divisions`).
+    pub(crate) fn guarded_division(&mut self, q: Value) {
+        if let Some(inst) = self.b.func.dfg.value_def(q).inst() {
+            self.safe_divisions.push(inst);
+        }
     }
 
     pub(crate) fn ctx_store(&mut self, v: Value, offset: i32) {

@@ -156,6 +156,7 @@ impl Gen<'_> {
                 } else {
                     self.b.ins().urem(a, d)
                 };
+                self.guarded_division(q);
                 let z = self.b.ins().iconst(ty, 0);
                 self.b.ins().select(zero, z, q)
             }
@@ -172,6 +173,7 @@ impl Gen<'_> {
                 } else {
                     self.b.ins().srem(a, d)
                 };
+                self.guarded_division(q);
                 let z = self.b.ins().iconst(ty, 0);
                 let on_minus1 = if op == IBin::SDiv {
                     self.b.ins().ineg(a)
