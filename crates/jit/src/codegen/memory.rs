@@ -428,7 +428,8 @@ impl Gen<'_> {
     /// The affine view of a tensor access: every coordinate uniform or affine, every lane's
     /// whole run of `count` elements in bounds (checked, else a hand to the interpreter is
     /// needed: `None` from the check value). Returns (byte offset of lane 0's element 0, byte
-    /// step between lanes, byte step between elements, in-bounds flag).
+    /// step between lanes, byte step between elements, in-bounds flag, lane 0's innermost
+    /// coordinate as an `I64`).
     #[allow(clippy::too_many_arguments)]
     fn tensor_affine(
         &mut self,
@@ -440,7 +441,7 @@ impl Gen<'_> {
         dims: Value,
         strides: Value,
         ok: Value,
-    ) -> Option<(Value, Value, Value, Value)> {
+    ) -> Option<(Value, Value, Value, Value, Value)> {
         let cb = usize::from(cw / 8).max(1);
         if cb > 4
             || coords.len() != t.rank as usize
@@ -455,6 +456,7 @@ impl Gen<'_> {
         let mut inb = self.b.ins().ireduce(I8, ok);
         let last = coords.len() - 1;
         let mut elem_step = None;
+        let mut innermost = None;
         for (k, &c) in coords.iter().enumerate() {
             let (c0, s) = match self.get(c) {
                 JVal::Const(v) => (self.iconst(scalar_ty(cb), v), 0i64),
@@ -507,9 +509,10 @@ impl Gen<'_> {
             }
             if k == last {
                 elem_step = Some(stride);
+                innermost = Some(lo);
             }
         }
-        Some((base, step, elem_step?, inb))
+        Some((base, step, elem_step?, inb, innermost?))
     }
 
     fn tensor_read(
@@ -526,7 +529,7 @@ impl Gen<'_> {
         }
         let size = t.elem.bytes();
         let (ptr, len, ok, _, dims, strides) = self.site(t);
-        let Some((base, step, estep, inb)) =
+        let Some((base, step, estep, inb, innermost)) =
             self.tensor_affine(t, coords, signed, cw, dsts.len(), dims, strides, ok)
         else {
             return Ok(false);
@@ -557,6 +560,17 @@ impl Gen<'_> {
             }
             return Ok(true);
         }
+        let join = self.b.create_block();
+        let vt = vec_ty(size);
+        let params: Vec<Vec<Value>> = (0..count)
+            .map(|_| {
+                (0..size)
+                    .map(|_| self.b.append_block_param(join, vt))
+                    .collect()
+            })
+            .collect();
+        // A strided read in a loop may find its elements in its tile (`tile`).
+        let probe = self.tile_probe(base, estep, innermost, join);
         // Contiguous: lanes' runs back to back, elements packed.
         let run = (count * size) as i64;
         let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
@@ -567,15 +581,6 @@ impl Gen<'_> {
         let fast_ok = self.b.ins().band(contiguous, fits);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let vt = vec_ty(size);
-        let params: Vec<Vec<Value>> = (0..count)
-            .map(|_| {
-                (0..size)
-                    .map(|_| self.b.append_block_param(join, vt))
-                    .collect()
-            })
-            .collect();
         self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
         let raw: Vec<Value> = (0..count * size)
@@ -597,6 +602,9 @@ impl Gen<'_> {
         let (_, end_ok) = self.checked(ptr, len, end, size as u64);
         let bad = self.b.ins().bxor_imm_s(end_ok, 1);
         self.hand_back_if(bad);
+        if let Some(probe) = &probe {
+            self.tile_fill(probe, ptr, len, step, estep);
+        }
         let pv = per_vec(size);
         let mut outs: Vec<Vec<Value>> = Vec::new();
         let lane0 = self.b.ins().iadd(ptr, base);
@@ -751,7 +759,7 @@ impl Gen<'_> {
         }
         let size = t.elem.bytes();
         let (ptr, len, ok, _, dims, strides) = self.site(t);
-        let Some((base, step, estep, inb)) =
+        let Some((base, step, estep, inb, _)) =
             self.tensor_affine(t, coords, signed, cw, values.len(), dims, strides, ok)
         else {
             return Ok(false);

@@ -25,6 +25,7 @@
 mod half;
 mod memory;
 mod ops;
+mod tile;
 pub(crate) mod values;
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -72,6 +73,10 @@ pub(crate) struct Output {
     /// interpreter).
     pub(crate) barrier_jumps: Vec<Option<u32>>,
 }
+
+/// Variables stored around a call (`Gen::save_for_call`): the slot, and each variable's type
+/// and offset in it.
+type Saved = (cranelift_codegen::ir::StackSlot, Vec<(Variable, Type, i32)>);
 
 /// Signatures of the callbacks.
 pub(crate) struct Sigs {
@@ -125,6 +130,8 @@ pub(crate) struct Gen<'a> {
     /// Divisions whose divisor was made safe (never 0, never -1 for signed ones): they cannot
     /// trap, so `hoist_divisions` may move them out of the chunk loop.
     safe_divisions: Vec<Inst>,
+    /// Tiles of strided tensor reads in loops (`tile`).
+    pub(crate) tiles: tile::Tiles,
 }
 
 /// Rewrites every two-way branch whose false target lies in fewer loops than its true target
@@ -365,7 +372,9 @@ pub(crate) fn build(
         entry_jump: None,
         invariants: std::collections::HashMap::new(),
         safe_divisions: Vec::new(),
+        tiles: tile::Tiles::default(),
     };
+    g.plan_tiles();
     g.function()?;
     g.b.seal_all_blocks();
     let Gen {
@@ -1088,17 +1097,71 @@ impl Gen<'_> {
             let call = self.b.create_block();
             self.b.ins().brif(expired, call, &[], self.bodies[t], &[]);
             self.b.switch_to_block(call);
+            let saved = self.save_for_call(t);
             let f = self.ctx_load(I64, field!(poll_fn));
             let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
             let stop = self.b.inst_results(call_inst)[0];
             let abort = self.b.create_block();
-            self.b.ins().brif(stop, abort, &[], self.bodies[t], &[]);
+            let resume = self.b.create_block();
+            self.b.ins().brif(stop, abort, &[], resume, &[]);
+            self.b.switch_to_block(resume);
+            self.restore_after_call(saved);
+            self.b.ins().jump(self.bodies[t], &[]);
             self.b.switch_to_block(abort);
             self.leave_with(status::ABORT);
             return Ok(());
         }
         self.b.ins().jump(self.bodies[t], &[]);
         Ok(())
+    }
+
+    /// Stores the variables live into block `t` (its live registers', the chunk's and the
+    /// tiles') in a stack slot before a call, for `restore_after_call`. No value then lives
+    /// across the call, which clobbers every vector register: otherwise the register allocator
+    /// keeps such values on the stack everywhere (a loop's accumulators stored and reloaded
+    /// every iteration for a poll that runs every 16 384th).
+    fn save_for_call(&mut self, t: usize) -> Saved {
+        let mut vars: Vec<(Variable, Type)> = vec![(self.chunk, I32), (self.exit_status, I32)];
+        vars.extend(self.bases.iter().map(|&v| (v, I64)));
+        vars.extend(self.tiles.tags().map(|v| (v, I64)));
+        for r in self.live.live_in[t].iter() {
+            let bytes = self.ir.reg_types[r as usize].bytes();
+            match &self.vars[r as usize] {
+                Vars::None => {}
+                Vars::Scalar(v) => vars.push((*v, scalar_ty(bytes))),
+                Vars::Vectors(vs) => vars.extend(vs.iter().map(|&v| (v, vec_ty(bytes)))),
+            }
+        }
+        let mut at = 0i32;
+        let laid: Vec<(Variable, Type, i32)> = vars
+            .into_iter()
+            .map(|(v, ty)| {
+                let size = ty.bytes().max(8) as i32;
+                let here = at;
+                at += size.max(16);
+                (v, ty, here)
+            })
+            .collect();
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                at.max(16) as u32,
+                4,
+            ));
+        for &(v, _, off) in &laid {
+            let x = self.b.use_var(v);
+            self.b.ins().stack_store(I64, x, slot, off);
+        }
+        (slot, laid)
+    }
+
+    /// Reloads what `save_for_call` stored.
+    fn restore_after_call(&mut self, (slot, laid): Saved) {
+        for (v, ty, off) in laid {
+            let x = self.b.ins().stack_load(I64, ty, slot, off);
+            self.b.def_var(v, x);
+        }
     }
 
     /// Sets the block index of the chunk's lanes.

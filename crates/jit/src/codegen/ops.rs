@@ -35,6 +35,10 @@ fn float_vec(width: u8) -> Type {
 impl Gen<'_> {
     /// Lowers one op (natively, or through the interpreter).
     pub(crate) fn op(&mut self, op: &Op) -> Result<(), String> {
+        if !op.is_pure() {
+            // It may write memory: what a tile holds may be stale after it.
+            self.invalidate_tiles();
+        }
         let done = match op {
             Op::Mov { dst, src } => {
                 let v = self.get(*src);
