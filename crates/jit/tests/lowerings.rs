@@ -757,3 +757,106 @@ fn hoisted_division_of_invariants() {
         assert_eq!((st.callouts, st.hand_backs), (0, 0), "{groups} groups");
     }
 }
+
+/// Comparisons of an affine operand of step 1 with a uniform one (`codegen::ops::icmp_affine`:
+/// lane numbers against a threshold, the vector comparison when the chunk's lanes wrap), both
+/// ways round, for every 32-bit comparison: `x = i + a[w]` (lane 0 of chunk `w` set to each edge
+/// value, wrapping and not) against `y = b[w]`.
+#[test]
+fn icmp_affine_against_uniform() {
+    let t = int(32);
+    let firsts: Vec<u64> = [
+        0u64,
+        1,
+        5,
+        100,
+        0x7fff_ffe0,
+        0x7fff_fff0,
+        0x7fff_fff8,
+        0x8000_0000,
+        0xffff_ffe0,
+        0xffff_fff0,
+        0xffff_fff8,
+        0xffff_ffff,
+    ]
+    .to_vec();
+    let ys: Vec<u64> = edges(t)
+        .into_iter()
+        .chain([4, 8, 15, 16, 20, 0x7fff_fff4, 0xffff_fff4, 0x8000_0004])
+        .collect();
+    let pairs: Vec<(u64, u64)> = firsts
+        .iter()
+        .flat_map(|&x| ys.iter().map(move |&y| (x, y)))
+        .collect();
+    let groups = pairs.len();
+    // a[w] makes lane 0 of chunk w (invocation 16·w) equal pairs[w].0.
+    let a: Vec<u64> = (0..groups)
+        .map(|w| pairs[w].0.wrapping_sub(16 * w as u64) & 0xffff_ffff)
+        .collect();
+    let bv: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+    let mut m = Mod::new();
+    m.b.capability(Capability::Shader);
+    m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let (va, ba) = m.buffer(t);
+    let (vb, bb) = m.buffer(t);
+    let (vr, br) = m.buffer(t);
+    let (f, i, w) = m.begin_main();
+    let u = m.ty(t);
+    let pa = m.elem_ptr(t, va, w);
+    let aw = m.b.load(u, None, pa, None, []).unwrap();
+    let pb = m.elem_ptr(t, vb, w);
+    let y = m.b.load(u, None, pb, None, []).unwrap();
+    let x = m.b.i_add(u, None, i, aw).unwrap();
+    let bt = m.b.type_bool();
+    let (one, zero) = (m.b.constant_bit32(u, 1), m.b.constant_bit32(u, 0));
+    let per = m.b.constant_bit32(u, 20);
+    let base = m.b.i_mul(u, None, i, per).unwrap();
+    for k in 0..10u32 {
+        for (slot, (l, r)) in [(x, y), (y, x)].into_iter().enumerate() {
+            let b = &mut m.b;
+            let c = match k {
+                0 => b.i_equal(bt, None, l, r),
+                1 => b.i_not_equal(bt, None, l, r),
+                2 => b.u_less_than(bt, None, l, r),
+                3 => b.u_less_than_equal(bt, None, l, r),
+                4 => b.u_greater_than(bt, None, l, r),
+                5 => b.u_greater_than_equal(bt, None, l, r),
+                6 => b.s_less_than(bt, None, l, r),
+                7 => b.s_less_than_equal(bt, None, l, r),
+                8 => b.s_greater_than(bt, None, l, r),
+                _ => b.s_greater_than_equal(bt, None, l, r),
+            }
+            .unwrap();
+            let v = m.b.select(u, None, c, one, zero).unwrap();
+            let off = m.b.constant_bit32(u, 2 * k + slot as u32);
+            let at = m.b.i_add(u, None, base, off).unwrap();
+            let pr = m.elem_ptr(t, vr, at);
+            m.b.store(pr, v, None, []).unwrap();
+        }
+    }
+    let words = m.finish(f);
+    let n = 16 * groups;
+    let binding = |binding, init: Vec<u8>, name: &str| Binding {
+        binding,
+        init,
+        elem: elem(t),
+        tensor: None,
+        name: name.into(),
+    };
+    let case = Case {
+        words,
+        bindings: vec![
+            binding(ba, bytes_of(&a, t), "a"),
+            binding(bb, bytes_of(&bv, t), "b"),
+            binding(br, vec![0xcd; 4 * 20 * n], "r"),
+        ],
+        dispatch: [groups as u32, 1, 1],
+        summary: "affine icmp".into(),
+    };
+    let (verdict, kernel) = check(&case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+    let k = kernel.unwrap();
+    assert_eq!(k.op_counts().1, 0, "compiled with interpreter callouts");
+    let st = k.run_stats();
+    assert_eq!((st.callouts, st.hand_backs), (0, 0));
+}

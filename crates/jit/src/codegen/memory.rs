@@ -482,25 +482,23 @@ impl Gen<'_> {
             // In bounds: `coords.len()` is the site's rank (`ok` says the view matches it).
             let dim = self.inv_load(I64, dims, (8 * k) as i32);
             let stride = self.inv_load(I64, strides, (8 * k) as i32);
-            // A uniform coordinate's two ends are the same lane.
-            let ends: &[Value] = if s == 0 { &[lo] } else { &[lo, hi] };
-            for (end, &x) in ends.iter().enumerate() {
-                // 0 <= x and x + extra < dim (as signed 64-bit: dims are below 2^40, which
-                // `ok` includes). A zero-extended lane 0 is never negative; the last lane is
-                // when the step is negative.
-                let xe = self.b.ins().iadd_imm_s(x, extra);
-                let below = self.b.ins().icmp(IntCC::SignedLessThan, xe, dim);
-                let both = if signed || (end == 1 && s < 0) {
-                    let nonneg = self
-                        .b
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
-                    self.b.ins().band(nonneg, below)
-                } else {
-                    below
-                };
-                inb = self.b.ins().band(inb, both);
-            }
+            // Every lane's coordinate lies between the two ends (exact in 64 bits), the
+            // smallest at lane 0 for a positive step: 0 <= smallest and largest + extra < dim
+            // (as signed 64-bit: dims are below 2^40, which `ok` includes). A zero-extended
+            // lane 0 is never negative.
+            let (least, most) = if s < 0 { (hi, lo) } else { (lo, hi) };
+            let xe = self.b.ins().iadd_imm_s(most, extra);
+            let below = self.b.ins().icmp(IntCC::SignedLessThan, xe, dim);
+            let both = if signed || s < 0 {
+                let nonneg = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, least, 0);
+                self.b.ins().band(nonneg, below)
+            } else {
+                below
+            };
+            inb = self.b.ins().band(inb, both);
             let term = self.b.ins().imul(lo, stride);
             base = self.b.ins().iadd(base, term);
             if s != 0 {

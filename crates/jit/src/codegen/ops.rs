@@ -23,6 +23,22 @@ fn float_ty(width: u8) -> Option<Type> {
     }
 }
 
+/// Cranelift's condition for `op`.
+fn int_cc(op: ICmp) -> IntCC {
+    match op {
+        ICmp::Eq => IntCC::Equal,
+        ICmp::Ne => IntCC::NotEqual,
+        ICmp::ULt => IntCC::UnsignedLessThan,
+        ICmp::ULe => IntCC::UnsignedLessThanOrEqual,
+        ICmp::UGt => IntCC::UnsignedGreaterThan,
+        ICmp::UGe => IntCC::UnsignedGreaterThanOrEqual,
+        ICmp::SLt => IntCC::SignedLessThan,
+        ICmp::SLe => IntCC::SignedLessThanOrEqual,
+        ICmp::SGt => IntCC::SignedGreaterThan,
+        ICmp::SGe => IntCC::SignedGreaterThanOrEqual,
+    }
+}
+
 /// The binary16 width code, computed in f32 (`half.rs`).
 fn is_half(width: u8) -> bool {
     width == 16
@@ -460,18 +476,7 @@ impl Gen<'_> {
         if u32::from(width) != (bytes * 8) as u32 && !matches!(op, ICmp::Eq | ICmp::Ne) {
             return Ok(false);
         }
-        let cc = match op {
-            ICmp::Eq => IntCC::Equal,
-            ICmp::Ne => IntCC::NotEqual,
-            ICmp::ULt => IntCC::UnsignedLessThan,
-            ICmp::ULe => IntCC::UnsignedLessThanOrEqual,
-            ICmp::UGt => IntCC::UnsignedGreaterThan,
-            ICmp::UGe => IntCC::UnsignedGreaterThanOrEqual,
-            ICmp::SLt => IntCC::SignedLessThan,
-            ICmp::SLe => IntCC::SignedLessThanOrEqual,
-            ICmp::SGt => IntCC::SignedGreaterThan,
-            ICmp::SGe => IntCC::SignedGreaterThanOrEqual,
-        };
+        let cc = int_cc(op);
         let (a, b) = (self.get(lhs), self.get(rhs));
         let r = match (&a, &b) {
             (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::icmp(op, width, *x, *y)),
@@ -480,19 +485,119 @@ impl Gen<'_> {
                 let y = self.scalar(&b, bytes).ok_or("scalar")?;
                 JVal::Uniform(self.b.ins().icmp(cc, x, y))
             }
-            _ => {
-                let xs = self.vectors(&a, bytes);
-                let ys = self.vectors(&b, bytes);
-                let masks: Vec<Value> = xs
-                    .iter()
-                    .zip(&ys)
-                    .map(|(&x, &y)| self.b.ins().icmp(cc, x, y))
-                    .collect();
-                JVal::Varying(vec![self.bools_from_masks(&masks, bytes)])
+            _ if u32::from(width) == (bytes * 8) as u32 && bytes <= 4 => {
+                match self.icmp_affine(op, bytes, &a, &b) {
+                    Some(v) => v,
+                    None => JVal::Varying(vec![self.icmp_vectors(cc, bytes, &a, &b)]),
+                }
             }
+            _ => JVal::Varying(vec![self.icmp_vectors(cc, bytes, &a, &b)]),
         };
         self.set(dst, r)?;
         Ok(true)
+    }
+
+    /// `a cc b` lane by lane, as bools (`I8X16` of 0/1).
+    fn icmp_vectors(&mut self, cc: IntCC, bytes: usize, a: &JVal, b: &JVal) -> Value {
+        let xs = self.vectors(a, bytes);
+        let ys = self.vectors(b, bytes);
+        let masks: Vec<Value> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| self.b.ins().icmp(cc, x, y))
+            .collect();
+        self.bools_from_masks(&masks, bytes)
+    }
+
+    /// `op` between an affine operand of step 1 (lanes `x0 + i`) and a uniform one `y`, at a
+    /// width of at most 32 bits, without the affine operand's vectors: when `x0 + 15` does not
+    /// wrap, lane `i` compares as `i` against the threshold `y - x0` (in 64 bits), so one `I8X16`
+    /// comparison of the lane numbers gives the bools (`i >= t` for the orders, `i == t` for
+    /// `Eq`/`Ne`, negated for `<`, `<=` and `Ne`). A chunk whose lanes wrap takes the vector
+    /// comparison. `None` when the operands are not of that form.
+    fn icmp_affine(&mut self, op: ICmp, bytes: usize, a: &JVal, b: &JVal) -> Option<JVal> {
+        let mirror = |op| match op {
+            ICmp::ULt => ICmp::UGt,
+            ICmp::ULe => ICmp::UGe,
+            ICmp::UGt => ICmp::ULt,
+            ICmp::UGe => ICmp::ULe,
+            ICmp::SLt => ICmp::SGt,
+            ICmp::SLe => ICmp::SGe,
+            ICmp::SGt => ICmp::SLt,
+            ICmp::SGe => ICmp::SLe,
+            other => other,
+        };
+        let (x0, y, op) = match (a, b) {
+            (JVal::Affine(x, 1), y) if y.is_scalar() => (*x, y.clone(), op),
+            (y, JVal::Affine(x, 1)) if y.is_scalar() => (*x, y.clone(), mirror(op)),
+            _ => return None,
+        };
+        let signed = matches!(op, ICmp::SLt | ICmp::SLe | ICmp::SGt | ICmp::SGe);
+        let ty = scalar_ty(bytes);
+        let x0 = self.fit(x0, ty);
+        let y = self.scalar(&y, bytes)?;
+        let (x, y) = if signed {
+            (self.b.ins().sextend(I64, x0), self.b.ins().sextend(I64, y))
+        } else {
+            (self.b.ins().uextend(I64, x0), self.b.ins().uextend(I64, y))
+        };
+        let bits = 8 * bytes as u32;
+        let max = if signed {
+            (1i64 << (bits - 1)) - 1
+        } else {
+            (1i64 << bits) - 1
+        };
+        let nowrap = self.b.ins().icmp_imm_s(
+            IntCC::SignedLessThanOrEqual,
+            x,
+            max - (crate::classes::LANES as i64 - 1),
+        );
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let out = self.b.append_block_param(join, I8X16);
+        self.b.ins().brif(nowrap, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        let d = self.b.ins().isub(y, x);
+        let (t, negate, eq) = match op {
+            ICmp::UGe | ICmp::SGe => (d, false, false),
+            ICmp::UGt | ICmp::SGt => (self.b.ins().iadd_imm_s(d, 1), false, false),
+            ICmp::ULt | ICmp::SLt => (d, true, false),
+            ICmp::ULe | ICmp::SLe => (self.b.ins().iadd_imm_s(d, 1), true, false),
+            ICmp::Eq => (d, false, true),
+            ICmp::Ne => (d, true, true),
+        };
+        let lo = self.b.ins().iconst(I64, -1);
+        let hi = self.b.ins().iconst(I64, 16);
+        let t = self.b.ins().smax(t, lo);
+        let t = self.b.ins().smin(t, hi);
+        let t8 = self.b.ins().ireduce(I8, t);
+        let ts = self.b.ins().splat(I8X16, t8);
+        let iota = self.const_vec(1, 0, |i| i as u64);
+        let cc = if eq {
+            IntCC::Equal
+        } else {
+            IntCC::SignedGreaterThanOrEqual
+        };
+        let m = self.b.ins().icmp(cc, iota, ts);
+        let m = if negate { self.b.ins().bnot(m) } else { m };
+        let one = self.b.ins().iconst(I8, 1);
+        let ones = self.b.ins().splat(I8X16, one);
+        let v = self.b.ins().band(m, ones);
+        self.b
+            .ins()
+            .jump(join, &[cranelift_codegen::ir::BlockArg::Value(v)]);
+
+        self.b.switch_to_block(slow);
+        let lanes = JVal::Affine(x0, 1);
+        let other = JVal::Uniform(self.fit(y, ty));
+        let v = self.icmp_vectors(int_cc(op), bytes, &lanes, &other);
+        self.b
+            .ins()
+            .jump(join, &[cranelift_codegen::ir::BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        Some(JVal::Varying(vec![out]))
     }
 
     // ------------------------------------------------------------------ floats
