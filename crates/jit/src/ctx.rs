@@ -110,6 +110,13 @@ pub struct Ctx {
     /// A chunk entering a guarded latch (`tessera_spirv::ir::sched`) at or above this block
     /// waits there instead (`u32::MAX`: never); the driver sets it per chunk.
     pub floor: u32,
+    /// 1 when this call's chunks are the whole lane group (from chunk 0, no lanes left for the
+    /// interpreter, no guarded latches): compiled code may then move every chunk past a
+    /// barrier-only block itself and run the next round in the same call (`barrier rounds`).
+    pub rounds: u32,
+    /// Set to 1 by compiled code when it ran such a round: every chunk has started, so the
+    /// driver continues in resume mode after a hand-back.
+    pub ran_rounds: u32,
     pub worker: *mut c_void,
     pub kernel: *const c_void,
     /// The callbacks (compiled code calls them through these pointers).

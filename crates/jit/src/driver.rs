@@ -111,6 +111,8 @@ pub(crate) fn run_groups(
         stop_op: 0,
         poll: POLL_EVERY,
         floor: DONE,
+        rounds: 0,
+        ran_rounds: 0,
         worker: std::ptr::null_mut(),
         kernel: std::sync::Arc::as_ptr(&kernel.data).cast::<c_void>(),
         run_op_fn: ctx::run_op,
@@ -157,12 +159,18 @@ pub(crate) fn run_groups(
                 } else {
                     DONE
                 };
+                c.rounds = u32::from(!has_guard && chunk == 0 && full as usize * LANES == lanes);
+                c.ran_rounds = 0;
                 c.worker = (worker as *mut Worker<'_, '_>).cast::<c_void>();
                 // SAFETY: `c` is a complete context for this worker and group: the windows come
                 // from the worker, the register file and block indices are the worker's and
                 // stay put while it runs, `kernel.data` outlives the call; compiled code was
                 // generated for this program's IR and layout.
                 let st = unsafe { (kernel.func)(&mut *c) };
+                if c.ran_rounds != 0 {
+                    // Every chunk has started: the ones after a hand-back continue where they wait.
+                    resume = 1;
+                }
                 match st {
                     status::DONE => {
                         // `chunk` is where compiled code stopped: `chunk_end`.

@@ -16,7 +16,12 @@
 //! natively. Ops without a native lowering run in the interpreter
 //! for the chunk (`ctx::run_op`). Sync ops (barriers, subgroup operations, atomics) end a
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
-//! interpreter, and compiled code resumes the chunks after it (`driver`).
+//! interpreter, and compiled code resumes the chunks after it (`driver`). When every chunk of a
+//! call waits at the same barrier-only block, compiled code moves them past it itself and runs
+//! the next round in the same call (barrier rounds, `codegen::next_round`).
+//!
+//! Strided tensor reads in loops go through tiles (`codegen::tile`); divisions of call
+//! invariants run once per call (`codegen::hoist_divisions`).
 //!
 //! # Safety
 //! Generated code touches application memory only inside the windows the worker hands out,

@@ -13,6 +13,9 @@
 //!   `ctx.stop_block`/`stop_op` set, status `HAND_BACK`) when its lanes diverge or a check of
 //!   the compiled form fails; a divergent branch with a one-block arm that qualifies runs that
 //!   arm under a mask instead (`maskable_arm`, `masked_arm`);
+//! - at the end of the chunk range, when every chunk yielded at the same barrier-only block,
+//!   the next round starts at chunk 0, each chunk entering the barrier's target with unchecked
+//!   reloads (`next_round`, `round_dispatch`; the driver allows it per call with `ctx.rounds`);
 //! - hand-backs and aborts leave through `chunk_head` (status in `exit_status`), the loop's only
 //!   exits, `finish` and `out`, come last, and `exits_first` puts loop exits on the true side of
 //!   branches: what Cranelift's loop-invariant code motion needs to hoist call-invariant work
@@ -132,7 +135,21 @@ pub(crate) struct Gen<'a> {
     safe_divisions: Vec<Inst>,
     /// Tiles of strided tensor reads in loops (`tile`).
     pub(crate) tiles: tile::Tiles,
+    /// Barrier rounds (see `finish_or_round`): per block, the block a barrier-only block jumps
+    /// to; whether any block is one (and the program has sync blocks).
+    round_targets: Vec<Option<u32>>,
+    rounds: bool,
+    /// The sync block every chunk of this round has yielded at so far (`ROUND_NONE`: no chunk
+    /// yet; `ROUND_MIXED`: chunks went different ways, or the round is not the whole group).
+    gathered: Variable,
+    /// In a barrier round, the block every chunk starts at (`ROUND_NONE` otherwise).
+    direct: Variable,
 }
+
+/// `Gen::gathered` before any chunk yielded, and `Gen::direct` outside a barrier round.
+const ROUND_NONE: i64 = u32::MAX as i64 - 1;
+/// `Gen::gathered` once the round cannot continue in compiled code.
+const ROUND_MIXED: i64 = u32::MAX as i64;
 
 /// Rewrites every two-way branch whose false target lies in fewer loops than its true target
 /// into the negated branch with the targets swapped. Semantics are unchanged; what changes is
@@ -262,6 +279,24 @@ fn hoist_divisions(func: &mut cranelift_codegen::ir::Function, safe: &[Inst]) {
     }
 }
 
+/// Per block: `Some(target)` when it holds only workgroup barriers and jumps to `target` with no
+/// edge copies (`Output::barrier_jumps`).
+fn barrier_jumps(ir: &Ir) -> Vec<Option<u32>> {
+    ir.blocks
+        .iter()
+        .map(|blk| match &blk.term {
+            Term::Jump(e)
+                if e.moves.is_empty()
+                    && !blk.ops.is_empty()
+                    && blk.ops.iter().all(|op| matches!(op, Op::Barrier {})) =>
+            {
+                Some(e.target)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// An `I8X16` of ones (the true lanes of a branch condition).
 fn vs_one(b: &mut FunctionBuilder<'_>) -> Value {
     let one = b.ins().iconst(I8, 1);
@@ -337,6 +372,10 @@ pub(crate) fn build(
     let chunk_done = b.create_block();
     let leave = b.create_block();
     let exit_status = b.declare_var(I32);
+    let gathered = b.declare_var(I32);
+    let direct = b.declare_var(I32);
+    let round_targets = barrier_jumps(ir);
+    let rounds = has_sync && round_targets.iter().any(Option::is_some);
     let mut g = Gen {
         ir,
         layout: program.reg_layout(),
@@ -373,6 +412,10 @@ pub(crate) fn build(
         invariants: std::collections::HashMap::new(),
         safe_divisions: Vec::new(),
         tiles: tile::Tiles::default(),
+        round_targets,
+        rounds,
+        gathered,
+        direct,
     };
     g.plan_tiles();
     g.function()?;
@@ -390,20 +433,7 @@ pub(crate) fn build(
     b.finalize(target);
     exits_first(func);
     hoist_divisions(func, &safe_divisions);
-    let barrier_jumps = ir
-        .blocks
-        .iter()
-        .map(|blk| match &blk.term {
-            Term::Jump(e)
-                if e.moves.is_empty()
-                    && !blk.ops.is_empty()
-                    && blk.ops.iter().all(|op| matches!(op, Op::Barrier {})) =>
-            {
-                Some(e.target)
-            }
-            _ => None,
-        })
-        .collect();
+    let barrier_jumps = barrier_jumps(ir);
     Ok(Output {
         barrier_jumps,
         sites,
@@ -476,6 +506,18 @@ impl Gen<'_> {
         self.b.def_var(self.chunk, c0);
         let running = self.b.ins().iconst(I32, 0);
         self.b.def_var(self.exit_status, running);
+        if self.rounds {
+            // Barrier rounds only when this call runs the whole group from its first chunk.
+            let allowed = self.ctx_load(I32, field!(rounds));
+            let allowed = self.b.ins().icmp_imm_s(IntCC::NotEqual, allowed, 0);
+            let first = self.b.ins().icmp_imm_s(IntCC::Equal, c0, 0);
+            let ok = self.b.ins().band(allowed, first);
+            let none = self.b.ins().iconst(I32, ROUND_NONE);
+            let mixed = self.b.ins().iconst(I32, ROUND_MIXED);
+            let g = self.b.ins().select(ok, none, mixed);
+            self.b.def_var(self.gathered, g);
+            self.b.def_var(self.direct, none);
+        }
         self.entry_jump = Some(self.b.ins().jump(head, &[]));
 
         // chunk_head: leave with the status a hand-back or an abort set, else the next chunk.
@@ -506,6 +548,16 @@ impl Gen<'_> {
         self.builtins()?;
         let first = self.bodies[0];
         if self.has_sync {
+            if self.rounds {
+                let d = self.b.use_var(self.direct);
+                let in_round = self.b.ins().icmp_imm_s(IntCC::NotEqual, d, ROUND_NONE);
+                let round = self.b.create_block();
+                let normal = self.b.create_block();
+                self.b.ins().brif(in_round, round, &[], normal, &[]);
+                self.b.switch_to_block(round);
+                self.round_dispatch(d)?;
+                self.b.switch_to_block(normal);
+            }
             let resume = self.ctx_load(I32, field!(resume));
             let dispatch = self.b.create_block();
             let fresh = self.b.create_block();
@@ -538,6 +590,9 @@ impl Gen<'_> {
 
         // The loop's exits, laid out last (see `leave`).
         self.b.switch_to_block(finish);
+        if self.rounds {
+            self.next_round(head)?;
+        }
         let c = self.chunk();
         self.ctx_store(c, field!(chunk));
         let done = self.b.ins().iconst(I32, i64::from(status::DONE));
@@ -695,11 +750,13 @@ impl Gen<'_> {
             }
         }
         let fallback = self.b.create_block();
+        // A chunk that waits at a sync block or is done is skipped (and ends a barrier round).
+        let skip = self.b.create_block();
         let mut table = Vec::with_capacity(self.ir.blocks.len());
         let mut stubs = Vec::new();
         for (i, &entry) in entries.iter().enumerate().take(self.ir.blocks.len()) {
             if self.sync[i] {
-                table.push(self.chunk_done);
+                table.push(skip);
             } else if entry {
                 let s = self.b.create_block();
                 stubs.push((i, s));
@@ -710,9 +767,10 @@ impl Gen<'_> {
         }
         let is_done = self.b.ins().icmp_imm_s(IntCC::Equal, p0, i64::from(DONE));
         let dispatch = self.b.create_block();
-        self.b
-            .ins()
-            .brif(is_done, self.chunk_done, &[], dispatch, &[]);
+        self.b.ins().brif(is_done, skip, &[], dispatch, &[]);
+        self.b.switch_to_block(skip);
+        self.end_round_here();
+        self.b.ins().jump(self.chunk_done, &[]);
         self.b.switch_to_block(dispatch);
         let pool = &mut self.b.func.dfg.value_lists;
         let calls: Vec<_> = table
@@ -738,6 +796,117 @@ impl Gen<'_> {
             }
             // Through `goto`: a guarded latch checks the floor again.
             self.goto(i as u32, None)?;
+        }
+        Ok(())
+    }
+
+    /// A chunk leaves otherwise than by yielding at a sync block: no barrier round this time.
+    fn end_round_here(&mut self) {
+        if self.rounds {
+            let mixed = self.b.ins().iconst(I32, ROUND_MIXED);
+            self.b.def_var(self.gathered, mixed);
+        }
+    }
+
+    /// At the end of the chunk range: when every chunk of the group yielded at the same
+    /// barrier-only block (`gathered`), moves them all past it and runs the next round in this
+    /// call, from chunk 0, each chunk entering the block the barrier jumps to with its live
+    /// registers reloaded from the rows this call just wrote (`round_dispatch`). The driver would
+    /// do the same (`Worker::advance_lanes`, a call in resume mode, a check of every lane's block
+    /// index), at a far higher cost per round. Back edges count: a round polls the watchdog.
+    /// Otherwise falls through to returning `DONE`.
+    fn next_round(&mut self, head: Block) -> Result<(), String> {
+        let g = self.b.use_var(self.gathered);
+        let done = self.b.create_block();
+        let mut table = Vec::with_capacity(self.round_targets.len());
+        let mut arms = Vec::new();
+        for (i, t) in self.round_targets.clone().into_iter().enumerate() {
+            match t {
+                Some(t) if self.sync[i] => {
+                    let arm = self.b.create_block();
+                    arms.push((arm, t));
+                    table.push(arm);
+                }
+                _ => table.push(done),
+            }
+        }
+        let pool = &mut self.b.func.dfg.value_lists;
+        let calls: Vec<_> = table
+            .iter()
+            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
+            .collect();
+        let default = cranelift_codegen::ir::BlockCall::new(done, std::iter::empty(), pool);
+        let jt = self
+            .b
+            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
+        self.b.ins().br_table(g, jt);
+        for (arm, t) in arms {
+            self.b.switch_to_block(arm);
+            let p = self.ctx_load(I32, field!(poll));
+            let p1 = self.b.ins().iadd_imm_s(p, -1);
+            self.ctx_store(p1, field!(poll));
+            let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
+            let call = self.b.create_block();
+            let go = self.b.create_block();
+            self.b.ins().brif(expired, call, &[], go, &[]);
+            self.b.switch_to_block(call);
+            let f = self.ctx_load(I64, field!(poll_fn));
+            let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
+            let stop = self.b.inst_results(call_inst)[0];
+            let abort = self.b.create_block();
+            self.b.ins().brif(stop, abort, &[], go, &[]);
+            self.b.switch_to_block(abort);
+            self.leave_with(status::ABORT);
+            self.b.switch_to_block(go);
+            let one = self.b.ins().iconst(I32, 1);
+            self.ctx_store(one, field!(ran_rounds));
+            let to = self.b.ins().iconst(I32, i64::from(t));
+            self.b.def_var(self.direct, to);
+            let none = self.b.ins().iconst(I32, ROUND_NONE);
+            self.b.def_var(self.gathered, none);
+            let zero = self.b.ins().iconst(I32, 0);
+            self.b.def_var(self.chunk, zero);
+            self.b.ins().jump(head, &[]);
+        }
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
+    /// In a barrier round: enters the chunk at block `d` (an `I32`, a barrier-only block's
+    /// target), its live registers reloaded without checks: this call wrote their rows when the
+    /// chunk yielded at the barrier (with the shapes their classes give), and nothing ran on
+    /// them since.
+    fn round_dispatch(&mut self, d: Value) -> Result<(), String> {
+        let mut targets: Vec<u32> = self.round_targets.iter().flatten().copied().collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let fallback = self.b.create_block();
+        let mut table = vec![fallback; self.ir.blocks.len()];
+        let mut stubs = Vec::new();
+        for t in targets {
+            let s = self.b.create_block();
+            table[t as usize] = s;
+            stubs.push((t, s));
+        }
+        let pool = &mut self.b.func.dfg.value_lists;
+        let calls: Vec<_> = table
+            .iter()
+            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
+            .collect();
+        let default = cranelift_codegen::ir::BlockCall::new(fallback, std::iter::empty(), pool);
+        let jt = self
+            .b
+            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
+        self.b.ins().br_table(d, jt);
+        self.b.switch_to_block(fallback);
+        self.hand_back_from_pcs();
+        for (t, s) in stubs {
+            self.b.switch_to_block(s);
+            let regs: Vec<Reg> = self.live.live_in[t as usize].iter().collect();
+            for r in regs {
+                self.reload_unchecked(r)?;
+            }
+            self.goto(t, None)?;
         }
         Ok(())
     }
@@ -839,6 +1008,7 @@ impl Gen<'_> {
                 if self.has_sync {
                     self.set_chunk_pcs(DONE);
                 }
+                self.end_round_here();
                 self.b.ins().jump(self.chunk_done, &[]);
             }
             Term::Jump(e) => {
@@ -1067,6 +1237,17 @@ impl Gen<'_> {
                 self.spill(r);
             }
             self.set_chunk_pcs(target);
+            if self.rounds {
+                // The round goes on in compiled code only while every chunk yields here.
+                let g = self.b.use_var(self.gathered);
+                let none = self.b.ins().icmp_imm_s(IntCC::Equal, g, ROUND_NONE);
+                let same = self.b.ins().icmp_imm_s(IntCC::Equal, g, i64::from(target));
+                let keep = self.b.ins().bor(none, same);
+                let here = self.b.ins().iconst(I32, i64::from(target));
+                let mixed = self.b.ins().iconst(I32, ROUND_MIXED);
+                let g = self.b.ins().select(keep, here, mixed);
+                self.b.def_var(self.gathered, g);
+            }
             self.b.ins().jump(self.chunk_done, &[]);
             return Ok(());
         }
@@ -1086,6 +1267,7 @@ impl Gen<'_> {
                 self.spill(r);
             }
             self.set_chunk_pcs(target);
+            self.end_round_here();
             self.b.ins().jump(self.chunk_done, &[]);
             self.b.switch_to_block(go);
         }

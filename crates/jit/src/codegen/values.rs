@@ -300,6 +300,32 @@ impl Gen<'_> {
         }
     }
 
+    /// Reads register `r` from its row for the current chunk, trusting the row to have its
+    /// class's shape (compiled code wrote it): a uniform or affine register reads lane 0 only.
+    pub(crate) fn reload_unchecked(&mut self, r: Reg) -> Result<(), String> {
+        let class = self.classes[r as usize];
+        let bytes = self.bytes(r);
+        let addr = self.row_addr(r);
+        match class {
+            Class::Const(_) => Ok(()),
+            Class::Uniform | Class::Affine(_) => {
+                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
+                match class {
+                    Class::Affine(s) => self.set(r, JVal::Affine(x, s)),
+                    _ => self.set(r, JVal::Uniform(x)),
+                }
+            }
+            Class::Varying | Class::Undefined => {
+                // (As `reload` does for both.)
+                let vt = vec_ty(bytes);
+                let vs: Vec<Value> = (0..bytes)
+                    .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
+                    .collect();
+                self.set(r, JVal::Varying(vs))
+            }
+        }
+    }
+
     /// A varying bool (`I8X16` of 0/1) from lane masks of `bytes`-byte lanes (all-ones/zero).
     pub(crate) fn bools_from_masks(&mut self, masks: &[Value], bytes: usize) -> Value {
         let one = self.b.ins().iconst(I8, 1);
