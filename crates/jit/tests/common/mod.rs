@@ -109,6 +109,17 @@ pub fn dispatch(
     kernel: Option<&tessera_jit::JitKernel>,
     threads: usize,
 ) -> Result<Outputs, String> {
+    dispatch_watched(case, program, kernel, threads, &|| None)
+}
+
+/// [`dispatch`] under the watchdog `stop` (see `Program::dispatch_watched`).
+pub fn dispatch_watched(
+    case: &Case,
+    program: &Program,
+    kernel: Option<&tessera_jit::JitKernel>,
+    threads: usize,
+    stop: &(dyn Fn() -> Option<String> + Sync),
+) -> Result<Outputs, String> {
     let mut mems: Vec<Memory> = case.bindings.iter().map(|b| Memory::new(&b.init)).collect();
     let mut res = Res(HashMap::new());
     for (b, m) in case.bindings.iter().zip(mems.iter_mut()) {
@@ -129,10 +140,12 @@ pub fn dispatch(
         // SAFETY: every record points into a `Memory` of `mems`, alive and untouched until the
         // dispatch returns.
         Some(k) => unsafe {
-            program.dispatch_kernel(k, &res, &[], [0; 3], case.dispatch, threads, &|| None)
+            program.dispatch_kernel(k, &res, &[], [0; 3], case.dispatch, threads, stop)
         },
         // SAFETY: as above.
-        None => unsafe { program.dispatch(&res, &[], [0; 3], case.dispatch, threads) },
+        None => unsafe {
+            program.dispatch_watched(&res, &[], [0; 3], case.dispatch, threads, stop)
+        },
     };
     done.map_err(|e| format!("dispatch [{threads} thread(s)]: {e}"))?;
     drop(res);
