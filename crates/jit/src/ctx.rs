@@ -117,6 +117,12 @@ pub struct Ctx {
     /// Set to 1 by compiled code when it ran such a round: every chunk has started, so the
     /// driver continues in resume mode after a hand-back.
     pub ran_rounds: u32,
+    /// Group batches (programs without sync ops, one workgroup per lane group): the call runs
+    /// workgroups `group..groups` of the `wg_ids` table, chunks `chunk..chunk_end` of the first
+    /// and `0..chunk_end` of the others; on a hand-back `group` is the one that stopped. 1 and 0
+    /// for a call of one group.
+    pub groups: u32,
+    pub group: u32,
     pub worker: *mut c_void,
     pub kernel: *const c_void,
     /// The callbacks (compiled code calls them through these pointers).

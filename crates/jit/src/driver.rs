@@ -113,6 +113,8 @@ pub(crate) fn run_groups(
         floor: DONE,
         rounds: 0,
         ran_rounds: 0,
+        groups: 1,
+        group: 0,
         worker: std::ptr::null_mut(),
         kernel: std::sync::Arc::as_ptr(&kernel.data).cast::<c_void>(),
         run_op_fn: ctx::run_op,
@@ -121,6 +123,18 @@ pub(crate) fn run_groups(
         scratch: [0; 512],
     });
     let fuse = ir_fuse(worker);
+    // Group batches (see `Ctx::groups`): whole workgroups of whole chunks, nothing the
+    // interpreter has to prepare per group (no built-in rows, shared memory or callouts).
+    if kernel.out.batched
+        && fuse == 1
+        && kernel.out.callouts.is_empty()
+        && !kernel.out.builtin_rows
+        && ir.shared_size == 0
+        && wg_size.is_multiple_of(LANES)
+    {
+        run_batches(kernel, worker, next, &mut c, (wg_size / LANES) as u32);
+        return;
+    }
     let mut sync_rounds = 0u32;
     while let Some(g) = next() {
         let lanes = worker.begin_group(g);
@@ -249,6 +263,86 @@ pub(crate) fn run_groups(
                 break;
             }
             resume = 1;
+        }
+    }
+}
+
+/// Groups a batch holds at most.
+const BATCH: usize = 64;
+
+/// Runs the worker's groups in batches of up to [`BATCH`] per call of the compiled function
+/// (`Ctx::groups`), each group `full` chunks: the driver only writes each group's workgroup id;
+/// a chunk handed back gets its group started for the interpreter, which runs it, and the batch
+/// goes on from the next chunk.
+fn run_batches(
+    kernel: &JitKernel,
+    worker: &mut Worker<'_, '_>,
+    next: &mut dyn FnMut() -> Option<u64>,
+    c: &mut Ctx,
+    full: u32,
+) {
+    let mut groups: Vec<u64> = Vec::with_capacity(BATCH);
+    let mut ids: Vec<[u32; 4]> = Vec::with_capacity(BATCH);
+    loop {
+        groups.clear();
+        ids.clear();
+        while groups.len() < BATCH {
+            let Some(g) = next() else { break };
+            let id = worker.workgroup_id(g, 0);
+            groups.push(g);
+            ids.push([id[0], id[1], id[2], 0]);
+        }
+        if groups.is_empty() {
+            return;
+        }
+        c.regfile = worker.regfile();
+        c.wg_ids = ids.as_ptr();
+        c.groups = groups.len() as u32;
+        c.group = 0;
+        c.chunk = 0;
+        c.chunk_end = full;
+        c.resume = 0;
+        c.floor = DONE;
+        c.rounds = 0;
+        loop {
+            c.worker = (worker as *mut Worker<'_, '_>).cast::<c_void>();
+            // SAFETY: as in `run_groups`; `wg_ids` holds `groups` entries and stays put during
+            // the call.
+            let st = unsafe { (kernel.func)(&mut *c) };
+            match st {
+                status::DONE => break,
+                status::HAND_BACK => {
+                    kernel
+                        .data
+                        .hand_backs
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let (gi, chunk) = (c.group, c.chunk);
+                    let Some(&g) = groups.get(gi as usize) else {
+                        return;
+                    };
+                    worker.begin_group(g);
+                    let lo = chunk as usize * LANES;
+                    if c.stop_block == DONE {
+                        worker.interpret(lo, lo + LANES, false);
+                    } else {
+                        worker.interpret_from(
+                            lo,
+                            lo + LANES,
+                            c.stop_block,
+                            c.stop_op as usize,
+                            false,
+                        );
+                    }
+                    if worker.should_stop() {
+                        return;
+                    }
+                    // Compiled code goes on from the next chunk (the next group's first when
+                    // this was the last).
+                    c.regfile = worker.regfile();
+                    c.chunk = chunk + 1;
+                }
+                _ => return,
+            }
         }
     }
 }

@@ -75,6 +75,8 @@ pub(crate) struct Output {
     /// with no edge copies (the driver then moves the lanes waiting there without the
     /// interpreter).
     pub(crate) barrier_jumps: Vec<Option<u32>>,
+    /// The function runs batches of groups (`Ctx::groups`; see `Gen::batched`).
+    pub(crate) batched: bool,
 }
 
 /// Variables stored around a call (`Gen::save_for_call`): the slot, and each variable's type
@@ -144,6 +146,16 @@ pub(crate) struct Gen<'a> {
     gathered: Variable,
     /// In a barrier round, the block every chunk starts at (`ROUND_NONE` otherwise).
     direct: Variable,
+    /// Group batches: a program without sync ops and one workgroup per lane group runs
+    /// `Ctx::groups` workgroups per call, an outer loop around the chunk loop (the driver's
+    /// per-group work and the function's entry paid once per batch). `group` is the batch index
+    /// (`I32`); `group_ids` the current group's `wg_ids` entry, computed in `group_head` before
+    /// `group_jump`, where `group_load` puts what stays put for a group (its workgroup id).
+    batched: bool,
+    group: Variable,
+    group_ids: Option<Value>,
+    group_jump: Option<Inst>,
+    group_invariants: std::collections::HashMap<(i32, Type), Value>,
 }
 
 /// `Gen::gathered` before any chunk yielded, and `Gen::direct` outside a barrier round.
@@ -192,16 +204,20 @@ fn exits_first(func: &mut cranelift_codegen::ir::Function) {
 
 /// Moves every division of `safe` whose operands only depend on what the entry block defines
 /// (the call's invariants: the context's fields, the workgroup id of an unfused group, tensor
-/// queries, constants) into the entry block, with the pure instructions it depends on.
+/// queries, constants) into the entry block, with the pure instructions it depends on; with
+/// group batches (`group_jump`, the end of the group loop's head), a division that depends on
+/// what the group head defines too (the group's workgroup id) moves there.
 ///
 /// Cranelift's loop-invariant code motion only moves pure instructions, and a division may trap,
 /// so it stays where it is, once per chunk, and so does everything computed from it (a rank-4
 /// tensor's coordinates `z / d1`, `z % d1` and their offsets). The divisions in `safe` cannot
 /// trap (their divisors are selected away from 0 and -1 first), so running them once, before
 /// the loop, whether or not the chunk reaches them, gives the same results.
-fn hoist_divisions(func: &mut cranelift_codegen::ir::Function, safe: &[Inst]) {
-    use cranelift_codegen::ir::ValueDef;
-    use std::collections::HashMap;
+fn hoist_divisions(
+    func: &mut cranelift_codegen::ir::Function,
+    safe: &[Inst],
+    group_jump: Option<Inst>,
+) {
     let Some(entry) = func.layout.entry_block() else {
         return;
     };
@@ -209,71 +225,97 @@ fn hoist_divisions(func: &mut cranelift_codegen::ir::Function, safe: &[Inst]) {
         return;
     };
     let safe: std::collections::HashSet<Inst> = safe.iter().copied().collect();
-    let pure = |func: &cranelift_codegen::ir::Function, inst: Inst| {
-        let op = func.dfg.insts[inst].opcode();
-        !(op.can_trap()
-            || op.can_load()
-            || op.can_store()
-            || op.is_call()
-            || op.is_branch()
-            || op.is_terminator()
-            || op.other_side_effects())
-    };
-    // Per instruction outside the entry block: whether it may run in the entry block.
-    let mut movable: HashMap<Inst, bool> = HashMap::new();
-    fn may_move(
-        func: &cranelift_codegen::ir::Function,
-        entry: Block,
-        inst: Inst,
-        safe: &std::collections::HashSet<Inst>,
-        pure: &dyn Fn(&cranelift_codegen::ir::Function, Inst) -> bool,
-        movable: &mut HashMap<Inst, bool>,
-        depth: usize,
-    ) -> bool {
-        if func.layout.inst_block(inst) == Some(entry) {
-            return true;
-        }
-        if let Some(&m) = movable.get(&inst) {
-            return m;
-        }
-        let ok = depth < 64
-            && (safe.contains(&inst) || pure(func, inst))
-            && func.dfg.inst_args(inst).iter().all(|&a| {
-                match func.dfg.value_def(func.dfg.resolve_aliases(a)) {
-                    ValueDef::Result(d, _) => {
-                        may_move(func, entry, d, safe, pure, movable, depth + 1)
-                    }
-                    ValueDef::Param(b, _) => b == entry,
-                    ValueDef::Union(..) => false,
-                }
-            });
-        movable.insert(inst, ok);
-        ok
-    }
     let mut order: Vec<Inst> = safe.iter().copied().collect();
     order.sort_by_key(|i| i.as_u32());
-    for div in order {
-        if func.layout.inst_block(div).is_none()
-            || !may_move(func, entry, div, &safe, &pure, &mut movable, 0)
+    let mut targets = vec![(vec![entry], entry_end)];
+    if let Some(at) = group_jump
+        && let Some(head) = func.layout.inst_block(at)
+    {
+        targets.push((vec![entry, head], at));
+    }
+    for (homes, end) in targets {
+        let mut movable = std::collections::HashMap::new();
+        for &div in &order {
+            if func.layout.inst_block(div).is_none()
+                || !may_move(func, &homes, div, &safe, &mut movable, 0)
+            {
+                continue;
+            }
+            move_with_operands(func, &homes, div, end);
+        }
+    }
+}
+
+/// Whether pure or safe instruction `inst` (and what it depends on) can run at the end of the
+/// last block of `homes`: every operand comes from a block of `homes` (each dominating the
+/// next) or from such an instruction.
+fn may_move(
+    func: &cranelift_codegen::ir::Function,
+    homes: &[Block],
+    inst: Inst,
+    safe: &std::collections::HashSet<Inst>,
+    movable: &mut std::collections::HashMap<Inst, bool>,
+    depth: usize,
+) -> bool {
+    use cranelift_codegen::ir::ValueDef;
+    if func
+        .layout
+        .inst_block(inst)
+        .is_some_and(|b| homes.contains(&b))
+    {
+        return true;
+    }
+    if let Some(&m) = movable.get(&inst) {
+        return m;
+    }
+    let op = func.dfg.insts[inst].opcode();
+    let pure = !(op.can_trap()
+        || op.can_load()
+        || op.can_store()
+        || op.is_call()
+        || op.is_branch()
+        || op.is_terminator()
+        || op.other_side_effects());
+    let ok = depth < 64
+        && (safe.contains(&inst) || pure)
+        && func.dfg.inst_args(inst).iter().all(|&a| {
+            match func.dfg.value_def(func.dfg.resolve_aliases(a)) {
+                ValueDef::Result(d, _) => may_move(func, homes, d, safe, movable, depth + 1),
+                ValueDef::Param(b, _) => homes.contains(&b),
+                ValueDef::Union(..) => false,
+            }
+        });
+    movable.insert(inst, ok);
+    ok
+}
+
+/// Moves `inst` and the instructions it depends on that are not in `homes` before `end`,
+/// operands first.
+fn move_with_operands(
+    func: &mut cranelift_codegen::ir::Function,
+    homes: &[Block],
+    inst: Inst,
+    end: Inst,
+) {
+    use cranelift_codegen::ir::ValueDef;
+    let mut stack = vec![(inst, false)];
+    while let Some((inst, ready)) = stack.pop() {
+        if func
+            .layout
+            .inst_block(inst)
+            .is_some_and(|b| homes.contains(&b))
         {
             continue;
         }
-        // Move `div` and what it needs, operands first.
-        let mut stack = vec![(div, false)];
-        while let Some((inst, ready)) = stack.pop() {
-            if func.layout.inst_block(inst) == Some(entry) {
-                continue;
-            }
-            if ready {
-                func.layout.remove_inst(inst);
-                func.layout.insert_inst(inst, entry_end);
-                continue;
-            }
-            stack.push((inst, true));
-            for &a in func.dfg.inst_args(inst) {
-                if let ValueDef::Result(d, _) = func.dfg.value_def(func.dfg.resolve_aliases(a)) {
-                    stack.push((d, false));
-                }
+        if ready {
+            func.layout.remove_inst(inst);
+            func.layout.insert_inst(inst, end);
+            continue;
+        }
+        stack.push((inst, true));
+        for &a in func.dfg.inst_args(inst) {
+            if let ValueDef::Result(d, _) = func.dfg.value_def(func.dfg.resolve_aliases(a)) {
+                stack.push((d, false));
             }
         }
     }
@@ -376,6 +418,8 @@ pub(crate) fn build(
     let direct = b.declare_var(I32);
     let round_targets = barrier_jumps(ir);
     let rounds = has_sync && round_targets.iter().any(Option::is_some);
+    let batched = !has_sync && shape.fuse == 1;
+    let group = b.declare_var(I32);
     let mut g = Gen {
         ir,
         layout: program.reg_layout(),
@@ -416,6 +460,11 @@ pub(crate) fn build(
         rounds,
         gathered,
         direct,
+        batched,
+        group,
+        group_ids: None,
+        group_jump: None,
+        group_invariants: std::collections::HashMap::new(),
     };
     g.plan_tiles();
     g.function()?;
@@ -428,13 +477,15 @@ pub(crate) fn build(
         builtin_rows,
         guarded,
         safe_divisions,
+        group_jump,
         ..
     } = g;
     b.finalize(target);
     exits_first(func);
-    hoist_divisions(func, &safe_divisions);
+    hoist_divisions(func, &safe_divisions, group_jump);
     let barrier_jumps = barrier_jumps(ir);
     Ok(Output {
+        batched,
         barrier_jumps,
         sites,
         callouts,
@@ -467,6 +518,24 @@ impl Gen<'_> {
         let mut pos = FuncCursor::new(self.b.func).at_inst(at);
         let v = pos.ins().load(ty, own_flags(), base, offset);
         self.invariants.insert((base, offset, ty), v);
+        v
+    }
+
+    /// A load of `ty` at byte `offset` of the current group's `wg_ids` entry (group batches),
+    /// emitted once, in `group_head`.
+    fn group_load(&mut self, ty: Type, offset: i32) -> Value {
+        if let Some(&v) = self.group_invariants.get(&(offset, ty)) {
+            return v;
+        }
+        let (Some(at), Some(base)) = (self.group_jump, self.group_ids) else {
+            // (Not batched: the call's one workgroup.)
+            let ctx = self.ctx;
+            let ids = self.inv_load(I64, ctx, field!(wg_ids));
+            return self.inv_load(ty, ids, offset);
+        };
+        let mut pos = FuncCursor::new(self.b.func).at_inst(at);
+        let v = pos.ins().load(ty, own_flags(), base, offset);
+        self.group_invariants.insert((offset, ty), v);
         v
     }
 
@@ -518,7 +587,40 @@ impl Gen<'_> {
             self.b.def_var(self.gathered, g);
             self.b.def_var(self.direct, none);
         }
-        self.entry_jump = Some(self.b.ins().jump(head, &[]));
+        let next_group = if self.batched {
+            let g0 = self.ctx_load(I32, field!(group));
+            self.b.def_var(self.group, g0);
+            let group_head = self.b.create_block();
+            self.entry_jump = Some(self.b.ins().jump(group_head, &[]));
+            // group_head: the group's entry of the workgroup-id table; what only depends on it
+            // goes here (`group_load`), and Cranelift hoists what is computed from it to here.
+            self.b.switch_to_block(group_head);
+            let ctx = self.ctx;
+            let ids = self.inv_load(I64, ctx, field!(wg_ids));
+            let gi = self.b.use_var(self.group);
+            let gi64 = self.b.ins().uextend(I64, gi);
+            let off = self.b.ins().imul_imm_s(gi64, 16);
+            self.group_ids = Some(self.b.ins().iadd(ids, off));
+            self.group_jump = Some(self.b.ins().jump(head, &[]));
+            // next_group: the batch's next group, from its first chunk.
+            let next_group = self.b.create_block();
+            self.b.switch_to_block(next_group);
+            let gi = self.b.use_var(self.group);
+            let gi1 = self.b.ins().iadd_imm_s(gi, 1);
+            let groups = self.inv_load(I32, ctx, field!(groups));
+            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, gi1, groups);
+            let advance = self.b.create_block();
+            self.b.ins().brif(more, advance, &[], finish, &[]);
+            self.b.switch_to_block(advance);
+            self.b.def_var(self.group, gi1);
+            let zero = self.b.ins().iconst(I32, 0);
+            self.b.def_var(self.chunk, zero);
+            self.b.ins().jump(group_head, &[]);
+            Some(next_group)
+        } else {
+            self.entry_jump = Some(self.b.ins().jump(head, &[]));
+            None
+        };
 
         // chunk_head: leave with the status a hand-back or an abort set, else the next chunk.
         self.b.switch_to_block(head);
@@ -528,7 +630,9 @@ impl Gen<'_> {
         let c = self.chunk();
         let end = self.ctx_load(I32, field!(chunk_end));
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, c, end);
-        self.b.ins().brif(more, start, &[], finish, &[]);
+        self.b
+            .ins()
+            .brif(more, start, &[], next_group.unwrap_or(finish), &[]);
 
         self.b.switch_to_block(self.leave);
         self.b.ins().jump(head, &[]);
@@ -654,7 +758,12 @@ impl Gen<'_> {
         let ctx = self.ctx;
         let ids = self.inv_load(I64, ctx, field!(wg_ids));
         let mut wg = [None; 3];
-        if shape.fuse == 1 {
+        if self.batched {
+            // One workgroup per group of the batch: its id is loaded once per group.
+            for (i, w) in wg.iter_mut().enumerate() {
+                *w = Some(self.group_load(I32, 4 * i as i32));
+            }
+        } else if shape.fuse == 1 {
             // One workgroup per call: its id is loaded once, in the entry block.
             for (i, w) in wg.iter_mut().enumerate() {
                 *w = Some(self.inv_load(I32, ids, 4 * i as i32));
@@ -971,6 +1080,10 @@ impl Gen<'_> {
         }
         let c = self.chunk();
         self.ctx_store(c, field!(chunk));
+        if self.batched {
+            let g = self.b.use_var(self.group);
+            self.ctx_store(g, field!(group));
+        }
         let b = self.b.ins().iconst(I32, i64::from(blk));
         self.ctx_store(b, field!(stop_block));
         let o = self.b.ins().iconst(I32, k as i64);
