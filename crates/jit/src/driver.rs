@@ -270,7 +270,8 @@ pub(crate) fn run_groups(
 /// Groups a batch holds at most.
 const BATCH: usize = 64;
 
-/// Runs the worker's groups in batches of up to [`BATCH`] per call of the compiled function
+/// Runs the worker's groups in batches of up to [`BATCH`] (and one claim's) per call of the
+/// compiled function
 /// (`Ctx::groups`), each group `full` chunks: the driver only writes each group's workgroup id;
 /// a chunk handed back gets its group started for the interpreter, which runs it, and the batch
 /// goes on from the next chunk.
@@ -281,12 +282,16 @@ fn run_batches(
     c: &mut Ctx,
     full: u32,
 ) {
-    let mut groups: Vec<u64> = Vec::with_capacity(BATCH);
-    let mut ids: Vec<[u32; 4]> = Vec::with_capacity(BATCH);
+    // One claim's groups at most, so that the workers share a small dispatch.
+    let batch = usize::try_from(worker.claim())
+        .unwrap_or(BATCH)
+        .clamp(1, BATCH);
+    let mut groups: Vec<u64> = Vec::with_capacity(batch);
+    let mut ids: Vec<[u32; 4]> = Vec::with_capacity(batch);
     loop {
         groups.clear();
         ids.clear();
-        while groups.len() < BATCH {
+        while groups.len() < batch {
             let Some(g) = next() else { break };
             let id = worker.workgroup_id(g, 0);
             groups.push(g);

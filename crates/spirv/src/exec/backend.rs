@@ -109,6 +109,13 @@ impl<'m, 'e> Worker<'m, 'e> {
         ]
     }
 
+    /// Lane groups a worker takes per claim (consecutive ones; fewer at the end): a backend
+    /// that runs several groups at once should take no more than one claim's, or the workers
+    /// of a small dispatch stop sharing its groups.
+    pub fn claim(&self) -> u64 {
+        self.m.env.claim
+    }
+
     /// Workgroups per lane group.
     pub fn fuse(&self) -> u32 {
         self.m.env.shape.fuse

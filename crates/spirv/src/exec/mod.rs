@@ -192,6 +192,8 @@ pub(crate) struct Env<'a> {
     pub(crate) base: [u32; 3],
     pub(crate) count: [u32; 3],
     pub(crate) total_wg: u64,
+    /// Lane groups a worker takes per claim of the shared counter (consecutive ones).
+    pub(crate) claim: u64,
     /// The watchdog check (see `Program::dispatch_watched`).
     pub(crate) stop: &'a (dyn Fn() -> Option<String> + Sync),
     /// The first reason a worker got from `stop`.
@@ -226,6 +228,14 @@ pub(crate) unsafe fn dispatch(
     }
     let shape = p.shape;
     let groups = total_wg.div_ceil(u64::from(shape.fuse));
+    let pool = tessera_workers::global();
+    let workers = threads
+        .max(1)
+        .min(pool.threads())
+        .min(usize::try_from(groups).unwrap_or(usize::MAX));
+    // Small enough that the last batches balance the workers, large enough to amortise the
+    // claim and keep each worker's accesses contiguous.
+    let batch = (groups / (workers as u64 * 16)).clamp(1, 64);
     let env = Env {
         ir: &p.ir,
         layout: &p.layout,
@@ -237,19 +247,12 @@ pub(crate) unsafe fn dispatch(
         base,
         count,
         total_wg,
+        claim: batch,
         stop,
         abort: std::sync::Mutex::new(None),
         aborted: AtomicBool::new(false),
     };
     let next = AtomicU64::new(0);
-    let pool = tessera_workers::global();
-    let workers = threads
-        .max(1)
-        .min(pool.threads())
-        .min(usize::try_from(groups).unwrap_or(usize::MAX));
-    // Small enough that the last batches balance the workers, large enough to amortise the
-    // claim and keep each worker's accesses contiguous.
-    let batch = (groups / (workers as u64 * 16)).clamp(1, 64);
     let work = |_: usize| {
         let run = |file: &mut RegFile, scratch: &mut Scratch| {
             let mut m = Machine::new(&env, file, scratch);
