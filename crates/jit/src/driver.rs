@@ -68,11 +68,14 @@ pub(crate) fn run_groups(
                         ptr: w.ptr,
                         len: w.len as u64,
                         // Compiled code's offset arithmetic needs dims and strides far from
-                        // overflow (below 2^40); a view outside that goes to the interpreter.
-                        ok: u64::from(
-                            tensor_access_size(ir, t, &w).is_some()
-                                && w.dims.iter().chain(w.strides).all(|&x| x < 1 << 40),
-                        ),
+                        // overflow (below 2^40), and it reads and writes an element whose
+                        // coordinates are in bounds without checking it against the window:
+                        // the view's whole footprint must lie inside it. A view outside that
+                        // goes to the interpreter.
+                        ok: u64::from(tensor_access_size(ir, t, &w).is_some_and(|size| {
+                            w.dims.iter().chain(w.strides).all(|&x| x < 1 << 40)
+                                && footprint_fits(w.dims, w.strides, size, w.len)
+                        })),
                         rank: w.dims.len() as u64,
                         dims: shape.as_ptr(),
                         strides: shape[MAX_RANK..].as_ptr(),
@@ -265,6 +268,22 @@ pub(crate) fn run_groups(
             resume = 1;
         }
     }
+}
+
+/// Whether every element of a view of `dims` and `strides` (bytes), `size` bytes each, lies in
+/// the first `len` bytes: the last byte of the farthest element, `Σ (dim - 1)·stride + size`,
+/// is within them (a view with a zero dimension has no elements).
+fn footprint_fits(dims: &[u64], strides: &[u64], size: usize, len: usize) -> bool {
+    if dims.contains(&0) {
+        return true;
+    }
+    let far = dims
+        .iter()
+        .zip(strides)
+        .try_fold(size as u128, |acc, (&d, &s)| {
+            acc.checked_add(u128::from(d - 1) * u128::from(s))
+        });
+    far.is_some_and(|f| f <= len as u128)
 }
 
 /// Groups a batch holds at most.

@@ -860,3 +860,52 @@ fn icmp_affine_against_uniform() {
     let st = k.run_stats();
     assert_eq!((st.callouts, st.hand_backs), (0, 0));
 }
+
+/// Tensor accesses in bounds of their view are not checked against the memory window: the
+/// driver's `ok` flag includes "the view's whole footprint lies in the window". A view whose
+/// last rows have no memory behind them (a short binding) must go to the interpreter, which
+/// drops or zeroes what falls outside, and the JIT must agree with it bit for bit (and read or
+/// write nothing past the window: `c`'s bytes after it would differ). `bench_tensor_add`:
+/// `c = a + b` on [rows, 256] f32 tensors, a and c short by one and a half rows.
+#[test]
+fn tensor_view_longer_than_its_memory() {
+    use common::TensorView;
+    use tessera_spirv::TensorElement;
+    let spv = include_bytes!("../../../spirv-tests/shaders/bench_tensor_add.spv");
+    let words: Vec<u32> = spv
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (rows, cols) = (6u64, 256u64);
+    let full = (rows * cols * 4) as usize;
+    let short = full - (cols * 6) as usize;
+    let view = || TensorView {
+        format: TensorElement::F32,
+        dims: vec![rows, cols],
+        strides: vec![cols * 4, 4],
+    };
+    let floats = |n: usize, k: f32| -> Vec<u8> {
+        (0..n / 4)
+            .flat_map(|i| (i as f32 * k).to_le_bytes())
+            .collect()
+    };
+    let binding = |binding, init, name: &str| Binding {
+        binding,
+        init,
+        elem: elem(flt(32)),
+        tensor: Some(view()),
+        name: name.into(),
+    };
+    let case = Case {
+        words,
+        bindings: vec![
+            binding(0, floats(short, 1.5), "a (short)"),
+            binding(1, floats(full, 0.25), "b"),
+            binding(2, vec![0xcd; short], "c (short)"),
+        ],
+        dispatch: [1, rows as u32, 1],
+        summary: "short tensor memory".into(),
+    };
+    let (verdict, _) = check(&case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+}

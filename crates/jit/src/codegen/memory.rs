@@ -160,8 +160,9 @@ impl Gen<'_> {
                 signed,
                 coord_width,
                 dsts,
-                oob,
-            } => self.tensor_read(tensor, coords, *signed, *coord_width, dsts, *oob),
+                // Out-of-bounds reads (which read `oob`) go to the interpreter.
+                oob: _,
+            } => self.tensor_read(tensor, coords, *signed, *coord_width, dsts),
             Op::TensorWrite {
                 tensor,
                 coords,
@@ -520,7 +521,6 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         dsts: &[Reg],
-        oob: Option<Reg>,
     ) -> Result<bool, String> {
         if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
             return Ok(false);
@@ -544,16 +544,9 @@ impl Gen<'_> {
             for (j, &d) in dsts.iter().enumerate() {
                 let e = self.b.ins().imul_imm_s(estep, j as i64);
                 let at = self.b.ins().iadd(base, e);
-                let (p, lok) = self.checked(ptr, len, at, size as u64);
+                // In bounds, so inside the window (`ok` includes the view's footprint).
+                let p = self.b.ins().iadd(ptr, at);
                 let x = self.b.ins().load(ty, app_flags(), p, 0);
-                let fallback = match oob {
-                    Some(o) => {
-                        let v = self.get(o);
-                        self.scalar(&v, size).ok_or("uniform oob")?
-                    }
-                    None => self.b.ins().iconst(ty, 0),
-                };
-                let x = self.b.ins().select(lok, x, fallback);
                 self.set(d, JVal::Uniform(x))?;
             }
             return Ok(true);
@@ -574,9 +567,10 @@ impl Gen<'_> {
         let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
         let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
         let contiguous = self.b.ins().band(step_is_run, packed);
-        let total = (LANES * count * size) as u64;
-        let (p, fits) = self.checked(ptr, len, base, total);
-        let fast_ok = self.b.ins().band(contiguous, fits);
+        // Every lane's elements are in bounds, so inside the window (`ok` includes the view's
+        // footprint): no window checks from here on.
+        let p = self.b.ins().iadd(ptr, base);
+        let fast_ok = contiguous;
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
@@ -593,13 +587,6 @@ impl Gen<'_> {
         self.b.ins().jump(join, &args);
         // Strided (in bounds): lane i's element j at base + i·step + j·estep, one range check.
         self.b.switch_to_block(slow);
-        let lanes_span = self.b.ins().imul_imm_s(step, LANES as i64 - 1);
-        let elems_span = self.b.ins().imul_imm_s(estep, count as i64 - 1);
-        let span = self.b.ins().iadd(lanes_span, elems_span);
-        let end = self.b.ins().iadd(base, span);
-        let (_, end_ok) = self.checked(ptr, len, end, size as u64);
-        let bad = self.b.ins().bxor_imm_s(end_ok, 1);
-        self.hand_back_if(bad);
         if let Some(probe) = &probe {
             self.tile_fill(probe, ptr, len, step, estep);
         }
@@ -756,7 +743,7 @@ impl Gen<'_> {
             return Ok(false);
         }
         let size = t.elem.bytes();
-        let (ptr, len, ok, _, dims, strides) = self.site(t);
+        let (ptr, _, ok, _, dims, strides) = self.site(t);
         let Some((base, step, estep, inb, _)) =
             self.tensor_affine(t, coords, signed, cw, values.len(), dims, strides, ok)
         else {
@@ -774,7 +761,8 @@ impl Gen<'_> {
             for (j, v) in vals.iter().enumerate() {
                 let e = self.b.ins().imul_imm_s(estep, j as i64);
                 let at = self.b.ins().iadd(base, e);
-                let (p, _) = self.checked(ptr, len, at, size as u64);
+                // In bounds, so inside the window (`ok` includes the view's footprint).
+                let p = self.b.ins().iadd(ptr, at);
                 let x = self.lane(v, size, LANES - 1);
                 self.b.ins().store(app_flags(), x, p, 0);
             }
@@ -784,9 +772,10 @@ impl Gen<'_> {
         let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
         let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
         let contiguous = self.b.ins().band(step_is_run, packed);
-        let total = (LANES * count * size) as u64;
-        let (p, fits) = self.checked(ptr, len, base, total);
-        let fast_ok = self.b.ins().band(contiguous, fits);
+        // Every lane's elements are in bounds, so inside the window (`ok` includes the view's
+        // footprint): no window checks from here on.
+        let p = self.b.ins().iadd(ptr, base);
+        let fast_ok = contiguous;
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();
@@ -799,13 +788,6 @@ impl Gen<'_> {
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(slow);
-        let lanes_span = self.b.ins().imul_imm_s(step, LANES as i64 - 1);
-        let elems_span = self.b.ins().imul_imm_s(estep, count as i64 - 1);
-        let span = self.b.ins().iadd(lanes_span, elems_span);
-        let end = self.b.ins().iadd(base, span);
-        let (_, end_ok) = self.checked(ptr, len, end, size as u64);
-        let bad = self.b.ins().bxor_imm_s(end_ok, 1);
-        self.hand_back_if(bad);
         // Element-major, then lane order: as the interpreter writes.
         let lane0 = self.b.ins().iadd(ptr, base);
         for (j, v) in vals.iter().enumerate() {
