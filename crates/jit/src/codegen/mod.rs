@@ -137,7 +137,7 @@ pub(crate) struct Gen<'a> {
     safe_divisions: Vec<Inst>,
     /// Tiles of strided tensor reads in loops (`tile`).
     pub(crate) tiles: tile::Tiles,
-    /// Barrier rounds (see `finish_or_round`): per block, the block a barrier-only block jumps
+    /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
     rounds: bool,
@@ -959,11 +959,18 @@ impl Gen<'_> {
             let go = self.b.create_block();
             self.b.ins().brif(expired, call, &[], go, &[]);
             self.b.switch_to_block(call);
+            // (Between rounds every register is in its row: only the function's own variables
+            // are live.)
+            let saved = self.save_for_call(None);
             let f = self.ctx_load(I64, field!(poll_fn));
             let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
             let stop = self.b.inst_results(call_inst)[0];
             let abort = self.b.create_block();
-            self.b.ins().brif(stop, abort, &[], go, &[]);
+            let resume = self.b.create_block();
+            self.b.ins().brif(stop, abort, &[], resume, &[]);
+            self.b.switch_to_block(resume);
+            self.restore_after_call(saved);
+            self.b.ins().jump(go, &[]);
             self.b.switch_to_block(abort);
             self.leave_with(status::ABORT);
             self.b.switch_to_block(go);
@@ -1392,7 +1399,7 @@ impl Gen<'_> {
             let call = self.b.create_block();
             self.b.ins().brif(expired, call, &[], self.bodies[t], &[]);
             self.b.switch_to_block(call);
-            let saved = self.save_for_call(t);
+            let saved = self.save_for_call(Some(t));
             let f = self.ctx_load(I64, field!(poll_fn));
             let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
             let stop = self.b.inst_results(call_inst)[0];
@@ -1410,16 +1417,24 @@ impl Gen<'_> {
         Ok(())
     }
 
-    /// Stores the variables live into block `t` (its live registers', the chunk's and the
-    /// tiles') in a stack slot before a call, for `restore_after_call`. No value then lives
-    /// across the call, which clobbers every vector register: otherwise the register allocator
-    /// keeps such values on the stack everywhere (a loop's accumulators stored and reloaded
-    /// every iteration for a poll that runs every 16 384th).
-    fn save_for_call(&mut self, t: usize) -> Saved {
+    /// Stores the variables live into block `t` (its live registers' when `t` is given, the
+    /// chunk's, the tiles', the rounds' and the batch's) in a stack slot before a call, for
+    /// `restore_after_call`. No value then lives across the call, which clobbers every vector
+    /// register: otherwise the register allocator keeps such values on the stack everywhere (a
+    /// loop's accumulators stored and reloaded every iteration for a poll that runs every
+    /// 16 384th).
+    fn save_for_call(&mut self, t: Option<usize>) -> Saved {
         let mut vars: Vec<(Variable, Type)> = vec![(self.chunk, I32), (self.exit_status, I32)];
         vars.extend(self.bases.iter().map(|&v| (v, I64)));
         vars.extend(self.tiles.tags().map(|v| (v, I64)));
-        for r in self.live.live_in[t].iter() {
+        if self.rounds {
+            vars.extend([(self.gathered, I32), (self.direct, I32)]);
+        }
+        if self.batched {
+            vars.push((self.group, I32));
+        }
+        let live = t.map(|t| self.live.live_in[t].clone());
+        for r in live.iter().flat_map(|l| l.iter()) {
             let bytes = self.ir.reg_types[r as usize].bytes();
             match &self.vars[r as usize] {
                 Vars::None => {}
@@ -1431,9 +1446,8 @@ impl Gen<'_> {
         let laid: Vec<(Variable, Type, i32)> = vars
             .into_iter()
             .map(|(v, ty)| {
-                let size = ty.bytes().max(8) as i32;
                 let here = at;
-                at += size.max(16);
+                at += 16;
                 (v, ty, here)
             })
             .collect();
