@@ -200,21 +200,10 @@ pub(crate) fn run_groups(
                             .hand_backs
                             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let chunk = c.chunk;
-                        let lo = chunk as usize * LANES;
                         if has_guard {
                             worker.set_floor(c.floor, guarded);
                         }
-                        if c.stop_block == DONE {
-                            worker.interpret(lo, lo + LANES, has_sync);
-                        } else {
-                            worker.interpret_from(
-                                lo,
-                                lo + LANES,
-                                c.stop_block,
-                                c.stop_op as usize,
-                                has_sync,
-                            );
-                        }
+                        interpret_handed_back(worker, &c, has_sync);
                         if worker.should_stop() {
                             return;
                         }
@@ -286,6 +275,17 @@ fn footprint_fits(dims: &[u64], strides: &[u64], size: usize, len: usize) -> boo
     far.is_some_and(|f| f <= len as u128)
 }
 
+/// Runs chunk `c.chunk`, handed back by compiled code, on the interpreter from where it stopped
+/// (`c.stop_block`/`stop_op`, or its lanes' block indices when `stop_block` is `DONE`).
+fn interpret_handed_back(worker: &mut Worker<'_, '_>, c: &Ctx, until_sync: bool) {
+    let lo = c.chunk as usize * LANES;
+    if c.stop_block == DONE {
+        worker.interpret(lo, lo + LANES, until_sync);
+    } else {
+        worker.interpret_from(lo, lo + LANES, c.stop_block, c.stop_op as usize, until_sync);
+    }
+}
+
 /// Groups a batch holds at most.
 const BATCH: usize = 64;
 
@@ -345,18 +345,7 @@ fn run_batches(
                         return;
                     };
                     worker.begin_group(g);
-                    let lo = chunk as usize * LANES;
-                    if c.stop_block == DONE {
-                        worker.interpret(lo, lo + LANES, false);
-                    } else {
-                        worker.interpret_from(
-                            lo,
-                            lo + LANES,
-                            c.stop_block,
-                            c.stop_op as usize,
-                            false,
-                        );
-                    }
+                    interpret_handed_back(worker, c, false);
                     if worker.should_stop() {
                         return;
                     }

@@ -466,6 +466,23 @@ fn iun_neg_not() {
     }
 }
 
+/// Integer comparison `k` of the 10 (`==`, `!=`, unsigned `<`, `<=`, `>`, `>=`, signed ones).
+fn icmp_k(b: &mut Builder, k: u32, bt: Word, x: Word, y: Word) -> Word {
+    match k {
+        0 => b.i_equal(bt, None, x, y),
+        1 => b.i_not_equal(bt, None, x, y),
+        2 => b.u_less_than(bt, None, x, y),
+        3 => b.u_less_than_equal(bt, None, x, y),
+        4 => b.u_greater_than(bt, None, x, y),
+        5 => b.u_greater_than_equal(bt, None, x, y),
+        6 => b.s_less_than(bt, None, x, y),
+        7 => b.s_less_than_equal(bt, None, x, y),
+        8 => b.s_greater_than(bt, None, x, y),
+        _ => b.s_greater_than_equal(bt, None, x, y),
+    }
+    .unwrap()
+}
+
 #[test]
 fn icmp_all() {
     for w in INTS {
@@ -473,19 +490,7 @@ fn icmp_all() {
         for k in 0..10 {
             binary("icmp", t, t, int(32), |b, r, x, y| {
                 let bt = b.type_bool();
-                let c = match k {
-                    0 => b.i_equal(bt, None, x, y),
-                    1 => b.i_not_equal(bt, None, x, y),
-                    2 => b.u_less_than(bt, None, x, y),
-                    3 => b.u_less_than_equal(bt, None, x, y),
-                    4 => b.u_greater_than(bt, None, x, y),
-                    5 => b.u_greater_than_equal(bt, None, x, y),
-                    6 => b.s_less_than(bt, None, x, y),
-                    7 => b.s_less_than_equal(bt, None, x, y),
-                    8 => b.s_greater_than(bt, None, x, y),
-                    _ => b.s_greater_than_equal(bt, None, x, y),
-                }
-                .unwrap();
+                let c = icmp_k(b, k, bt, x, y);
                 let (one, zero) = (b.constant_bit32(r, 1), b.constant_bit32(r, 0));
                 b.select(r, None, c, one, zero).unwrap()
             });
@@ -813,20 +818,7 @@ fn icmp_affine_against_uniform() {
     let base = m.b.i_mul(u, None, i, per).unwrap();
     for k in 0..10u32 {
         for (slot, (l, r)) in [(x, y), (y, x)].into_iter().enumerate() {
-            let b = &mut m.b;
-            let c = match k {
-                0 => b.i_equal(bt, None, l, r),
-                1 => b.i_not_equal(bt, None, l, r),
-                2 => b.u_less_than(bt, None, l, r),
-                3 => b.u_less_than_equal(bt, None, l, r),
-                4 => b.u_greater_than(bt, None, l, r),
-                5 => b.u_greater_than_equal(bt, None, l, r),
-                6 => b.s_less_than(bt, None, l, r),
-                7 => b.s_less_than_equal(bt, None, l, r),
-                8 => b.s_greater_than(bt, None, l, r),
-                _ => b.s_greater_than_equal(bt, None, l, r),
-            }
-            .unwrap();
+            let c = icmp_k(&mut m.b, k, bt, l, r);
             let v = m.b.select(u, None, c, one, zero).unwrap();
             let off = m.b.constant_bit32(u, 2 * k + slot as u32);
             let at = m.b.i_add(u, None, base, off).unwrap();

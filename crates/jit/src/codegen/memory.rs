@@ -514,6 +514,15 @@ impl Gen<'_> {
         Some((base, step, elem_step?, inb, innermost?))
     }
 
+    /// Whether a tensor access's lanes' runs of `count` elements lie back to back with their
+    /// elements packed (`step` bytes between lanes, `estep` between elements of `size` bytes).
+    fn runs_packed(&mut self, step: Value, estep: Value, count: usize, size: usize) -> Value {
+        let run = (count * size) as i64;
+        let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
+        let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
+        self.b.ins().band(step_is_run, packed)
+    }
+
     fn tensor_read(
         &mut self,
         t: &TensorAcc,
@@ -562,15 +571,10 @@ impl Gen<'_> {
             .collect();
         // A strided read in a loop may find its elements in its tile (`tile`).
         let probe = self.tile_probe(base, estep, innermost, join);
-        // Contiguous: lanes' runs back to back, elements packed.
-        let run = (count * size) as i64;
-        let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
-        let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
-        let contiguous = self.b.ins().band(step_is_run, packed);
         // Every lane's elements are in bounds, so inside the window (`ok` includes the view's
         // footprint): no window checks from here on.
         let p = self.b.ins().iadd(ptr, base);
-        let fast_ok = contiguous;
+        let fast_ok = self.runs_packed(step, estep, count, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
@@ -768,14 +772,10 @@ impl Gen<'_> {
             }
             return Ok(true);
         }
-        let run = (count * size) as i64;
-        let step_is_run = self.b.ins().icmp_imm_s(IntCC::Equal, step, run);
-        let packed = self.b.ins().icmp_imm_s(IntCC::Equal, estep, size as i64);
-        let contiguous = self.b.ins().band(step_is_run, packed);
         // Every lane's elements are in bounds, so inside the window (`ok` includes the view's
         // footprint): no window checks from here on.
         let p = self.b.ins().iadd(ptr, base);
-        let fast_ok = contiguous;
+        let fast_ok = self.runs_packed(step, estep, count, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();

@@ -881,16 +881,7 @@ impl Gen<'_> {
         self.end_round_here();
         self.b.ins().jump(self.chunk_done, &[]);
         self.b.switch_to_block(dispatch);
-        let pool = &mut self.b.func.dfg.value_lists;
-        let calls: Vec<_> = table
-            .iter()
-            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
-            .collect();
-        let default = cranelift_codegen::ir::BlockCall::new(fallback, std::iter::empty(), pool);
-        let jt = self
-            .b
-            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
-        self.b.ins().br_table(p0, jt);
+        self.br_table_to(p0, &table, fallback);
         self.b.switch_to_block(fallback);
         self.hand_back_from_pcs();
         for (i, s) in stubs {
@@ -939,40 +930,13 @@ impl Gen<'_> {
                 _ => table.push(done),
             }
         }
-        let pool = &mut self.b.func.dfg.value_lists;
-        let calls: Vec<_> = table
-            .iter()
-            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
-            .collect();
-        let default = cranelift_codegen::ir::BlockCall::new(done, std::iter::empty(), pool);
-        let jt = self
-            .b
-            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
-        self.b.ins().br_table(g, jt);
+        self.br_table_to(g, &table, done);
         for (arm, t) in arms {
             self.b.switch_to_block(arm);
-            let p = self.ctx_load(I32, field!(poll));
-            let p1 = self.b.ins().iadd_imm_s(p, -1);
-            self.ctx_store(p1, field!(poll));
-            let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
-            let call = self.b.create_block();
             let go = self.b.create_block();
-            self.b.ins().brif(expired, call, &[], go, &[]);
-            self.b.switch_to_block(call);
             // (Between rounds every register is in its row: only the function's own variables
             // are live.)
-            let saved = self.save_for_call(None);
-            let f = self.ctx_load(I64, field!(poll_fn));
-            let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
-            let stop = self.b.inst_results(call_inst)[0];
-            let abort = self.b.create_block();
-            let resume = self.b.create_block();
-            self.b.ins().brif(stop, abort, &[], resume, &[]);
-            self.b.switch_to_block(resume);
-            self.restore_after_call(saved);
-            self.b.ins().jump(go, &[]);
-            self.b.switch_to_block(abort);
-            self.leave_with(status::ABORT);
+            self.poll_then(None, go);
             self.b.switch_to_block(go);
             let one = self.b.ins().iconst(I32, 1);
             self.ctx_store(one, field!(ran_rounds));
@@ -1001,19 +965,12 @@ impl Gen<'_> {
         let mut stubs = Vec::new();
         for t in targets {
             let s = self.b.create_block();
-            table[t as usize] = s;
-            stubs.push((t, s));
+            if let Some(slot) = table.get_mut(t as usize) {
+                *slot = s;
+                stubs.push((t, s));
+            }
         }
-        let pool = &mut self.b.func.dfg.value_lists;
-        let calls: Vec<_> = table
-            .iter()
-            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
-            .collect();
-        let default = cranelift_codegen::ir::BlockCall::new(fallback, std::iter::empty(), pool);
-        let jt = self
-            .b
-            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
-        self.b.ins().br_table(d, jt);
+        self.br_table_to(d, &table, fallback);
         self.b.switch_to_block(fallback);
         self.hand_back_from_pcs();
         for (t, s) in stubs {
@@ -1392,29 +1349,51 @@ impl Gen<'_> {
             self.b.switch_to_block(go);
         }
         if from.is_some_and(|f| t <= f) {
-            let p = self.ctx_load(I32, field!(poll));
-            let p1 = self.b.ins().iadd_imm_s(p, -1);
-            self.ctx_store(p1, field!(poll));
-            let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
-            let call = self.b.create_block();
-            self.b.ins().brif(expired, call, &[], self.bodies[t], &[]);
-            self.b.switch_to_block(call);
-            let saved = self.save_for_call(Some(t));
-            let f = self.ctx_load(I64, field!(poll_fn));
-            let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
-            let stop = self.b.inst_results(call_inst)[0];
-            let abort = self.b.create_block();
-            let resume = self.b.create_block();
-            self.b.ins().brif(stop, abort, &[], resume, &[]);
-            self.b.switch_to_block(resume);
-            self.restore_after_call(saved);
-            self.b.ins().jump(self.bodies[t], &[]);
-            self.b.switch_to_block(abort);
-            self.leave_with(status::ABORT);
+            let body = self.bodies[t];
+            self.poll_then(Some(t), body);
             return Ok(());
         }
         self.b.ins().jump(self.bodies[t], &[]);
         Ok(())
+    }
+
+    /// Counts down `ctx.poll` and goes on to `go`; at zero, first calls the watchdog (the
+    /// variables live into block `live`, see `save_for_call`, stored around the call) and leaves
+    /// with `ABORT` when it says stop. Ends the current block.
+    fn poll_then(&mut self, live: Option<usize>, go: Block) {
+        let p = self.ctx_load(I32, field!(poll));
+        let p1 = self.b.ins().iadd_imm_s(p, -1);
+        self.ctx_store(p1, field!(poll));
+        let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
+        let call = self.b.create_block();
+        self.b.ins().brif(expired, call, &[], go, &[]);
+        self.b.switch_to_block(call);
+        let saved = self.save_for_call(live);
+        let f = self.ctx_load(I64, field!(poll_fn));
+        let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
+        let stop = self.b.inst_results(call_inst)[0];
+        let abort = self.b.create_block();
+        let resume = self.b.create_block();
+        self.b.ins().brif(stop, abort, &[], resume, &[]);
+        self.b.switch_to_block(resume);
+        self.restore_after_call(saved);
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(abort);
+        self.leave_with(status::ABORT);
+    }
+
+    /// Ends the current block with a jump to `table[index]` (`default` past its end).
+    fn br_table_to(&mut self, index: Value, table: &[Block], default: Block) {
+        let pool = &mut self.b.func.dfg.value_lists;
+        let calls: Vec<_> = table
+            .iter()
+            .map(|&blk| cranelift_codegen::ir::BlockCall::new(blk, std::iter::empty(), pool))
+            .collect();
+        let default = cranelift_codegen::ir::BlockCall::new(default, std::iter::empty(), pool);
+        let jt = self
+            .b
+            .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
+        self.b.ins().br_table(index, jt);
     }
 
     /// Stores the variables live into block `t` (its live registers' when `t` is given, the
