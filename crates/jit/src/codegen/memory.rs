@@ -489,6 +489,17 @@ impl Gen<'_> {
             // lane 0 is never negative.
             let (least, most) = if s < 0 { (hi, lo) } else { (lo, hi) };
             let xe = self.b.ins().iadd_imm_s(most, extra);
+            // The largest coordinate must not wrap in the coordinate width either (lanes of an
+            // 8-bit `x + i` pass 255 back to 0): `most <= max` folded into the bound, as
+            // `most + extra < min(dim, max + 1 + extra)` (call-invariant, hoisted).
+            let bits = 8 * cb as u32;
+            let max = if signed {
+                (1i64 << (bits - 1)) - 1
+            } else {
+                (1i64 << bits) - 1
+            };
+            let cap = self.b.ins().iconst(I64, max + 1 + extra);
+            let dim = self.b.ins().smin(dim, cap);
             let below = self.b.ins().icmp(IntCC::SignedLessThan, xe, dim);
             let both = if signed || s < 0 {
                 let nonneg = self
@@ -514,6 +525,103 @@ impl Gen<'_> {
         Some((base, step, elem_step?, inb, innermost?))
     }
 
+    /// The row fast path of a tensor access whose innermost coordinate is affine with step
+    /// `count` (lane `i` at `x0 + i·count`) and whose other coordinates are uniform: the 16
+    /// lanes' `count` elements each lie back to back along one row. Returns (fast, address):
+    /// `fast` says the whole run is in bounds, does not wrap in the coordinate width and is
+    /// packed (innermost stride = element size), and `address` is its first byte then.
+    ///
+    /// All but one compare is call- or group-invariant (Cranelift hoists it): `fast` is
+    /// `x0 < limit` (unsigned, so a negative signed `x0` fails), where `limit` is 0 unless the
+    /// site is usable, the other coordinates are in bounds and the row packed, and then the
+    /// smaller of `dim - (16·count - 1)` and the coordinate width's largest `x0` whose lane 15
+    /// does not wrap. Only the limit and the row's start pointer stay live across a loop.
+    fn tensor_row(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        count: usize,
+    ) -> Option<(Value, Value)> {
+        let cb = usize::from(cw / 8).max(1);
+        if cb > 4
+            || coords.len() != t.rank as usize
+            || coords.is_empty()
+            || coords.len() > crate::ctx::MAX_RANK
+        {
+            return None;
+        }
+        let last = coords.len() - 1;
+        let JVal::Affine(x0, s) = self.get(coords[last]) else {
+            return None;
+        };
+        let s = if signed {
+            tessera_spirv::alu::sext(s, cw)
+        } else {
+            s as i64
+        };
+        if s != count as i64 {
+            return None;
+        }
+        let mut outer = Vec::with_capacity(last);
+        for &c in &coords[..last] {
+            outer.push(match self.get(c) {
+                JVal::Const(v) => self.iconst(scalar_ty(cb), v),
+                JVal::Uniform(x) => self.fit(x, scalar_ty(cb)),
+                _ => return None,
+            });
+        }
+        let widen = |g: &mut Self, x: Value| {
+            if signed {
+                g.b.ins().sextend(I64, x)
+            } else {
+                g.b.ins().uextend(I64, x)
+            }
+        };
+        let size = t.elem.bytes();
+        let (ptr, _, ok, _, dims, strides) = self.site(t);
+        // `ok` is 0 or 1 (the driver's `TensorSite`): usable as the flag itself.
+        let mut usable = self.b.ins().ireduce(I8, ok);
+        let mut start = ptr;
+        for (k, c) in outer.into_iter().enumerate() {
+            let c = widen(self, c);
+            let dim = self.inv_load(I64, dims, (8 * k) as i32);
+            let stride = self.inv_load(I64, strides, (8 * k) as i32);
+            // Unsigned: a negative (sign-extended) coordinate is out of bounds too.
+            let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, c, dim);
+            usable = self.b.ins().band(usable, inb);
+            let term = self.b.ins().imul(c, stride);
+            start = self.b.ins().iadd(start, term);
+        }
+        let dim = self.inv_load(I64, dims, (8 * last) as i32);
+        let stride = self.inv_load(I64, strides, (8 * last) as i32);
+        let packed = self.b.ins().icmp_imm_s(IntCC::Equal, stride, size as i64);
+        usable = self.b.ins().band(usable, packed);
+        // The run's last element: x0 + 15·count + (count - 1). Lane 15's coordinate
+        // x0 + 15·count must not wrap: x0 <= max - 15·count.
+        let reach = (LANES * count - 1) as i64;
+        let bits = 8 * cb as u32;
+        let max = if signed {
+            (1i64 << (bits - 1)) - 1
+        } else {
+            (1i64 << bits) - 1
+        };
+        let no_wrap = self.b.ins().iconst(I64, max - (LANES as i64 - 1) * s + 1);
+        // dims are below 2^40 when `ok` (no overflow here); without `ok` the limit is 0.
+        let room = self.b.ins().iadd_imm_s(dim, -reach);
+        let limit = self.b.ins().smin(room, no_wrap);
+        let zero = self.b.ins().iconst(I64, 0);
+        let limit = self.b.ins().smax(limit, zero);
+        let limit = self.b.ins().select(usable, limit, zero);
+        let x0 = self.fit(x0, scalar_ty(cb));
+        let x = widen(self, x0);
+        let fast = self.b.ins().icmp(IntCC::UnsignedLessThan, x, limit);
+        let offset = self.b.ins().imul_imm_s(x, size as i64);
+        let address = self.b.ins().iadd(start, offset);
+        Some((fast, address))
+    }
+
     /// Whether a tensor access's lanes' runs of `count` elements lie back to back with their
     /// elements packed (`step` bytes between lanes, `estep` between elements of `size` bytes).
     fn runs_packed(&mut self, step: Value, estep: Value, count: usize, size: usize) -> Value {
@@ -523,6 +631,8 @@ impl Gen<'_> {
         self.b.ins().band(step_is_run, packed)
     }
 
+    /// A tensor read. A read along a row (`tensor_row`) takes one compare and the vector loads
+    /// when the row is in bounds and packed, else the general path (`tensor_read_general`).
     fn tensor_read(
         &mut self,
         t: &TensorAcc,
@@ -534,6 +644,65 @@ impl Gen<'_> {
         if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
             return Ok(false);
         }
+        let size = t.elem.bytes();
+        let count = dsts.len();
+        let Some((fast, addr)) = self.tensor_row(t, coords, signed, cw, count) else {
+            return self.tensor_read_general(t, coords, signed, cw, dsts);
+        };
+        let vt = vec_ty(size);
+        let join = self.b.create_block();
+        let params: Vec<Vec<Value>> = (0..count)
+            .map(|_| {
+                (0..size)
+                    .map(|_| self.b.append_block_param(join, vt))
+                    .collect()
+            })
+            .collect();
+        let row = self.b.create_block();
+        let general = self.b.create_block();
+        self.b.ins().brif(fast, row, &[], general, &[]);
+        self.b.switch_to_block(row);
+        let raw: Vec<Value> = (0..count * size)
+            .map(|j| self.b.ins().load(vt, app_flags(), addr, (16 * j) as i32))
+            .collect();
+        let per = self.deinterleave(&raw, count, size);
+        let args: Vec<cranelift_codegen::ir::BlockArg> = per
+            .iter()
+            .flatten()
+            .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
+            .collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(general);
+        if !self.tensor_read_general(t, coords, signed, cw, dsts)? {
+            return Err("tensor read: a row access the general path does not take".into());
+        }
+        let mut args = Vec::new();
+        for &d in dsts {
+            let v = self.get(d);
+            args.extend(
+                self.vectors(&v, size)
+                    .into_iter()
+                    .map(cranelift_codegen::ir::BlockArg::Value),
+            );
+        }
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        for (d, vs) in dsts.iter().zip(params) {
+            self.set(*d, JVal::Varying(vs))?;
+        }
+        Ok(true)
+    }
+
+    /// The general tensor read: a uniform element, packed runs, a tile or strided elements,
+    /// every lane in bounds (else a hand to the interpreter).
+    fn tensor_read_general(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        dsts: &[Reg],
+    ) -> Result<bool, String> {
         let size = t.elem.bytes();
         let (ptr, len, ok, _, dims, strides) = self.site(t);
         let Some((base, step, estep, inb, innermost)) =
@@ -735,6 +904,7 @@ impl Gen<'_> {
         out
     }
 
+    /// A tensor write, along a row (`tensor_row`) or by the general path.
     fn tensor_write(
         &mut self,
         t: &TensorAcc,
@@ -746,6 +916,40 @@ impl Gen<'_> {
         if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
             return Ok(false);
         }
+        let size = t.elem.bytes();
+        let Some((fast, addr)) = self.tensor_row(t, coords, signed, cw, values.len()) else {
+            return self.tensor_write_general(t, coords, signed, cw, values);
+        };
+        let join = self.b.create_block();
+        let row = self.b.create_block();
+        let general = self.b.create_block();
+        self.b.ins().brif(fast, row, &[], general, &[]);
+        self.b.switch_to_block(row);
+        let vals: Vec<JVal> = values.iter().map(|&v| self.get(v)).collect();
+        let per: Vec<Vec<Value>> = vals.iter().map(|v| self.vectors(v, size)).collect();
+        let raw = self.interleave(&per, size);
+        for (k, &v) in raw.iter().enumerate() {
+            self.b.ins().store(app_flags(), v, addr, (16 * k) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(general);
+        if !self.tensor_write_general(t, coords, signed, cw, values)? {
+            return Err("tensor write: a row access the general path does not take".into());
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(true)
+    }
+
+    /// The general tensor write: as `tensor_read_general`, element-major then lane order.
+    fn tensor_write_general(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        values: &[Reg],
+    ) -> Result<bool, String> {
         let size = t.elem.bytes();
         let (ptr, _, ok, _, dims, strides) = self.site(t);
         let Some((base, step, estep, inb, _)) =

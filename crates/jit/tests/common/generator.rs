@@ -806,7 +806,14 @@ impl Gen {
     /// Coordinates (an array of `rank` u32 or i32) near the invocation's element, or from data.
     fn coords(&mut self, rank: usize, dims: &[u64]) -> Word {
         let signed = self.rng.chance(40);
-        let ct = if signed { I32 } else { U32 };
+        // Sometimes 8- or 16-bit coordinates, whose lanes wrap within a chunk (an affine
+        // coordinate `gidx + k` near 255 or 65535).
+        let width = match self.rng.below(10) {
+            0 => 8,
+            1 => 16,
+            _ => 32,
+        };
+        let ct = s(Sc::Int(width, signed));
         let ctid = self.ty(ct);
         let u = self.ty(U32);
         let mut parts = Vec::new();
@@ -847,7 +854,9 @@ impl Gen {
                     }
                 }
             };
-            let c = if signed {
+            let c = if width < 32 {
+                self.convert(U32, c, ct)
+            } else if signed {
                 self.b.bitcast(ctid, None, c).unwrap()
             } else {
                 c
