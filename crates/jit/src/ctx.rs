@@ -107,6 +107,9 @@ pub struct Ctx {
     pub stop_op: u32,
     /// Back edges left before the next watchdog poll.
     pub poll: u32,
+    /// What the last watchdog poll of compiled code said (1: stop), written by its trampoline
+    /// (`codegen::build_poll_trampoline`).
+    pub poll_stop: u32,
     /// A chunk entering a guarded latch (`tessera_spirv::ir::sched`) at or above this block
     /// waits there instead (`u32::MAX`: never); the driver sets it per chunk.
     pub floor: u32,

@@ -113,6 +113,7 @@ pub(crate) fn run_groups(
         stop_block: 0,
         stop_op: 0,
         poll: POLL_EVERY,
+        poll_stop: 0,
         floor: DONE,
         rounds: 0,
         ran_rounds: 0,

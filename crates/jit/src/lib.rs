@@ -173,7 +173,23 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let mut cctx = module.make_context();
     let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
-    let out = codegen::build(program, &mut cctx.func, &mut fctx, module.target_config())?;
+    // The watchdog poll's trampoline, which the shader's function calls.
+    codegen::build_poll_trampoline(&mut cctx.func, &mut fctx, module.target_config());
+    let poll_id = module
+        .declare_function("tessera_poll", Linkage::Local, &cctx.func.signature)
+        .map_err(|e| format!("cranelift: {e}"))?;
+    module
+        .define_function(poll_id, &mut cctx)
+        .map_err(|e| format!("cranelift: {e:?}"))?;
+    module.clear_context(&mut cctx);
+    let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
+    let out = codegen::build(
+        program,
+        &mut cctx.func,
+        &mut fctx,
+        module.target_config(),
+        poll,
+    )?;
     let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
     let id = module

@@ -853,6 +853,105 @@ fn icmp_affine_against_uniform() {
     assert_eq!((st.callouts, st.hand_backs), (0, 0));
 }
 
+/// Branches on `icmp_affine` comparisons (and on their `Not`) decide from the comparison's two
+/// ends, as scalars (`Gen::decided`), whether every lane, no lane or some lanes take the arm:
+/// `if (c) r[..] = 1` for every comparison, operand order and pair of `icmp_affine_against_uniform`,
+/// on either side of a wrap, with chunks that agree and chunks that do not (the arm then runs
+/// under a mask).
+#[test]
+fn icmp_affine_branches() {
+    let t = int(32);
+    let firsts = [0u64, 5, 0x7fff_fff0, 0x7fff_fff8, 0xffff_fff0, 0xffff_fff8];
+    let ys: Vec<u64> = [
+        0u64,
+        1,
+        4,
+        15,
+        16,
+        20,
+        0x7fff_fff4,
+        0x8000_0004,
+        0xffff_fff4,
+        0xffff_ffff,
+    ]
+    .to_vec();
+    let pairs: Vec<(u64, u64)> = firsts
+        .iter()
+        .flat_map(|&x| ys.iter().map(move |&y| (x, y)))
+        .collect();
+    let groups = pairs.len();
+    let a: Vec<u64> = (0..groups)
+        .map(|w| pairs[w].0.wrapping_sub(16 * w as u64) & 0xffff_ffff)
+        .collect();
+    let bv: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+    let mut m = Mod::new();
+    m.b.capability(Capability::Shader);
+    m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let (va, ba) = m.buffer(t);
+    let (vb, bb) = m.buffer(t);
+    let (vr, br) = m.buffer(t);
+    let (f, i, w) = m.begin_main();
+    let u = m.ty(t);
+    let pa = m.elem_ptr(t, va, w);
+    let aw = m.b.load(u, None, pa, None, []).unwrap();
+    let pb = m.elem_ptr(t, vb, w);
+    let y = m.b.load(u, None, pb, None, []).unwrap();
+    let x = m.b.i_add(u, None, i, aw).unwrap();
+    let bt = m.b.type_bool();
+    let one = m.b.constant_bit32(u, 1);
+    let per = m.b.constant_bit32(u, 40);
+    let base = m.b.i_mul(u, None, i, per).unwrap();
+    let mut slot = 0u32;
+    for k in 0..10u32 {
+        for (l, r) in [(x, y), (y, x)] {
+            for negate in [false, true] {
+                let c = icmp_k(&mut m.b, k, bt, l, r);
+                let c = if negate {
+                    m.b.logical_not(bt, None, c).unwrap()
+                } else {
+                    c
+                };
+                let arm = m.b.id();
+                let merge = m.b.id();
+                m.b.selection_merge(merge, rspirv::spirv::SelectionControl::NONE)
+                    .unwrap();
+                m.b.branch_conditional(c, arm, merge, []).unwrap();
+                m.b.begin_block(Some(arm)).unwrap();
+                let off = m.b.constant_bit32(u, slot);
+                let at = m.b.i_add(u, None, base, off).unwrap();
+                let pr = m.elem_ptr(t, vr, at);
+                m.b.store(pr, one, None, []).unwrap();
+                m.b.branch(merge).unwrap();
+                m.b.begin_block(Some(merge)).unwrap();
+                slot += 1;
+            }
+        }
+    }
+    let words = m.finish(f);
+    let n = 16 * groups;
+    let binding = |binding, init: Vec<u8>, name: &str| Binding {
+        binding,
+        init,
+        elem: elem(t),
+        tensor: None,
+        name: name.into(),
+    };
+    let case = Case {
+        words,
+        bindings: vec![
+            binding(ba, bytes_of(&a, t), "a"),
+            binding(bb, bytes_of(&bv, t), "b"),
+            binding(br, vec![0; 4 * 40 * n], "r"),
+        ],
+        dispatch: [groups as u32, 1, 1],
+        summary: "branches on affine icmp".into(),
+    };
+    let (verdict, kernel) = check(&case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+    let st = kernel.unwrap().run_stats();
+    assert_eq!((st.callouts, st.hand_backs), (0, 0));
+}
+
 /// Tensor accesses in bounds of their view are not checked against the memory window: the
 /// driver's `ok` flag includes "the view's whole footprint lies in the window". A view whose
 /// last rows have no memory behind them (a short binding) must go to the interpreter, which

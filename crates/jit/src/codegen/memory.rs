@@ -5,9 +5,11 @@
 //! Every access is checked against its window before it happens. An access that fails the check
 //! is redirected to the context's scratch bytes (a load then gives 0, a store lands there), so
 //! the checks are branch-free. Fast paths: a uniform address (one access per chunk), an affine
-//! address of stride = access size (contiguous vectors), an affine tensor coordinate set (one
-//! range check per chunk, then vectors or strided scalars). Tensor accesses whose lanes are not
-//! all in bounds, dynamic descriptor indices and physical pointers go to the interpreter.
+//! address of stride = access size (contiguous vectors), a tensor row (innermost coordinate
+//! `x0 + i·count`, the others uniform: one compare of `x0` against a call-invariant limit, then
+//! vectors), an affine tensor coordinate set (one range check per chunk, then vectors or strided
+//! scalars). Tensor accesses whose lanes are not all in bounds, dynamic descriptor indices and
+//! physical pointers go to the interpreter.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;

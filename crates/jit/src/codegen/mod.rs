@@ -2,8 +2,8 @@
 //! of a lane group through the whole control-flow graph (see the crate docs for the model).
 //!
 //! Layout of the generated function `f(ctx) -> status`:
-//! - `chunk_head`: while `ctx.chunk < ctx.chunk_end`, start the chunk: its register-file row
-//!   bases, its built-ins, then block 0 (fresh) or, in resume mode, the block its lanes wait at
+//! - `chunk_head`: while `ctx.chunk < ctx.chunk_end`, start the chunk: its built-ins, then
+//!   block 0 (fresh) or, in resume mode, the block its lanes wait at
 //!   (`resume_dispatch`, one entry per block a sync block can lead to, reloading and checking
 //!   the live registers);
 //! - one Cranelift block per IR block (`bodies`), with the IR block's ops and terminator;
@@ -23,7 +23,9 @@
 //!
 //! Invariants: generated code reads and writes application memory only after checking the access
 //! against its window; every register the interpreter may read after a hand-back is in the
-//! register file first; back edges count down `ctx.poll` and call the watchdog at zero.
+//! register file first; back edges count down the poll count (`ctx.poll`, kept in a variable
+//! during the call) and call the watchdog at zero, through a trampoline that clobbers no
+//! register (`build_poll_trampoline`).
 
 mod half;
 mod memory;
@@ -35,7 +37,8 @@ use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{
-    AbiParam, Block, Inst, InstBuilder, MemFlagsData, SigRef, Signature, Type, UserFuncName, Value,
+    AbiParam, Block, FuncRef, Inst, InstBuilder, MemFlagsData, SigRef, Signature, Type,
+    UserFuncName, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use tessera_spirv::Program;
@@ -79,14 +82,10 @@ pub(crate) struct Output {
     pub(crate) batched: bool,
 }
 
-/// Variables stored around a call (`Gen::save_for_call`): the slot, and each variable's type
-/// and offset in it.
-type Saved = (cranelift_codegen::ir::StackSlot, Vec<(Variable, Type, i32)>);
-
-/// Signatures of the callbacks.
+/// Signatures of the callbacks, and the watchdog poll's trampoline.
 pub(crate) struct Sigs {
     pub(crate) run_op: SigRef,
-    pub(crate) poll: SigRef,
+    pub(crate) poll: FuncRef,
 }
 
 pub(crate) struct Gen<'a> {
@@ -102,14 +101,15 @@ pub(crate) struct Gen<'a> {
     /// The function's `ctx` parameter.
     pub(crate) ctx: Value,
     chunk: Variable,
-    /// `regfile + 16·chunk·bytes` for bytes = 1, 2, 4, 8.
-    bases: [Variable; 4],
     bodies: Vec<Block>,
     sync: Vec<bool>,
     guarded: Vec<bool>,
     chunk_done: Block,
     /// What the call returns once it leaves the chunk loop (`status`; 0 while it runs).
     exit_status: Variable,
+    /// `Ctx::poll` while the call runs (`I32`, in a register: stored back when it returns,
+    /// reloaded after the watchdog's call, which resets it).
+    poll: Variable,
     /// Where a hand-back or an abort goes: back to the chunk loop's head, which returns
     /// `exit_status`. Leaving through the head keeps every block of the body inside the loop
     /// (a `return` in the body would not be), which Cranelift's loop-invariant code motion
@@ -137,6 +137,10 @@ pub(crate) struct Gen<'a> {
     safe_divisions: Vec<Inst>,
     /// Tiles of strided tensor reads in loops (`tile`).
     pub(crate) tiles: tile::Tiles,
+    /// Bool vectors (`I8X16` of 0/1) whose "every lane true" and "some lane true" are known
+    /// as scalars (`I8` 0/1) defined with them (`icmp_affine`, and `Not` of those): a branch
+    /// on one tests the scalars instead of the vector.
+    pub(crate) decided: std::collections::HashMap<Value, (Value, Value)>,
     /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
@@ -345,12 +349,49 @@ fn vs_one(b: &mut FunctionBuilder<'_>) -> Value {
     b.ins().splat(I8X16, one)
 }
 
+/// Builds the watchdog poll's trampoline into `func`: `fn(ctx)` in Cranelift's `preserve_all`
+/// convention (it saves every register it uses, the C call's clobbers included), which calls
+/// `ctx.poll_fn(ctx)` and leaves its answer in `ctx.poll_stop`. A call of it clobbers nothing,
+/// so values live across a loop's poll stay in their registers: with a C call there, every
+/// value live across a loop had to be in one of the few registers calls preserve (no vector
+/// register is one), or on the stack, for a call that runs every 16 384th back edge.
+pub(crate) fn build_poll_trampoline(
+    func: &mut cranelift_codegen::ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    target: cranelift_codegen::isa::TargetFrontendConfig,
+) {
+    let c_conv = target.default_call_conv;
+    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+    sig.params.push(AbiParam::new(I64));
+    func.signature = sig;
+    func.name = UserFuncName::user(0, 1);
+    let mut poll = Signature::new(c_conv);
+    poll.params.push(AbiParam::new(I64));
+    poll.returns.push(AbiParam::new(I32));
+    let poll = func.import_signature(poll);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let ctx = b.block_params(entry)[0];
+    let f = b.ins().load(I64, own_flags(), ctx, field!(poll_fn));
+    let call = b.ins().call_indirect(poll, f, &[ctx]);
+    let stop = b.inst_results(call)[0];
+    b.ins().store(own_flags(), stop, ctx, field!(poll_stop));
+    b.ins().return_(&[]);
+    b.seal_all_blocks();
+    b.finalize(target);
+}
+
 /// Builds the function for `program` into `func`.
+///
+/// `poll` is `func`'s reference to the watchdog poll's trampoline (`build_poll_trampoline`).
 pub(crate) fn build(
     program: &Program,
     func: &mut cranelift_codegen::ir::Function,
     fctx: &mut FunctionBuilderContext,
     target: cranelift_codegen::isa::TargetFrontendConfig,
+    poll: FuncRef,
 ) -> Result<Output, String> {
     let call_conv = target.default_call_conv;
     let ir = program.ir();
@@ -368,12 +409,9 @@ pub(crate) fn build(
         .params
         .extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
     run_op.returns.push(AbiParam::new(I32));
-    let mut poll = Signature::new(call_conv);
-    poll.params.push(AbiParam::new(ptr));
-    poll.returns.push(AbiParam::new(I32));
     let sigs = Sigs {
         run_op: func.import_signature(run_op),
-        poll: func.import_signature(poll),
+        poll,
     };
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
@@ -381,12 +419,6 @@ pub(crate) fn build(
     b.switch_to_block(entry);
     let ctx = b.block_params(entry)[0];
     let chunk = b.declare_var(I32);
-    let bases = [
-        b.declare_var(ptr),
-        b.declare_var(ptr),
-        b.declare_var(ptr),
-        b.declare_var(ptr),
-    ];
     let vars = ir
         .reg_types
         .iter()
@@ -414,6 +446,7 @@ pub(crate) fn build(
     let chunk_done = b.create_block();
     let leave = b.create_block();
     let exit_status = b.declare_var(I32);
+    let poll = b.declare_var(I32);
     let gathered = b.declare_var(I32);
     let direct = b.declare_var(I32);
     let round_targets = barrier_jumps(ir);
@@ -437,12 +470,12 @@ pub(crate) fn build(
         vars,
         ctx,
         chunk,
-        bases,
         bodies,
         sync,
         guarded,
         chunk_done,
         exit_status,
+        poll,
         leave,
         sigs,
         sites: Sites::default(),
@@ -456,6 +489,7 @@ pub(crate) fn build(
         invariants: std::collections::HashMap::new(),
         safe_divisions: Vec::new(),
         tiles: tile::Tiles::default(),
+        decided: std::collections::HashMap::new(),
         round_targets,
         rounds,
         gathered,
@@ -550,14 +584,16 @@ impl Gen<'_> {
         self.b.ins().store(own_flags(), v, self.ctx, offset);
     }
 
+    /// The chunk's row base for `bytes`-byte registers: `regfile + 16·chunk·bytes`, from a
+    /// load of `ctx.regfile` where it is needed. (Kept in variables, the four bases stayed live
+    /// in general registers, or spilled, through every loop, for the stores of cold paths;
+    /// computed from a call-invariant load, Cranelift would hoist them there again.)
     pub(crate) fn chunk_base(&mut self, bytes: usize) -> Value {
-        let k = match bytes {
-            1 => 0,
-            2 => 1,
-            4 => 2,
-            _ => 3,
-        };
-        self.b.use_var(self.bases[k])
+        let regfile = self.ctx_load(I64, field!(regfile));
+        let c = self.chunk();
+        let c64 = self.b.ins().uextend(I64, c);
+        let off = self.b.ins().imul_imm_s(c64, (LANES * bytes) as i64);
+        self.b.ins().iadd(regfile, off)
     }
 
     /// The current chunk index (`I32`).
@@ -575,6 +611,8 @@ impl Gen<'_> {
         self.b.def_var(self.chunk, c0);
         let running = self.b.ins().iconst(I32, 0);
         self.b.def_var(self.exit_status, running);
+        let polls = self.ctx_load(I32, field!(poll));
+        self.b.def_var(self.poll, polls);
         if self.rounds {
             // Barrier rounds only when this call runs the whole group from its first chunk.
             let allowed = self.ctx_load(I32, field!(rounds));
@@ -637,18 +675,8 @@ impl Gen<'_> {
         self.b.switch_to_block(self.leave);
         self.b.ins().jump(head, &[]);
 
-        // chunk_start: row bases and built-ins.
+        // chunk_start: built-ins.
         self.b.switch_to_block(start);
-        let c = self.chunk();
-        let c64 = self.b.ins().uextend(I64, c);
-        let lane0 = self.b.ins().imul_imm_s(c64, LANES as i64);
-        let ctx = self.ctx;
-        let regfile = self.inv_load(I64, ctx, field!(regfile));
-        for (k, bytes) in [1i64, 2, 4, 8].into_iter().enumerate() {
-            let off = self.b.ins().imul_imm_s(lane0, bytes);
-            let base = self.b.ins().iadd(regfile, off);
-            self.b.def_var(self.bases[k], base);
-        }
         self.builtins()?;
         let first = self.bodies[0];
         if self.has_sync {
@@ -699,9 +727,13 @@ impl Gen<'_> {
         }
         let c = self.chunk();
         self.ctx_store(c, field!(chunk));
+        let polls = self.b.use_var(self.poll);
+        self.ctx_store(polls, field!(poll));
         let done = self.b.ins().iconst(I32, i64::from(status::DONE));
         self.b.ins().return_(&[done]);
         self.b.switch_to_block(out);
+        let polls = self.b.use_var(self.poll);
+        self.ctx_store(polls, field!(poll));
         let st = self.b.use_var(self.exit_status);
         self.b.ins().return_(&[st]);
         Ok(())
@@ -936,7 +968,7 @@ impl Gen<'_> {
             let go = self.b.create_block();
             // (Between rounds every register is in its row: only the function's own variables
             // are live.)
-            self.poll_then(None, go);
+            self.poll_then(go);
             self.b.switch_to_block(go);
             let one = self.b.ins().iconst(I32, 1);
             self.ctx_store(one, field!(ran_rounds));
@@ -1040,7 +1072,7 @@ impl Gen<'_> {
         let (blk, k) = self.mask.map_or(self.at, |(_, at)| at);
         let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
         for r in regs {
-            self.spill(r);
+            self.spill(r, true);
         }
         let c = self.chunk();
         self.ctx_store(c, field!(chunk));
@@ -1107,8 +1139,10 @@ impl Gen<'_> {
                         self.b.ins().brif(x, t, &[], f, &[]);
                     }
                     JVal::Varying(vs) => {
-                        let all = self.b.ins().vall_true(vs[0]);
-                        let any = self.b.ins().vany_true(vs[0]);
+                        let (all, any) = match self.decided.get(&vs[0]) {
+                            Some(&known) => known,
+                            None => (self.b.ins().vall_true(vs[0]), self.b.ins().vany_true(vs[0])),
+                        };
                         let mixed = self.b.create_block();
                         let not_all = self.b.create_block();
                         self.b.ins().brif(all, t, &[], not_all, &[]);
@@ -1311,7 +1345,7 @@ impl Gen<'_> {
         if self.sync.get(t).copied().unwrap_or(false) {
             let regs: Vec<Reg> = self.live.live_in[t].iter().collect();
             for r in regs {
-                self.spill(r);
+                self.spill(r, false);
             }
             self.set_chunk_pcs(target);
             if self.rounds {
@@ -1341,7 +1375,7 @@ impl Gen<'_> {
             self.b.switch_to_block(park);
             let regs: Vec<Reg> = self.live.live_in[t].iter().collect();
             for r in regs {
-                self.spill(r);
+                self.spill(r, true);
             }
             self.set_chunk_pcs(target);
             self.end_round_here();
@@ -1350,33 +1384,32 @@ impl Gen<'_> {
         }
         if from.is_some_and(|f| t <= f) {
             let body = self.bodies[t];
-            self.poll_then(Some(t), body);
+            self.poll_then(body);
             return Ok(());
         }
         self.b.ins().jump(self.bodies[t], &[]);
         Ok(())
     }
 
-    /// Counts down `ctx.poll` and goes on to `go`; at zero, first calls the watchdog (the
-    /// variables live into block `live`, see `save_for_call`, stored around the call) and leaves
-    /// with `ABORT` when it says stop. Ends the current block.
-    fn poll_then(&mut self, live: Option<usize>, go: Block) {
-        let p = self.ctx_load(I32, field!(poll));
+    /// Counts down the poll count (`poll`) and goes on to `go`; at zero, first calls the
+    /// watchdog (through its trampoline, which clobbers no register) and leaves with `ABORT`
+    /// when it says stop. Ends the current block.
+    fn poll_then(&mut self, go: Block) {
+        let p = self.b.use_var(self.poll);
         let p1 = self.b.ins().iadd_imm_s(p, -1);
-        self.ctx_store(p1, field!(poll));
+        self.b.def_var(self.poll, p1);
         let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
         let call = self.b.create_block();
         self.b.ins().brif(expired, call, &[], go, &[]);
         self.b.switch_to_block(call);
-        let saved = self.save_for_call(live);
-        let f = self.ctx_load(I64, field!(poll_fn));
-        let call_inst = self.b.ins().call_indirect(self.sigs.poll, f, &[self.ctx]);
-        let stop = self.b.inst_results(call_inst)[0];
+        self.b.ins().call(self.sigs.poll, &[self.ctx]);
+        let stop = self.ctx_load(I32, field!(poll_stop));
         let abort = self.b.create_block();
         let resume = self.b.create_block();
         self.b.ins().brif(stop, abort, &[], resume, &[]);
         self.b.switch_to_block(resume);
-        self.restore_after_call(saved);
+        let polls = self.ctx_load(I32, field!(poll));
+        self.b.def_var(self.poll, polls);
         self.b.ins().jump(go, &[]);
         self.b.switch_to_block(abort);
         self.leave_with(status::ABORT);
@@ -1394,62 +1427,6 @@ impl Gen<'_> {
             .b
             .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
         self.b.ins().br_table(index, jt);
-    }
-
-    /// Stores the variables live into block `t` (its live registers' when `t` is given, the
-    /// chunk's, the tiles', the rounds' and the batch's) in a stack slot before a call, for
-    /// `restore_after_call`. No value then lives across the call, which clobbers every vector
-    /// register: otherwise the register allocator keeps such values on the stack everywhere (a
-    /// loop's accumulators stored and reloaded every iteration for a poll that runs every
-    /// 16 384th).
-    fn save_for_call(&mut self, t: Option<usize>) -> Saved {
-        let mut vars: Vec<(Variable, Type)> = vec![(self.chunk, I32), (self.exit_status, I32)];
-        vars.extend(self.bases.iter().map(|&v| (v, I64)));
-        vars.extend(self.tiles.tags().map(|v| (v, I64)));
-        if self.rounds {
-            vars.extend([(self.gathered, I32), (self.direct, I32)]);
-        }
-        if self.batched {
-            vars.push((self.group, I32));
-        }
-        let live = t.map(|t| self.live.live_in[t].clone());
-        for r in live.iter().flat_map(|l| l.iter()) {
-            let bytes = self.ir.reg_types[r as usize].bytes();
-            match &self.vars[r as usize] {
-                Vars::None => {}
-                Vars::Scalar(v) => vars.push((*v, scalar_ty(bytes))),
-                Vars::Vectors(vs) => vars.extend(vs.iter().map(|&v| (v, vec_ty(bytes)))),
-            }
-        }
-        let mut at = 0i32;
-        let laid: Vec<(Variable, Type, i32)> = vars
-            .into_iter()
-            .map(|(v, ty)| {
-                let here = at;
-                at += 16;
-                (v, ty, here)
-            })
-            .collect();
-        let slot = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                at.max(16) as u32,
-                4,
-            ));
-        for &(v, _, off) in &laid {
-            let x = self.b.use_var(v);
-            self.b.ins().stack_store(I64, x, slot, off);
-        }
-        (slot, laid)
-    }
-
-    /// Reloads what `save_for_call` stored.
-    fn restore_after_call(&mut self, (slot, laid): Saved) {
-        for (v, ty, off) in laid {
-            let x = self.b.ins().stack_load(I64, ty, slot, off);
-            self.b.def_var(v, x);
-        }
     }
 
     /// Sets the block index of the chunk's lanes.
@@ -1484,7 +1461,7 @@ impl Gen<'_> {
         uses.sort_unstable();
         uses.dedup();
         for &r in &uses {
-            self.spill(r);
+            self.spill(r, false);
         }
         let index = self.callouts.len() as i64;
         self.callouts.push(op.clone());

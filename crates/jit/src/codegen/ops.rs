@@ -455,9 +455,18 @@ impl Gen<'_> {
                     Some(JVal::Uniform(flip(self, x, false)))
                 } else {
                     let xs = self.vectors(&a, bytes);
-                    Some(JVal::Varying(
-                        xs.into_iter().map(|x| flip(self, x, true)).collect(),
-                    ))
+                    let known = match (op, xs.as_slice()) {
+                        (IUn::Not, [x]) if width == 1 => self.decided.get(x).copied(),
+                        _ => None,
+                    };
+                    let out: Vec<Value> = xs.into_iter().map(|x| flip(self, x, true)).collect();
+                    if let Some((all, any)) = known {
+                        // Every lane of the not is true when no lane was, some when not all.
+                        let all_not = self.b.ins().bxor_imm_s(any, 1);
+                        let any_not = self.b.ins().bxor_imm_s(all, 1);
+                        self.decided.insert(out[0], (all_not, any_not));
+                    }
+                    Some(JVal::Varying(out))
                 }
             }
             _ => None,
@@ -535,11 +544,11 @@ impl Gen<'_> {
         let signed = matches!(op, ICmp::SLt | ICmp::SLe | ICmp::SGt | ICmp::SGe);
         let ty = scalar_ty(bytes);
         let x0 = self.fit(x0, ty);
-        let y = self.scalar(&y, bytes)?;
+        let y0 = self.scalar(&y, bytes)?;
         let (x, y) = if signed {
-            (self.b.ins().sextend(I64, x0), self.b.ins().sextend(I64, y))
+            (self.b.ins().sextend(I64, x0), self.b.ins().sextend(I64, y0))
         } else {
-            (self.b.ins().uextend(I64, x0), self.b.ins().uextend(I64, y))
+            (self.b.ins().uextend(I64, x0), self.b.ins().uextend(I64, y0))
         };
         let bits = 8 * bytes as u32;
         let max = if signed {
@@ -552,26 +561,58 @@ impl Gen<'_> {
             x,
             max - (crate::classes::LANES as i64 - 1),
         );
+        // Only whether every lane is true, and some lane, are decided on the way (as scalars,
+        // `decided`, for a branch); the bools themselves are pure values of what dominates the
+        // join, which Cranelift computes where they are used (a divergent arm, a hand-back),
+        // off the path of a chunk whose lanes agree.
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();
-        let out = self.b.append_block_param(join, I8X16);
+        let all = self.b.append_block_param(join, I8);
+        let any = self.b.append_block_param(join, I8);
         self.b.ins().brif(nowrap, fast, &[], slow, &[]);
+        let block_args = |xs: [Value; 2]| xs.map(cranelift_codegen::ir::BlockArg::Value);
 
         self.b.switch_to_block(fast);
-        let d = self.b.ins().isub(y, x);
-        let (t, negate, eq) = match op {
-            ICmp::UGe | ICmp::SGe => (d, false, false),
-            ICmp::UGt | ICmp::SGt => (self.b.ins().iadd_imm_s(d, 1), false, false),
-            ICmp::ULt | ICmp::SLt => (d, true, false),
-            ICmp::ULe | ICmp::SLe => (self.b.ins().iadd_imm_s(d, 1), true, false),
-            ICmp::Eq => (d, false, true),
-            ICmp::Ne => (d, true, true),
+        // From the two ends, lanes x..=x+15 against y (exact in 64 bits, compared signed: both
+        // are extensions of 32-bit or narrower values).
+        let hi = self.b.ins().iadd_imm_s(x, LANES as i64 - 1);
+        let cmp = |g: &mut Self, cc, a, b| g.b.ins().icmp(cc, a, b);
+        use IntCC::{
+            SignedGreaterThan as Gt, SignedGreaterThanOrEqual as Ge, SignedLessThan as Lt,
+            SignedLessThanOrEqual as Le,
         };
-        let lo = self.b.ins().iconst(I64, -1);
-        let hi = self.b.ins().iconst(I64, 16);
-        let t = self.b.ins().smax(t, lo);
-        let t = self.b.ins().smin(t, hi);
+        let (all_t, any_t) = match op {
+            ICmp::ULt | ICmp::SLt => (cmp(self, Lt, hi, y), cmp(self, Lt, x, y)),
+            ICmp::ULe | ICmp::SLe => (cmp(self, Le, hi, y), cmp(self, Le, x, y)),
+            ICmp::UGt | ICmp::SGt => (cmp(self, Gt, x, y), cmp(self, Gt, hi, y)),
+            ICmp::UGe | ICmp::SGe => (cmp(self, Ge, x, y), cmp(self, Ge, hi, y)),
+            ICmp::Eq | ICmp::Ne => {
+                let from = cmp(self, Le, x, y);
+                let to = cmp(self, Le, y, hi);
+                let hit = self.b.ins().band(from, to);
+                let miss = self.b.ins().bxor_imm_s(hit, 1);
+                let yes = self.b.ins().iconst(I8, 1);
+                let no = self.b.ins().iconst(I8, 0);
+                if op == ICmp::Ne {
+                    (miss, yes)
+                } else {
+                    (no, hit)
+                }
+            }
+        };
+        self.b.ins().jump(join, &block_args([all_t, any_t]));
+
+        self.b.switch_to_block(slow);
+        let lanes = JVal::Affine(x0, 1);
+        let other = JVal::Uniform(self.fit(y0, ty));
+        let v = self.icmp_vectors(int_cc(op), bytes, &lanes, &other);
+        let all_s = self.b.ins().vall_true(v);
+        let any_s = self.b.ins().vany_true(v);
+        self.b.ins().jump(join, &block_args([all_s, any_s]));
+
+        self.b.switch_to_block(join);
+        let (t, negate, eq) = self.lane_threshold(op, x, y);
         let t8 = self.b.ins().ireduce(I8, t);
         let ts = self.b.ins().splat(I8X16, t8);
         let iota = self.const_vec(1, 0, |i| i as u64);
@@ -584,20 +625,31 @@ impl Gen<'_> {
         let m = if negate { self.b.ins().bnot(m) } else { m };
         let one = self.b.ins().iconst(I8, 1);
         let ones = self.b.ins().splat(I8X16, one);
-        let v = self.b.ins().band(m, ones);
-        self.b
-            .ins()
-            .jump(join, &[cranelift_codegen::ir::BlockArg::Value(v)]);
-
-        self.b.switch_to_block(slow);
-        let lanes = JVal::Affine(x0, 1);
-        let other = JVal::Uniform(self.fit(y, ty));
-        let v = self.icmp_vectors(int_cc(op), bytes, &lanes, &other);
-        self.b
-            .ins()
-            .jump(join, &[cranelift_codegen::ir::BlockArg::Value(v)]);
-        self.b.switch_to_block(join);
+        let by_threshold = self.b.ins().band(m, ones);
+        let by_vectors = self.icmp_vectors(int_cc(op), bytes, &lanes, &other);
+        let out = self.b.ins().select(nowrap, by_threshold, by_vectors);
+        self.decided.insert(out, (all, any));
         Some(JVal::Varying(vec![out]))
+    }
+
+    /// `icmp_affine`'s threshold for lanes `x + i` (no wrap) against `y`, both exact in 64
+    /// bits: (t in -1..=16, negate, eq), lane i being `i >= t` (`i == t` when `eq`), negated
+    /// when `negate`.
+    fn lane_threshold(&mut self, op: ICmp, x: Value, y: Value) -> (Value, bool, bool) {
+        let d = self.b.ins().isub(y, x);
+        let (t, negate, eq) = match op {
+            ICmp::UGe | ICmp::SGe => (d, false, false),
+            ICmp::UGt | ICmp::SGt => (self.b.ins().iadd_imm_s(d, 1), false, false),
+            ICmp::ULt | ICmp::SLt => (d, true, false),
+            ICmp::ULe | ICmp::SLe => (self.b.ins().iadd_imm_s(d, 1), true, false),
+            ICmp::Eq => (d, false, true),
+            ICmp::Ne => (d, true, true),
+        };
+        let lo = self.b.ins().iconst(I64, -1);
+        let hi = self.b.ins().iconst(I64, LANES as i64);
+        let t = self.b.ins().smax(t, lo);
+        let t = self.b.ins().smin(t, hi);
+        (t, negate, eq)
     }
 
     // ------------------------------------------------------------------ floats

@@ -63,13 +63,6 @@ pub(crate) struct Tiles {
     sites: BTreeMap<(u32, usize), Tile>,
 }
 
-impl Tiles {
-    /// Every tile's tag variable.
-    pub(crate) fn tags(&self) -> impl Iterator<Item = Variable> + '_ {
-        self.sites.values().map(|t| t.tag)
-    }
-}
-
 /// Whether block `blk` lies on a cycle of the control-flow graph.
 fn in_loop(ir: &Ir, blk: usize) -> bool {
     let mut seen = vec![false; ir.blocks.len()];

@@ -18,7 +18,7 @@ use cranelift_frontend::Variable;
 use tessera_spirv::ir::Reg;
 
 use super::Gen;
-use crate::classes::{Class, wrap};
+use crate::classes::{Class, LANES, wrap};
 
 /// A value in one of the representations of the module docs.
 #[derive(Debug, Clone)]
@@ -240,12 +240,26 @@ impl Gen<'_> {
     }
 
     /// Writes `v` (register `r`'s value) into `r`'s row for the current chunk.
-    pub(crate) fn spill(&mut self, r: Reg) {
+    ///
+    /// A `cold` spill (on the way to the interpreter) writes a constant, uniform or affine
+    /// register lane by lane as scalars: its vectors (splats of call-invariant scalars, lane
+    /// number constants) would be call-invariant too, and Cranelift would hoist them out of
+    /// every loop, to stay live in vector registers (or spilled and moved about) all through
+    /// the hot path for a store that runs once.
+    pub(crate) fn spill(&mut self, r: Reg, cold: bool) {
         if self.ir_const[r as usize] {
             return; // The IR's constant rows are written once per dispatch and never change.
         }
         let bytes = self.bytes(r);
         let v = self.get(r);
+        if cold && !matches!(v, JVal::Varying(_)) {
+            let addr = self.row_addr(r);
+            for i in 0..LANES {
+                let x = self.lane(&v, bytes, i);
+                self.b.ins().store(own_flags(), x, addr, (bytes * i) as i32);
+            }
+            return;
+        }
         let vs = self.vectors(&v, bytes);
         let addr = self.row_addr(r);
         for (j, x) in vs.into_iter().enumerate() {
