@@ -675,7 +675,10 @@ impl Gen<'_> {
             .collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(general);
-        if !self.tensor_read_general(t, coords, signed, cw, dsts)? {
+        self.cold_loads = true;
+        let general_done = self.tensor_read_general(t, coords, signed, cw, dsts);
+        self.cold_loads = false;
+        if !general_done? {
             return Err("tensor read: a row access the general path does not take".into());
         }
         let mut args = Vec::new();
@@ -935,7 +938,10 @@ impl Gen<'_> {
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(general);
-        if !self.tensor_write_general(t, coords, signed, cw, values)? {
+        self.cold_loads = true;
+        let general_done = self.tensor_write_general(t, coords, signed, cw, values);
+        self.cold_loads = false;
+        if !general_done? {
             return Err("tensor write: a row access the general path does not take".into());
         }
         self.b.ins().jump(join, &[]);

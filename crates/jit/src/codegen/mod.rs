@@ -132,6 +132,10 @@ pub(crate) struct Gen<'a> {
     /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
     entry_jump: Option<Inst>,
     invariants: std::collections::HashMap<(Value, i32, Type), Value>,
+    /// While set, `inv_load` loads where the code is, not once in the entry block: for code on
+    /// a path that seldom runs (a tensor access's general path behind its row path), whose
+    /// call invariants would otherwise stay live, in registers or spilled, through every loop.
+    pub(crate) cold_loads: bool,
     /// Divisions whose divisor was made safe (never 0, never -1 for signed ones): they cannot
     /// trap, so `hoist_divisions` may move them out of the chunk loop.
     safe_divisions: Vec<Inst>,
@@ -145,6 +149,9 @@ pub(crate) struct Gen<'a> {
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
     rounds: bool,
+    /// Per block: the registers that may have been defined since the chunk last yielded at a
+    /// sync block, or since it started (`dirty_registers`).
+    dirty: Vec<RegSet>,
     /// The sync block every chunk of this round has yielded at so far (`ROUND_NONE`: no chunk
     /// yet; `ROUND_MIXED`: chunks went different ways, or the round is not the whole group).
     gathered: Variable,
@@ -343,6 +350,64 @@ fn barrier_jumps(ir: &Ir) -> Vec<Option<u32>> {
         .collect()
 }
 
+/// Per block: the registers that may have been defined, on some path into the block, since the
+/// chunk last yielded at a sync block (or since it started: every register, at block 0). A yield
+/// stores only those of its live registers; the rows of the others hold their values since the
+/// last yield, which stored them (a register live at a yield and not defined since the one
+/// before was live there too). Every other way into compiled code reloads from rows that hold
+/// the values: a resume after a sync block the driver ran, a hand-back's interpreter run (which
+/// writes what it defines), a parked latch (which stores every live register).
+fn dirty_registers(ir: &Ir, sync: &[bool]) -> Vec<RegSet> {
+    let n = ir.blocks.len();
+    let regs = ir.reg_types.len() as u32;
+    let defs: Vec<RegSet> = ir
+        .blocks
+        .iter()
+        .map(|blk| {
+            let mut d = RegSet::new(regs);
+            for op in &blk.ops {
+                op.clone().visit_regs(&mut |r, role| {
+                    if role == Role::Def {
+                        d.insert(*r);
+                    }
+                });
+            }
+            for e in blk.term.edges() {
+                for &(dst, _) in &e.moves {
+                    d.insert(dst);
+                }
+            }
+            d
+        })
+        .collect();
+    let mut dirty = vec![RegSet::new(regs); n];
+    if n == 0 {
+        return dirty;
+    }
+    for r in 0..regs {
+        dirty[0].insert(r);
+    }
+    loop {
+        let mut changed = false;
+        for b in 0..n {
+            // Past a sync block every live register is in its row.
+            if sync[b] {
+                continue;
+            }
+            let mut out = dirty[b].clone();
+            out.union_with(&defs[b]);
+            for e in ir.blocks[b].term.edges() {
+                if let Some(d) = dirty.get_mut(e.target as usize) {
+                    changed |= d.union_with(&out);
+                }
+            }
+        }
+        if !changed {
+            return dirty;
+        }
+    }
+}
+
 /// An `I8X16` of ones (the true lanes of a branch condition).
 fn vs_one(b: &mut FunctionBuilder<'_>) -> Value {
     let one = b.ins().iconst(I8, 1);
@@ -442,6 +507,7 @@ pub(crate) fn build(
         .map(|blk| blk.ops.first().is_some_and(|o| o.is_sync()))
         .collect::<Vec<_>>();
     let has_sync = sync.iter().any(|&s| s);
+    let sync_blocks = sync.clone();
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let chunk_done = b.create_block();
     let leave = b.create_block();
@@ -487,11 +553,13 @@ pub(crate) fn build(
         mask: None,
         entry_jump: None,
         invariants: std::collections::HashMap::new(),
+        cold_loads: false,
         safe_divisions: Vec::new(),
         tiles: tile::Tiles::default(),
         decided: std::collections::HashMap::new(),
         round_targets,
         rounds,
+        dirty: dirty_registers(ir, &sync_blocks),
         gathered,
         direct,
         batched,
@@ -543,6 +611,9 @@ impl Gen<'_> {
     /// call and never during it. Emitted once, in the entry block, so that it and what is
     /// computed from it stay out of the chunk loop.
     pub(crate) fn inv_load(&mut self, ty: Type, base: Value, offset: i32) -> Value {
+        if self.cold_loads {
+            return self.b.ins().load(ty, own_flags(), base, offset);
+        }
         if let Some(&v) = self.invariants.get(&(base, offset, ty)) {
             return v;
         }
@@ -1343,24 +1414,7 @@ impl Gen<'_> {
     fn goto(&mut self, target: u32, from: Option<usize>) -> Result<(), String> {
         let t = target as usize;
         if self.sync.get(t).copied().unwrap_or(false) {
-            let regs: Vec<Reg> = self.live.live_in[t].iter().collect();
-            for r in regs {
-                self.spill(r, false);
-            }
-            self.set_chunk_pcs(target);
-            if self.rounds {
-                // The round goes on in compiled code only while every chunk yields here.
-                let g = self.b.use_var(self.gathered);
-                let none = self.b.ins().icmp_imm_s(IntCC::Equal, g, ROUND_NONE);
-                let same = self.b.ins().icmp_imm_s(IntCC::Equal, g, i64::from(target));
-                let keep = self.b.ins().bor(none, same);
-                let here = self.b.ins().iconst(I32, i64::from(target));
-                let mixed = self.b.ins().iconst(I32, ROUND_MIXED);
-                let g = self.b.ins().select(keep, here, mixed);
-                self.b.def_var(self.gathered, g);
-            }
-            self.b.ins().jump(self.chunk_done, &[]);
-            return Ok(());
+            return self.yield_at(target);
         }
         if self.guarded.get(t).copied().unwrap_or(false) {
             // A guarded latch: wait at it unless it is below the floor (`ir::sched`).
@@ -1389,6 +1443,86 @@ impl Gen<'_> {
         }
         self.b.ins().jump(self.bodies[t], &[]);
         Ok(())
+    }
+
+    /// Leaves the chunk waiting at sync block `target`: its live registers that may have
+    /// changed since it last yielded (`dirty`) to their rows, its lanes' block index, the
+    /// round's `gathered`, then the next chunk. Ends the current block.
+    ///
+    /// In a barrier round that started at the block this barrier-only block jumps to (a loop
+    /// around a barrier), the next chunk enters that block straight away, as `round_dispatch`
+    /// would, without the chunk loop's head and start; and when every chunk of the round so far
+    /// yielded here and no other barrier-only block leads to that block (this chunk's lanes
+    /// wait here since the last round), the block index and `gathered` stay as they are.
+    fn yield_at(&mut self, target: u32) -> Result<(), String> {
+        let t = target as usize;
+        let regs: Vec<Reg> = self.live.live_in[t]
+            .iter()
+            .filter(|&r| self.dirty[t].contains(r))
+            .collect();
+        for r in regs {
+            self.spill(r, false);
+        }
+        let round_target = self.round_targets[t].filter(|_| self.rounds);
+        let Some(next_block) = round_target else {
+            self.set_chunk_pcs(target);
+            if self.rounds {
+                self.gather_at(target);
+            }
+            self.b.ins().jump(self.chunk_done, &[]);
+            return Ok(());
+        };
+        let d = self.b.use_var(self.direct);
+        let round_here = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, d, i64::from(next_block));
+        let c = self.chunk();
+        let next = self.b.ins().iadd_imm_s(c, 1);
+        let end = self.ctx_load(I32, field!(chunk_end));
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, end);
+        let hop = self.b.ins().band(round_here, more);
+        let only_way = self
+            .round_targets
+            .iter()
+            .enumerate()
+            .filter(|&(i, x)| self.sync[i] && *x == Some(next_block))
+            .count()
+            == 1;
+        let enter = self.b.create_block();
+        let record = self.b.create_block();
+        if only_way {
+            let g = self.b.use_var(self.gathered);
+            let all_here = self.b.ins().icmp_imm_s(IntCC::Equal, g, i64::from(target));
+            let as_is = self.b.ins().band(hop, all_here);
+            self.b.ins().brif(as_is, enter, &[], record, &[]);
+        } else {
+            self.b.ins().jump(record, &[]);
+        }
+        self.b.switch_to_block(record);
+        self.set_chunk_pcs(target);
+        self.gather_at(target);
+        self.b.ins().brif(hop, enter, &[], self.chunk_done, &[]);
+        self.b.switch_to_block(enter);
+        self.b.def_var(self.chunk, next);
+        let regs: Vec<Reg> = self.live.live_in[next_block as usize].iter().collect();
+        for r in regs {
+            self.reload_unchecked(r)?;
+        }
+        self.goto(next_block, None)
+    }
+
+    /// A chunk of a barrier round waits at sync block `target`: the round goes on in compiled
+    /// code past that block only while every chunk waits there.
+    fn gather_at(&mut self, target: u32) {
+        let g = self.b.use_var(self.gathered);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, g, ROUND_NONE);
+        let same = self.b.ins().icmp_imm_s(IntCC::Equal, g, i64::from(target));
+        let keep = self.b.ins().bor(none, same);
+        let here = self.b.ins().iconst(I32, i64::from(target));
+        let mixed = self.b.ins().iconst(I32, ROUND_MIXED);
+        let g = self.b.ins().select(keep, here, mixed);
+        self.b.def_var(self.gathered, g);
     }
 
     /// Counts down the poll count (`poll`) and goes on to `go`; at zero, first calls the
