@@ -1463,7 +1463,10 @@ impl Gen<'_> {
         for r in regs {
             self.spill(r, false);
         }
-        let round_target = self.round_targets[t].filter(|_| self.rounds);
+        // (A barrier that leads straight to another sync block ends the chunk's round there:
+        // no entry to hop into.)
+        let round_target = self.round_targets[t]
+            .filter(|&n| self.rounds && !self.sync.get(n as usize).copied().unwrap_or(true));
         let Some(next_block) = round_target else {
             self.set_chunk_pcs(target);
             if self.rounds {
