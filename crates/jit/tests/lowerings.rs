@@ -952,6 +952,85 @@ fn icmp_affine_branches() {
     assert_eq!((st.callouts, st.hand_backs), (0, 0));
 }
 
+/// A branch on a varying bool that reaches it through a block parameter: a short-circuit guard
+/// `if (!(x >= a || w >= b)) r[i] = 1` (GLSL's `||` as SPIR-V control flow and an `OpPhi`),
+/// with `x = i` affine and `w` the workgroup id, uniform. The phi's lanes are the first
+/// comparison's where it holds and the second's elsewhere; the branch on it decides from the
+/// register's scalar lane flags (`Gen::lane_flags`), set with each value it gets: a uniform
+/// true or false, an affine comparison's flags. Workgroups: the first comparison true for every
+/// lane, for none or for half of them, times the second true or false.
+#[test]
+fn branch_on_a_phi_of_bools() {
+    let t = int(32);
+    let cases: Vec<(u64, u64)> = [0u64, 16, 8]
+        .iter()
+        .flat_map(|&a| [(a, 0u64), (a, 100)])
+        .collect();
+    let groups = cases.len();
+    let av: Vec<u64> = (0..groups).map(|w| 16 * w as u64 + cases[w].0).collect();
+    let bv: Vec<u64> = cases.iter().map(|c| c.1).collect();
+    let mut m = Mod::new();
+    m.b.capability(Capability::Shader);
+    m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let (va, ba) = m.buffer(t);
+    let (vb, bb) = m.buffer(t);
+    let (vr, br) = m.buffer(t);
+    let (f, i, w) = m.begin_main();
+    let u = m.ty(t);
+    let bt = m.b.type_bool();
+    let pa = m.elem_ptr(t, va, w);
+    let a = m.b.load(u, None, pa, None, []).unwrap();
+    let pb = m.elem_ptr(t, vb, w);
+    let b = m.b.load(u, None, pb, None, []).unwrap();
+    let first = m.b.id();
+    m.b.branch(first).unwrap();
+    m.b.begin_block(Some(first)).unwrap();
+    let c1 = m.b.u_greater_than_equal(bt, None, i, a).unwrap();
+    let second = m.b.id();
+    let joined = m.b.id();
+    m.b.selection_merge(joined, rspirv::spirv::SelectionControl::NONE)
+        .unwrap();
+    m.b.branch_conditional(c1, joined, second, []).unwrap();
+    m.b.begin_block(Some(second)).unwrap();
+    let c2 = m.b.u_greater_than_equal(bt, None, w, b).unwrap();
+    m.b.branch(joined).unwrap();
+    m.b.begin_block(Some(joined)).unwrap();
+    // (As glslc writes `||`: the first comparison itself, true on that edge.)
+    let either = m.b.phi(bt, None, [(c1, first), (c2, second)]).unwrap();
+    let arm = m.b.id();
+    let done = m.b.id();
+    m.b.selection_merge(done, rspirv::spirv::SelectionControl::NONE)
+        .unwrap();
+    m.b.branch_conditional(either, done, arm, []).unwrap();
+    m.b.begin_block(Some(arm)).unwrap();
+    let one = m.b.constant_bit32(u, 1);
+    let pr = m.elem_ptr(t, vr, i);
+    m.b.store(pr, one, None, []).unwrap();
+    m.b.branch(done).unwrap();
+    m.b.begin_block(Some(done)).unwrap();
+    let words = m.finish(f);
+    let n = 16 * groups;
+    let binding = |binding, init: Vec<u8>, name: &str| Binding {
+        binding,
+        init,
+        elem: elem(t),
+        tensor: None,
+        name: name.into(),
+    };
+    let case = Case {
+        words,
+        bindings: vec![
+            binding(ba, bytes_of(&av, t), "a"),
+            binding(bb, bytes_of(&bv, t), "b"),
+            binding(br, vec![0; 4 * n], "r"),
+        ],
+        dispatch: [groups as u32, 1, 1],
+        summary: "branch on a phi of bools".into(),
+    };
+    let (verdict, _) = check(&case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+}
+
 /// Tensor accesses in bounds of their view are not checked against the memory window: the
 /// driver's `ok` flag includes "the view's whole footprint lies in the window". A view whose
 /// last rows have no memory behind them (a short binding) must go to the interpreter, which

@@ -45,7 +45,7 @@ use tessera_spirv::Program;
 use tessera_spirv::exec::GroupShape;
 use tessera_spirv::exec::regfile::RegLayout;
 use tessera_spirv::ir::liveness::{Liveness, RegSet};
-use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
+use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, RegType, Role, Space, Term};
 
 use crate::classes::{Class, LANES};
 use crate::ctx::{field, status};
@@ -98,6 +98,10 @@ pub(crate) struct Gen<'a> {
     live: Liveness,
     pub(crate) b: FunctionBuilder<'a>,
     pub(crate) vars: Vec<Vars>,
+    /// Per varying bool register: variables that say, as scalars (`I8` 0/1), whether every
+    /// lane of it is true and whether some lane is (set with it, `Gen::set`). A branch on the
+    /// register tests them: they follow it through block parameters, where `decided` cannot.
+    pub(crate) lane_flags: Vec<Option<(Variable, Variable)>>,
     /// The function's `ctx` parameter.
     pub(crate) ctx: Value,
     chunk: Variable,
@@ -500,6 +504,15 @@ pub(crate) fn build(
             ),
         })
         .collect();
+    let lane_flags = ir
+        .reg_types
+        .iter()
+        .zip(&classes)
+        .map(|(t, c)| {
+            (*t == RegType::Bool && *c == Class::Varying)
+                .then(|| (b.declare_var(I8), b.declare_var(I8)))
+        })
+        .collect();
     let bodies = ir.blocks.iter().map(|_| b.create_block()).collect();
     let sync = ir
         .blocks
@@ -534,6 +547,7 @@ pub(crate) fn build(
         live,
         b,
         vars,
+        lane_flags,
         ctx,
         chunk,
         bodies,
@@ -1200,6 +1214,12 @@ impl Gen<'_> {
                 if_false,
             } => {
                 let c = self.get(*cond);
+                if let (JVal::Varying(vs), Some((all, any))) = (&c, self.lane_flags[*cond as usize])
+                    && !self.decided.contains_key(&vs[0])
+                {
+                    let known = (self.b.use_var(all), self.b.use_var(any));
+                    self.decided.insert(vs[0], known);
+                }
                 let (t, f) = (self.b.create_block(), self.b.create_block());
                 match c {
                     JVal::Const(v) => {

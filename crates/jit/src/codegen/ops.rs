@@ -456,7 +456,15 @@ impl Gen<'_> {
                 } else {
                     let xs = self.vectors(&a, bytes);
                     let known = match (op, xs.as_slice()) {
-                        (IUn::Not, [x]) if width == 1 => self.decided.get(x).copied(),
+                        (IUn::Not, [x]) if width == 1 => {
+                            match (self.decided.get(x).copied(), self.lane_flags[src as usize]) {
+                                (Some(k), _) => Some(k),
+                                (None, Some((all, any))) => {
+                                    Some((self.b.use_var(all), self.b.use_var(any)))
+                                }
+                                (None, None) => None,
+                            }
+                        }
                         _ => None,
                     };
                     let out: Vec<Value> = xs.into_iter().map(|x| flip(self, x, true)).collect();

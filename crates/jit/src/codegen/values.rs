@@ -129,6 +129,26 @@ impl Gen<'_> {
             }
             (_, Vars::Vectors(vars)) => {
                 let vs = self.vectors(&v, bytes);
+                if let Some((all, any)) = self.lane_flags[r as usize] {
+                    // (Pure values: computed only where a branch reads the flags.)
+                    let (a, n) = match (&v, vs.as_slice()) {
+                        (JVal::Const(c), _) => {
+                            let x = self.iconst(I8, u64::from(*c != 0));
+                            (x, x)
+                        }
+                        (JVal::Uniform(x), _) => {
+                            let x = self.fit(*x, I8);
+                            (x, x)
+                        }
+                        (_, [m]) => match self.decided.get(m) {
+                            Some(&known) => known,
+                            None => (self.b.ins().vall_true(*m), self.b.ins().vany_true(*m)),
+                        },
+                        _ => return Err(format!("%{r}: a bool register of several vectors")),
+                    };
+                    self.b.def_var(all, a);
+                    self.b.def_var(any, n);
+                }
                 for (var, x) in vars.iter().zip(vs) {
                     self.b.def_var(*var, x);
                 }
