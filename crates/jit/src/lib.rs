@@ -148,6 +148,21 @@ pub fn compile(program: &Program) -> Result<JitKernel, SpirvError> {
         .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
 }
 
+/// Declares the function in `cctx` under `name` (local to the module) and compiles it.
+fn define(
+    module: &mut JITModule,
+    name: &str,
+    cctx: &mut cranelift_codegen::Context,
+) -> Result<cranelift_module::FuncId, String> {
+    let id = module
+        .declare_function(name, Linkage::Local, &cctx.func.signature)
+        .map_err(|e| format!("cranelift: {e}"))?;
+    module
+        .define_function(id, cctx)
+        .map_err(|e| format!("cranelift: {e:?}"))?;
+    Ok(id)
+}
+
 fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     let started = Instant::now();
     let mut flags = settings::builder();
@@ -175,12 +190,7 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
     // The watchdog poll's trampoline, which the shader's function calls.
     codegen::build_poll_trampoline(&mut cctx.func, &mut fctx, module.target_config());
-    let poll_id = module
-        .declare_function("tessera_poll", Linkage::Local, &cctx.func.signature)
-        .map_err(|e| format!("cranelift: {e}"))?;
-    module
-        .define_function(poll_id, &mut cctx)
-        .map_err(|e| format!("cranelift: {e:?}"))?;
+    let poll_id = define(&mut module, "tessera_poll", &mut cctx)?;
     module.clear_context(&mut cctx);
     let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
     let out = codegen::build(
@@ -192,12 +202,7 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     )?;
     let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
-    let id = module
-        .declare_function("tessera_shader", Linkage::Local, &cctx.func.signature)
-        .map_err(|e| format!("cranelift: {e}"))?;
-    module
-        .define_function(id, &mut cctx)
-        .map_err(|e| format!("cranelift: {e:?}"))?;
+    let id = define(&mut module, "tessera_shader", &mut cctx)?;
     let code_len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     // The function as Cranelift's optimiser left it (what was lowered to machine code).
     let optimized = clif.as_ref().map(|_| cctx.func.display().to_string());

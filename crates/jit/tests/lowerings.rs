@@ -767,6 +767,21 @@ fn hoisted_division_of_invariants() {
 /// lane numbers against a threshold, the vector comparison when the chunk's lanes wrap), both
 /// ways round, for every 32-bit comparison: `x = i + a[w]` (lane 0 of chunk `w` set to each edge
 /// value, wrapping and not) against `y = b[w]`.
+/// One workgroup per pair (lane 0 of chunk `w`, y) of `firsts × ys`: (workgroups, `a`, `b`),
+/// where `a[w]` makes invocation `16·w + a[w]` (lane 0's `x = i + a[w]`) equal the pair's first
+/// value, in 32 bits, and `b[w]` is its second.
+fn affine_pairs(firsts: &[u64], ys: &[u64]) -> (usize, Vec<u64>, Vec<u64>) {
+    let pairs: Vec<(u64, u64)> = firsts
+        .iter()
+        .flat_map(|&x| ys.iter().map(move |&y| (x, y)))
+        .collect();
+    let a = (0..pairs.len())
+        .map(|w| pairs[w].0.wrapping_sub(16 * w as u64) & 0xffff_ffff)
+        .collect();
+    let b = pairs.iter().map(|p| p.1).collect();
+    (pairs.len(), a, b)
+}
+
 #[test]
 fn icmp_affine_against_uniform() {
     let t = int(32);
@@ -789,16 +804,7 @@ fn icmp_affine_against_uniform() {
         .into_iter()
         .chain([4, 8, 15, 16, 20, 0x7fff_fff4, 0xffff_fff4, 0x8000_0004])
         .collect();
-    let pairs: Vec<(u64, u64)> = firsts
-        .iter()
-        .flat_map(|&x| ys.iter().map(move |&y| (x, y)))
-        .collect();
-    let groups = pairs.len();
-    // a[w] makes lane 0 of chunk w (invocation 16·w) equal pairs[w].0.
-    let a: Vec<u64> = (0..groups)
-        .map(|w| pairs[w].0.wrapping_sub(16 * w as u64) & 0xffff_ffff)
-        .collect();
-    let bv: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+    let (groups, a, bv) = affine_pairs(&firsts, &ys);
     let mut m = Mod::new();
     m.b.capability(Capability::Shader);
     m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
@@ -875,15 +881,7 @@ fn icmp_affine_branches() {
         0xffff_ffff,
     ]
     .to_vec();
-    let pairs: Vec<(u64, u64)> = firsts
-        .iter()
-        .flat_map(|&x| ys.iter().map(move |&y| (x, y)))
-        .collect();
-    let groups = pairs.len();
-    let a: Vec<u64> = (0..groups)
-        .map(|w| pairs[w].0.wrapping_sub(16 * w as u64) & 0xffff_ffff)
-        .collect();
-    let bv: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+    let (groups, a, bv) = affine_pairs(&firsts, &ys);
     let mut m = Mod::new();
     m.b.capability(Capability::Shader);
     m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);

@@ -13,7 +13,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{Block, InstBuilder, Value};
 use tessera_spirv::ScalarType;
 use tessera_spirv::ir::{DescIdx, Op, Reg, Space, TensorAcc};
 
@@ -664,16 +664,7 @@ impl Gen<'_> {
         let general = self.b.create_block();
         self.b.ins().brif(fast, row, &[], general, &[]);
         self.b.switch_to_block(row);
-        let raw: Vec<Value> = (0..count * size)
-            .map(|j| self.b.ins().load(vt, app_flags(), addr, (16 * j) as i32))
-            .collect();
-        let per = self.deinterleave(&raw, count, size);
-        let args: Vec<cranelift_codegen::ir::BlockArg> = per
-            .iter()
-            .flatten()
-            .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
-            .collect();
-        self.b.ins().jump(join, &args);
+        self.packed_read(addr, count, size, join);
         self.b.switch_to_block(general);
         self.cold_loads = true;
         let general_done = self.tensor_read_general(t, coords, signed, cw, dsts);
@@ -753,16 +744,7 @@ impl Gen<'_> {
         let slow = self.b.create_block();
         self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
-        let raw: Vec<Value> = (0..count * size)
-            .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
-            .collect();
-        let per = self.deinterleave(&raw, count, size);
-        let args: Vec<cranelift_codegen::ir::BlockArg> = per
-            .iter()
-            .flatten()
-            .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
-            .collect();
-        self.b.ins().jump(join, &args);
+        self.packed_read(p, count, size, join);
         // Strided (in bounds): lane i's element j at base + i·step + j·estep, one range check.
         self.b.switch_to_block(slow);
         if let Some(probe) = &probe {
@@ -805,6 +787,32 @@ impl Gen<'_> {
             self.set(*d, JVal::Varying(vs))?;
         }
         Ok(true)
+    }
+
+    /// Loads the 16 lanes' packed runs of `count` elements of `size` bytes from `p` (every byte
+    /// in bounds) and jumps to `join` with one vector set per element.
+    fn packed_read(&mut self, p: Value, count: usize, size: usize, join: Block) {
+        let vt = vec_ty(size);
+        let raw: Vec<Value> = (0..count * size)
+            .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
+            .collect();
+        let per = self.deinterleave(&raw, count, size);
+        let args: Vec<cranelift_codegen::ir::BlockArg> = per
+            .iter()
+            .flatten()
+            .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
+            .collect();
+        self.b.ins().jump(join, &args);
+    }
+
+    /// Stores `vals` (one per element) as the 16 lanes' packed runs at `p` (every byte in
+    /// bounds).
+    fn packed_write(&mut self, p: Value, vals: &[JVal], size: usize) {
+        let per: Vec<Vec<Value>> = vals.iter().map(|v| self.vectors(v, size)).collect();
+        let raw = self.interleave(&per, size);
+        for (k, &v) in raw.iter().enumerate() {
+            self.b.ins().store(app_flags(), v, p, (16 * k) as i32);
+        }
     }
 
     /// `count` interleaved element streams (lane-major: lane 0's elements, then lane 1's, …) of
@@ -931,11 +939,7 @@ impl Gen<'_> {
         self.b.ins().brif(fast, row, &[], general, &[]);
         self.b.switch_to_block(row);
         let vals: Vec<JVal> = values.iter().map(|&v| self.get(v)).collect();
-        let per: Vec<Vec<Value>> = vals.iter().map(|v| self.vectors(v, size)).collect();
-        let raw = self.interleave(&per, size);
-        for (k, &v) in raw.iter().enumerate() {
-            self.b.ins().store(app_flags(), v, addr, (16 * k) as i32);
-        }
+        self.packed_write(addr, &vals, size);
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(general);
         self.cold_loads = true;
@@ -993,11 +997,7 @@ impl Gen<'_> {
         let join = self.b.create_block();
         self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
-        let per: Vec<Vec<Value>> = vals.iter().map(|v| self.vectors(v, size)).collect();
-        let raw = self.interleave(&per, size);
-        for (k, &v) in raw.iter().enumerate() {
-            self.b.ins().store(app_flags(), v, p, (16 * k) as i32);
-        }
+        self.packed_write(p, &vals, size);
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(slow);
         // Element-major, then lane order: as the interpreter writes.

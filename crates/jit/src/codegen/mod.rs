@@ -520,7 +520,7 @@ pub(crate) fn build(
         .map(|blk| blk.ops.first().is_some_and(|o| o.is_sync()))
         .collect::<Vec<_>>();
     let has_sync = sync.iter().any(|&s| s);
-    let sync_blocks = sync.clone();
+    let dirty = dirty_registers(ir, &sync);
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let chunk_done = b.create_block();
     let leave = b.create_block();
@@ -573,7 +573,7 @@ pub(crate) fn build(
         decided: std::collections::HashMap::new(),
         round_targets,
         rounds,
-        dirty: dirty_registers(ir, &sync_blocks),
+        dirty,
         gathered,
         direct,
         batched,
