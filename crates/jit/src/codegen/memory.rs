@@ -501,7 +501,15 @@ impl Gen<'_> {
                 (1i64 << bits) - 1
             };
             let cap = self.b.ins().iconst(I64, max + 1 + extra);
-            let dim = self.b.ins().smin(dim, cap);
+            let mut dim = self.b.ins().smin(dim, cap);
+            if k == last {
+                // Everything decided so far (the site's flag, the other coordinates) folds into
+                // the last coordinate's bound, which fails every coordinate when it is
+                // `i64::MIN`: one value instead of two stays live where the others are
+                // invariant (a uniform coordinate in a loop, like a dense layer's `x[k]`).
+                let never = self.b.ins().iconst(I64, i64::MIN);
+                dim = self.b.ins().select(inb, dim, never);
+            }
             let below = self.b.ins().icmp(IntCC::SignedLessThan, xe, dim);
             let both = if signed || s < 0 {
                 let nonneg = self
@@ -512,7 +520,11 @@ impl Gen<'_> {
             } else {
                 below
             };
-            inb = self.b.ins().band(inb, both);
+            inb = if k == last {
+                both
+            } else {
+                self.b.ins().band(inb, both)
+            };
             let term = self.b.ins().imul(lo, stride);
             base = self.b.ins().iadd(base, term);
             if s != 0 {
