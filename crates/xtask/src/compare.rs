@@ -21,7 +21,9 @@
 //!   Implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`).
 //! - **Times** are criterion's median per submit + fence wait (`target/criterion/shader_<name>/
 //!   <driver>_submit_wait`); numpy's are the median of its runs. Ratios are time / time: above 1
-//!   means Tessera's JIT is slower. The dense layer's GFLOP/s are 2·512·1024 FLOPs / time.
+//!   means Tessera's JIT is slower. numpy and the JIT run workload by workload, numpy's run of a
+//!   workload just before the JIT's, so that their ratio does not span the machine's drift over
+//!   the whole comparison. The dense layer's GFLOP/s are 2·512·1024 FLOPs / time.
 //! - **Pipeline creation**: the median and maximum per shader of `vkCreateShaderModule` +
 //!   `vkCreateComputePipelines` (from the JSON `benches/pipelines.rs` writes), repeated and
 //!   first creation. Mesa's on-disk shader cache is off (`MESA_SHADER_CACHE_DISABLE`); a
@@ -131,6 +133,22 @@ struct Run {
     notes: Vec<String>,
     /// Whether a bench failed.
     failed: bool,
+}
+
+impl Run {
+    /// Adds `other`'s results and notes (runs of disjoint parts).
+    fn merge(&mut self, other: Run) {
+        self.shader_ns.extend(other.shader_ns);
+        self.copy_vs_memcpy.extend(other.copy_vs_memcpy);
+        if other.pipelines.is_some() {
+            self.pipelines = other.pipelines;
+        }
+        if other.pipelines_all_ns.is_some() {
+            self.pipelines_all_ns = other.pipelines_all_ns;
+        }
+        self.notes.extend(other.notes);
+        self.failed |= other.failed;
+    }
 }
 
 /// What to run.
@@ -987,7 +1005,44 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         label,
         env: vec![("TESSERA_SHADER_BACKEND", backend.to_string())],
     };
-    let jit = bench_run(&tessera("jit", "tessera_jit"), &sel, true, sel.copies);
+    // The JIT and numpy run workload by workload, one right after the other, so that each
+    // JIT / numpy ratio compares two measurements minutes apart at most, not the whole
+    // comparison's length (this VM's speed drifts: numpy's i8 multiply took 2.9 ms in one run and
+    // 4.8 ms in another).
+    let jit_driver = tessera("jit", "tessera_jit");
+    let mut jit = Run::default();
+    let mut numpy_times = BTreeMap::new();
+    let mut numpy_version = None;
+    for w in &sel.shaders {
+        match python
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|p| numpy(p, &[*w]))
+        {
+            Ok((version, times)) => {
+                numpy_version = Some(version);
+                numpy_times.extend(times);
+            }
+            Err(e) => notes.push(format!("numpy {w}: not run: {e}")),
+        }
+        let one = Selection {
+            shaders: vec![w],
+            pipelines: false,
+            copies: false,
+        };
+        jit.merge(bench_run(&jit_driver, &one, true, false));
+    }
+    if let Some(version) = numpy_version {
+        header.push(format!(
+            "numpy {version} (benches/reference.py: median of runs, one thread; each workload run just before Tessera JIT's)"
+        ));
+    }
+    let rest = Selection {
+        shaders: Vec::new(),
+        pipelines: sel.pipelines,
+        copies: sel.copies,
+    };
+    jit.merge(bench_run(&jit_driver, &rest, true, sel.copies));
     let mut rust = BTreeMap::new();
     for w in &sel.shaders {
         if let Some(ns) = time_ns("reference", w) {
@@ -1005,26 +1060,6 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             bench_run(&driver, &sel, false, sel.copies)
         }
         Err(_) => Run::default(),
-    };
-    let numpy_times = if sel.shaders.is_empty() {
-        BTreeMap::new()
-    } else {
-        match python
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|p| numpy(p, &sel.shaders))
-        {
-            Ok((version, times)) => {
-                header.push(format!(
-                    "numpy {version} (benches/reference.py: median of runs, one thread)"
-                ));
-                times
-            }
-            Err(e) => {
-                notes.push(format!("numpy: not run: {e}"));
-                BTreeMap::new()
-            }
-        }
     };
     header.push(
         "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
