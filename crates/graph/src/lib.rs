@@ -19,6 +19,7 @@ pub mod error;
 pub mod exec;
 pub mod ir;
 pub mod kernels;
+pub mod npy;
 pub mod reader;
 pub mod tosa;
 
