@@ -734,3 +734,83 @@ fn avg_pool_and_depthwise() {
     .unwrap();
     assert_eq!(r.floats(), &[3.5, 6.0, 50.0, 100.0]);
 }
+
+#[test]
+fn transpose_conv_resize_conv3d() {
+    let zero = floats_t(DType::F32, &[1], &[0.0]);
+    let no = t(DType::Bool, &[], Values::Bool(vec![false]));
+    // TRANSPOSE_CONV2D: each input pixel scatters its weight window; overlaps add.
+    let x = floats_t(DType::F32, &[1, 1, 2, 1], &[1.0, 2.0]);
+    let w = floats_t(DType::F32, &[1, 2, 2, 1], &[1.0, 2.0, 3.0, 4.0]);
+    let b = floats_t(DType::F32, &[1], &[0.5]);
+    let attrs = [
+        ("out_pad", ints_t(DType::I32, &[4], &[0, 0, 0, 0])),
+        ("stride", ints_t(DType::I32, &[2], &[1, 1])),
+        ("acc_type", scalar_i32(3)),
+        ("local_bound", no.clone()),
+        ("input_zp", zero.clone()),
+        ("weight_zp", zero.clone()),
+    ];
+    let r = apply(
+        TosaOp::TransposeConv2d,
+        &attrs,
+        &[&x, &w, &b],
+        (DType::F32, &[1, 2, 3, 1]),
+    )
+    .unwrap();
+    assert_eq!(r.floats(), &[1.5, 4.5, 4.5, 3.5, 10.5, 8.5]);
+    assert!(
+        apply(
+            TosaOp::TransposeConv2d,
+            &attrs,
+            &[&x, &w, &b],
+            (DType::F32, &[1, 2, 2, 1])
+        )
+        .is_err()
+    );
+
+    // RESIZE ×2 with border 1: nearest picks rows/columns [0, 1, 1, 1]; integer bilinear is
+    // scaled by scale_y_n·scale_x_n = 4.
+    let x = ints_t(DType::I8, &[1, 2, 2, 1], &[1, 2, 3, 4]);
+    let attrs = |mode: i64| {
+        [
+            ("mode", scalar_i32(mode)),
+            ("scale", ints_t(DType::I32, &[4], &[2, 1, 2, 1])),
+            ("offset", ints_t(DType::I32, &[2], &[0, 0])),
+            ("border", ints_t(DType::I32, &[2], &[1, 1])),
+        ]
+    };
+    let r = apply(TosaOp::Resize, &attrs(1), &[&x], (DType::I8, &[1, 4, 4, 1])).unwrap();
+    assert_eq!(r.ints(), &[1, 2, 2, 2, 3, 4, 4, 4, 3, 4, 4, 4, 3, 4, 4, 4]);
+    let r = apply(
+        TosaOp::Resize,
+        &attrs(2),
+        &[&x],
+        (DType::I32, &[1, 4, 4, 1]),
+    )
+    .unwrap();
+    assert_eq!((r.ints()[0], r.ints()[5]), (4, 10));
+    assert!(apply(TosaOp::Resize, &attrs(2), &[&x], (DType::I8, &[1, 4, 4, 1])).is_err());
+
+    // CONV3D with a 1×1×1 kernel: a scale and a bias.
+    let x = floats_t(DType::F32, &[1, 1, 1, 2, 1], &[3.0, 5.0]);
+    let w = floats_t(DType::F32, &[1, 1, 1, 1, 1], &[2.0]);
+    let b = floats_t(DType::F32, &[1], &[1.0]);
+    let attrs = [
+        ("pad", ints_t(DType::I32, &[6], &[0; 6])),
+        ("stride", ints_t(DType::I32, &[3], &[1, 1, 1])),
+        ("dilation", ints_t(DType::I32, &[3], &[1, 1, 1])),
+        ("acc_type", scalar_i32(3)),
+        ("local_bound", no),
+        ("input_zp", zero.clone()),
+        ("weight_zp", zero),
+    ];
+    let r = apply(
+        TosaOp::Conv3d,
+        &attrs,
+        &[&x, &w, &b],
+        (DType::F32, &[1, 1, 1, 2, 1]),
+    )
+    .unwrap();
+    assert_eq!(r.floats(), &[7.0, 11.0]);
+}

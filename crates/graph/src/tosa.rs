@@ -32,15 +32,15 @@ macro_rules! tosa_ops {
             0 ArgMax "ARGMAX" [axis: Const, nan_mode: Const, input: Tensor] Some(kernels::reduce::argmax);
             1 AvgPool2d "AVG_POOL2D" [kernel: Const, stride: Const, pad: Const, acc_type: Const, input: Tensor, input_zp: Const, output_zp: Const] Some(kernels::pool::avg_pool2d);
             2 Conv2d "CONV2D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::conv2d);
-            3 Conv3d "CONV3D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] None;
+            3 Conv3d "CONV3D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::conv3d);
             4 DepthwiseConv2d "DEPTHWISE_CONV2D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::depthwise_conv2d);
             5 Fft2d "FFT2D" [inverse: Const, local_bound: Const, input_real: Tensor, input_imag: Tensor] None;
             6 Matmul "MATMUL" [a: Tensor, b: Tensor, a_zp: Const, b_zp: Const] Some(kernels::conv::matmul);
             7 MaxPool2d "MAX_POOL2D" [kernel: Const, stride: Const, pad: Const, nan_mode: Const, input: Tensor] Some(kernels::pool::max_pool2d);
             8 Rfft2d "RFFT2D" [local_bound: Const, input_real: Tensor] None;
-            9 TransposeConv2d "TRANSPOSE_CONV2D" [out_pad: Const, stride: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] None;
+            9 TransposeConv2d "TRANSPOSE_CONV2D" [out_pad: Const, stride: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::transpose_conv2d);
             10 Clamp "CLAMP" [min_val: Const, max_val: Const, nan_mode: Const, input: Tensor] Some(kernels::elementwise::clamp);
-            11 Erf "ERF" [input: Tensor] None;
+            11 Erf "ERF" [input: Tensor] Some(kernels::elementwise::erf);
             12 Sigmoid "SIGMOID" [input: Tensor] Some(kernels::elementwise::sigmoid);
             13 Tanh "TANH" [input: Tensor] Some(kernels::elementwise::tanh);
             14 Add "ADD" [input1: Tensor, input2: Tensor] Some(kernels::elementwise::add);
@@ -92,7 +92,7 @@ macro_rules! tosa_ops {
             60 Transpose "TRANSPOSE" [perms: Const, input1: Tensor] Some(kernels::data::transpose);
             61 Gather "GATHER" [values: Tensor, indices: Tensor] Some(kernels::data::gather);
             62 Scatter "SCATTER" [values_in: Tensor, indices: Tensor, input: Tensor] Some(kernels::data::scatter);
-            63 Resize "RESIZE" [mode: Const, input: Tensor, scale: Const, offset: Const, border: Const] None;
+            63 Resize "RESIZE" [mode: Const, input: Tensor, scale: Const, offset: Const, border: Const] Some(kernels::pool::resize);
             64 Cast "CAST" [input: Tensor] Some(kernels::elementwise::cast);
             65 Rescale "RESCALE" [scale32: Const, rounding_mode: Const, per_channel: Const, input_unsigned: Const, output_unsigned: Const, input: Tensor, multiplier: Const, shift: Const, input_zp: Const, output_zp: Const] Some(kernels::quant::rescale);
         }

@@ -347,3 +347,238 @@ pub fn matmul(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     };
     Ok(vec![Tensor::new(out.dtype, out.shape.clone(), values)?])
 }
+
+/// CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], pad [6] (front, back, top, bottom,
+/// left, right), stride [3], dilation [3].
+pub(crate) fn conv3d_shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
+    let (a, w, bias) = (ins[0], ins[1], ins[2]);
+    let out_t = result_type(a.dtype, w.dtype).ok_or_else(|| {
+        bad(
+            node,
+            format!("no {} × {} variant", a.dtype.name(), w.dtype.name()),
+        )
+    })?;
+    if a.shape.len() != 5 || w.shape.len() != 5 || bias.shape.len() != 1 || w.shape[4] != a.shape[4]
+    {
+        return Err(bad(
+            node,
+            format!("input {a}, weight {w}, bias {bias}: NDHWC, OKDHWI, [BC]"),
+        ));
+    }
+    check_acc(node, a.dtype)?;
+    check_zps(node, a.dtype, w.dtype, ["input_zp", "weight_zp"])?;
+    if bias.dtype != out_t || (bias.shape[0] != w.shape[0] && bias.shape[0] != 1) {
+        return Err(bad(
+            node,
+            format!("bias {bias} for {} output channels", w.shape[0]),
+        ));
+    }
+    let (p, s, d) = (
+        ints(node, "pad")?,
+        ints(node, "stride")?,
+        ints(node, "dilation")?,
+    );
+    if p.len() != 6 || s.len() != 3 || d.len() != 3 {
+        return Err(bad(node, "pad [6], stride [3] and dilation [3] expected"));
+    }
+    if p.iter().any(|&v| !(0..=8192).contains(&v))
+        || s.iter().chain(&d).any(|&v| !(1..=8192).contains(&v))
+    {
+        return Err(bad(
+            node,
+            format!("pad {p:?}, stride {s:?}, dilation {d:?}"),
+        ));
+    }
+    let mut shape = vec![a.shape[0]];
+    for k in 0..3 {
+        let span = a.shape[1 + k] as i64 - 1 + p[2 * k] + p[2 * k + 1]
+            - (w.shape[1 + k] as i64 - 1) * d[k];
+        if span < 0 || span % s[k] != 0 {
+            return Err(bad(
+                node,
+                format!("the output size does not divide exactly ({span}/{})", s[k]),
+            ));
+        }
+        shape.push((span / s[k] + 1) as usize);
+    }
+    shape.push(w.shape[0]);
+    Ok(ValueInfo {
+        dtype: out_t,
+        shape,
+    })
+}
+
+pub fn conv3d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let (a, w, bias) = (ins[0], ins[1], ins[2]);
+    let out = &node.out[0];
+    let (p, s, d) = (
+        ints(node, "pad")?,
+        ints(node, "stride")?,
+        ints(node, "dilation")?,
+    );
+    let [n, id, ih, iw, ic] = [a.shape[0], a.shape[1], a.shape[2], a.shape[3], a.shape[4]];
+    let [oc, kd, kh, kw] = [w.shape[0], w.shape[1], w.shape[2], w.shape[3]];
+    let [od, oh, ow] = [out.shape[1], out.shape[2], out.shape[3]];
+    let (izp, wzp) = if a.dtype.is_int() {
+        (zp(node, "input_zp")?, zp(node, "weight_zp")?)
+    } else {
+        (0, 0)
+    };
+    let at = |o: usize, k: usize, i: usize| -> Option<usize> {
+        let c = (o * s[i] as usize + k * d[i] as usize).checked_sub(p[2 * i] as usize)?;
+        (c < [id, ih, iw][i]).then_some(c)
+    };
+    let mut ints_out = Vec::new();
+    let mut floats_out = Vec::new();
+    for b in 0..n {
+        for z in 0..od {
+            for y in 0..oh {
+                for x in 0..ow {
+                    for o in 0..oc {
+                        let (mut ai, mut af) = (0i64, 0f64);
+                        for dz in 0..kd {
+                            let Some(iz) = at(z, dz, 0) else { continue };
+                            for dy in 0..kh {
+                                let Some(iy) = at(y, dy, 1) else { continue };
+                                for dx in 0..kw {
+                                    let Some(ix) = at(x, dx, 2) else { continue };
+                                    let pix = (((b * id + iz) * ih + iy) * iw + ix) * ic;
+                                    let wb = (((o * kd + dz) * kh + dy) * kw + dx) * ic;
+                                    for c in 0..ic {
+                                        match (&a.values, &w.values) {
+                                            (Values::Int(xv), Values::Int(wv)) => {
+                                                ai = ai.wrapping_add(
+                                                    (xv[pix + c] - izp) * (wv[wb + c] - wzp),
+                                                )
+                                            }
+                                            _ => af += a.get_f64(pix + c) * w.get_f64(wb + c),
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        let bi = if bias.len() == 1 { 0 } else { o };
+                        if a.dtype.is_int() {
+                            ints_out.push(out.dtype.wrap_int(
+                                ai.wrapping_add(bias.ints().get(bi).copied().unwrap_or(0)),
+                            ));
+                        } else {
+                            floats_out.push(out.dtype.round_float(af + bias.get_f64(bi)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let values = if a.dtype.is_int() {
+        Values::Int(ints_out)
+    } else {
+        Values::Float(floats_out)
+    };
+    Ok(vec![Tensor::new(out.dtype, out.shape.clone(), values)?])
+}
+
+/// TRANSPOSE_CONV2D: `OH = (IH − 1)·stride_y + out_pad_top + out_pad_bottom + KH` (and so for
+/// the width); every input pixel scatters `input · weight` into the output window it strides to.
+pub(crate) fn transpose_conv2d_shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
+    let (a, w, bias) = (ins[0], ins[1], ins[2]);
+    let out_t = result_type(a.dtype, w.dtype).ok_or_else(|| {
+        bad(
+            node,
+            format!("no {} × {} variant", a.dtype.name(), w.dtype.name()),
+        )
+    })?;
+    if a.shape.len() != 4 || w.shape.len() != 4 || bias.shape.len() != 1 || w.shape[3] != a.shape[3]
+    {
+        return Err(bad(
+            node,
+            format!("input {a}, weight {w}, bias {bias}: NHWC, OHWI, [BC]"),
+        ));
+    }
+    check_acc(node, a.dtype)?;
+    check_zps(node, a.dtype, w.dtype, ["input_zp", "weight_zp"])?;
+    if bias.dtype != out_t || (bias.shape[0] != w.shape[0] && bias.shape[0] != 1) {
+        return Err(bad(
+            node,
+            format!("bias {bias} for {} output channels", w.shape[0]),
+        ));
+    }
+    let (p, s) = (ints(node, "out_pad")?, ints(node, "stride")?);
+    if p.len() != 4 || s.len() != 2 || s.iter().any(|&v| !(1..=8192).contains(&v)) {
+        return Err(bad(node, "out_pad [4] and stride [2] (≥ 1) expected"));
+    }
+    let (kh, kw) = (w.shape[1] as i64, w.shape[2] as i64);
+    if p[0] <= -kh || p[1] <= -kh || p[2] <= -kw || p[3] <= -kw || p.iter().any(|&v| v > 8192) {
+        return Err(bad(node, format!("out_pad {p:?} must exceed −kernel")));
+    }
+    let oh = (a.shape[1] as i64 - 1) * s[0] + p[0] + p[1] + kh;
+    let ow = (a.shape[2] as i64 - 1) * s[1] + p[2] + p[3] + kw;
+    if oh < 1 || ow < 1 {
+        return Err(bad(node, format!("output size {oh}×{ow}")));
+    }
+    Ok(ValueInfo {
+        dtype: out_t,
+        shape: vec![a.shape[0], oh as usize, ow as usize, w.shape[0]],
+    })
+}
+
+pub fn transpose_conv2d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let (a, w, bias) = (ins[0], ins[1], ins[2]);
+    let out = &node.out[0];
+    let (p, s) = (ints(node, "out_pad")?, ints(node, "stride")?);
+    let [n, ih, iw, ic] = [a.shape[0], a.shape[1], a.shape[2], a.shape[3]];
+    let [oc, kh, kw] = [w.shape[0], w.shape[1], w.shape[2]];
+    let [oh, ow] = [out.shape[1], out.shape[2]];
+    let (izp, wzp) = if a.dtype.is_int() {
+        (zp(node, "input_zp")?, zp(node, "weight_zp")?)
+    } else {
+        (0, 0)
+    };
+    let total = out.elements();
+    let mut ai = vec![0i64; total];
+    let mut af = vec![0f64; total];
+    for (k, (i, f)) in ai.iter_mut().zip(af.iter_mut()).enumerate() {
+        let o = k % oc;
+        let bi = if bias.len() == 1 { 0 } else { o };
+        *i = bias.ints().get(bi).copied().unwrap_or(0);
+        *f = bias.get_f64(bi);
+    }
+    for b in 0..n {
+        for iy in 0..ih {
+            for ix in 0..iw {
+                for ky in 0..kh {
+                    let oy = (iy * s[0] as usize + ky) as i64 + p[0];
+                    if oy < 0 || oy >= oh as i64 {
+                        continue;
+                    }
+                    for kx in 0..kw {
+                        let ox = (ix * s[1] as usize + kx) as i64 + p[2];
+                        if ox < 0 || ox >= ow as i64 {
+                            continue;
+                        }
+                        for o in 0..oc {
+                            let dst = ((b * oh + oy as usize) * ow + ox as usize) * oc + o;
+                            for c in 0..ic {
+                                let src = ((b * ih + iy) * iw + ix) * ic + c;
+                                let wi = ((o * kh + ky) * kw + kx) * ic + c;
+                                match (&a.values, &w.values) {
+                                    (Values::Int(xv), Values::Int(wv)) => {
+                                        ai[dst] =
+                                            ai[dst].wrapping_add((xv[src] - izp) * (wv[wi] - wzp))
+                                    }
+                                    _ => af[dst] += a.get_f64(src) * w.get_f64(wi),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let values = if a.dtype.is_int() {
+        Values::Int(ai.into_iter().map(|v| out.dtype.wrap_int(v)).collect())
+    } else {
+        Values::Float(af.into_iter().map(|v| out.dtype.round_float(v)).collect())
+    };
+    Ok(vec![Tensor::new(out.dtype, out.shape.clone(), values)?])
+}

@@ -134,7 +134,7 @@ pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
             one_of(node, "operands", a.dtype, FLOATS)?;
             with(a.dtype)
         }
-        Ceil | Floor | Exp | Log | Reciprocal | Rsqrt | Sigmoid | Tanh | Sin | Cos => {
+        Ceil | Floor | Exp | Log | Reciprocal | Rsqrt | Sigmoid | Tanh | Sin | Cos | Erf => {
             one_of(node, "input1", a.dtype, FLOATS)?;
             with(a.dtype)
         }
@@ -517,6 +517,33 @@ pub fn cos(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     map1(node, ins[0], |a| a, f64::cos)
 }
 
+/// The error function to about 1e-15 relative: `2/√π · e^(−x²) · Σ 2^n x^(2n+1) / (2n+1)!!`
+/// (all terms positive, so nothing cancels), and ±1 beyond |x| = 6 (erf(6) = 1 − 2e−17).
+pub(crate) fn erf_f64(x: f64) -> f64 {
+    let a = x.abs();
+    if x.is_nan() || a == 0.0 {
+        return x;
+    }
+    if a >= 6.0 {
+        return 1f64.copysign(x);
+    }
+    let (two_a2, mut term, mut sum) = (2.0 * a * a, a, a);
+    for n in 1..400 {
+        term *= two_a2 / f64::from(2 * n + 1);
+        sum += term;
+        if term < sum * 1e-17 {
+            break;
+        }
+    }
+    (std::f64::consts::FRAC_2_SQRT_PI * (-a * a).exp() * sum)
+        .min(1.0)
+        .copysign(x)
+}
+
+pub fn erf(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
+    map1(node, ins[0], |a| a, erf_f64)
+}
+
 pub fn sigmoid(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     map1(node, ins[0], |a| a, |a| 1.0 / (1.0 + (-a).exp()))
 }
@@ -574,4 +601,28 @@ pub fn cast(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
         (Values::Float(x), _) => Values::Float(x.iter().map(|&v| t.round_float(v)).collect()),
     };
     Ok(vec![Tensor::new(t, out.shape.clone(), values)?])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn erf_matches_known_values() {
+        // erf(0.5), erf(1), erf(2), erf(3) to 16 digits.
+        let cases = [
+            (0.5, 0.520_499_877_813_046_5),
+            (1.0, 0.842_700_792_949_714_9),
+            (2.0, 0.995_322_265_018_952_7),
+            (3.0, 0.999_977_909_503_001_4),
+        ];
+        for (x, want) in cases {
+            let got = super::erf_f64(x);
+            assert!(
+                (got - want).abs() <= 4.0 * f64::EPSILON * want,
+                "erf({x}) = {got}"
+            );
+            assert_eq!(super::erf_f64(-x), -got);
+        }
+        assert_eq!(super::erf_f64(7.0), 1.0);
+        assert!(super::erf_f64(f64::NAN).is_nan());
+    }
 }

@@ -102,6 +102,9 @@ pub fn validate(node: &Node, ins: &[&ValueInfo]) -> Result<()> {
         | TosaOp::ReduceSum => reduce::shape(node, ins[0])?,
         TosaOp::AvgPool2d | TosaOp::MaxPool2d => pool::shape(node, ins[0])?,
         TosaOp::Conv2d | TosaOp::DepthwiseConv2d | TosaOp::Matmul => conv::shape(node, ins)?,
+        TosaOp::Conv3d => conv::conv3d_shape(node, ins)?,
+        TosaOp::TransposeConv2d => conv::transpose_conv2d_shape(node, ins)?,
+        TosaOp::Resize => pool::resize_shape(node, ins[0])?,
         TosaOp::Table | TosaOp::Rescale => quant::shape(node, ins[0])?,
         TosaOp::Concat
         | TosaOp::Pad

@@ -1,5 +1,6 @@
-//! MAX_POOL2D and AVG_POOL2D over NHWC inputs: padded taps are skipped (AVG_POOL2D divides by
-//! the count of real taps), integer averages scale by TOSA's `reciprocal_scale`.
+//! Spatial operators over NHWC inputs: MAX_POOL2D and AVG_POOL2D (padded taps are skipped,
+//! AVG_POOL2D divides by the count of real taps, integer averages scale by TOSA's
+//! `reciprocal_scale`) and RESIZE (nearest and bilinear, TOSA's integer arithmetic).
 
 use super::quant::{apply_scale_32, reciprocal_scale};
 use super::{
@@ -211,4 +212,163 @@ pub fn avg_pool2d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
         Values::Bool(_) => return Err(bad(node, "a bool input")),
     };
     Ok(vec![Tensor::new(info.dtype, info.shape.clone(), values)?])
+}
+
+/// RESIZE `mode` values.
+const NEAREST: i64 = 1;
+const BILINEAR: i64 = 2;
+
+/// RESIZE's parameters: (mode, scale [y_n, y_d, x_n, x_d], offset [y, x], border [y, x]).
+type ResizeParams = (i64, [i64; 4], [i64; 2], [i64; 2]);
+
+fn resize_params(node: &Node) -> Result<ResizeParams> {
+    let mode = int(node, "mode")?;
+    let (s, o, b) = (
+        ints(node, "scale")?,
+        ints(node, "offset")?,
+        ints(node, "border")?,
+    );
+    if s.len() != 4 || o.len() != 2 || b.len() != 2 {
+        return Err(bad(node, "scale [4], offset [2] and border [2] expected"));
+    }
+    Ok((mode, [s[0], s[1], s[2], s[3]], [o[0], o[1]], [b[0], b[1]]))
+}
+
+/// The result type of RESIZE (TOSA 1.0's ERROR_IFs on scale, offset, border and sizes).
+pub(crate) fn resize_shape(node: &Node, a: &ValueInfo) -> Result<ValueInfo> {
+    if a.shape.len() != 4 {
+        return Err(bad(node, format!("input {a} is not NHWC")));
+    }
+    let (mode, s, o, b) = resize_params(node)?;
+    if mode != NEAREST && mode != BILINEAR {
+        return Err(bad(node, format!("mode {mode}")));
+    }
+    if s.iter().any(|&v| v <= 0) || s[0] > 1 << 11 || s[2] > 1 << 11 {
+        return Err(bad(
+            node,
+            format!("scale {s:?}: positive, numerators at most 2048"),
+        ));
+    }
+    if s[1] >= 16 * s[0] || s[3] >= 16 * s[2] {
+        return Err(bad(
+            node,
+            format!("scale {s:?}: denominators below 16× numerators"),
+        ));
+    }
+    if o[0] < -s[0] || o[0] >= 16 * s[0] || o[1] < -s[2] || o[1] >= 16 * s[2] {
+        return Err(bad(node, format!("offset {o:?} out of range")));
+    }
+    if b[0] < -16 * s[0] || b[0] >= s[0] || b[1] < -16 * s[2] || b[1] >= s[2] {
+        return Err(bad(node, format!("border {b:?} out of range")));
+    }
+    let (ih, iw) = (a.shape[1] as i64, a.shape[2] as i64);
+    let span_y = (ih - 1) * s[0] - o[0] + b[0];
+    let span_x = (iw - 1) * s[2] - o[1] + b[1];
+    if span_y < 0 || span_x < 0 || span_y % s[1] != 0 || span_x % s[3] != 0 {
+        return Err(bad(
+            node,
+            format!(
+                "the output size does not divide exactly ({span_y}/{}, {span_x}/{})",
+                s[1], s[3]
+            ),
+        ));
+    }
+    let (oh, ow) = (span_y / s[1] + 1, span_x / s[3] + 1);
+    if [oh, ow, ih, iw].iter().any(|&v| v >= 16384) {
+        return Err(bad(node, "sizes must stay below 16384"));
+    }
+    let dtype = match (a.dtype, mode) {
+        (DType::I8, BILINEAR) => DType::I32,
+        (DType::I16, BILINEAR) => DType::I48,
+        (DType::I8 | DType::I16 | DType::F16 | DType::Bf16 | DType::F32, _) => a.dtype,
+        (other, _) => return Err(bad(node, format!("input of type {}", other.name()))),
+    };
+    Ok(ValueInfo {
+        dtype,
+        shape: vec![a.shape[0], oh as usize, ow as usize, a.shape[3]],
+    })
+}
+
+/// RESIZE: integer bilinear results are scaled by `scale_y_n·scale_x_n` (a later RESCALE
+/// normalises), exactly as TOSA's pseudocode; float ones interpolate in f64 and round once.
+pub fn resize(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let a = ins[0];
+    let out = &node.out[0];
+    let (mode, s, o, _) = resize_params(node)?;
+    let [n, ih, iw, c] = [a.shape[0], a.shape[1], a.shape[2], a.shape[3]];
+    let [oh, ow] = [out.shape[1], out.shape[2]];
+    let float = a.dtype.is_float();
+    let mut iv = Vec::new();
+    let mut fv = Vec::new();
+    for b in 0..n {
+        for oy in 0..oh {
+            let y = oy as i64 * s[1] + o[0];
+            let iy = y.div_euclid(s[0]);
+            let ry = y - iy * s[0];
+            let (iy0, iy1) = (
+                iy.max(0) as usize,
+                (iy + 1).min(ih as i64 - 1).max(0) as usize,
+            );
+            for ox in 0..ow {
+                let x = ox as i64 * s[3] + o[1];
+                let ix = x.div_euclid(s[2]);
+                let rx = x - ix * s[2];
+                let (ix0, ix1) = (
+                    ix.max(0) as usize,
+                    (ix + 1).min(iw as i64 - 1).max(0) as usize,
+                );
+                for ch in 0..c {
+                    let at = |yy: usize, xx: usize| ((b * ih + yy) * iw + xx) * c + ch;
+                    if mode == NEAREST {
+                        let (yy, xx) = if float {
+                            (
+                                if ry as f64 / s[0] as f64 >= 0.5 {
+                                    iy1
+                                } else {
+                                    iy0
+                                },
+                                if rx as f64 / s[2] as f64 >= 0.5 {
+                                    ix1
+                                } else {
+                                    ix0
+                                },
+                            )
+                        } else {
+                            (
+                                if 2 * ry >= s[0] { iy1 } else { iy0 },
+                                if 2 * rx >= s[2] { ix1 } else { ix0 },
+                            )
+                        };
+                        if float {
+                            fv.push(a.get_f64(at(yy, xx)));
+                        } else {
+                            iv.push(a.ints().get(at(yy, xx)).copied().unwrap_or(0));
+                        }
+                    } else if float {
+                        let (dy, dx) = (ry as f64 / s[0] as f64, rx as f64 / s[2] as f64);
+                        let v = |yy, xx| a.get_f64(at(yy, xx));
+                        let acc = v(iy0, ix0) * (1.0 - dy) * (1.0 - dx)
+                            + v(iy0, ix1) * (1.0 - dy) * dx
+                            + v(iy1, ix0) * dy * (1.0 - dx)
+                            + v(iy1, ix1) * dy * dx;
+                        fv.push(out.dtype.round_float(acc));
+                    } else {
+                        let v = |yy, xx| a.ints().get(at(yy, xx)).copied().unwrap_or(0);
+                        let (uy, ux) = (s[0], s[2]);
+                        let acc = v(iy0, ix0) * (uy - ry) * (ux - rx)
+                            + v(iy0, ix1) * (uy - ry) * rx
+                            + v(iy1, ix0) * ry * (ux - rx)
+                            + v(iy1, ix1) * ry * rx;
+                        iv.push(out.dtype.wrap_int(acc));
+                    }
+                }
+            }
+        }
+    }
+    let values = if float {
+        Values::Float(fv)
+    } else {
+        Values::Int(iv)
+    };
+    Ok(vec![Tensor::new(out.dtype, out.shape.clone(), values)?])
 }

@@ -1,0 +1,145 @@
+"""TOSA 1.0.2 conformance for Tessera's graph pipeline, through the same SPIR-V a Vulkan
+application would give the driver.
+
+For every requested operator: Arm's conformance generator (tosa-tools) writes positive tests
+(test.tosa + inputs + desc.json); the TOSA reference model computes the expected outputs (in
+precise fp64 mode for float tests); Arm's model-converter turns test.tosa into a VGF; vgf_dump
+extracts its SPIR-V graph module and its constants; Tessera's graph-run runs the graph on the
+inputs; tosa_verify checks each output against the reference with the test's compliance rule
+(EXACT, ULP, dot-product statistics, ...). A test that Tessera rejects at decode counts as
+"rejected" (with the first line of the reason), one whose outputs fail tosa_verify as "fail".
+
+Usage: run.py --graph-run PATH --work DIR [--ops add,mul,...] [--profile tosa-pro-int ...]
+              [--extension ...] [--json report.json] [--jobs N]
+Needs tosa_verif_conformance_generator, tosa_reference_model, model-converter, vgf_dump and
+tosa_verify on PATH (`cargo xtask conformance` installs them into target/tosa-venv).
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+
+import numpy
+import shutil
+import subprocess
+import sys
+from collections import Counter, defaultdict
+
+
+def sh(cmd, cwd=None):
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    return r.returncode, (r.stdout + r.stderr).strip()
+
+
+def constants(vgf_json):
+    """(constant index, graph constant id) of the VGF's first segment."""
+    seg = vgf_json["model_sequence"]["segments"][0]
+    return [(b["constant_table_index"], b["graph_constant_id"]) for b in seg.get("constant_bindings", [])]
+
+
+def run_test(test_dir, graph_run):
+    desc = json.load(open(os.path.join(test_dir, "desc.json")))
+    if desc.get("expected_failure"):
+        return "skipped", "negative test"
+    work = os.path.join(test_dir, "tessera")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    ref = os.path.join(work, "ref")
+    imp = os.path.join(work, "imp")
+    os.makedirs(ref)
+    types = [t.get("data_type", "") for t in desc.get("meta", {}).get("compliance", {}).get("tensors", {}).values()]
+    precise = any(t.startswith(("FP", "BF")) for t in types)
+    cmd = ["tosa_reference_model", "--test_desc", os.path.join(test_dir, "desc.json"), "--output_dir", ref]
+    if precise:
+        cmd += ["--precise_mode", "1"]
+    rc, out = sh(cmd)
+    if rc != 0:
+        return "skipped", "reference model failed: " + out.splitlines()[-1:][0] if out else "reference model failed"
+    vgf = os.path.join(work, "t.vgf")
+    rc, out = sh(["model-converter", "-i", os.path.join(test_dir, desc["tosa_file"]), "-o", vgf])
+    if rc != 0:
+        return "skipped", "model-converter: " + (out.splitlines()[-1] if out else "failed")
+    rc, out = sh(["vgf_dump", "-i", vgf, "-o", "-"])
+    if rc != 0:
+        return "skipped", "vgf_dump failed"
+    info = json.loads(out[out.index("{"):])
+    spv = os.path.join(work, "t.spv")
+    sh(["vgf_dump", "-i", vgf, "-o", spv, "--dump-spirv", "0"])
+    cmd = [graph_run, spv, "--entry", "graph_partition_0", "--out", imp]
+    for index, gid in constants(info):
+        path = os.path.join(work, f"c{index}.bin")
+        sh(["vgf_dump", "-i", vgf, "-o", path, "--dump-constant", str(index)])
+        cmd += ["--constant", f"{gid}={path}"]
+    cmd += [os.path.join(test_dir, f) for f in desc["ifm_file"]]
+    rc, out = sh(cmd)
+    if rc != 0:
+        reason = out.splitlines()[-1] if out else "graph-run failed"
+        return "rejected", reason
+    for i, (name, f) in enumerate(zip(desc["ofm_name"], desc["ofm_file"])):
+        got = os.path.join(imp, f"output_{i}.npy")
+        # TOSA's rank-0 tensors are [1] in SPIR-V (and so in our output); give the verifier
+        # the reference's shape.
+        want = numpy.load(os.path.join(ref, f), mmap_mode="r")
+        have = numpy.load(got)
+        if want.shape == () and have.shape == (1,):
+            numpy.save(got, have.reshape(()))
+        rc, out = sh(["tosa_verify", "--test_desc", os.path.join(test_dir, "desc.json"), "--ofm_name", name,
+                      "--imp_result_file", got, "--ref_result_file", os.path.join(ref, f)])
+        if rc != 0:
+            return "fail", f"{name}: " + (out.splitlines()[-1] if out else "tosa_verify failed")
+    return "pass", ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graph-run", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ops", default="")
+    ap.add_argument("--profile", nargs="*", default=["tosa-pro-int", "tosa-pro-fp"])
+    ap.add_argument("--extension", nargs="*", default=[])
+    ap.add_argument("--json")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    a = ap.parse_args()
+    gen = os.path.join(a.work, "tests")
+    shutil.rmtree(gen, ignore_errors=True)
+    cmd = ["tosa_verif_conformance_generator", "--tosa-version", "1.0.2", "--test-type", "positive",
+           "--output-type", "binary", "--output-directory", gen, "-j", str(a.jobs), "--profile", *a.profile]
+    if a.extension:
+        cmd += ["--extension", *a.extension]
+    if a.ops:
+        cmd += ["--operators", *a.ops.split(",")]
+    rc, out = sh(cmd)
+    if rc != 0:
+        print(out[-3000:], file=sys.stderr)
+        sys.exit("the conformance generator failed")
+    tests = sorted(os.path.dirname(os.path.join(d, f)) for d, _, fs in os.walk(gen) for f in fs if f == "desc.json")
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        for t, r in zip(tests, pool.map(lambda t: run_test(t, a.graph_run), tests)):
+            results[os.path.relpath(t, gen)] = r
+    per_op = defaultdict(Counter)
+    reasons = defaultdict(Counter)
+    for name, (status, why) in results.items():
+        op = name.split(os.sep)[-2] if os.sep in name else name
+        per_op[op][status] += 1
+        if status in ("fail", "rejected"):
+            reasons[op][why[:160]] += 1
+    print(f"| operator | pass | fail | rejected | skipped |\n|---|---:|---:|---:|---:|")
+    for op in sorted(per_op):
+        c = per_op[op]
+        print(f"| {op} | {c['pass']} | {c['fail']} | {c['rejected']} | {c['skipped']} |")
+    total = Counter()
+    for c in per_op.values():
+        total.update(c)
+    print(f"| **all** | {total['pass']} | {total['fail']} | {total['rejected']} | {total['skipped']} |")
+    for op in sorted(reasons):
+        for why, n in reasons[op].most_common(3):
+            print(f"  {op}: {n}× {why}")
+    if a.json:
+        json.dump({k: list(v) for k, v in results.items()}, open(a.json, "w"), indent=1)
+    sys.exit(1 if total["fail"] else 0)
+
+
+if __name__ == "__main__":
+    main()
