@@ -15,6 +15,8 @@
 //!   `target/lavapipe25`) with Arm's two ML emulation layers, in numpy and in plain Rust, plus
 //!   pipeline creation and tensor copies, and prints one table (also written to
 //!   `target/bench-compare.md`). See `compare.rs`.
+//! - `cargo xtask conformance [--ops add,conv2d,…]`: Arm's TOSA 1.0.2 conformance tests through
+//!   the graph pipeline (`crates/graph`), checked with `tosa_verify`. See `conformance.rs`.
 //! - `cargo xtask install` / `uninstall`: registers Tessera with the loader like a packaged driver
 //!   (a copy of the release library and a manifest in `~/.local`, `/usr/local` or `--prefix`).
 //!   See `install.rs`.
@@ -27,6 +29,7 @@ use std::process::{Command, ExitCode};
 
 mod codegen;
 mod compare;
+mod conformance;
 mod install;
 mod regen;
 
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("bench-compare") => compare::bench_compare(&args[1..]),
+        Some("conformance") => conformance::conformance(&args[1..]),
         Some("gen") => codegen::run(&args[1..]),
         Some("install") => install::install(&args[1..]),
         Some("uninstall") => install::uninstall(&args[1..]),
@@ -44,7 +48,7 @@ fn main() -> ExitCode {
             setup(&["libvulkan1", "vulkan-tools"]).and_then(|()| setup_python().map(|_| ()))
         }
         _ => Err(
-            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare [--quick | --only name,…] | gen [--check] | regen [--check] [case…] | install | uninstall>"
+            "usage: cargo xtask <demo | test [cargo test args…] | setup | bench-compare [--quick | --only name,…] | conformance [--ops name,…] | gen [--check] | regen [--check] [case…] | install | uninstall>"
                 .to_string(),
         ),
     };
