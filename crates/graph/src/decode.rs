@@ -41,6 +41,7 @@ pub fn decode(m: &Module, entry: &str, inputs: &Inputs) -> Result<Graph> {
         inputs,
         graph: Graph::default(),
         values: HashMap::new(),
+        composites: HashMap::new(),
     }
     .run(entry)
 }
@@ -51,6 +52,9 @@ struct Decoder<'a> {
     graph: Graph,
     /// SPIR-V id → value.
     values: HashMap<Id, ValueId>,
+    /// The struct results of multi-output operators (FFT2D, RFFT2D) → their members' values,
+    /// which `OpCompositeExtract` unpacks.
+    composites: HashMap<Id, Vec<ValueId>>,
 }
 
 fn err(rule: &str, message: String) -> GraphError {
@@ -181,13 +185,39 @@ impl Decoder<'_> {
                     }
                     self.node(*ty, *result, *opcode, operands)?;
                 }
-                BodyInst::Extract { result, .. } => {
-                    return Err(err(
-                        "Tessera",
-                        format!(
-                            "OpCompositeExtract %{result}: operators with several results (FFT2D, RFFT2D) are not supported"
-                        ),
-                    ));
+                BodyInst::Extract {
+                    ty,
+                    result,
+                    composite,
+                    indices,
+                } => {
+                    let members = self.composites.get(composite).ok_or_else(|| {
+                        err(
+                            "SPV_ARM_graph",
+                            format!(
+                                "OpCompositeExtract %{result}: %{composite} is not a multi-result operator"
+                            ),
+                        )
+                    })?;
+                    let v = match indices.as_slice() {
+                        [k] => members.get(*k as usize).copied(),
+                        _ => None,
+                    }
+                    .ok_or_else(|| {
+                        err(
+                            "SPIR-V",
+                            format!("OpCompositeExtract %{result}: indices {indices:?}"),
+                        )
+                    })?;
+                    if self.tensor_info(*ty)? != self.graph.values[v] {
+                        return Err(err(
+                            "SPIR-V",
+                            format!(
+                                "OpCompositeExtract %{result}'s type differs from the member's"
+                            ),
+                        ));
+                    }
+                    self.define(*result, v)?;
                 }
             }
         }
@@ -610,35 +640,64 @@ impl Decoder<'_> {
                 }
             }
         }
-        let out = self.tensor_info(ty).map_err(|e| {
-            err(
+        // Multi-output operators return a struct of tensors.
+        let members = match self.m.types.get(&ty) {
+            Some(Type::Struct(members)) => members.clone(),
+            _ => vec![ty],
+        };
+        let outs = members
+            .iter()
+            .map(|&t| self.tensor_info(t))
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| {
+                err(
+                    &format!("TOSA {}", op.name()),
+                    format!("result %{result}: {}", e.message),
+                )
+            })?;
+        let wants = match op {
+            TosaOp::Fft2d | TosaOp::Rfft2d => 2,
+            _ => 1,
+        };
+        if outs.len() != wants {
+            return Err(err(
                 &format!("TOSA {}", op.name()),
-                format!("result %{result}: {}", e.message),
-            )
-        })?;
-        let node = Node {
+                format!(
+                    "result %{result} has {} members, the operator {wants}",
+                    outs.len()
+                ),
+            ));
+        }
+        let mut node = Node {
             op,
             attrs,
             inputs,
             outputs: Vec::new(),
-            out: vec![out.clone()],
+            out: outs.clone(),
             result,
         };
         let ins: Vec<&ValueInfo> = node.inputs.iter().map(|&v| &self.graph.values[v]).collect();
         crate::kernels::validate(&node, &ins)
             .map_err(|e| err(&e.rule, format!("{} %{result}: {}", op.name(), e.message)))?;
         let index = self.graph.nodes.len();
-        let v = self.graph.value(
-            out,
-            Source::Node {
-                node: index,
-                output: 0,
-            },
-        );
-        let mut node = node;
-        node.outputs.push(v);
+        for (output, info) in outs.into_iter().enumerate() {
+            let v = self.graph.value(
+                info,
+                Source::Node {
+                    node: index,
+                    output,
+                },
+            );
+            node.outputs.push(v);
+        }
+        let values = node.outputs.clone();
         self.graph.nodes.push(node);
-        self.define(result, v)
+        if wants == 1 {
+            self.define(result, values[0])
+        } else {
+            self.composites.insert(result, values);
+            Ok(())
+        }
     }
 }
 

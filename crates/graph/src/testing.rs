@@ -11,6 +11,7 @@ pub const CONV2D: u32 = 2;
 pub const RESCALE: u32 = 65;
 pub const CAST: u32 = 64;
 pub const MATMUL: u32 = 6;
+pub const RFFT2D: u32 = 8;
 
 #[derive(Default)]
 pub struct Asm {
@@ -108,6 +109,22 @@ impl Asm {
         self.intern(format!("tensor{elem}{shape:?}"), 4163, |id| {
             vec![id, elem, rank, sh]
         })
+    }
+
+    /// `OpTypeStruct` of `members`.
+    pub fn struct_of(&mut self, members: &[u32]) -> u32 {
+        self.intern(format!("struct{members:?}"), 30, |id| {
+            let mut v = vec![id];
+            v.extend_from_slice(members);
+            v
+        })
+    }
+
+    /// `OpCompositeExtract %ty %composite index` in the graph body.
+    pub fn extract(&mut self, ty: u32, composite: u32, index: u32) -> u32 {
+        let id = self.fresh();
+        inst(&mut self.body, 81, &[ty, id, composite, index]);
+        id
     }
 
     /// A tensor constant of scalar constants `parts` (ids).

@@ -814,3 +814,50 @@ fn transpose_conv_resize_conv3d() {
     .unwrap();
     assert_eq!(r.floats(), &[7.0, 11.0]);
 }
+
+#[test]
+fn rfft2d_returns_a_struct_unpacked_by_composite_extract() {
+    let mut a = Asm::new();
+    let f32t = a.float(32);
+    let tin = a.tensor(f32t, &[1, 2, 4]);
+    let tout = a.tensor(f32t, &[1, 2, 3]);
+    let pair = a.struct_of(&[tout, tout]);
+    let x = a.input(tin, 0);
+    let lb = a.boolc(false);
+    let r = a.op(pair, RFFT2D, &[lb, x]);
+    let re = a.extract(tout, r, 0);
+    let im = a.extract(tout, r, 1);
+    a.output(re, tout, 1);
+    a.output(im, tout, 2);
+    let g = compile(&a.finish(), &Inputs::default()).unwrap();
+    let x = floats_t(
+        DType::F32,
+        &[1, 2, 4],
+        &[1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0],
+    );
+    let out = run(&g, &[x]).unwrap();
+    // Row 1 is zero, so every output row is the 4-point DFT of [1 2 3 4]: 10, −2 + 2i, −2.
+    let close = |got: &[f64], want: &[f64]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6);
+    assert!(
+        close(out[0].floats(), &[10.0, -2.0, -2.0, 10.0, -2.0, -2.0]),
+        "{:?}",
+        out[0].floats()
+    );
+    assert!(
+        close(out[1].floats(), &[0.0, 2.0, 0.0, 0.0, 2.0, 0.0]),
+        "{:?}",
+        out[1].floats()
+    );
+    // W must be a power of two.
+    let mut a = Asm::new();
+    let f32t = a.float(32);
+    let tin = a.tensor(f32t, &[1, 2, 3]);
+    let tout = a.tensor(f32t, &[1, 2, 2]);
+    let pair = a.struct_of(&[tout, tout]);
+    let x = a.input(tin, 0);
+    let lb = a.boolc(false);
+    let r = a.op(pair, RFFT2D, &[lb, x]);
+    let re = a.extract(tout, r, 0);
+    a.output(re, tout, 1);
+    assert!(compile(&a.finish(), &Inputs::default()).is_err());
+}

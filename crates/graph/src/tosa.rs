@@ -34,10 +34,10 @@ macro_rules! tosa_ops {
             2 Conv2d "CONV2D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::conv2d);
             3 Conv3d "CONV3D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::conv3d);
             4 DepthwiseConv2d "DEPTHWISE_CONV2D" [pad: Const, stride: Const, dilation: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::depthwise_conv2d);
-            5 Fft2d "FFT2D" [inverse: Const, local_bound: Const, input_real: Tensor, input_imag: Tensor] None;
+            5 Fft2d "FFT2D" [inverse: Const, local_bound: Const, input_real: Tensor, input_imag: Tensor] Some(kernels::fft::fft2d);
             6 Matmul "MATMUL" [a: Tensor, b: Tensor, a_zp: Const, b_zp: Const] Some(kernels::conv::matmul);
             7 MaxPool2d "MAX_POOL2D" [kernel: Const, stride: Const, pad: Const, nan_mode: Const, input: Tensor] Some(kernels::pool::max_pool2d);
-            8 Rfft2d "RFFT2D" [local_bound: Const, input_real: Tensor] None;
+            8 Rfft2d "RFFT2D" [local_bound: Const, input_real: Tensor] Some(kernels::fft::rfft2d);
             9 TransposeConv2d "TRANSPOSE_CONV2D" [out_pad: Const, stride: Const, acc_type: Const, local_bound: Const, input: Tensor, weight: Tensor, bias: Tensor, input_zp: Const, weight_zp: Const] Some(kernels::conv::transpose_conv2d);
             10 Clamp "CLAMP" [min_val: Const, max_val: Const, nan_mode: Const, input: Tensor] Some(kernels::elementwise::clamp);
             11 Erf "ERF" [input: Tensor] Some(kernels::elementwise::erf);

@@ -8,6 +8,7 @@
 pub mod conv;
 pub mod data;
 pub mod elementwise;
+pub mod fft;
 pub mod pool;
 pub mod quant;
 pub mod reduce;
@@ -105,6 +106,7 @@ pub fn validate(node: &Node, ins: &[&ValueInfo]) -> Result<()> {
         TosaOp::Conv3d => conv::conv3d_shape(node, ins)?,
         TosaOp::TransposeConv2d => conv::transpose_conv2d_shape(node, ins)?,
         TosaOp::Resize => pool::resize_shape(node, ins[0])?,
+        TosaOp::Fft2d | TosaOp::Rfft2d => fft::shape(node, ins)?,
         TosaOp::Table | TosaOp::Rescale => quant::shape(node, ins[0])?,
         TosaOp::Concat
         | TosaOp::Pad
