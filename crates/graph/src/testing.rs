@@ -12,6 +12,7 @@ pub const RESCALE: u32 = 65;
 pub const CAST: u32 = 64;
 pub const MATMUL: u32 = 6;
 pub const RFFT2D: u32 = 8;
+pub const MUL: u32 = 27;
 
 #[derive(Default)]
 pub struct Asm {
@@ -109,6 +110,14 @@ impl Asm {
         self.intern(format!("tensor{elem}{shape:?}"), 4163, |id| {
             vec![id, elem, rank, sh]
         })
+    }
+
+    /// `OpSpecConstant %ty bits` decorated `SpecId spec_id`.
+    pub fn spec(&mut self, ty: u32, bits: u32, spec_id: u32) -> u32 {
+        let id = self.fresh();
+        inst(&mut self.globals, 50, &[ty, id, bits]);
+        inst(&mut self.decorations, 71, &[id, 1, spec_id]);
+        id
     }
 
     /// `OpTypeStruct` of `members`.

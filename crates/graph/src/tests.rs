@@ -861,3 +861,30 @@ fn rfft2d_returns_a_struct_unpacked_by_composite_extract() {
     a.output(re, tout, 1);
     assert!(compile(&a.finish(), &Inputs::default()).is_err());
 }
+
+#[test]
+fn specialization_constants_reach_attributes() {
+    // MUL i32 with a shift tensor built from a spec constant (SpecId 4, default 0).
+    let mut a = Asm::new();
+    let i32t = a.int(32);
+    let i8t = a.int(8);
+    let t = a.tensor(i32t, &[2]);
+    let x = a.input(t, 0);
+    let shift_t = a.tensor(i8t, &[1]);
+    let s = a.spec(i8t, 0, 4);
+    let shift = a.tensor_const(shift_t, &[s]);
+    let m = a.op(t, crate::testing::MUL, &[x, x, shift]);
+    a.output(m, t, 1);
+    let words = a.finish();
+    let input = ints_t(DType::I32, &[2], &[3, 5]);
+    let g = compile(&words, &Inputs::default()).unwrap();
+    assert_eq!(
+        run(&g, std::slice::from_ref(&input)).unwrap()[0].ints(),
+        &[9, 25]
+    );
+    let mut inputs = Inputs::default();
+    inputs.specialization.insert(4, vec![1]);
+    let g = compile(&words, &inputs).unwrap();
+    // (9 + 1) >> 1 = 5, (25 + 1) >> 1 = 13.
+    assert_eq!(run(&g, &[input]).unwrap()[0].ints(), &[5, 13]);
+}
