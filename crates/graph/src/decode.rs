@@ -24,6 +24,9 @@ pub const TOSA_SET: &str = "TOSA.001000.1";
 pub const MAX_RANK: usize = 6;
 /// Level 8K: the largest tensor, in elements (log2 size 31).
 pub const MAX_ELEMENTS: usize = 1 << 31;
+/// The largest `OpConstantNull` or replicated constant Tessera expands (a module of a few words
+/// must not make it allocate gigabytes).
+pub const MAX_EXPANDED_CONSTANT: usize = 1 << 24;
 
 /// What the application gives besides the module.
 #[derive(Debug, Clone, Default)]
@@ -474,6 +477,14 @@ impl Decoder<'_> {
         }
         let info = self.tensor_info(ty)?;
         let n = info.elements();
+        if n > MAX_EXPANDED_CONSTANT
+            && matches!(c, Constant::Null { .. } | Constant::Replicate { .. })
+        {
+            return Err(err(
+                "Tessera",
+                format!("constant %{id} ({info}) has more than {MAX_EXPANDED_CONSTANT} elements"),
+            ));
+        }
         let values = match c {
             Constant::Null { .. } => Values::zeros(info.dtype, n),
             Constant::Graph {

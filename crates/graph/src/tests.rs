@@ -888,3 +888,17 @@ fn specialization_constants_reach_attributes() {
     // (9 + 1) >> 1 = 5, (25 + 1) >> 1 = 13.
     assert_eq!(run(&g, &[input]).unwrap()[0].ints(), &[5, 13]);
 }
+
+#[test]
+fn a_huge_null_constant_is_refused_not_allocated() {
+    // 2^25 elements from a one-word OpConstantNull.
+    let mut a = Asm::new();
+    let f32t = a.float(32);
+    let t = a.tensor(f32t, &[8192, 4096]);
+    let x = a.input(t, 0);
+    let zero = a.null(t);
+    let s = a.op(t, ADD, &[x, zero]);
+    a.output(s, t, 1);
+    let e = compile(&a.finish(), &Inputs::default()).unwrap_err();
+    assert!(e.message.contains("more than"), "{e}");
+}
