@@ -10,7 +10,7 @@ inputs; tosa_verify checks each output against the reference with the test's com
 "rejected" (with the first line of the reason), one whose outputs fail tosa_verify as "fail".
 
 Usage: run.py --graph-run PATH --work DIR [--ops add,mul,...] [--profile tosa-pro-int ...]
-              [--extension ...] [--json report.json] [--jobs N]
+              [--extension ...] [--per-op N] [--json report.json] [--jobs N]
 Needs tosa_verif_conformance_generator, tosa_reference_model, model-converter, vgf_dump and
 tosa_verify on PATH (`cargo xtask conformance` installs them into target/tosa-venv).
 """
@@ -91,17 +91,8 @@ def run_test(test_dir, graph_run):
     return "pass", ""
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--graph-run", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--ops", default="")
-    ap.add_argument("--profile", nargs="*", default=["tosa-pro-int", "tosa-pro-fp"])
-    ap.add_argument("--extension", nargs="*", default=[])
-    ap.add_argument("--json")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    a = ap.parse_args()
-    gen = os.path.join(a.work, "tests")
+def generate(a, gen):
+    """Arm's conformance generator: positive tests of the requested operators into `gen`."""
     shutil.rmtree(gen, ignore_errors=True)
     cmd = ["tosa_verif_conformance_generator", "--tosa-version", "1.0.2", "--test-type", "positive",
            "--output-type", "binary", "--output-directory", gen, "-j", str(a.jobs), "--profile", *a.profile]
@@ -113,7 +104,35 @@ def main():
     if rc != 0:
         print(out[-3000:], file=sys.stderr)
         sys.exit("the conformance generator failed")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graph-run", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ops", default="")
+    ap.add_argument("--profile", nargs="*", default=["tosa-pro-int", "tosa-pro-fp"])
+    ap.add_argument("--extension", nargs="*", default=[])
+    ap.add_argument("--json")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--reuse", action="store_true",
+                    help="run the tests already generated under --work instead of generating them")
+    ap.add_argument("--per-op", type=int, default=0,
+                    help="run only the first N tests (by name) of each operator (0: all)")
+    a = ap.parse_args()
+    gen = os.path.join(a.work, "tests")
+    if not a.reuse:
+        generate(a, gen)
     tests = sorted(os.path.dirname(os.path.join(d, f)) for d, _, fs in os.walk(gen) for f in fs if f == "desc.json")
+    if a.per_op:
+        taken = Counter()
+        kept = []
+        for t in tests:
+            op = os.path.basename(os.path.dirname(t))
+            if taken[op] < a.per_op:
+                taken[op] += 1
+                kept.append(t)
+        tests = kept
     results = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for t, r in zip(tests, pool.map(lambda t: run_test(t, a.graph_run), tests)):
