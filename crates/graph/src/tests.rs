@@ -664,6 +664,16 @@ fn clamp_cast_and_table() {
     assert_eq!(r.ints(), &[44, -1]);
     let r = apply(TosaOp::Cast, &[], &[&i], (DType::Bool, &[2])).unwrap();
     assert_eq!(r.bools(), &[true, true]);
+    // NEGATE f32: its zero points are f32 zeros.
+    let zp = floats_t(DType::F32, &[1], &[0.0]);
+    let r = apply(
+        TosaOp::Negate,
+        &[("input1_zp", zp.clone()), ("output_zp", zp)],
+        &[&f],
+        (DType::F32, &[4]),
+    )
+    .unwrap();
+    assert_eq!((r.floats()[0], r.floats()[3]), (3.0, -9.0));
     // f32 → f16 rounds to nearest even.
     let h = floats_t(DType::F32, &[1], &[1.0 + 1.0 / 2048.0]);
     let r = apply(TosaOp::Cast, &[], &[&h], (DType::F16, &[1])).unwrap();

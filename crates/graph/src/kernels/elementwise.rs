@@ -174,9 +174,10 @@ pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
     })
 }
 
-/// A zero-point attribute's value (0 when absent).
+/// A zero-point attribute's value (floats' zero points, which must be 0, read as numbers).
 fn int_or_zero(node: &Node, name: &str) -> Result<i64> {
-    super::ints(node, name).map(|v| v.first().copied().unwrap_or(0))
+    let t = node.attr(name)?;
+    Ok(t.scalar_i64().unwrap_or_else(|| t.get_f64(0) as i64))
 }
 
 /// The node's `nan_mode`, checked.
