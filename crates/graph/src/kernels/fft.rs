@@ -1,6 +1,6 @@
 //! FFT2D and RFFT2D (EXT-FFT, f32): the direct discrete Fourier transform of TOSA's
-//! pseudocode, summed in f64 with angles reduced exactly (`(iy·oy mod H)/H + (ix·ox mod W)/W`),
-//! rounded once. Both return (real, imaginary) as a struct of two tensors.
+//! pseudocode, summed in f64 with angles reduced exactly (`(iy·oy mod H)/H + (ix·ox mod W)/W` of
+//! a turn, exact at quarter turns), rounded once. Both return (real, imaginary) as a struct of two tensors.
 
 use super::{bad, int, one_of};
 use crate::dtype::{DType, Values};
@@ -55,7 +55,6 @@ fn dft(node: &Node, re: &Tensor, im: Option<&Tensor>, sign: f64) -> Result<Vec<T
         Vec::with_capacity(out.elements()),
         Vec::with_capacity(out.elements()),
     );
-    let tau = 2.0 * std::f64::consts::PI;
     for b in 0..n {
         for oy in 0..h {
             for ox in 0..ow {
@@ -64,10 +63,10 @@ fn dft(node: &Node, re: &Tensor, im: Option<&Tensor>, sign: f64) -> Result<Vec<T
                     for ix in 0..w {
                         let k = (b * h + iy) * w + ix;
                         let (xr, xi) = (re.get_f64(k), im.map_or(0.0, |t| t.get_f64(k)));
-                        let ay = (iy * oy) % h;
-                        let ax = (ix * ox) % w;
-                        let a = sign * tau * (ay as f64 / h as f64 + ax as f64 / w as f64);
-                        let (s, c) = a.sin_cos();
+                        // The angle as the exact fraction turn/(h·w) of a turn.
+                        let turn = ((iy * oy) % h * w + (ix * ox) % w * h) % (h * w);
+                        let (s, c) = sin_cos_turn(turn, h * w);
+                        let s = sign * s;
                         sr += xr * c + xi * s;
                         si += -xr * s + xi * c;
                     }
@@ -81,6 +80,21 @@ fn dft(node: &Node, re: &Tensor, im: Option<&Tensor>, sign: f64) -> Result<Vec<T
         Tensor::new(out.dtype, out.shape.clone(), Values::Float(vr))?,
         Tensor::new(out.dtype, out.shape.clone(), Values::Float(vi))?,
     ])
+}
+
+/// `(sin, cos)` of `2π·k/n` (`k < n`), exact at multiples of a quarter turn, so that the
+/// results TOSA requires to be zero (an RFFT2D's imaginary part at its first and Nyquist
+/// columns) are zero.
+fn sin_cos_turn(k: usize, n: usize) -> (f64, f64) {
+    if (4 * k).is_multiple_of(n) {
+        return match 4 * k / n {
+            0 => (0.0, 1.0),
+            1 => (1.0, 0.0),
+            2 => (0.0, -1.0),
+            _ => (-1.0, 0.0),
+        };
+    }
+    (2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos()
 }
 
 pub fn fft2d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
