@@ -439,44 +439,11 @@ impl Npy {
     }
 
     fn parse(bytes: &[u8]) -> Result<Self, String> {
-        let rest = bytes
-            .strip_prefix(b"\x93NUMPY")
-            .ok_or("not a .npy file (bad magic)")?;
-        let (&major, rest) = rest.split_first().ok_or("truncated")?;
-        let rest = rest.get(1..).ok_or("truncated")?;
-        let (header_len, rest) = match major {
-            1 => (
-                usize::from(u16::from_le_bytes([rest[0], rest[1]])),
-                &rest[2..],
-            ),
-            2 | 3 => (
-                u32::from_le_bytes(rest.get(..4).ok_or("truncated")?.try_into().expect("4"))
-                    as usize,
-                &rest[4..],
-            ),
-            v => return Err(format!("unsupported .npy version {v}")),
-        };
-        let header = std::str::from_utf8(rest.get(..header_len).ok_or("truncated header")?)
-            .map_err(|_| "header is not UTF-8")?;
-        let data = rest[header_len..].to_vec();
-        let descr = dict_value(header, "descr")?;
-        let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-        let dtype = Dtype::parse(descr)?;
-        if dict_value(header, "fortran_order")? != "False" {
-            return Err("Fortran-order arrays are not supported".into());
-        }
-        let shape_text = dict_value(header, "shape")?;
-        let shape = shape_text
-            .trim_start_matches('(')
-            .trim_end_matches(')')
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse::<usize>()
-                    .map_err(|_| format!("bad shape {shape_text}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        // The header (magic, version, descr, C order, shape) is the graph crate's reader's.
+        let (descr, shape, data) =
+            tessera_graph::npy::parse(bytes).map_err(|e| e.message.clone())?;
+        let dtype = Dtype::parse(&descr)?;
+        let data = data.to_vec();
         let count: usize = shape.iter().product();
         if data.len() != count * dtype.size() {
             return Err(format!(
@@ -490,24 +457,6 @@ impl Npy {
     fn len(&self) -> usize {
         self.data.len() / self.dtype.size()
     }
-}
-
-/// The text of `'key': value` in the header's Python dict (values here have no nested commas
-/// except the shape tuple, which ends at its `)`).
-fn dict_value<'a>(header: &'a str, key: &str) -> Result<&'a str, String> {
-    let quoted = format!("'{key}':");
-    let start = header
-        .find(&quoted)
-        .ok_or(format!("no '{key}' in header"))?
-        + quoted.len();
-    let rest = header[start..].trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')').map(|i| i + 1)
-    } else {
-        rest.find([',', '}'])
-    }
-    .ok_or(format!("unterminated '{key}' in header"))?;
-    Ok(rest[..end].trim())
 }
 
 /// Compares an output with its expected file; Ok carries a one-line summary.

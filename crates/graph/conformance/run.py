@@ -55,7 +55,7 @@ def run_test(test_dir, graph_run):
         cmd += ["--precise_mode", "1"]
     rc, out = sh(cmd)
     if rc != 0:
-        return "skipped", "reference model failed: " + out.splitlines()[-1:][0] if out else "reference model failed"
+        return "skipped", "reference model failed: " + (out.splitlines()[-1] if out else "no output")
     vgf = os.path.join(work, "t.vgf")
     rc, out = sh(["model-converter", "-i", os.path.join(test_dir, desc["tosa_file"]), "-o", vgf])
     if rc != 0:

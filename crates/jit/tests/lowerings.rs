@@ -252,6 +252,17 @@ fn elem(t: T) -> Elem {
     }
 }
 
+/// A storage-buffer binding of `t` elements.
+fn buffer(t: T, binding: u32, init: Vec<u8>, name: &str) -> Binding {
+    Binding {
+        binding,
+        init,
+        elem: elem(t),
+        tensor: None,
+        name: name.into(),
+    }
+}
+
 /// Runs `r = op(a, b)` for every pair of edge values of `ta` × `tb` and checks the JIT.
 /// `op` emits the instruction(s) given the result type id and the two operands.
 fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word, Word) -> Word) {
@@ -296,34 +307,10 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
     let case = Case {
         words,
         bindings: vec![
-            Binding {
-                binding: ba,
-                init: bytes_of(&a, ta),
-                elem: elem(ta),
-                tensor: None,
-                name: "a".into(),
-            },
-            Binding {
-                binding: bb,
-                init: bytes_of(&bv, tb),
-                elem: elem(tb),
-                tensor: None,
-                name: "b".into(),
-            },
-            Binding {
-                binding: br,
-                init: vec![0xcd; rb],
-                elem: elem(tr),
-                tensor: None,
-                name: "r (varying)".into(),
-            },
-            Binding {
-                binding: bu,
-                init: vec![0xcd; rb],
-                elem: elem(tr),
-                tensor: None,
-                name: "u (uniform)".into(),
-            },
+            buffer(ta, ba, bytes_of(&a, ta), "a"),
+            buffer(tb, bb, bytes_of(&bv, tb), "b"),
+            buffer(tr, br, vec![0xcd; rb], "r (varying)"),
+            buffer(tr, bu, vec![0xcd; rb], "u (uniform)"),
         ],
         dispatch: [groups, 1, 1],
         summary: name.into(),
@@ -668,13 +655,7 @@ fn divergent_arm_under_mask() {
     m.b.branch(merge).unwrap();
     m.b.begin_block(Some(merge)).unwrap();
     let words = m.finish(f);
-    let binding = |binding, init: Vec<u8>, name: &str| Binding {
-        binding,
-        init,
-        elem: elem(t),
-        tensor: None,
-        name: name.into(),
-    };
+    let binding = |binding, init: Vec<u8>, name: &str| buffer(t, binding, init, name);
     let case = Case {
         words,
         bindings: vec![
@@ -834,13 +815,7 @@ fn icmp_affine_against_uniform() {
     }
     let words = m.finish(f);
     let n = 16 * groups;
-    let binding = |binding, init: Vec<u8>, name: &str| Binding {
-        binding,
-        init,
-        elem: elem(t),
-        tensor: None,
-        name: name.into(),
-    };
+    let binding = |binding, init: Vec<u8>, name: &str| buffer(t, binding, init, name);
     let case = Case {
         words,
         bindings: vec![
@@ -927,13 +902,7 @@ fn icmp_affine_branches() {
     }
     let words = m.finish(f);
     let n = 16 * groups;
-    let binding = |binding, init: Vec<u8>, name: &str| Binding {
-        binding,
-        init,
-        elem: elem(t),
-        tensor: None,
-        name: name.into(),
-    };
+    let binding = |binding, init: Vec<u8>, name: &str| buffer(t, binding, init, name);
     let case = Case {
         words,
         bindings: vec![
@@ -1008,13 +977,7 @@ fn branch_on_a_phi_of_bools() {
     m.b.begin_block(Some(done)).unwrap();
     let words = m.finish(f);
     let n = 16 * groups;
-    let binding = |binding, init: Vec<u8>, name: &str| Binding {
-        binding,
-        init,
-        elem: elem(t),
-        tensor: None,
-        name: name.into(),
-    };
+    let binding = |binding, init: Vec<u8>, name: &str| buffer(t, binding, init, name);
     let case = Case {
         words,
         bindings: vec![

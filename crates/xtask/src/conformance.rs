@@ -7,22 +7,11 @@
 
 use std::process::Command;
 
-use crate::{cargo, root, run, setup};
+use crate::{cargo, root, run};
 
 pub(crate) fn conformance(args: &[String]) -> Result<(), String> {
     let venv = root().join("target/tosa-venv");
-    let python = venv.join("bin/python3");
-    if !python.exists() {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !made {
-            setup(&["python3-venv"])?;
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-        }
-    }
+    let python = crate::venv(&venv)?;
     let dir = root().join("crates/graph/conformance");
     run(Command::new(&python)
         .args([

@@ -196,6 +196,24 @@ pub(crate) fn setup_python() -> Result<PathBuf, String> {
     setup_python_packages(TEST_PACKAGES)
 }
 
+/// The python3 of virtual environment `dir`, made (installing `python3-venv` if needed) when
+/// missing.
+pub(crate) fn venv(dir: &Path) -> Result<PathBuf, String> {
+    let python = dir.join("bin/python3");
+    if !python.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            setup(&["python3-venv"])?;
+            run(Command::new("python3").args(["-m", "venv"]).arg(dir))?;
+        }
+    }
+    Ok(python)
+}
+
 /// Makes `packages`, at the versions pinned in `crates/xtask/requirements.txt`, importable and
 /// returns the Python that has them: the machine's `python3` when it already has those exact
 /// versions, else a virtual environment in `target/python` (a system Python on Debian 12 refuses
@@ -207,19 +225,7 @@ pub(crate) fn setup_python_packages(packages: &[&str]) -> Result<PathBuf, String
     if has_python_packages(&system, &pins) {
         return Ok(system);
     }
-    let venv = root().join("target/python");
-    let python = venv.join("bin/python3");
-    if !python.exists() {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !made {
-            setup(&["python3-venv"])?;
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-        }
-    }
+    let python = venv(&root().join("target/python"))?;
     if !has_python_packages(&python, &pins) {
         run(Command::new(&python)
             .args([

@@ -2,7 +2,7 @@
 //! (`(x − x_zp)·(w − w_zp)` for taps inside the image only; padded taps add nothing), float ones
 //! in f64, rounded once to the result type (TOSA allows any order and wider accumulators).
 
-use super::{ACC_FP16, ACC_FP32, ACC_INT32, ACC_INT48, bad, int, ints};
+use super::{ACC_FP16, ACC_FP32, ACC_INT32, ACC_INT48, bad, int, ints, zero_point as zp};
 use crate::dtype::{DType, Values};
 use crate::error::Result;
 use crate::exec::Tensor;
@@ -20,11 +20,6 @@ fn result_type(input: DType, weight: DType) -> Option<DType> {
         (DType::Fp8E4m3, DType::Fp8E4m3) | (DType::Fp8E5m2, DType::Fp8E5m2) => DType::F16,
         _ => return None,
     })
-}
-
-fn zp(node: &Node, name: &str) -> Result<i64> {
-    let t = node.attr(name)?;
-    Ok(t.scalar_i64().unwrap_or_else(|| t.get_f64(0) as i64))
 }
 
 /// Geometry of a 2-D convolution.
@@ -112,6 +107,52 @@ fn check_zps(node: &Node, input: DType, weight: DType, names: [&str; 2]) -> Resu
     Ok(())
 }
 
+/// What every convolution checks: a TOSA (input, weight) type pair, input and weight of rank
+/// `rank` with the weight's dimension `ic_axis` matching the input's channels, `acc_type`, the
+/// zero points, and a rank-1 bias of the result type with `oc(weight shape)` entries or 1.
+/// Returns the result type.
+fn conv_operands(
+    node: &Node,
+    ins: &[&ValueInfo],
+    rank: usize,
+    ic_axis: usize,
+    oc: fn(&[usize]) -> usize,
+) -> Result<DType> {
+    let (a, w, bias) = (ins[0], ins[1], ins[2]);
+    let out_t = result_type(a.dtype, w.dtype).ok_or_else(|| {
+        bad(
+            node,
+            format!("no {} × {} variant", a.dtype.name(), w.dtype.name()),
+        )
+    })?;
+    if a.shape.len() != rank
+        || w.shape.len() != rank
+        || bias.shape.len() != 1
+        || w.shape[ic_axis] != a.shape[rank - 1]
+    {
+        return Err(bad(
+            node,
+            format!(
+                "input {a}, weight {w}, bias {bias}: ranks {rank}, {rank}, 1 with matching channels expected"
+            ),
+        ));
+    }
+    check_acc(node, a.dtype)?;
+    check_zps(node, a.dtype, w.dtype, ["input_zp", "weight_zp"])?;
+    // The bias has the result's type (i32 / i48 accumulators, or the float type).
+    let oc = oc(&w.shape);
+    if bias.dtype != out_t || (bias.shape[0] != oc && bias.shape[0] != 1) {
+        return Err(bad(
+            node,
+            format!(
+                "bias {bias}: {} with {oc} or 1 entries expected",
+                out_t.name()
+            ),
+        ));
+    }
+    Ok(out_t)
+}
+
 /// The result type.
 pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
     let (a, b) = (ins[0], ins[1]);
@@ -144,50 +185,13 @@ pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
             shape: vec![a.shape[0], a.shape[1], b.shape[2]],
         });
     }
-    let bias = ins[2];
-    if a.shape.len() != 4 || b.shape.len() != 4 || bias.shape.len() != 1 {
-        return Err(bad(
-            node,
-            format!("input {a}, weight {b}, bias {bias}: ranks 4, 4, 1 expected"),
-        ));
-    }
-    check_acc(node, a.dtype)?;
-    check_zps(node, a.dtype, b.dtype, ["input_zp", "weight_zp"])?;
-    // The bias has the result's type (i32 / i48 accumulators, or the float type).
-    let bias_t = out_t;
-    if bias.dtype != bias_t {
-        return Err(bad(
-            node,
-            format!(
-                "bias of type {}, {} expected",
-                bias.dtype.name(),
-                bias_t.name()
-            ),
-        ));
-    }
     let (kh, kw, oc) = if node.op == TosaOp::Conv2d {
-        if b.shape[3] != a.shape[3] {
-            return Err(bad(
-                node,
-                format!("weight {b}'s IC differs from input {a}'s"),
-            ));
-        }
+        conv_operands(node, ins, 4, 3, |w| w[0])?;
         (b.shape[1], b.shape[2], b.shape[0])
     } else {
-        if b.shape[2] != a.shape[3] {
-            return Err(bad(
-                node,
-                format!("weight {b}'s C differs from input {a}'s"),
-            ));
-        }
+        conv_operands(node, ins, 4, 2, |w| w[2] * w[3])?;
         (b.shape[0], b.shape[1], b.shape[2] * b.shape[3])
     };
-    if bias.shape[0] != oc && bias.shape[0] != 1 {
-        return Err(bad(
-            node,
-            format!("bias has {} entries, {oc} or 1 expected", bias.shape[0]),
-        ));
-    }
     let g = geometry(node, a, kh, kw, oc)?;
     Ok(ValueInfo {
         dtype: out_t,
@@ -351,28 +355,8 @@ pub fn matmul(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
 /// CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], pad [6] (front, back, top, bottom,
 /// left, right), stride [3], dilation [3].
 pub(crate) fn conv3d_shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
-    let (a, w, bias) = (ins[0], ins[1], ins[2]);
-    let out_t = result_type(a.dtype, w.dtype).ok_or_else(|| {
-        bad(
-            node,
-            format!("no {} × {} variant", a.dtype.name(), w.dtype.name()),
-        )
-    })?;
-    if a.shape.len() != 5 || w.shape.len() != 5 || bias.shape.len() != 1 || w.shape[4] != a.shape[4]
-    {
-        return Err(bad(
-            node,
-            format!("input {a}, weight {w}, bias {bias}: NDHWC, OKDHWI, [BC]"),
-        ));
-    }
-    check_acc(node, a.dtype)?;
-    check_zps(node, a.dtype, w.dtype, ["input_zp", "weight_zp"])?;
-    if bias.dtype != out_t || (bias.shape[0] != w.shape[0] && bias.shape[0] != 1) {
-        return Err(bad(
-            node,
-            format!("bias {bias} for {} output channels", w.shape[0]),
-        ));
-    }
+    let out_t = conv_operands(node, ins, 5, 4, |w| w[0])?;
+    let (a, w) = (ins[0], ins[1]);
     let (p, s, d) = (
         ints(node, "pad")?,
         ints(node, "stride")?,
@@ -481,28 +465,8 @@ pub fn conv3d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
 /// TRANSPOSE_CONV2D: `OH = (IH − 1)·stride_y + out_pad_top + out_pad_bottom + KH` (and so for
 /// the width); every input pixel scatters `input · weight` into the output window it strides to.
 pub(crate) fn transpose_conv2d_shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
-    let (a, w, bias) = (ins[0], ins[1], ins[2]);
-    let out_t = result_type(a.dtype, w.dtype).ok_or_else(|| {
-        bad(
-            node,
-            format!("no {} × {} variant", a.dtype.name(), w.dtype.name()),
-        )
-    })?;
-    if a.shape.len() != 4 || w.shape.len() != 4 || bias.shape.len() != 1 || w.shape[3] != a.shape[3]
-    {
-        return Err(bad(
-            node,
-            format!("input {a}, weight {w}, bias {bias}: NHWC, OHWI, [BC]"),
-        ));
-    }
-    check_acc(node, a.dtype)?;
-    check_zps(node, a.dtype, w.dtype, ["input_zp", "weight_zp"])?;
-    if bias.dtype != out_t || (bias.shape[0] != w.shape[0] && bias.shape[0] != 1) {
-        return Err(bad(
-            node,
-            format!("bias {bias} for {} output channels", w.shape[0]),
-        ));
-    }
+    let out_t = conv_operands(node, ins, 4, 3, |w| w[0])?;
+    let (a, w) = (ins[0], ins[1]);
     let (p, s) = (ints(node, "out_pad")?, ints(node, "stride")?);
     if p.len() != 4 || s.len() != 2 || s.iter().any(|&v| !(1..=8192).contains(&v)) {
         return Err(bad(node, "out_pad [4] and stride [2] (≥ 1) expected"));

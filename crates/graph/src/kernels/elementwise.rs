@@ -1,7 +1,7 @@
 //! Elementwise operators: unary, binary (with TOSA's equal-rank broadcasting: each dimension
 //! equal or 1), comparisons, SELECT, CLAMP and CAST.
 
-use super::{NAN_IGNORE, NAN_PROPAGATE, bad, broadcast_map, fmax, fmin, int, one_of};
+use super::{NAN_IGNORE, NAN_PROPAGATE, bad, broadcast_map, fmax, fmin, int, one_of, zero_point};
 use crate::dtype::{DType, Values};
 use crate::error::Result;
 use crate::exec::Tensor;
@@ -113,8 +113,8 @@ pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
             let all: Vec<DType> = INTS.iter().chain(FLOATS).copied().collect();
             one_of(node, "input1", a.dtype, &all)?;
             let (izp, ozp) = (
-                int_or_zero(node, "input1_zp")?,
-                int_or_zero(node, "output_zp")?,
+                zero_point(node, "input1_zp")?,
+                zero_point(node, "output_zp")?,
             );
             if a.dtype != DType::I8 && (izp != 0 || ozp != 0) {
                 return Err(bad(node, "zero points must be 0 unless the type is i8"));
@@ -172,12 +172,6 @@ pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
         }
         _ => return Err(bad(node, "internal error: not an elementwise operator")),
     })
-}
-
-/// A zero-point attribute's value (floats' zero points, which must be 0, read as numbers).
-fn int_or_zero(node: &Node, name: &str) -> Result<i64> {
-    let t = node.attr(name)?;
-    Ok(t.scalar_i64().unwrap_or_else(|| t.get_f64(0) as i64))
 }
 
 /// The node's `nan_mode`, checked.
@@ -423,41 +417,17 @@ pub fn select(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     let ma = broadcast_map(&out.shape, &ins[1].shape);
     let mb = broadcast_map(&out.shape, &ins[2].shape);
     let c = ins[0].bools();
-    let pick = |k: usize| if c[mc[k]] { ma[k] } else { usize::MAX };
+    fn pick<T: Copy>(c: &[bool], maps: [&[usize]; 3], x: &[T], y: &[T]) -> Vec<T> {
+        let [mc, ma, mb] = maps;
+        (0..mc.len())
+            .map(|k| if c[mc[k]] { x[ma[k]] } else { y[mb[k]] })
+            .collect()
+    }
+    let maps = [&mc[..], &ma[..], &mb[..]];
     let values = match (&ins[1].values, &ins[2].values) {
-        (Values::Int(x), Values::Int(y)) => Values::Int(
-            (0..mc.len())
-                .map(|k| {
-                    if pick(k) != usize::MAX {
-                        x[ma[k]]
-                    } else {
-                        y[mb[k]]
-                    }
-                })
-                .collect(),
-        ),
-        (Values::Float(x), Values::Float(y)) => Values::Float(
-            (0..mc.len())
-                .map(|k| {
-                    if pick(k) != usize::MAX {
-                        x[ma[k]]
-                    } else {
-                        y[mb[k]]
-                    }
-                })
-                .collect(),
-        ),
-        (Values::Bool(x), Values::Bool(y)) => Values::Bool(
-            (0..mc.len())
-                .map(|k| {
-                    if pick(k) != usize::MAX {
-                        x[ma[k]]
-                    } else {
-                        y[mb[k]]
-                    }
-                })
-                .collect(),
-        ),
+        (Values::Int(x), Values::Int(y)) => Values::Int(pick(c, maps, x, y)),
+        (Values::Float(x), Values::Float(y)) => Values::Float(pick(c, maps, x, y)),
+        (Values::Bool(x), Values::Bool(y)) => Values::Bool(pick(c, maps, x, y)),
         _ => return Err(bad(node, "input2 and input3 of mixed kinds")),
     };
     Ok(vec![Tensor::new(out.dtype, out.shape.clone(), values)?])
@@ -554,8 +524,8 @@ pub fn tanh(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
 }
 
 pub fn negate(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
-    let izp = int_or_zero(node, "input1_zp")?;
-    let ozp = int_or_zero(node, "output_zp")?;
+    let izp = zero_point(node, "input1_zp")?;
+    let ozp = zero_point(node, "output_zp")?;
     let t = ins[0].dtype;
     // acc = -(x - izp) + ozp, clipped to the type (TOSA's apply_clip_s).
     map1(node, ins[0], move |a| t.clip_int(-(a - izp) + ozp), |a| -a)

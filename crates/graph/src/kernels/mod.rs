@@ -51,6 +51,13 @@ pub(crate) fn int(node: &Node, name: &str) -> Result<i64> {
         .ok_or_else(|| bad(node, format!("{name} is empty")))
 }
 
+/// A zero-point operand's value: a `[1]` (or rank-0) constant of the input's type, integer or
+/// float (floats' zero points must be 0 and are read as numbers).
+pub(crate) fn zero_point(node: &Node, name: &str) -> Result<i64> {
+    let t = node.attr(name)?;
+    Ok(t.scalar_i64().unwrap_or_else(|| t.get_f64(0) as i64))
+}
+
 /// `max` per TOSA's `apply_max_s` with a NaN mode (floats).
 pub(crate) fn fmax(a: f64, b: f64, nan_mode: i64) -> f64 {
     match (a.is_nan(), b.is_nan()) {

@@ -5,6 +5,7 @@
 use super::quant::{apply_scale_32, reciprocal_scale};
 use super::{
     ACC_FP16, ACC_FP32, ACC_INT32, NAN_IGNORE, NAN_PROPAGATE, bad, fmax, int, ints, one_of,
+    zero_point as zp,
 };
 use crate::dtype::{DType, Values};
 use crate::error::Result;
@@ -119,11 +120,6 @@ pub(crate) fn shape(node: &Node, a: &ValueInfo) -> Result<ValueInfo> {
         dtype: a.dtype,
         shape: out.to_vec(),
     })
-}
-
-fn zp(node: &Node, name: &str) -> Result<i64> {
-    node.attr(name)
-        .map(|t| t.scalar_i64().unwrap_or_else(|| t.get_f64(0) as i64))
 }
 
 /// Calls `f(output index, taps)` with the in-image input indices of every output position.
