@@ -39,11 +39,13 @@ fn graph_module(vgf: &[u8]) -> Vec<u32> {
     panic!("the module has no OpGraphEndARM");
 }
 
+/// How many ulps (of `max(|b|, 1)`: relative above 1, absolute below, so that a dot product that
+/// cancels to near zero in another summation order than numpy's is not over-judged) `a` is from `b`.
 fn ulps_apart(a: f64, b: f64, ulp: f64) -> f64 {
     if a == b || (a.is_nan() && b.is_nan()) {
         0.0
     } else {
-        (a - b).abs() / (ulp * b.abs().max(f64::MIN_POSITIVE))
+        (a - b).abs() / (ulp * b.abs().max(1.0))
     }
 }
 

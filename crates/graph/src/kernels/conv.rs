@@ -1,6 +1,8 @@
 //! CONV2D, DEPTHWISE_CONV2D and MATMUL, reference loops: integer products accumulate exactly
-//! (`(x − x_zp)·(w − w_zp)` for taps inside the image only; padded taps add nothing), float ones
-//! in f64, rounded once to the result type (TOSA allows any order and wider accumulators).
+//! (`(x − x_zp)·(w − w_zp)` for taps inside the image only; padded taps add nothing); float ones
+//! as the pseudocode does: in the pseudocode's tap order, each product and each sum rounded to
+//! `acc_t` (`acc_type`, or the result type for MATMUL), then cast to the result type and the bias
+//! added in it. (TOSA also allows other orders and wider accumulators; this is the spec's own.)
 
 use super::{ACC_FP16, ACC_FP32, ACC_INT32, ACC_INT48, bad, int, ints, zero_point as zp};
 use crate::dtype::{DType, Values};
@@ -70,6 +72,26 @@ fn geometry(node: &Node, input: &ValueInfo, kh: usize, kw: usize, oc: usize) -> 
             oc,
         ],
     })
+}
+
+/// The float accumulator type `acc_type` names (FP16 or FP32).
+fn float_acc(node: &Node) -> Result<DType> {
+    Ok(if int(node, "acc_type")? == ACC_FP16 {
+        DType::F16
+    } else {
+        DType::F32
+    })
+}
+
+/// `acc + a·b` as the pseudocode computes it: the product and the sum each rounded to `acc_t`
+/// (exact in f64 before rounding, so each is the correctly rounded `acc_t` operation).
+fn mac(acc_t: DType, acc: f64, a: f64, b: f64) -> f64 {
+    acc_t.round_float(acc + acc_t.round_float(a * b))
+}
+
+/// The result of a float dot product: `acc` cast to `out_t`, then the bias added in `out_t`.
+fn finish(out_t: DType, acc: f64, bias: f64) -> f64 {
+    out_t.round_float(out_t.round_float(acc) + bias)
 }
 
 fn check_acc(node: &Node, input: DType) -> Result<()> {
@@ -285,14 +307,13 @@ fn conv(node: &Node, ins: &[&Tensor], depthwise: bool) -> Result<Vec<Tensor>> {
         }
         (Values::Float(x), Values::Float(wv)) => {
             let bv = bias.floats();
+            let acc_t = float_acc(node)?;
             let mut v = vec![0f64; out.elements()];
             conv_loop(&a.shape, &g, kh, kw, m, ic, |o, each| {
                 let mut acc = 0f64;
-                each(&mut |i, k| acc += x[i] * wv[k]);
+                each(&mut |i, k| acc = mac(acc_t, acc, x[i], wv[k]));
                 let ch = o % oc;
-                v[o] = out
-                    .dtype
-                    .round_float(acc + bv.get(bias_at(ch)).copied().unwrap_or(0.0));
+                v[o] = finish(out.dtype, acc, bv.get(bias_at(ch)).copied().unwrap_or(0.0));
             });
             Values::Float(v)
         }
@@ -339,9 +360,14 @@ pub fn matmul(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
                     for j in 0..w {
                         let mut acc = 0f64;
                         for k in 0..c {
-                            acc += x[(bi * h + i) * c + k] * y[(bi * c + k) * w + j];
+                            acc = mac(
+                                out.dtype,
+                                acc,
+                                x[(bi * h + i) * c + k],
+                                y[(bi * c + k) * w + j],
+                            );
                         }
-                        v.push(out.dtype.round_float(acc));
+                        v.push(acc);
                     }
                 }
             }
@@ -414,6 +440,11 @@ pub fn conv3d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     };
     let mut ints_out = Vec::new();
     let mut floats_out = Vec::new();
+    let acc_t = if a.dtype.is_int() {
+        out.dtype
+    } else {
+        float_acc(node)?
+    };
     for b in 0..n {
         for z in 0..od {
             for y in 0..oh {
@@ -435,7 +466,14 @@ pub fn conv3d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
                                                     (xv[pix + c] - izp) * (wv[wb + c] - wzp),
                                                 )
                                             }
-                                            _ => af += a.get_f64(pix + c) * w.get_f64(wb + c),
+                                            _ => {
+                                                af = mac(
+                                                    acc_t,
+                                                    af,
+                                                    a.get_f64(pix + c),
+                                                    w.get_f64(wb + c),
+                                                )
+                                            }
                                         }
                                     }
                                 }
@@ -447,7 +485,7 @@ pub fn conv3d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
                                 ai.wrapping_add(bias.ints().get(bi).copied().unwrap_or(0)),
                             ));
                         } else {
-                            floats_out.push(out.dtype.round_float(af + bias.get_f64(bi)));
+                            floats_out.push(finish(out.dtype, af, bias.get_f64(bi)));
                         }
                     }
                 }
@@ -501,6 +539,11 @@ pub fn transpose_conv2d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     let total = out.elements();
     let mut ai = vec![0i64; total];
     let mut af = vec![0f64; total];
+    let acc_t = if a.dtype.is_int() {
+        out.dtype
+    } else {
+        float_acc(node)?
+    };
     for (k, (i, f)) in ai.iter_mut().zip(af.iter_mut()).enumerate() {
         let o = k % oc;
         let bi = if bias.len() == 1 { 0 } else { o };
@@ -530,7 +573,9 @@ pub fn transpose_conv2d(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
                                         ai[dst] =
                                             ai[dst].wrapping_add((xv[src] - izp) * (wv[wi] - wzp))
                                     }
-                                    _ => af[dst] += a.get_f64(src) * w.get_f64(wi),
+                                    _ => {
+                                        af[dst] = mac(acc_t, af[dst], a.get_f64(src), w.get_f64(wi))
+                                    }
                                 }
                             }
                         }
