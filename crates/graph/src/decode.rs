@@ -6,6 +6,7 @@
 //!
 //! Every rejection is a [`GraphError`] naming the rule; nothing here panics on any module.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::dtype::{DType, Values};
@@ -45,6 +46,7 @@ pub fn decode(m: &Module, entry: &str, inputs: &Inputs) -> Result<Graph> {
         graph: Graph::default(),
         values: HashMap::new(),
         composites: HashMap::new(),
+        graph_constants: RefCell::new(Vec::new()),
     }
     .run(entry)
 }
@@ -58,6 +60,8 @@ struct Decoder<'a> {
     /// The struct results of multi-output operators (FFT2D, RFFT2D) → their members' values,
     /// which `OpCompositeExtract` unpacks.
     composites: HashMap<Id, Vec<ValueId>>,
+    /// The `OpGraphConstantARM`s decoded so far (moved into `Graph::graph_constants`).
+    graph_constants: RefCell<Vec<(u32, ValueInfo)>>,
 }
 
 fn err(rule: &str, message: String) -> GraphError {
@@ -262,6 +266,7 @@ impl Decoder<'_> {
             .enumerate()
             .map(|(i, v)| v.ok_or_else(|| err("SPV_ARM_graph", format!("output {i} is never set"))))
             .collect::<Result<_>>()?;
+        self.graph.graph_constants = self.graph_constants.into_inner();
         Ok(self.graph)
     }
 
@@ -490,6 +495,11 @@ impl Decoder<'_> {
             Constant::Graph {
                 graph_constant_id, ..
             } => {
+                let mut used = self.graph_constants.borrow_mut();
+                if !used.iter().any(|(g, _)| g == graph_constant_id) {
+                    used.push((*graph_constant_id, info.clone()));
+                }
+                drop(used);
                 let data = self
                     .inputs
                     .graph_constants

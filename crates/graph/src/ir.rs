@@ -109,6 +109,8 @@ pub struct Graph {
     pub outputs: Vec<Interface>,
     /// The value each output interface receives.
     pub output_values: Vec<ValueId>,
+    /// The `OpGraphConstantARM`s the graph uses: GraphConstantID and type, in first-use order.
+    pub graph_constants: Vec<(u32, ValueInfo)>,
 }
 
 impl Graph {

@@ -23,8 +23,10 @@ pub mod npy;
 pub mod reader;
 pub mod tosa;
 
-#[cfg(test)]
-pub(crate) mod testing;
+/// A small SPIR-V graph-module assembler, for tests (this crate's and the end-to-end tests');
+/// not part of the API.
+#[doc(hidden)]
+pub mod testing;
 
 pub use decode::{Inputs, decode};
 pub use dtype::DType;

@@ -14,7 +14,8 @@ pub const MATMUL: u32 = 6;
 pub const RFFT2D: u32 = 8;
 pub const MUL: u32 = 27;
 
-#[derive(Default)]
+/// The assembler: interned types and constants, interface variables and a graph body.
+#[derive(Debug, Default)]
 pub struct Asm {
     next: u32,
     decorations: Vec<u32>,
