@@ -433,8 +433,23 @@ impl Ctx {
             shader_storage_tensor_array_non_uniform_indexing: vk::TRUE,
             ..Default::default()
         };
-        Self::build_with(1, Some(tensors), true)
+        Self::build_with(1, Some(tensors), true, false)
             .unwrap_or_else(|e| panic!("vkCreateDevice with shader features failed: {e:?}"))
+    }
+
+    /// [`Ctx::for_shaders`] plus `VK_ARM_data_graph` (and its dependencies
+    /// `VK_KHR_maintenance5` and `VK_KHR_deferred_host_operations`) with the features
+    /// `dataGraph`, `dataGraphShaderModule`, `dataGraphSpecializationConstants` and
+    /// `dataGraphUpdateAfterBind`, and `maintenance5`.
+    pub fn with_data_graph() -> Self {
+        let tensors = vk::PhysicalDeviceTensorFeaturesARM {
+            tensors: vk::TRUE,
+            tensor_non_packed: vk::TRUE,
+            shader_tensor_access: vk::TRUE,
+            ..Default::default()
+        };
+        Self::build_with(1, Some(tensors), true, true)
+            .unwrap_or_else(|e| panic!("vkCreateDevice with VK_ARM_data_graph failed: {e:?}"))
     }
 
     /// Creates the context; `tensor_features` enables `VK_ARM_tensors` and
@@ -443,15 +458,16 @@ impl Ctx {
         queue_count: u32,
         tensor_features: Option<vk::PhysicalDeviceTensorFeaturesARM>,
     ) -> VkResult<Self> {
-        Self::build_with(queue_count, tensor_features, false)
+        Self::build_with(queue_count, tensor_features, false, false)
     }
 
     /// [`Ctx::build`]; `shader_features` also enables the supported shader arithmetic and
-    /// small-type storage features.
+    /// small-type storage features, `data_graph` the data graph extensions and features.
     fn build_with(
         queue_count: u32,
         tensor_features: Option<vk::PhysicalDeviceTensorFeaturesARM>,
         shader_features: bool,
+        data_graph: bool,
     ) -> VkResult<Self> {
         let entry = entry();
         let instance = create_instance(&entry, &[]).expect("vkCreateInstance");
@@ -483,6 +499,16 @@ impl Ctx {
             .collect();
         if tensor_features.is_some() {
             enabled_extensions.push(ARM_TENSORS_EXTENSION_NAME.to_owned());
+        }
+        if data_graph {
+            enabled_extensions.extend(
+                [
+                    "VK_ARM_data_graph",
+                    "VK_KHR_maintenance5",
+                    "VK_KHR_deferred_host_operations",
+                ]
+                .map(str::to_owned),
+            );
         }
         let ext_c: Vec<CString> = enabled_extensions
             .iter()
@@ -592,6 +618,20 @@ impl Ctx {
         }
         if shader_features && has("VK_EXT_shader_float8") {
             info = info.push_next(&mut fp8);
+        }
+        let mut graph_features = vk::PhysicalDeviceDataGraphFeaturesARM {
+            data_graph: vk::TRUE,
+            data_graph_shader_module: vk::TRUE,
+            data_graph_specialization_constants: vk::TRUE,
+            data_graph_update_after_bind: vk::TRUE,
+            ..Default::default()
+        };
+        let mut m5 = vk::PhysicalDeviceMaintenance5Features {
+            maintenance5: vk::TRUE,
+            ..Default::default()
+        };
+        if data_graph {
+            info = info.push_next(&mut graph_features).push_next(&mut m5);
         }
         let guard = loader_device_lock();
         // SAFETY: `info` and its chain outlive the call.

@@ -130,6 +130,14 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
             DeviceMemory::copy_strided(plan, &s.memory, s.offset, &d.memory, d.offset)?;
         }
         Command::Dispatch { state, base, count } => dispatch(ctx, state, *base, *count)?,
+        Command::DispatchDataGraph { session, sets } => match session.pipeline() {
+            Some(pipeline) => pipeline.execute(sets)?,
+            None => {
+                return Err(Error::DeviceLost(
+                    "a data graph session without its pipeline".into(),
+                ));
+            }
+        },
         Command::DispatchIndirect {
             state,
             buffer,

@@ -18,6 +18,8 @@
 
 pub mod buffer;
 pub mod cmd;
+pub mod data_graph;
+pub mod deferred;
 pub mod descriptor;
 pub mod device;
 pub mod error;

@@ -331,7 +331,16 @@ fn features() -> Features {
     t.descriptor_binding_storage_tensor_update_after_bind = true;
     t.tensors = true;
 
+    f.maintenance5.maintenance5 = true;
     f.maintenance6.maintenance6 = true;
+    // Data graph pipelines run TOSA.001000.1 graphs from shader modules; specialization
+    // constants are applied when the graph is decoded, and descriptors are read when a dispatch
+    // executes (so update-after-bind sets work as they do for compute). No descriptor buffers.
+    let g = &mut f.data_graph_arm;
+    g.data_graph = true;
+    g.data_graph_shader_module = true;
+    g.data_graph_specialization_constants = true;
+    g.data_graph_update_after_bind = true;
     f.shader_bfloat16_khr.shader_b_float16_type = true;
     f.shader_bfloat16_khr.shader_b_float16_dot_product = true;
     f.shader_float8_ext.shader_float8 = true;
@@ -362,7 +371,9 @@ impl PhysicalDevice {
             features: features(),
             memory,
             queue_family: vk::QueueFamilyProperties {
-                queue_flags: VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT,
+                queue_flags: VK_QUEUE_COMPUTE_BIT
+                    | VK_QUEUE_TRANSFER_BIT
+                    | VK_QUEUE_DATA_GRAPH_BIT_ARM,
                 queue_count: QUEUE_COUNT,
                 timestamp_valid_bits: 64,
                 min_image_transfer_granularity: vk::Extent3D {

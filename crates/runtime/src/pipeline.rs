@@ -17,17 +17,19 @@ use crate::memory::DeviceMemory;
 use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
-/// A pipeline cache. Tessera specialises pipelines quickly enough that it keeps nothing; the
-/// data it returns is the standard header, so applications can store and reload it (initial
-/// data from another driver or version is ignored, as the spec allows).
+/// A pipeline cache. Compute pipelines specialise quickly enough that it keeps nothing for them;
+/// it keeps every data graph pipeline made with it ([`crate::data_graph::GraphEntries`]), and
+/// its data is the standard header followed by those entries, so applications can store and
+/// reload it (initial data from another driver or version is ignored, as the spec allows).
 #[derive(Debug)]
 pub struct PipelineCache {
     header: Vec<u8>,
+    graphs: crate::data_graph::GraphEntries,
 }
 
 impl PipelineCache {
     /// `vkCreatePipelineCache`.
-    pub fn create(device: &Device, _info: &vk::PipelineCacheCreateInfo) -> Self {
+    pub fn create(device: &Device, info: &vk::PipelineCacheCreateInfo) -> Self {
         let props = &device.physical().properties().vulkan10;
         let mut header = Vec::with_capacity(32);
         header.extend_from_slice(&32u32.to_le_bytes());
@@ -35,15 +37,28 @@ impl PipelineCache {
         header.extend_from_slice(&props.vendor_id.to_le_bytes());
         header.extend_from_slice(&props.device_id.to_le_bytes());
         header.extend_from_slice(&props.pipeline_cache_uuid);
-        PipelineCache { header }
+        let graphs = crate::data_graph::GraphEntries::default();
+        if let Some(rest) = info.initial_data.strip_prefix(header.as_slice()) {
+            graphs.deserialize(rest);
+        }
+        PipelineCache { header, graphs }
     }
 
-    /// `vkGetPipelineCacheData`: the header.
-    pub fn data(&self) -> &[u8] {
-        &self.header
+    /// `vkGetPipelineCacheData`: the header, then the data graph entries (if any).
+    pub fn data(&self) -> Vec<u8> {
+        let mut data = self.header.clone();
+        if !self.graphs.is_empty() {
+            data.extend_from_slice(&self.graphs.serialize());
+        }
+        data
     }
 
-    /// `vkMergePipelineCaches`: nothing to merge, but the destination may not be a source.
+    /// The data graph pipelines kept.
+    pub fn graphs(&self) -> &crate::data_graph::GraphEntries {
+        &self.graphs
+    }
+
+    /// `vkMergePipelineCaches`: the destination may not be a source.
     ///
     /// # Errors
     /// `Validation` (VUID-vkMergePipelineCaches-dstCache-00770).
@@ -53,12 +68,42 @@ impl PipelineCache {
             "VUID-vkMergePipelineCaches-dstCache-00770",
             "dstCache is also a source"
         );
+        for s in sources {
+            self.graphs.merge(&s.graphs);
+        }
         Ok(())
     }
 }
 
+/// A `VkPipeline`: a compute pipeline or a data graph pipeline.
+#[derive(Debug)]
+pub enum Pipeline {
+    /// From `vkCreateComputePipelines`.
+    Compute(Arc<ComputePipeline>),
+    /// From `vkCreateDataGraphPipelinesARM`.
+    DataGraph(crate::data_graph::DataGraphPipeline),
+}
+
+impl Pipeline {
+    /// The compute pipeline, if it is one.
+    pub fn compute(&self) -> Option<&Arc<ComputePipeline>> {
+        match self {
+            Pipeline::Compute(p) => Some(p),
+            Pipeline::DataGraph(_) => None,
+        }
+    }
+
+    /// The data graph pipeline, if it is one.
+    pub fn data_graph(&self) -> Option<&crate::data_graph::DataGraphPipeline> {
+        match self {
+            Pipeline::DataGraph(p) => Some(p),
+            Pipeline::Compute(_) => None,
+        }
+    }
+}
+
 /// `VkSpecializationInfo` as (SpecId, bytes) pairs.
-fn specialization(info: &Option<vk::SpecializationInfo>) -> Result<Vec<(u32, Vec<u8>)>> {
+pub(crate) fn specialization(info: &Option<vk::SpecializationInfo>) -> Result<Vec<(u32, Vec<u8>)>> {
     let Some(info) = info else {
         return Ok(Vec::new());
     };
@@ -103,6 +148,11 @@ impl ShaderModule {
             words,
             parsed: OnceLock::new(),
         })
+    }
+
+    /// The SPIR-V words.
+    pub fn words(&self) -> &[u32] {
+        &self.words
     }
 
     /// The parsed module.
@@ -161,11 +211,27 @@ impl ComputePipeline {
             "stage {:#x} is not VK_SHADER_STAGE_COMPUTE_BIT",
             stage.stage
         );
-        let Some(module) = &stage.module else {
-            return Err(Error::invalid(
-                "VUID-VkPipelineShaderStageCreateInfo-stage-06845",
-                "module is VK_NULL_HANDLE (inline VkShaderModuleCreateInfo is not supported)",
-            ));
+        // VK_KHR_maintenance5: the module may instead be a VkShaderModuleCreateInfo in the
+        // stage's pNext chain.
+        let inline;
+        let module = match (&stage.module, &stage.shader_module_create_info) {
+            (Some(m), None) => m.as_ref(),
+            (None, Some(info)) => {
+                inline = ShaderModule::new(info.code.clone())?;
+                &inline
+            }
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid(
+                    "VUID-VkPipelineShaderStageCreateInfo-stage-06844",
+                    "module is not VK_NULL_HANDLE and a VkShaderModuleCreateInfo is chained too",
+                ));
+            }
+            (None, None) => {
+                return Err(Error::invalid(
+                    "VUID-VkPipelineShaderStageCreateInfo-stage-06845",
+                    "module is VK_NULL_HANDLE and no VkShaderModuleCreateInfo is chained",
+                ));
+            }
         };
         if let Some(r) = &stage.pipeline_shader_stage_required_subgroup_size_create_info {
             let v13 = &device.physical().properties().vulkan13;

@@ -9,7 +9,7 @@ use tessera_runtime::buffer::Buffer;
 use tessera_runtime::cmd::Recorder;
 use tessera_runtime::descriptor::{DescriptorSet, PipelineLayout};
 use tessera_runtime::device::Device;
-use tessera_runtime::pipeline::{ComputePipeline, PipelineCache, ShaderModule};
+use tessera_runtime::pipeline::{ComputePipeline, Pipeline, PipelineCache, ShaderModule};
 use tessera_runtime::vk::structs as vk;
 use tessera_runtime::{Error, Result};
 use vulkan_headers::vulkan::vulkan_core::*;
@@ -47,6 +47,7 @@ pub(crate) unsafe fn get_pipeline_cache_data(
     data: *mut c_void,
 ) -> Result<VkResult> {
     let header = cache.data();
+    let header = header.as_slice();
     // SAFETY: a valid pointer per the spec (null rejected).
     let size = unsafe { deref_mut(size, "pDataSize")? };
     if data.is_null() {
@@ -88,7 +89,9 @@ pub(crate) unsafe fn create_compute_pipelines(
     let mut first_error = None;
     for (i, info) in infos.iter().enumerate() {
         let handle = match ComputePipeline::create(&device, info) {
-            Ok(p) => handle::insert(Arc::new(p)) as usize as VkPipeline,
+            Ok(p) => {
+                handle::insert(Arc::new(Pipeline::Compute(Arc::new(p)))) as usize as VkPipeline
+            }
             Err(e) => {
                 boundary::log_error("vkCreateComputePipelines", &e);
                 first_error.get_or_insert(e);
@@ -104,7 +107,7 @@ pub(crate) unsafe fn create_compute_pipelines(
 pub(crate) fn cmd_bind_pipeline(
     rec: &mut Recorder,
     bind_point: VkPipelineBindPoint,
-    pipeline: Arc<ComputePipeline>,
+    pipeline: Arc<Pipeline>,
 ) -> Result<()> {
     rec.bind_pipeline(bind_point, pipeline)
 }

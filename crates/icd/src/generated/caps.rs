@@ -57,6 +57,19 @@ pub unsafe fn write_features(
                 )
             };
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM => {
+            let mut out: VkPhysicalDeviceDataGraphFeaturesARM = zeroed();
+            out.dataGraph = VkBool32::from(src.data_graph_arm.data_graph);
+            out.dataGraphUpdateAfterBind =
+                VkBool32::from(src.data_graph_arm.data_graph_update_after_bind);
+            out.dataGraphSpecializationConstants =
+                VkBool32::from(src.data_graph_arm.data_graph_specialization_constants);
+            out.dataGraphDescriptorBuffer =
+                VkBool32::from(src.data_graph_arm.data_graph_descriptor_buffer);
+            out.dataGraphShaderModule = VkBool32::from(src.data_graph_arm.data_graph_shader_module);
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe { write_whole(&mut *p.cast::<VkPhysicalDeviceDataGraphFeaturesARM>(), &out) };
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM => {
             let mut out: VkPhysicalDeviceDescriptorBufferTensorFeaturesARM = zeroed();
             out.descriptorBufferTensorDescriptors = VkBool32::from(
@@ -210,6 +223,12 @@ pub unsafe fn write_features(
             out.maintenance4 = VkBool32::from(src.vulkan13.maintenance4);
             // SAFETY: the sType names this structure (the caller's contract).
             unsafe { write_whole(&mut *p.cast::<VkPhysicalDeviceMaintenance4Features>(), &out) };
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES => {
+            let mut out: VkPhysicalDeviceMaintenance5Features = zeroed();
+            out.maintenance5 = VkBool32::from(src.maintenance5.maintenance5);
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe { write_whole(&mut *p.cast::<VkPhysicalDeviceMaintenance5Features>(), &out) };
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES => {
             let mut out: VkPhysicalDeviceMaintenance6Features = zeroed();
@@ -723,6 +742,18 @@ pub unsafe fn read_features(
             dst.vulkan12.buffer_device_address_multi_device |=
                 s.bufferDeviceAddressMultiDevice != VK_FALSE;
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM => {
+            // SAFETY: the sType names this structure (the caller's contract).
+            let s = unsafe { &*p.cast::<VkPhysicalDeviceDataGraphFeaturesARM>() };
+            dst.data_graph_arm.data_graph |= s.dataGraph != VK_FALSE;
+            dst.data_graph_arm.data_graph_update_after_bind |=
+                s.dataGraphUpdateAfterBind != VK_FALSE;
+            dst.data_graph_arm.data_graph_specialization_constants |=
+                s.dataGraphSpecializationConstants != VK_FALSE;
+            dst.data_graph_arm.data_graph_descriptor_buffer |=
+                s.dataGraphDescriptorBuffer != VK_FALSE;
+            dst.data_graph_arm.data_graph_shader_module |= s.dataGraphShaderModule != VK_FALSE;
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DESCRIPTOR_BUFFER_TENSOR_FEATURES_ARM => {
             // SAFETY: the sType names this structure (the caller's contract).
             let s = unsafe { &*p.cast::<VkPhysicalDeviceDescriptorBufferTensorFeaturesARM>() };
@@ -818,6 +849,11 @@ pub unsafe fn read_features(
             // SAFETY: the sType names this structure (the caller's contract).
             let s = unsafe { &*p.cast::<VkPhysicalDeviceMaintenance4Features>() };
             dst.vulkan13.maintenance4 |= s.maintenance4 != VK_FALSE;
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES => {
+            // SAFETY: the sType names this structure (the caller's contract).
+            let s = unsafe { &*p.cast::<VkPhysicalDeviceMaintenance5Features>() };
+            dst.maintenance5.maintenance5 |= s.maintenance5 != VK_FALSE;
         }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_6_FEATURES => {
             // SAFETY: the sType names this structure (the caller's contract).
@@ -1392,6 +1428,33 @@ pub unsafe fn write_properties(
             unsafe {
                 write_whole(
                     &mut *p.cast::<VkPhysicalDeviceMaintenance4Properties>(),
+                    &out,
+                )
+            };
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_PROPERTIES => {
+            let mut out: VkPhysicalDeviceMaintenance5Properties = zeroed();
+            out.earlyFragmentMultisampleCoverageAfterSampleCounting = VkBool32::from(
+                src.maintenance5
+                    .early_fragment_multisample_coverage_after_sample_counting,
+            );
+            out.earlyFragmentSampleMaskTestBeforeSampleCounting = VkBool32::from(
+                src.maintenance5
+                    .early_fragment_sample_mask_test_before_sample_counting,
+            );
+            out.depthStencilSwizzleOneSupport =
+                VkBool32::from(src.maintenance5.depth_stencil_swizzle_one_support);
+            out.polygonModePointSize = VkBool32::from(src.maintenance5.polygon_mode_point_size);
+            out.nonStrictSinglePixelWideLinesUseParallelogram = VkBool32::from(
+                src.maintenance5
+                    .non_strict_single_pixel_wide_lines_use_parallelogram,
+            );
+            out.nonStrictWideLinesUseParallelogram =
+                VkBool32::from(src.maintenance5.non_strict_wide_lines_use_parallelogram);
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe {
+                write_whole(
+                    &mut *p.cast::<VkPhysicalDeviceMaintenance5Properties>(),
                     &out,
                 )
             };

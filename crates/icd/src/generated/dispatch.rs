@@ -76,6 +76,13 @@ pub static ENTRIES: &[Entry] = &[
         Requirement::Extension("VK_KHR_bind_memory2")
     ),
     entry!(
+        "vkBindDataGraphPipelineSessionMemoryARM",
+        NonNullPFN_vkBindDataGraphPipelineSessionMemoryARM,
+        entrypoints::vkBindDataGraphPipelineSessionMemoryARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
         "vkBindImageMemory",
         NonNullPFN_vkBindImageMemory,
         unsupported::vkBindImageMemory,
@@ -158,6 +165,13 @@ pub static ENTRIES: &[Entry] = &[
         unsupported::vkCmdBindIndexBuffer,
         Scope::Device,
         Requirement::Core(1, 0)
+    ),
+    entry!(
+        "vkCmdBindIndexBuffer2KHR",
+        NonNullPFN_vkCmdBindIndexBuffer2,
+        unsupported::vkCmdBindIndexBuffer2,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_maintenance5")
     ),
     entry!(
         "vkCmdBindPipeline",
@@ -333,6 +347,13 @@ pub static ENTRIES: &[Entry] = &[
         entrypoints::vkCmdDispatchBase,
         Scope::Device,
         Requirement::Core(1, 1)
+    ),
+    entry!(
+        "vkCmdDispatchDataGraphARM",
+        NonNullPFN_vkCmdDispatchDataGraphARM,
+        entrypoints::vkCmdDispatchDataGraphARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
     ),
     entry!(
         "vkCmdDispatchIndirect",
@@ -811,6 +832,27 @@ pub static ENTRIES: &[Entry] = &[
         Requirement::Core(1, 0)
     ),
     entry!(
+        "vkCreateDataGraphPipelineSessionARM",
+        NonNullPFN_vkCreateDataGraphPipelineSessionARM,
+        entrypoints::vkCreateDataGraphPipelineSessionARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkCreateDataGraphPipelinesARM",
+        NonNullPFN_vkCreateDataGraphPipelinesARM,
+        entrypoints::vkCreateDataGraphPipelinesARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkCreateDeferredOperationKHR",
+        NonNullPFN_vkCreateDeferredOperationKHR,
+        entrypoints::vkCreateDeferredOperationKHR,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_deferred_host_operations")
+    ),
+    entry!(
         "vkCreateDescriptorPool",
         NonNullPFN_vkCreateDescriptorPool,
         entrypoints::vkCreateDescriptorPool,
@@ -979,6 +1021,13 @@ pub static ENTRIES: &[Entry] = &[
         Requirement::Extension("VK_ARM_tensors")
     ),
     entry!(
+        "vkDeferredOperationJoinKHR",
+        NonNullPFN_vkDeferredOperationJoinKHR,
+        entrypoints::vkDeferredOperationJoinKHR,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_deferred_host_operations")
+    ),
+    entry!(
         "vkDestroyBuffer",
         NonNullPFN_vkDestroyBuffer,
         entrypoints::vkDestroyBuffer,
@@ -998,6 +1047,20 @@ pub static ENTRIES: &[Entry] = &[
         entrypoints::vkDestroyCommandPool,
         Scope::Device,
         Requirement::Core(1, 0)
+    ),
+    entry!(
+        "vkDestroyDataGraphPipelineSessionARM",
+        NonNullPFN_vkDestroyDataGraphPipelineSessionARM,
+        entrypoints::vkDestroyDataGraphPipelineSessionARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkDestroyDeferredOperationKHR",
+        NonNullPFN_vkDestroyDeferredOperationKHR,
+        entrypoints::vkDestroyDeferredOperationKHR,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_deferred_host_operations")
     ),
     entry!(
         "vkDestroyDescriptorPool",
@@ -1301,6 +1364,48 @@ pub static ENTRIES: &[Entry] = &[
         Requirement::Extension("VK_KHR_buffer_device_address")
     ),
     entry!(
+        "vkGetDataGraphPipelineAvailablePropertiesARM",
+        NonNullPFN_vkGetDataGraphPipelineAvailablePropertiesARM,
+        entrypoints::vkGetDataGraphPipelineAvailablePropertiesARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkGetDataGraphPipelinePropertiesARM",
+        NonNullPFN_vkGetDataGraphPipelinePropertiesARM,
+        entrypoints::vkGetDataGraphPipelinePropertiesARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkGetDataGraphPipelineSessionBindPointRequirementsARM",
+        NonNullPFN_vkGetDataGraphPipelineSessionBindPointRequirementsARM,
+        entrypoints::vkGetDataGraphPipelineSessionBindPointRequirementsARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkGetDataGraphPipelineSessionMemoryRequirementsARM",
+        NonNullPFN_vkGetDataGraphPipelineSessionMemoryRequirementsARM,
+        entrypoints::vkGetDataGraphPipelineSessionMemoryRequirementsARM,
+        Scope::Device,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkGetDeferredOperationMaxConcurrencyKHR",
+        NonNullPFN_vkGetDeferredOperationMaxConcurrencyKHR,
+        entrypoints::vkGetDeferredOperationMaxConcurrencyKHR,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_deferred_host_operations")
+    ),
+    entry!(
+        "vkGetDeferredOperationResultKHR",
+        NonNullPFN_vkGetDeferredOperationResultKHR,
+        entrypoints::vkGetDeferredOperationResultKHR,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_deferred_host_operations")
+    ),
+    entry!(
         "vkGetDescriptorSetLayoutSupport",
         NonNullPFN_vkGetDescriptorSetLayoutSupport,
         entrypoints::vkGetDescriptorSetLayoutSupport,
@@ -1362,6 +1467,13 @@ pub static ENTRIES: &[Entry] = &[
         unsupported::vkGetDeviceImageSparseMemoryRequirements,
         Scope::Device,
         Requirement::Extension("VK_KHR_maintenance4")
+    ),
+    entry!(
+        "vkGetDeviceImageSubresourceLayoutKHR",
+        NonNullPFN_vkGetDeviceImageSubresourceLayout,
+        unsupported::vkGetDeviceImageSubresourceLayout,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_maintenance5")
     ),
     entry!(
         "vkGetDeviceMemoryCommitment",
@@ -1474,6 +1586,13 @@ pub static ENTRIES: &[Entry] = &[
         unsupported::vkGetImageSubresourceLayout,
         Scope::Device,
         Requirement::Core(1, 0)
+    ),
+    entry!(
+        "vkGetImageSubresourceLayout2KHR",
+        NonNullPFN_vkGetImageSubresourceLayout2,
+        unsupported::vkGetImageSubresourceLayout2,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_maintenance5")
     ),
     entry!(
         "vkGetInstanceProcAddr",
@@ -1616,6 +1735,20 @@ pub static ENTRIES: &[Entry] = &[
         Requirement::Extension("VK_KHR_get_physical_device_properties2")
     ),
     entry!(
+        "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+        NonNullPFN_vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM,
+        entrypoints::vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM,
+        Scope::PhysicalDevice,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
+        "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM",
+        NonNullPFN_vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM,
+        entrypoints::vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM,
+        Scope::PhysicalDevice,
+        Requirement::Extension("VK_ARM_data_graph")
+    ),
+    entry!(
         "vkGetPhysicalDeviceQueueFamilyProperties",
         NonNullPFN_vkGetPhysicalDeviceQueueFamilyProperties,
         entrypoints::vkGetPhysicalDeviceQueueFamilyProperties,
@@ -1698,6 +1831,13 @@ pub static ENTRIES: &[Entry] = &[
         unsupported::vkGetRenderAreaGranularity,
         Scope::Device,
         Requirement::Core(1, 0)
+    ),
+    entry!(
+        "vkGetRenderingAreaGranularityKHR",
+        NonNullPFN_vkGetRenderingAreaGranularity,
+        unsupported::vkGetRenderingAreaGranularity,
+        Scope::Device,
+        Requirement::Extension("VK_KHR_maintenance5")
     ),
     entry!(
         "vkGetSemaphoreCounterValue",

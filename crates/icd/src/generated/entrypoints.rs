@@ -169,6 +169,41 @@ pub unsafe extern "system" fn vkBindBufferMemory2(
     })
 }
 
+/// `vkBindDataGraphPipelineSessionMemoryARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkBindDataGraphPipelineSessionMemoryARM(
+    device: VkDevice,
+    bindInfoCount: u32,
+    pBindInfos: *const VkBindDataGraphPipelineSessionMemoryInfoARM,
+) -> VkResult {
+    boundary::result("vkBindDataGraphPipelineSessionMemoryARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            ensure!(
+                bindInfoCount != 0,
+                "VUID-vkBindDataGraphPipelineSessionMemoryARM-bindInfoCount-arraylength",
+                "bindInfoCount is 0"
+            );
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkBindDataGraphPipelineSessionMemoryARM-device-parameter",
+            )?;
+            let bind_infos = array(
+                pBindInfos,
+                bindInfoCount as usize,
+                false,
+                "VUID-vkBindDataGraphPipelineSessionMemoryARM-pBindInfos-parameter",
+            )?
+            .iter()
+            .map(|s| read_bind_data_graph_pipeline_session_memory_info_arm(s))
+            .collect::<Result<Vec<_>>>()?;
+            entry::data_graph::bind_data_graph_pipeline_session_memory_arm(device, bind_infos)
+        }
+    })
+}
+
 /// `vkBindTensorMemoryARM`.
 ///
 /// # Safety
@@ -307,7 +342,7 @@ pub unsafe extern "system" fn vkCmdBindPipeline(
                 "VUID-vkCmdBindPipeline-pipelineBindPoint-parameter",
                 "VkPipelineBindPoint",
             )?;
-            let pipeline = handle::lookup::<tessera_runtime::pipeline::ComputePipeline>(
+            let pipeline = handle::lookup::<tessera_runtime::pipeline::Pipeline>(
                 pipeline.raw(),
                 "VUID-vkCmdBindPipeline-pipeline-parameter",
             )?;
@@ -479,6 +514,28 @@ pub unsafe extern "system" fn vkCmdDispatchBase(
                 groupCountY,
                 groupCountZ,
             )
+        }
+    })
+}
+
+/// `vkCmdDispatchDataGraphARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkCmdDispatchDataGraphARM(
+    commandBuffer: VkCommandBuffer,
+    session: VkDataGraphPipelineSessionARM,
+    pInfo: *const VkDataGraphPipelineDispatchInfoARM,
+) {
+    boundary::command("vkCmdDispatchDataGraphARM", commandBuffer, |rec| {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let session = handle::lookup::<tessera_runtime::data_graph::DataGraphSession>(
+                session.raw(),
+                "VUID-vkCmdDispatchDataGraphARM-session-parameter",
+            )?;
+            let info = optional(pInfo, read_data_graph_pipeline_dispatch_info_arm)?;
+            entry::data_graph::cmd_dispatch_data_graph_arm(rec, session, info)
         }
     })
 }
@@ -1190,6 +1247,104 @@ pub unsafe extern "system" fn vkCreateComputePipelines(
     })
 }
 
+/// `vkCreateDataGraphPipelineSessionARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkCreateDataGraphPipelineSessionARM(
+    device: VkDevice,
+    pCreateInfo: *const VkDataGraphPipelineSessionCreateInfoARM,
+    _pAllocator: *const VkAllocationCallbacks,
+    pSession: *mut VkDataGraphPipelineSessionARM,
+) -> VkResult {
+    boundary::result("vkCreateDataGraphPipelineSessionARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkCreateDataGraphPipelineSessionARM-device-parameter",
+            )?;
+            let create_info = required(
+                pCreateInfo,
+                "VUID-vkCreateDataGraphPipelineSessionARM-pCreateInfo-parameter",
+                read_data_graph_pipeline_session_create_info_arm,
+            )?;
+            entry::data_graph::create_data_graph_pipeline_session_arm(device, create_info, pSession)
+        }
+    })
+}
+
+/// `vkCreateDataGraphPipelinesARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkCreateDataGraphPipelinesARM(
+    device: VkDevice,
+    deferredOperation: VkDeferredOperationKHR,
+    pipelineCache: VkPipelineCache,
+    createInfoCount: u32,
+    pCreateInfos: *const VkDataGraphPipelineCreateInfoARM,
+    _pAllocator: *const VkAllocationCallbacks,
+    pPipelines: *mut VkPipeline,
+) -> VkResult {
+    boundary::result("vkCreateDataGraphPipelinesARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkCreateDataGraphPipelinesARM-device-parameter",
+            )?;
+            let deferred_operation =
+                handle::get_optional::<tessera_runtime::deferred::DeferredOperation>(
+                    deferredOperation.raw(),
+                    "VUID-vkCreateDataGraphPipelinesARM-deferredOperation-parameter",
+                )?;
+            let pipeline_cache = handle::get_optional::<tessera_runtime::pipeline::PipelineCache>(
+                pipelineCache.raw(),
+                "VUID-vkCreateDataGraphPipelinesARM-pipelineCache-parameter",
+            )?;
+            let create_infos = array(
+                pCreateInfos,
+                createInfoCount as usize,
+                false,
+                "VUID-vkCreateDataGraphPipelinesARM-pCreateInfos-parameter",
+            )?
+            .iter()
+            .map(|s| read_data_graph_pipeline_create_info_arm(s))
+            .collect::<Result<Vec<_>>>()?;
+            entry::data_graph::create_data_graph_pipelines_arm(
+                device,
+                deferred_operation,
+                pipeline_cache,
+                createInfoCount,
+                create_infos,
+                pPipelines,
+            )
+        }
+    })
+}
+
+/// `vkCreateDeferredOperationKHR`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkCreateDeferredOperationKHR(
+    device: VkDevice,
+    _pAllocator: *const VkAllocationCallbacks,
+    pDeferredOperation: *mut VkDeferredOperationKHR,
+) -> VkResult {
+    boundary::result("vkCreateDeferredOperationKHR", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkCreateDeferredOperationKHR-device-parameter",
+            )?;
+            entry::data_graph::create_deferred_operation_khr(device, pDeferredOperation)
+        }
+    })
+}
+
 /// `vkCreateDescriptorPool`.
 ///
 /// # Safety
@@ -1621,6 +1776,30 @@ pub unsafe extern "system" fn vkCreateTensorViewARM(
     })
 }
 
+/// `vkDeferredOperationJoinKHR`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkDeferredOperationJoinKHR(
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
+) -> VkResult {
+    boundary::result("vkDeferredOperationJoinKHR", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkDeferredOperationJoinKHR-device-parameter",
+            )?;
+            let operation = handle::lookup::<tessera_runtime::deferred::DeferredOperation>(
+                operation.raw(),
+                "VUID-vkDeferredOperationJoinKHR-operation-parameter",
+            )?;
+            entry::data_graph::deferred_operation_join_khr(device, operation)
+        }
+    })
+}
+
 /// `vkDestroyBuffer`.
 ///
 /// # Safety
@@ -1668,6 +1847,58 @@ pub unsafe extern "system" fn vkDestroyCommandPool(
                 "VUID-vkDestroyCommandPool-commandPool-parameter",
             )?;
             entry::command::destroy_command_pool(device, command_pool)
+        }
+    })
+}
+
+/// `vkDestroyDataGraphPipelineSessionARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkDestroyDataGraphPipelineSessionARM(
+    device: VkDevice,
+    session: VkDataGraphPipelineSessionARM,
+    _pAllocator: *const VkAllocationCallbacks,
+) {
+    boundary::void("vkDestroyDataGraphPipelineSessionARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkDestroyDataGraphPipelineSessionARM-device-parameter",
+            )?;
+            let session = handle::remove::<tessera_runtime::data_graph::DataGraphSession>(
+                session.raw(),
+                "VUID-vkDestroyDataGraphPipelineSessionARM-session-parameter",
+            )?;
+            let _ = (device, session);
+            Ok(())
+        }
+    })
+}
+
+/// `vkDestroyDeferredOperationKHR`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkDestroyDeferredOperationKHR(
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
+    _pAllocator: *const VkAllocationCallbacks,
+) {
+    boundary::void("vkDestroyDeferredOperationKHR", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkDestroyDeferredOperationKHR-device-parameter",
+            )?;
+            let operation = handle::remove::<tessera_runtime::deferred::DeferredOperation>(
+                operation.raw(),
+                "VUID-vkDestroyDeferredOperationKHR-operation-parameter",
+            )?;
+            let _ = (device, operation);
+            Ok(())
         }
     })
 }
@@ -1859,7 +2090,7 @@ pub unsafe extern "system" fn vkDestroyPipeline(
                 device.raw(),
                 "VUID-vkDestroyPipeline-device-parameter",
             )?;
-            let pipeline = handle::remove::<tessera_runtime::pipeline::ComputePipeline>(
+            let pipeline = handle::remove::<tessera_runtime::pipeline::Pipeline>(
                 pipeline.raw(),
                 "VUID-vkDestroyPipeline-pipeline-parameter",
             )?;
@@ -2506,6 +2737,183 @@ pub unsafe extern "system" fn vkGetBufferOpaqueCaptureAddress(
                 read_buffer_device_address_info,
             )?;
             entry::buffer::get_buffer_opaque_capture_address(device, info)
+        }
+    })
+}
+
+/// `vkGetDataGraphPipelineAvailablePropertiesARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetDataGraphPipelineAvailablePropertiesARM(
+    device: VkDevice,
+    pPipelineInfo: *const VkDataGraphPipelineInfoARM,
+    pPropertiesCount: *mut u32,
+    pProperties: *mut VkDataGraphPipelinePropertyARM,
+) -> VkResult {
+    boundary::result("vkGetDataGraphPipelineAvailablePropertiesARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkGetDataGraphPipelineAvailablePropertiesARM-device-parameter",
+            )?;
+            let pipeline_info = required(
+                pPipelineInfo,
+                "VUID-vkGetDataGraphPipelineAvailablePropertiesARM-pPipelineInfo-parameter",
+                read_data_graph_pipeline_info_arm,
+            )?;
+            entry::data_graph::get_data_graph_pipeline_available_properties_arm(
+                device,
+                pipeline_info,
+                pPropertiesCount,
+                pProperties,
+            )
+        }
+    })
+}
+
+/// `vkGetDataGraphPipelinePropertiesARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetDataGraphPipelinePropertiesARM(
+    device: VkDevice,
+    pPipelineInfo: *const VkDataGraphPipelineInfoARM,
+    propertiesCount: u32,
+    pProperties: *mut VkDataGraphPipelinePropertyQueryResultARM,
+) -> VkResult {
+    boundary::result("vkGetDataGraphPipelinePropertiesARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkGetDataGraphPipelinePropertiesARM-device-parameter",
+            )?;
+            let pipeline_info = required(
+                pPipelineInfo,
+                "VUID-vkGetDataGraphPipelinePropertiesARM-pPipelineInfo-parameter",
+                read_data_graph_pipeline_info_arm,
+            )?;
+            entry::data_graph::get_data_graph_pipeline_properties_arm(
+                device,
+                pipeline_info,
+                propertiesCount,
+                pProperties,
+            )
+        }
+    })
+}
+
+/// `vkGetDataGraphPipelineSessionBindPointRequirementsARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetDataGraphPipelineSessionBindPointRequirementsARM(
+    device: VkDevice,
+    pInfo: *const VkDataGraphPipelineSessionBindPointRequirementsInfoARM,
+    pBindPointRequirementCount: *mut u32,
+    pBindPointRequirements: *mut VkDataGraphPipelineSessionBindPointRequirementARM,
+) -> VkResult {
+    boundary::result(
+        "vkGetDataGraphPipelineSessionBindPointRequirementsARM",
+        || {
+            // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+            unsafe {
+                let device = handle::lookup::<tessera_runtime::device::Device>(
+                    device.raw(),
+                    "VUID-vkGetDataGraphPipelineSessionBindPointRequirementsARM-device-parameter",
+                )?;
+                let info = required(
+                    pInfo,
+                    "VUID-vkGetDataGraphPipelineSessionBindPointRequirementsARM-pInfo-parameter",
+                    read_data_graph_pipeline_session_bind_point_requirements_info_arm,
+                )?;
+                entry::data_graph::get_data_graph_pipeline_session_bind_point_requirements_arm(
+                    device,
+                    info,
+                    pBindPointRequirementCount,
+                    pBindPointRequirements,
+                )
+            }
+        },
+    )
+}
+
+/// `vkGetDataGraphPipelineSessionMemoryRequirementsARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetDataGraphPipelineSessionMemoryRequirementsARM(
+    device: VkDevice,
+    pInfo: *const VkDataGraphPipelineSessionMemoryRequirementsInfoARM,
+    pMemoryRequirements: *mut VkMemoryRequirements2,
+) {
+    boundary::void("vkGetDataGraphPipelineSessionMemoryRequirementsARM", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkGetDataGraphPipelineSessionMemoryRequirementsARM-device-parameter",
+            )?;
+            let info = required(
+                pInfo,
+                "VUID-vkGetDataGraphPipelineSessionMemoryRequirementsARM-pInfo-parameter",
+                read_data_graph_pipeline_session_memory_requirements_info_arm,
+            )?;
+            entry::data_graph::get_data_graph_pipeline_session_memory_requirements_arm(
+                device,
+                info,
+                pMemoryRequirements,
+            )
+        }
+    })
+}
+
+/// `vkGetDeferredOperationMaxConcurrencyKHR`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetDeferredOperationMaxConcurrencyKHR(
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
+) -> u32 {
+    boundary::value("vkGetDeferredOperationMaxConcurrencyKHR", 0, || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkGetDeferredOperationMaxConcurrencyKHR-device-parameter",
+            )?;
+            let operation = handle::lookup::<tessera_runtime::deferred::DeferredOperation>(
+                operation.raw(),
+                "VUID-vkGetDeferredOperationMaxConcurrencyKHR-operation-parameter",
+            )?;
+            entry::data_graph::get_deferred_operation_max_concurrency_khr(device, operation)
+        }
+    })
+}
+
+/// `vkGetDeferredOperationResultKHR`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetDeferredOperationResultKHR(
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
+) -> VkResult {
+    boundary::result("vkGetDeferredOperationResultKHR", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkGetDeferredOperationResultKHR-device-parameter",
+            )?;
+            let operation = handle::lookup::<tessera_runtime::deferred::DeferredOperation>(
+                operation.raw(),
+                "VUID-vkGetDeferredOperationResultKHR-operation-parameter",
+            )?;
+            entry::data_graph::get_deferred_operation_result_khr(device, operation)
         }
     })
 }
@@ -3294,6 +3702,69 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceProperties2(
             entry::physical_device::get_physical_device_properties2(physical_device, pProperties)
         }
     })
+}
+
+/// `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(
+    physicalDevice: VkPhysicalDevice,
+    pQueueFamilyDataGraphProcessingEngineInfo: *const VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM,
+    pQueueFamilyDataGraphProcessingEngineProperties: *mut VkQueueFamilyDataGraphProcessingEnginePropertiesARM,
+) {
+    boundary::void(
+        "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+        || {
+            // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+            unsafe {
+                let physical_device = handle::lookup::<
+                    tessera_runtime::physical_device::PhysicalDevice,
+                >(
+                    physicalDevice.raw(),
+                    "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM-physicalDevice-parameter",
+                )?;
+                let queue_family_data_graph_processing_engine_info = required(
+                    pQueueFamilyDataGraphProcessingEngineInfo,
+                    "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM-pQueueFamilyDataGraphProcessingEngineInfo-parameter",
+                    read_physical_device_queue_family_data_graph_processing_engine_info_arm,
+                )?;
+                entry::data_graph::get_physical_device_queue_family_data_graph_processing_engine_properties_arm(physical_device, queue_family_data_graph_processing_engine_info, pQueueFamilyDataGraphProcessingEngineProperties)
+            }
+        },
+    )
+}
+
+/// `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM(
+    physicalDevice: VkPhysicalDevice,
+    queueFamilyIndex: u32,
+    pQueueFamilyDataGraphPropertyCount: *mut u32,
+    pQueueFamilyDataGraphProperties: *mut VkQueueFamilyDataGraphPropertiesARM,
+) -> VkResult {
+    boundary::result(
+        "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM",
+        || {
+            // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+            unsafe {
+                let physical_device = handle::lookup::<
+                    tessera_runtime::physical_device::PhysicalDevice,
+                >(
+                    physicalDevice.raw(),
+                    "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM-physicalDevice-parameter",
+                )?;
+                entry::data_graph::get_physical_device_queue_family_data_graph_properties_arm(
+                    physical_device,
+                    queueFamilyIndex,
+                    pQueueFamilyDataGraphPropertyCount,
+                    pQueueFamilyDataGraphProperties,
+                )
+            }
+        },
+    )
 }
 
 /// `vkGetPhysicalDeviceQueueFamilyProperties`.

@@ -75,7 +75,7 @@ impl Object for tessera_runtime::pipeline::PipelineCache {
     const NAME: &'static str = "VkPipelineCache";
 }
 
-impl Object for tessera_runtime::pipeline::ComputePipeline {
+impl Object for tessera_runtime::pipeline::Pipeline {
     const TYPE: VkObjectType = VK_OBJECT_TYPE_PIPELINE;
     const NAME: &'static str = "VkPipeline";
 }
@@ -123,4 +123,14 @@ impl Object for tessera_runtime::tensor::Tensor {
 impl Object for tessera_runtime::tensor::TensorView {
     const TYPE: VkObjectType = VK_OBJECT_TYPE_TENSOR_VIEW_ARM;
     const NAME: &'static str = "VkTensorViewARM";
+}
+
+impl Object for tessera_runtime::data_graph::DataGraphSession {
+    const TYPE: VkObjectType = VK_OBJECT_TYPE_DATA_GRAPH_PIPELINE_SESSION_ARM;
+    const NAME: &'static str = "VkDataGraphPipelineSessionARM";
+}
+
+impl Object for tessera_runtime::deferred::DeferredOperation {
+    const TYPE: VkObjectType = VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR;
+    const NAME: &'static str = "VkDeferredOperationKHR";
 }

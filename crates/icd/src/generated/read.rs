@@ -110,6 +110,42 @@ pub unsafe fn read_bind_buffer_memory_info(
     })
 }
 
+/// Reads a `VkBindDataGraphPipelineSessionMemoryInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_bind_data_graph_pipeline_session_memory_info_arm(
+    s: &VkBindDataGraphPipelineSessionMemoryInfoARM,
+) -> Result<vk::BindDataGraphPipelineSessionMemoryInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_BIND_DATA_GRAPH_PIPELINE_SESSION_MEMORY_INFO_ARM,
+        "VUID-VkBindDataGraphPipelineSessionMemoryInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::BindDataGraphPipelineSessionMemoryInfoARM {
+            session: handle::lookup::<tessera_runtime::data_graph::DataGraphSession>(
+                s.session.raw(),
+                "VUID-VkBindDataGraphPipelineSessionMemoryInfoARM-session-parameter",
+            )?,
+            bind_point: check_enum(
+                s.bindPoint,
+                &[0],
+                "VUID-VkBindDataGraphPipelineSessionMemoryInfoARM-bindPoint-parameter",
+                "VkDataGraphPipelineSessionBindPointARM",
+            )?,
+            object_index: s.objectIndex,
+            memory: handle::lookup::<tessera_runtime::memory::DeviceMemory>(
+                s.memory.raw(),
+                "VUID-VkBindDataGraphPipelineSessionMemoryInfoARM-memory-parameter",
+            )?,
+            memory_offset: s.memoryOffset,
+        }
+    })
+}
+
 /// Reads a `VkBindDescriptorSetsInfo`.
 ///
 /// # Safety
@@ -624,6 +660,9 @@ pub unsafe fn read_command_pool_create_info(
         VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         "VUID-VkCommandPoolCreateInfo-sType-sType",
     )?;
+    // SAFETY: a valid input chain per the spec.
+    let links = unsafe { chain(s.pNext) };
+    check_unique(&links, "VUID-VkCommandPoolCreateInfo-sType-unique")?;
     // SAFETY: the caller's contract covers every pointer read here.
     Ok(unsafe {
         vk::CommandPoolCreateInfo {
@@ -635,6 +674,18 @@ pub unsafe fn read_command_pool_create_info(
                 "VkCommandPoolCreateFlags",
             )?,
             queue_family_index: s.queueFamilyIndex,
+            data_graph_processing_engine_create_info_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_data_graph_processing_engine_create_info_arm(
+                        &*p.cast::<VkDataGraphProcessingEngineCreateInfoARM>(),
+                    )
+                }?)),
+                None => None,
+            },
         }
     })
 }
@@ -652,6 +703,9 @@ pub unsafe fn read_compute_pipeline_create_info(
         VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         "VUID-VkComputePipelineCreateInfo-sType-sType",
     )?;
+    // SAFETY: a valid input chain per the spec.
+    let links = unsafe { chain(s.pNext) };
+    check_unique(&links, "VUID-VkComputePipelineCreateInfo-sType-unique")?;
     // SAFETY: the caller's contract covers every pointer read here.
     Ok(unsafe {
         vk::ComputePipelineCreateInfo {
@@ -661,10 +715,34 @@ pub unsafe fn read_compute_pipeline_create_info(
                 s.layout.raw(),
                 "VUID-VkComputePipelineCreateInfo-layout-parameter",
             )?,
-            base_pipeline_handle: handle::find::<tessera_runtime::pipeline::ComputePipeline>(
+            base_pipeline_handle: handle::find::<tessera_runtime::pipeline::Pipeline>(
                 s.basePipelineHandle.raw(),
             ),
             base_pipeline_index: s.basePipelineIndex,
+            pipeline_create_flags2_create_info: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_PIPELINE_CREATE_FLAGS_2_CREATE_INFO,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_pipeline_create_flags2_create_info(
+                        &*p.cast::<VkPipelineCreateFlags2CreateInfo>(),
+                    )
+                }?)),
+                None => None,
+            },
+            pipeline_creation_feedback_create_info: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_pipeline_creation_feedback_create_info(
+                        &*p.cast::<VkPipelineCreationFeedbackCreateInfo>(),
+                    )
+                }?)),
+                None => None,
+            },
         }
     })
 }
@@ -777,6 +855,483 @@ pub unsafe fn read_copy_tensor_info_arm(s: &VkCopyTensorInfoARM) -> Result<vk::C
             )?
             .iter()
             .map(|e| Ok(read_tensor_copy_arm(e)?))
+            .collect::<Result<Vec<_>>>()?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineCompilerControlCreateInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_compiler_control_create_info_arm(
+    s: &VkDataGraphPipelineCompilerControlCreateInfoARM,
+) -> Result<vk::DataGraphPipelineCompilerControlCreateInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_COMPILER_CONTROL_CREATE_INFO_ARM,
+        "VUID-VkDataGraphPipelineCompilerControlCreateInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineCompilerControlCreateInfoARM {
+            vendor_options: string(
+                s.pVendorOptions,
+                "VUID-VkDataGraphPipelineCompilerControlCreateInfoARM-pVendorOptions-parameter",
+            )?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineConstantARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_constant_arm(
+    s: &VkDataGraphPipelineConstantARM,
+) -> Result<vk::DataGraphPipelineConstantARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CONSTANT_ARM,
+        "VUID-VkDataGraphPipelineConstantARM-sType-sType",
+    )?;
+    // SAFETY: a valid input chain per the spec.
+    let links = unsafe { chain(s.pNext) };
+    check_unique(&links, "VUID-VkDataGraphPipelineConstantARM-sType-unique")?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineConstantARM {
+id: s.id,
+constant_data: s.pConstantData as usize,
+data_graph_pipeline_constant_tensor_semi_structured_sparsity_info_arm: match find_link(&links, VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CONSTANT_TENSOR_SEMI_STRUCTURED_SPARSITY_INFO_ARM) {
+// SAFETY: the sType names this structure.
+Some(p) => Some(Box::new(unsafe { read_data_graph_pipeline_constant_tensor_semi_structured_sparsity_info_arm(&*p.cast::<VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM>()) }?)),
+None => None,
+},
+tensor_description_arm: match find_link(&links, VK_STRUCTURE_TYPE_TENSOR_DESCRIPTION_ARM) {
+// SAFETY: the sType names this structure.
+Some(p) => Some(Box::new(unsafe { read_tensor_description_arm(&*p.cast::<VkTensorDescriptionARM>()) }?)),
+None => None,
+},
+}
+    })
+}
+
+/// Reads a `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_constant_tensor_semi_structured_sparsity_info_arm(
+    s: &VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM,
+) -> Result<vk::DataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CONSTANT_TENSOR_SEMI_STRUCTURED_SPARSITY_INFO_ARM,
+        "VUID-VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM {
+            dimension: s.dimension,
+            zero_count: s.zeroCount,
+            group_size: s.groupSize,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineCreateInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_create_info_arm(
+    s: &VkDataGraphPipelineCreateInfoARM,
+) -> Result<vk::DataGraphPipelineCreateInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_CREATE_INFO_ARM,
+        "VUID-VkDataGraphPipelineCreateInfoARM-sType-sType",
+    )?;
+    // SAFETY: a valid input chain per the spec.
+    let links = unsafe { chain(s.pNext) };
+    check_unique(&links, "VUID-VkDataGraphPipelineCreateInfoARM-sType-unique")?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineCreateInfoARM {
+            flags: check_flags(
+                s.flags,
+                0x1fb7fffffffff,
+                false,
+                "VUID-VkDataGraphPipelineCreateInfoARM-flags-parameter",
+                "VkPipelineCreateFlags2KHR",
+            )?,
+            layout: handle::lookup::<tessera_runtime::descriptor::PipelineLayout>(
+                s.layout.raw(),
+                "VUID-VkDataGraphPipelineCreateInfoARM-layout-parameter",
+            )?,
+            resource_info_count: s.resourceInfoCount,
+            resource_infos: array(
+                s.pResourceInfos,
+                s.resourceInfoCount as usize,
+                false,
+                "VUID-VkDataGraphPipelineCreateInfoARM-pResourceInfos-parameter",
+            )?
+            .iter()
+            .map(|e| Ok(read_data_graph_pipeline_resource_info_arm(e)?))
+            .collect::<Result<Vec<_>>>()?,
+            data_graph_pipeline_compiler_control_create_info_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_COMPILER_CONTROL_CREATE_INFO_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_data_graph_pipeline_compiler_control_create_info_arm(
+                        &*p.cast::<VkDataGraphPipelineCompilerControlCreateInfoARM>(),
+                    )
+                }?)),
+                None => None,
+            },
+            data_graph_pipeline_identifier_create_info_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_IDENTIFIER_CREATE_INFO_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_data_graph_pipeline_identifier_create_info_arm(
+                        &*p.cast::<VkDataGraphPipelineIdentifierCreateInfoARM>(),
+                    )
+                }?)),
+                None => None,
+            },
+            data_graph_pipeline_shader_module_create_info_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SHADER_MODULE_CREATE_INFO_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_data_graph_pipeline_shader_module_create_info_arm(
+                        &*p.cast::<VkDataGraphPipelineShaderModuleCreateInfoARM>(),
+                    )
+                }?)),
+                None => None,
+            },
+            data_graph_processing_engine_create_info_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_data_graph_processing_engine_create_info_arm(
+                        &*p.cast::<VkDataGraphProcessingEngineCreateInfoARM>(),
+                    )
+                }?)),
+                None => None,
+            },
+            pipeline_creation_feedback_create_info: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_pipeline_creation_feedback_create_info(
+                        &*p.cast::<VkPipelineCreationFeedbackCreateInfo>(),
+                    )
+                }?)),
+                None => None,
+            },
+            shader_module_create_info: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_shader_module_create_info(&*p.cast::<VkShaderModuleCreateInfo>())
+                }?)),
+                None => None,
+            },
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineDispatchInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_dispatch_info_arm(
+    s: &VkDataGraphPipelineDispatchInfoARM,
+) -> Result<vk::DataGraphPipelineDispatchInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_DISPATCH_INFO_ARM,
+        "VUID-VkDataGraphPipelineDispatchInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineDispatchInfoARM {
+            flags: check_flags(
+                s.flags,
+                0,
+                false,
+                "VUID-VkDataGraphPipelineDispatchInfoARM-flags-zerobitmask",
+                "VkDataGraphPipelineDispatchFlagsARM",
+            )?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineIdentifierCreateInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_identifier_create_info_arm(
+    s: &VkDataGraphPipelineIdentifierCreateInfoARM,
+) -> Result<vk::DataGraphPipelineIdentifierCreateInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_IDENTIFIER_CREATE_INFO_ARM,
+        "VUID-VkDataGraphPipelineIdentifierCreateInfoARM-sType-sType",
+    )?;
+    ensure!(
+        s.identifierSize != 0,
+        "VUID-VkDataGraphPipelineIdentifierCreateInfoARM-identifierSize-arraylength",
+        "identifierSize is 0"
+    );
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineIdentifierCreateInfoARM {
+            identifier_size: s.identifierSize,
+            identifier: array(
+                s.pIdentifier,
+                s.identifierSize as usize,
+                false,
+                "VUID-VkDataGraphPipelineIdentifierCreateInfoARM-pIdentifier-parameter",
+            )?
+            .to_vec(),
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_info_arm(
+    s: &VkDataGraphPipelineInfoARM,
+) -> Result<vk::DataGraphPipelineInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_INFO_ARM,
+        "VUID-VkDataGraphPipelineInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineInfoARM {
+            data_graph_pipeline: handle::lookup::<tessera_runtime::pipeline::Pipeline>(
+                s.dataGraphPipeline.raw(),
+                "VUID-VkDataGraphPipelineInfoARM-dataGraphPipeline-parameter",
+            )?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineResourceInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_resource_info_arm(
+    s: &VkDataGraphPipelineResourceInfoARM,
+) -> Result<vk::DataGraphPipelineResourceInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_RESOURCE_INFO_ARM,
+        "VUID-VkDataGraphPipelineResourceInfoARM-sType-sType",
+    )?;
+    // SAFETY: a valid input chain per the spec.
+    let links = unsafe { chain(s.pNext) };
+    check_unique(
+        &links,
+        "VUID-VkDataGraphPipelineResourceInfoARM-sType-unique",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineResourceInfoARM {
+            descriptor_set: s.descriptorSet,
+            binding: s.binding,
+            array_element: s.arrayElement,
+            tensor_description_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_TENSOR_DESCRIPTION_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_tensor_description_arm(&*p.cast::<VkTensorDescriptionARM>())
+                }?)),
+                None => None,
+            },
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineSessionBindPointRequirementsInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_session_bind_point_requirements_info_arm(
+    s: &VkDataGraphPipelineSessionBindPointRequirementsInfoARM,
+) -> Result<vk::DataGraphPipelineSessionBindPointRequirementsInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_REQUIREMENTS_INFO_ARM,
+        "VUID-VkDataGraphPipelineSessionBindPointRequirementsInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineSessionBindPointRequirementsInfoARM {
+            session: handle::lookup::<tessera_runtime::data_graph::DataGraphSession>(
+                s.session.raw(),
+                "VUID-VkDataGraphPipelineSessionBindPointRequirementsInfoARM-session-parameter",
+            )?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineSessionCreateInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_session_create_info_arm(
+    s: &VkDataGraphPipelineSessionCreateInfoARM,
+) -> Result<vk::DataGraphPipelineSessionCreateInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_CREATE_INFO_ARM,
+        "VUID-VkDataGraphPipelineSessionCreateInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineSessionCreateInfoARM {
+            flags: check_flags(
+                s.flags,
+                0x1,
+                false,
+                "VUID-VkDataGraphPipelineSessionCreateInfoARM-flags-parameter",
+                "VkDataGraphPipelineSessionCreateFlagsARM",
+            )?,
+            data_graph_pipeline: handle::lookup::<tessera_runtime::pipeline::Pipeline>(
+                s.dataGraphPipeline.raw(),
+                "VUID-VkDataGraphPipelineSessionCreateInfoARM-dataGraphPipeline-parameter",
+            )?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineSessionMemoryRequirementsInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_session_memory_requirements_info_arm(
+    s: &VkDataGraphPipelineSessionMemoryRequirementsInfoARM,
+) -> Result<vk::DataGraphPipelineSessionMemoryRequirementsInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SESSION_MEMORY_REQUIREMENTS_INFO_ARM,
+        "VUID-VkDataGraphPipelineSessionMemoryRequirementsInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineSessionMemoryRequirementsInfoARM {
+            session: handle::lookup::<tessera_runtime::data_graph::DataGraphSession>(
+                s.session.raw(),
+                "VUID-VkDataGraphPipelineSessionMemoryRequirementsInfoARM-session-parameter",
+            )?,
+            bind_point: check_enum(
+                s.bindPoint,
+                &[0],
+                "VUID-VkDataGraphPipelineSessionMemoryRequirementsInfoARM-bindPoint-parameter",
+                "VkDataGraphPipelineSessionBindPointARM",
+            )?,
+            object_index: s.objectIndex,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphPipelineShaderModuleCreateInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_pipeline_shader_module_create_info_arm(
+    s: &VkDataGraphPipelineShaderModuleCreateInfoARM,
+) -> Result<vk::DataGraphPipelineShaderModuleCreateInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PIPELINE_SHADER_MODULE_CREATE_INFO_ARM,
+        "VUID-VkDataGraphPipelineShaderModuleCreateInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphPipelineShaderModuleCreateInfoARM {
+            module: handle::get_optional::<tessera_runtime::pipeline::ShaderModule>(
+                s.module.raw(),
+                "VUID-VkDataGraphPipelineShaderModuleCreateInfoARM-module-parameter",
+            )?,
+            name: string(
+                s.pName,
+                "VUID-VkDataGraphPipelineShaderModuleCreateInfoARM-pName-parameter",
+            )?,
+            specialization_info: optional(s.pSpecializationInfo, read_specialization_info)?,
+            constant_count: s.constantCount,
+            constants: optional_array(s.pConstants, s.constantCount as usize)
+                .map(|a| {
+                    a.iter()
+                        .map(|e| Ok(read_data_graph_pipeline_constant_arm(e)?))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .transpose()?,
+        }
+    })
+}
+
+/// Reads a `VkDataGraphProcessingEngineCreateInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_data_graph_processing_engine_create_info_arm(
+    s: &VkDataGraphProcessingEngineCreateInfoARM,
+) -> Result<vk::DataGraphProcessingEngineCreateInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM,
+        "VUID-VkDataGraphProcessingEngineCreateInfoARM-sType-sType",
+    )?;
+    ensure!(
+        s.processingEngineCount != 0,
+        "VUID-VkDataGraphProcessingEngineCreateInfoARM-processingEngineCount-arraylength",
+        "processingEngineCount is 0"
+    );
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::DataGraphProcessingEngineCreateInfoARM {
+            processing_engine_count: s.processingEngineCount,
+            processing_engines: array(
+                s.pProcessingEngines,
+                s.processingEngineCount as usize,
+                false,
+                "VUID-VkDataGraphProcessingEngineCreateInfoARM-pProcessingEngines-parameter",
+            )?
+            .iter()
+            .map(|e| Ok(read_physical_device_data_graph_processing_engine_arm(e)?))
             .collect::<Result<Vec<_>>>()?,
         }
     })
@@ -936,6 +1491,18 @@ pub unsafe fn read_descriptor_pool_create_info(
             .iter()
             .map(|e| Ok(read_descriptor_pool_size(e)?))
             .collect::<Result<Vec<_>>>()?,
+            data_graph_processing_engine_create_info_arm: match find_link(
+                &links,
+                VK_STRUCTURE_TYPE_DATA_GRAPH_PROCESSING_ENGINE_CREATE_INFO_ARM,
+            ) {
+                // SAFETY: the sType names this structure.
+                Some(p) => Some(Box::new(unsafe {
+                    read_data_graph_processing_engine_create_info_arm(
+                        &*p.cast::<VkDataGraphProcessingEngineCreateInfoARM>(),
+                    )
+                }?)),
+                None => None,
+            },
             descriptor_pool_inline_uniform_block_create_info: match find_link(
                 &links,
                 VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_INLINE_UNIFORM_BLOCK_CREATE_INFO,
@@ -2465,6 +3032,23 @@ pub unsafe fn read_memory_unmap_info(s: &VkMemoryUnmapInfo) -> Result<vk::Memory
     })
 }
 
+/// Reads a `VkPhysicalDeviceDataGraphProcessingEngineARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_physical_device_data_graph_processing_engine_arm(
+    s: &VkPhysicalDeviceDataGraphProcessingEngineARM,
+) -> Result<vk::PhysicalDeviceDataGraphProcessingEngineARM> {
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::PhysicalDeviceDataGraphProcessingEngineARM {
+            ty: s.typ,
+            is_foreign: s.isForeign != VK_FALSE,
+        }
+    })
+}
+
 /// Reads a `VkPhysicalDeviceExternalBufferInfo`.
 ///
 /// # Safety
@@ -2854,6 +3438,33 @@ pub unsafe fn read_physical_device_image_format_info2(
     })
 }
 
+/// Reads a `VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_physical_device_queue_family_data_graph_processing_engine_info_arm(
+    s: &VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM,
+) -> Result<vk::PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_QUEUE_FAMILY_DATA_GRAPH_PROCESSING_ENGINE_INFO_ARM,
+        "VUID-VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM {
+            queue_family_index: s.queueFamilyIndex,
+            engine_type: check_enum(
+                s.engineType,
+                &[0, 1000629000, 1000629001],
+                "VUID-VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM-engineType-parameter",
+                "VkPhysicalDeviceDataGraphProcessingEngineTypeARM",
+            )?,
+        }
+    })
+}
+
 /// Reads a `VkPhysicalDeviceSparseImageFormatInfo2`.
 ///
 /// # Safety
@@ -2966,6 +3577,56 @@ pub unsafe fn read_pipeline_cache_create_info(
                 "VUID-VkPipelineCacheCreateInfo-pInitialData-parameter",
             )?
             .to_vec(),
+        }
+    })
+}
+
+/// Reads a `VkPipelineCreateFlags2CreateInfo`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_pipeline_create_flags2_create_info(
+    s: &VkPipelineCreateFlags2CreateInfo,
+) -> Result<vk::PipelineCreateFlags2CreateInfo> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_PIPELINE_CREATE_FLAGS_2_CREATE_INFO,
+        "VUID-VkPipelineCreateFlags2CreateInfo-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::PipelineCreateFlags2CreateInfo {
+            flags: check_flags(
+                s.flags,
+                0x1fb7fffffffff,
+                false,
+                "VUID-VkPipelineCreateFlags2CreateInfo-flags-parameter",
+                "VkPipelineCreateFlags2",
+            )?,
+        }
+    })
+}
+
+/// Reads a `VkPipelineCreationFeedbackCreateInfo`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_pipeline_creation_feedback_create_info(
+    s: &VkPipelineCreationFeedbackCreateInfo,
+) -> Result<vk::PipelineCreationFeedbackCreateInfo> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO,
+        "VUID-VkPipelineCreationFeedbackCreateInfo-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::PipelineCreationFeedbackCreateInfo {
+            pipeline_creation_feedback: s.pPipelineCreationFeedback as usize,
+            pipeline_stage_creation_feedback_count: s.pipelineStageCreationFeedbackCount,
+            pipeline_stage_creation_feedbacks: s.pPipelineStageCreationFeedbacks as usize,
         }
     })
 }

@@ -111,6 +111,20 @@ pub unsafe extern "system" fn vkCmdBindIndexBuffer(
     unsupported_cmd(commandBuffer, "vkCmdBindIndexBuffer", Why::Graphics)
 }
 
+/// `vkCmdBindIndexBuffer2`: Tessera does not implement it (see [`Why`]); no pointer is read.
+///
+/// # Safety
+/// Callable with any arguments.
+pub unsafe extern "system" fn vkCmdBindIndexBuffer2(
+    commandBuffer: VkCommandBuffer,
+    _buffer: VkBuffer,
+    _offset: VkDeviceSize,
+    _size: VkDeviceSize,
+    _indexType: VkIndexType,
+) {
+    unsupported_cmd(commandBuffer, "vkCmdBindIndexBuffer2", Why::Graphics)
+}
+
 /// `vkCmdBindVertexBuffers`: Tessera does not implement it (see [`Why`]); no pointer is read.
 ///
 /// # Safety
@@ -1004,6 +1018,18 @@ pub unsafe extern "system" fn vkGetDeviceImageSparseMemoryRequirements(
     unsupported_void("vkGetDeviceImageSparseMemoryRequirements", Why::Image)
 }
 
+/// `vkGetDeviceImageSubresourceLayout`: Tessera does not implement it (see [`Why`]); no pointer is read.
+///
+/// # Safety
+/// Callable with any arguments.
+pub unsafe extern "system" fn vkGetDeviceImageSubresourceLayout(
+    _device: VkDevice,
+    _pInfo: *const VkDeviceImageSubresourceInfo,
+    _pLayout: *mut VkSubresourceLayout2,
+) {
+    unsupported_void("vkGetDeviceImageSubresourceLayout", Why::Image)
+}
+
 /// `vkGetImageMemoryRequirements`: Tessera does not implement it (see [`Why`]); no pointer is read.
 ///
 /// # Safety
@@ -1067,6 +1093,19 @@ pub unsafe extern "system" fn vkGetImageSubresourceLayout(
     unsupported_void("vkGetImageSubresourceLayout", Why::Image)
 }
 
+/// `vkGetImageSubresourceLayout2`: Tessera does not implement it (see [`Why`]); no pointer is read.
+///
+/// # Safety
+/// Callable with any arguments.
+pub unsafe extern "system" fn vkGetImageSubresourceLayout2(
+    _device: VkDevice,
+    _image: VkImage,
+    _pSubresource: *const VkImageSubresource2,
+    _pLayout: *mut VkSubresourceLayout2,
+) {
+    unsupported_void("vkGetImageSubresourceLayout2", Why::Image)
+}
+
 /// `vkGetRenderAreaGranularity`: Tessera does not implement it (see [`Why`]); no pointer is read.
 ///
 /// # Safety
@@ -1077,6 +1116,18 @@ pub unsafe extern "system" fn vkGetRenderAreaGranularity(
     _pGranularity: *mut VkExtent2D,
 ) {
     unsupported_void("vkGetRenderAreaGranularity", Why::Graphics)
+}
+
+/// `vkGetRenderingAreaGranularity`: Tessera does not implement it (see [`Why`]); no pointer is read.
+///
+/// # Safety
+/// Callable with any arguments.
+pub unsafe extern "system" fn vkGetRenderingAreaGranularity(
+    _device: VkDevice,
+    _pRenderingAreaInfo: *const VkRenderingAreaInfo,
+    _pGranularity: *mut VkExtent2D,
+) {
+    unsupported_void("vkGetRenderingAreaGranularity", Why::Graphics)
 }
 
 /// `vkQueueBindSparse`: Tessera does not implement it (see [`Why`]); no pointer is read.

@@ -18,6 +18,26 @@ pub fn to_vk_conformance_version(src: &vk::ConformanceVersion) -> VkConformanceV
     out
 }
 
+/// Writes a `VkDataGraphPipelineSessionBindPointRequirementARM` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
+///
+/// # Safety
+/// `dst` must point to a writable `VkDataGraphPipelineSessionBindPointRequirementARM` with a valid output chain.
+pub unsafe fn write_data_graph_pipeline_session_bind_point_requirement_arm(
+    dst: *mut VkDataGraphPipelineSessionBindPointRequirementARM,
+    src: &vk::DataGraphPipelineSessionBindPointRequirementARM,
+) {
+    let mut out: VkDataGraphPipelineSessionBindPointRequirementARM = zeroed();
+    out.bindPoint = src.bind_point;
+    out.bindPointType = src.bind_point_type;
+    out.numObjects = src.num_objects;
+    // SAFETY: the caller's contract: `dst` is a writable `VkDataGraphPipelineSessionBindPointRequirementARM`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).bindPoint).write(out.bindPoint);
+        std::ptr::addr_of_mut!((*dst).bindPointType).write(out.bindPointType);
+        std::ptr::addr_of_mut!((*dst).numObjects).write(out.numObjects);
+    }
+}
+
 /// Writes a `VkDescriptorSetLayoutSupport` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety
@@ -377,6 +397,27 @@ pub fn to_vk_memory_type(src: &vk::MemoryType) -> VkMemoryType {
     out
 }
 
+/// A `VkPhysicalDeviceDataGraphOperationSupportARM` from its mirror (every byte written: padding and unused name bytes are zero).
+pub fn to_vk_physical_device_data_graph_operation_support_arm(
+    src: &vk::PhysicalDeviceDataGraphOperationSupportARM,
+) -> VkPhysicalDeviceDataGraphOperationSupportARM {
+    let mut out: VkPhysicalDeviceDataGraphOperationSupportARM = zeroed();
+    out.operationType = src.operation_type;
+    copy_cstr_str(&mut out.name, &src.name);
+    out.version = src.version;
+    out
+}
+
+/// A `VkPhysicalDeviceDataGraphProcessingEngineARM` from its mirror (every byte written: padding and unused name bytes are zero).
+pub fn to_vk_physical_device_data_graph_processing_engine_arm(
+    src: &vk::PhysicalDeviceDataGraphProcessingEngineARM,
+) -> VkPhysicalDeviceDataGraphProcessingEngineARM {
+    let mut out: VkPhysicalDeviceDataGraphProcessingEngineARM = zeroed();
+    out.typ = src.ty;
+    out.isForeign = VkBool32::from(src.is_foreign);
+    out
+}
+
 /// A `VkPhysicalDeviceFeatures` from its mirror (every byte written: padding and unused name bytes are zero).
 pub fn to_vk_physical_device_features(
     src: &vk::PhysicalDeviceFeatures,
@@ -677,6 +718,43 @@ pub unsafe fn write_physical_device_tool_properties(
         std::ptr::addr_of_mut!((*dst).purposes).write(out.purposes);
         std::ptr::addr_of_mut!((*dst).description).write(out.description);
         std::ptr::addr_of_mut!((*dst).layer).write(out.layer);
+    }
+}
+
+/// Writes a `VkQueueFamilyDataGraphProcessingEnginePropertiesARM` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
+///
+/// # Safety
+/// `dst` must point to a writable `VkQueueFamilyDataGraphProcessingEnginePropertiesARM` with a valid output chain.
+pub unsafe fn write_queue_family_data_graph_processing_engine_properties_arm(
+    dst: *mut VkQueueFamilyDataGraphProcessingEnginePropertiesARM,
+    src: &vk::QueueFamilyDataGraphProcessingEnginePropertiesARM,
+) {
+    let mut out: VkQueueFamilyDataGraphProcessingEnginePropertiesARM = zeroed();
+    out.foreignSemaphoreHandleTypes = src.foreign_semaphore_handle_types;
+    out.foreignMemoryHandleTypes = src.foreign_memory_handle_types;
+    // SAFETY: the caller's contract: `dst` is a writable `VkQueueFamilyDataGraphProcessingEnginePropertiesARM`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).foreignSemaphoreHandleTypes)
+            .write(out.foreignSemaphoreHandleTypes);
+        std::ptr::addr_of_mut!((*dst).foreignMemoryHandleTypes).write(out.foreignMemoryHandleTypes);
+    }
+}
+
+/// Writes a `VkQueueFamilyDataGraphPropertiesARM` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
+///
+/// # Safety
+/// `dst` must point to a writable `VkQueueFamilyDataGraphPropertiesARM` with a valid output chain.
+pub unsafe fn write_queue_family_data_graph_properties_arm(
+    dst: *mut VkQueueFamilyDataGraphPropertiesARM,
+    src: &vk::QueueFamilyDataGraphPropertiesARM,
+) {
+    let mut out: VkQueueFamilyDataGraphPropertiesARM = zeroed();
+    out.engine = to_vk_physical_device_data_graph_processing_engine_arm(&src.engine);
+    out.operation = to_vk_physical_device_data_graph_operation_support_arm(&src.operation);
+    // SAFETY: the caller's contract: `dst` is a writable `VkQueueFamilyDataGraphPropertiesARM`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).engine).write(out.engine);
+        std::ptr::addr_of_mut!((*dst).operation).write(out.operation);
     }
 }
 

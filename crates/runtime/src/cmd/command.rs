@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use crate::buffer::Buffer;
+use crate::data_graph::DataGraphSession;
 use crate::limits::MAX_UPDATE_BUFFER_SIZE;
-use crate::pipeline::{BoundSet, ComputePipeline};
+use crate::pipeline::{BoundSet, ComputePipeline, Pipeline};
 use crate::query::{QueryKind, QueryPool, ResultFlags};
 use crate::sync::Event;
 use crate::tensor::{
@@ -44,15 +45,19 @@ pub struct DispatchState {
     pub push: Vec<u8>,
 }
 
-/// The compute state a command buffer accumulates while recording.
+/// The state a command buffer accumulates while recording, per bind point.
 #[derive(Debug, Clone, Default)]
 pub struct ComputeState {
-    /// `vkCmdBindPipeline`.
+    /// `vkCmdBindPipeline(COMPUTE)`.
     pub pipeline: Option<Arc<ComputePipeline>>,
-    /// `vkCmdBindDescriptorSets`.
+    /// `vkCmdBindDescriptorSets(COMPUTE)`.
     pub sets: Vec<Option<BoundSet>>,
     /// `vkCmdPushConstants`.
     pub push: Vec<u8>,
+    /// `vkCmdBindPipeline(DATA_GRAPH_ARM)`.
+    pub graph_pipeline: Option<Arc<Pipeline>>,
+    /// `vkCmdBindDescriptorSets(DATA_GRAPH_ARM)`.
+    pub graph_sets: Vec<Option<BoundSet>>,
 }
 
 impl ComputeState {
@@ -153,6 +158,11 @@ pub enum Command {
         state: Box<DispatchState>,
         base: [u32; 3],
         count: [u32; 3],
+    },
+    /// `vkCmdDispatchDataGraphARM`, with the sets bound at the data graph bind point.
+    DispatchDataGraph {
+        session: Arc<DataGraphSession>,
+        sets: Vec<Option<BoundSet>>,
     },
     /// `vkCmdDispatchIndirect`: the group counts are read from `buffer` at execution.
     DispatchIndirect {
@@ -497,6 +507,7 @@ impl Command {
             Command::CopyTensor { .. } => "vkCmdCopyTensorARM",
             Command::Dispatch { .. } => "vkCmdDispatch",
             Command::DispatchIndirect { .. } => "vkCmdDispatchIndirect",
+            Command::DispatchDataGraph { .. } => "vkCmdDispatchDataGraphARM",
             Command::ExecuteCommands { .. } => "vkCmdExecuteCommands",
         }
     }

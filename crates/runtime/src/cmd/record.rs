@@ -9,10 +9,11 @@ use vulkan_headers::vulkan::vulkan_core::*;
 
 use super::{BufferCopy, Command, ComputeState, Level, TensorCopy};
 use crate::buffer::Buffer;
+use crate::data_graph::DataGraphSession;
 use crate::descriptor::{DescriptorSet, PipelineLayout};
 use crate::limits::MAX_UPDATE_BUFFER_SIZE;
 use crate::physical_device::PhysicalDevice;
-use crate::pipeline::{BoundSet, ComputePipeline};
+use crate::pipeline::{BoundSet, Pipeline};
 use crate::query::{QueryPool, ResultFlags};
 use crate::sync::Event;
 use crate::vk::structs as vk;
@@ -41,11 +42,13 @@ pub fn check_update_size(size: u64) -> Result<usize> {
     Ok(size as usize)
 }
 
-fn check_compute_bind_point(bind_point: VkPipelineBindPoint, vuid: &'static str) -> Result<()> {
+/// The bind points the queue family supports: compute and data graph.
+fn check_bind_point(bind_point: VkPipelineBindPoint, vuid: &'static str) -> Result<()> {
     ensure!(
-        bind_point == VK_PIPELINE_BIND_POINT_COMPUTE,
+        bind_point == VK_PIPELINE_BIND_POINT_COMPUTE
+            || bind_point == VK_PIPELINE_BIND_POINT_DATA_GRAPH_ARM,
         vuid,
-        "pipelineBindPoint {bind_point} is not VK_PIPELINE_BIND_POINT_COMPUTE (the only queue family is compute)"
+        "pipelineBindPoint {bind_point} is neither COMPUTE nor DATA_GRAPH_ARM (the only queue family is COMPUTE | TRANSFER | DATA_GRAPH)"
     );
     Ok(())
 }
@@ -360,10 +363,25 @@ impl Recorder<'_> {
     pub fn bind_pipeline(
         &mut self,
         bind_point: VkPipelineBindPoint,
-        pipeline: Arc<ComputePipeline>,
+        pipeline: Arc<Pipeline>,
     ) -> Result<()> {
-        check_compute_bind_point(bind_point, "VUID-vkCmdBindPipeline-pipelineBindPoint-00777")?;
-        self.compute.pipeline = Some(pipeline);
+        check_bind_point(bind_point, "VUID-vkCmdBindPipeline-pipelineBindPoint-00777")?;
+        if bind_point == VK_PIPELINE_BIND_POINT_DATA_GRAPH_ARM {
+            ensure!(
+                pipeline.data_graph().is_some(),
+                "VUID-vkCmdBindPipeline-pipelineBindPoint-09910",
+                "pipelineBindPoint is DATA_GRAPH_ARM and pipeline is not a data graph pipeline"
+            );
+            self.compute.graph_pipeline = Some(pipeline);
+            return Ok(());
+        }
+        let Some(compute) = pipeline.compute() else {
+            return Err(Error::invalid(
+                "VUID-vkCmdBindPipeline-pipelineBindPoint-00777",
+                "pipelineBindPoint is COMPUTE and pipeline is not a compute pipeline",
+            ));
+        };
+        self.compute.pipeline = Some(compute.clone());
         Ok(())
     }
 
@@ -379,11 +397,12 @@ impl Recorder<'_> {
         sets: &[Option<Arc<DescriptorSet>>],
         offsets: &[u32],
     ) -> Result<()> {
-        check_compute_bind_point(
+        check_bind_point(
             bind_point,
             "VUID-vkCmdBindDescriptorSets-pipelineBindPoint-00361",
         )?;
-        self.bind_sets(&layout, first_set, sets, offsets)
+        let graph = bind_point == VK_PIPELINE_BIND_POINT_DATA_GRAPH_ARM;
+        self.bind_sets(&layout, first_set, sets, offsets, graph)
     }
 
     /// `vkCmdBindDescriptorSets2`: binds for the compute stage; other stages have no bind point
@@ -398,10 +417,14 @@ impl Recorder<'_> {
                 "layout is VK_NULL_HANDLE (the dynamicPipelineLayout feature is not supported)",
             ));
         };
+        let sets: Vec<_> = info.descriptor_sets.iter().cloned().map(Some).collect();
+        let offsets = info.dynamic_offsets.as_deref().unwrap_or(&[]);
         if info.stage_flags & VK_SHADER_STAGE_COMPUTE_BIT != 0 {
-            let sets: Vec<_> = info.descriptor_sets.iter().cloned().map(Some).collect();
-            let offsets = info.dynamic_offsets.as_deref().unwrap_or(&[]);
-            self.bind_sets(layout, info.first_set, &sets, offsets)?;
+            self.bind_sets(layout, info.first_set, &sets, offsets, false)?;
+        }
+        // Data graph pipelines have no stage bit: VK_SHADER_STAGE_ALL reaches their bind point.
+        if info.stage_flags == VK_SHADER_STAGE_ALL {
+            self.bind_sets(layout, info.first_set, &sets, offsets, true)?;
         }
         Ok(())
     }
@@ -412,6 +435,7 @@ impl Recorder<'_> {
         first_set: u32,
         sets: &[Option<Arc<DescriptorSet>>],
         offsets: &[u32],
+        graph: bool,
     ) -> Result<()> {
         ensure!(
             u64::from(first_set) + sets.len() as u64 <= layout.set_layouts.len() as u64,
@@ -451,10 +475,15 @@ impl Recorder<'_> {
                 "a dynamic offset is not a multiple of the minimum offset alignment ({alignment})"
             );
             next_offset += dynamic;
-            if self.compute.sets.len() <= index {
-                self.compute.sets.resize(index + 1, None);
+            let bound = if graph {
+                &mut self.compute.graph_sets
+            } else {
+                &mut self.compute.sets
+            };
+            if bound.len() <= index {
+                bound.resize(index + 1, None);
             }
-            self.compute.sets[index] = Some(BoundSet {
+            bound[index] = Some(BoundSet {
                 set: set.clone(),
                 dynamic_offsets,
             });
@@ -562,6 +591,65 @@ impl Recorder<'_> {
             state,
             buffer,
             offset,
+        });
+        Ok(())
+    }
+
+    /// `vkCmdDispatchDataGraphARM`.
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn dispatch_data_graph(
+        &mut self,
+        session: Arc<DataGraphSession>,
+        info: Option<&vk::DataGraphPipelineDispatchInfoARM>,
+    ) -> Result<()> {
+        if let Some(info) = info {
+            ensure!(
+                info.flags == 0,
+                "VUID-VkDataGraphPipelineDispatchInfoARM-flags-zerobitmask",
+                "flags {:#x}: no dispatch flags are defined",
+                info.flags
+            );
+        }
+        let bound = self
+            .compute
+            .graph_pipeline
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(p, session.pipeline_object()));
+        ensure!(
+            bound,
+            "VUID-vkCmdDispatchDataGraphARM-session-09796",
+            "the pipeline bound at VK_PIPELINE_BIND_POINT_DATA_GRAPH_ARM is not the session's pipeline"
+        );
+        ensure!(
+            session.is_bound(),
+            "VUID-vkCmdDispatchDataGraphARM-session-09797",
+            "the session's TRANSIENT bind point has no memory bound"
+        );
+        let Some(pipeline) = session.pipeline() else {
+            return Err(Error::invalid(
+                "VUID-vkCmdDispatchDataGraphARM-session-09796",
+                "the session's pipeline is not a data graph pipeline",
+            ));
+        };
+        let compiled = pipeline.compiled();
+        for b in compiled.inputs.iter().chain(&compiled.outputs) {
+            let set_bound = self
+                .compute
+                .graph_sets
+                .get(b.set as usize)
+                .is_some_and(|s| s.is_some());
+            ensure!(
+                set_bound,
+                "VUID-vkCmdDispatchDataGraphARM-None-09799",
+                "the pipeline uses descriptor set {} and none is bound at the data graph bind point",
+                b.set
+            );
+        }
+        self.push(Command::DispatchDataGraph {
+            session,
+            sets: self.compute.graph_sets.clone(),
         });
         Ok(())
     }

@@ -47,6 +47,8 @@ impl InstanceExtension {
 /// The device extensions Tessera implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeviceExtension {
+    /// `VK_ARM_data_graph`.
+    ArmDataGraph,
     /// `VK_ARM_tensors`.
     ArmTensors,
     /// `VK_KHR_16bit_storage`.
@@ -61,6 +63,8 @@ pub enum DeviceExtension {
     KhrCopyCommands2,
     /// `VK_KHR_dedicated_allocation`.
     KhrDedicatedAllocation,
+    /// `VK_KHR_deferred_host_operations`.
+    KhrDeferredHostOperations,
     /// `VK_KHR_driver_properties`.
     KhrDriverProperties,
     /// `VK_KHR_format_feature_flags2`.
@@ -73,6 +77,8 @@ pub enum DeviceExtension {
     KhrMaintenance3,
     /// `VK_KHR_maintenance4`.
     KhrMaintenance4,
+    /// `VK_KHR_maintenance5`.
+    KhrMaintenance5,
     /// `VK_KHR_maintenance6`.
     KhrMaintenance6,
     /// `VK_KHR_map_memory2`.
@@ -101,6 +107,11 @@ pub enum DeviceExtension {
 
 /// Every device extension Tessera implements, in the order it lists them.
 pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
+    ExtensionInfo {
+        extension: DeviceExtension::ArmDataGraph,
+        name: "VK_ARM_data_graph",
+        spec_version: 1,
+    },
     ExtensionInfo {
         extension: DeviceExtension::ArmTensors,
         name: "VK_ARM_tensors",
@@ -137,6 +148,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
         spec_version: 3,
     },
     ExtensionInfo {
+        extension: DeviceExtension::KhrDeferredHostOperations,
+        name: "VK_KHR_deferred_host_operations",
+        spec_version: 4,
+    },
+    ExtensionInfo {
         extension: DeviceExtension::KhrDriverProperties,
         name: "VK_KHR_driver_properties",
         spec_version: 1,
@@ -165,6 +181,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
         extension: DeviceExtension::KhrMaintenance4,
         name: "VK_KHR_maintenance4",
         spec_version: 2,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::KhrMaintenance5,
+        name: "VK_KHR_maintenance5",
+        spec_version: 1,
     },
     ExtensionInfo {
         extension: DeviceExtension::KhrMaintenance6,

@@ -14,8 +14,12 @@ pub struct Features {
     pub vulkan12: PhysicalDeviceVulkan12Features,
     /// `VkPhysicalDeviceVulkan13Features`.
     pub vulkan13: PhysicalDeviceVulkan13Features,
+    /// `VkPhysicalDeviceDataGraphFeaturesARM`.
+    pub data_graph_arm: PhysicalDeviceDataGraphFeaturesARM,
     /// `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM`.
     pub descriptor_buffer_tensor_arm: PhysicalDeviceDescriptorBufferTensorFeaturesARM,
+    /// `VkPhysicalDeviceMaintenance5Features`.
+    pub maintenance5: PhysicalDeviceMaintenance5Features,
     /// `VkPhysicalDeviceMaintenance6Features`.
     pub maintenance6: PhysicalDeviceMaintenance6Features,
     /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR`.
@@ -665,6 +669,29 @@ impl Features {
         if self.vulkan13.maintenance4 && !supported.vulkan13.maintenance4 {
             return Some("VkPhysicalDeviceVulkan13Features::maintenance4");
         }
+        if self.data_graph_arm.data_graph && !supported.data_graph_arm.data_graph {
+            return Some("VkPhysicalDeviceDataGraphFeaturesARM::dataGraph");
+        }
+        if self.data_graph_arm.data_graph_update_after_bind
+            && !supported.data_graph_arm.data_graph_update_after_bind
+        {
+            return Some("VkPhysicalDeviceDataGraphFeaturesARM::dataGraphUpdateAfterBind");
+        }
+        if self.data_graph_arm.data_graph_specialization_constants
+            && !supported.data_graph_arm.data_graph_specialization_constants
+        {
+            return Some("VkPhysicalDeviceDataGraphFeaturesARM::dataGraphSpecializationConstants");
+        }
+        if self.data_graph_arm.data_graph_descriptor_buffer
+            && !supported.data_graph_arm.data_graph_descriptor_buffer
+        {
+            return Some("VkPhysicalDeviceDataGraphFeaturesARM::dataGraphDescriptorBuffer");
+        }
+        if self.data_graph_arm.data_graph_shader_module
+            && !supported.data_graph_arm.data_graph_shader_module
+        {
+            return Some("VkPhysicalDeviceDataGraphFeaturesARM::dataGraphShaderModule");
+        }
         if self
             .descriptor_buffer_tensor_arm
             .descriptor_buffer_tensor_descriptors
@@ -675,6 +702,9 @@ impl Features {
             return Some(
                 "VkPhysicalDeviceDescriptorBufferTensorFeaturesARM::descriptorBufferTensorDescriptors",
             );
+        }
+        if self.maintenance5.maintenance5 && !supported.maintenance5.maintenance5 {
+            return Some("VkPhysicalDeviceMaintenance5Features::maintenance5");
         }
         if self.maintenance6.maintenance6 && !supported.maintenance6.maintenance6 {
             return Some("VkPhysicalDeviceMaintenance6Features::maintenance6");
@@ -1283,9 +1313,33 @@ impl Features {
                 self.vulkan13.maintenance4,
             ),
             (
+                "VkPhysicalDeviceDataGraphFeaturesARM::dataGraph",
+                self.data_graph_arm.data_graph,
+            ),
+            (
+                "VkPhysicalDeviceDataGraphFeaturesARM::dataGraphUpdateAfterBind",
+                self.data_graph_arm.data_graph_update_after_bind,
+            ),
+            (
+                "VkPhysicalDeviceDataGraphFeaturesARM::dataGraphSpecializationConstants",
+                self.data_graph_arm.data_graph_specialization_constants,
+            ),
+            (
+                "VkPhysicalDeviceDataGraphFeaturesARM::dataGraphDescriptorBuffer",
+                self.data_graph_arm.data_graph_descriptor_buffer,
+            ),
+            (
+                "VkPhysicalDeviceDataGraphFeaturesARM::dataGraphShaderModule",
+                self.data_graph_arm.data_graph_shader_module,
+            ),
+            (
                 "VkPhysicalDeviceDescriptorBufferTensorFeaturesARM::descriptorBufferTensorDescriptors",
                 self.descriptor_buffer_tensor_arm
                     .descriptor_buffer_tensor_descriptors,
+            ),
+            (
+                "VkPhysicalDeviceMaintenance5Features::maintenance5",
+                self.maintenance5.maintenance5,
             ),
             (
                 "VkPhysicalDeviceMaintenance6Features::maintenance6",

@@ -14,6 +14,8 @@ pub struct Properties {
     pub vulkan12: PhysicalDeviceVulkan12Properties,
     /// `VkPhysicalDeviceVulkan13Properties`.
     pub vulkan13: PhysicalDeviceVulkan13Properties,
+    /// `VkPhysicalDeviceMaintenance5Properties`.
+    pub maintenance5: PhysicalDeviceMaintenance5Properties,
     /// `VkPhysicalDeviceMaintenance6Properties`.
     pub maintenance6: PhysicalDeviceMaintenance6Properties,
     /// `VkPhysicalDeviceTensorPropertiesARM`.

@@ -46,6 +46,21 @@ pub struct BindBufferMemoryInfo {
     pub bind_buffer_memory_device_group_info: Option<Box<BindBufferMemoryDeviceGroupInfo>>,
 }
 
+/// `VkBindDataGraphPipelineSessionMemoryInfoARM`.
+#[derive(Debug, Clone)]
+pub struct BindDataGraphPipelineSessionMemoryInfoARM {
+    /// `session`.
+    pub session: Arc<crate::data_graph::DataGraphSession>,
+    /// `bindPoint`.
+    pub bind_point: VkDataGraphPipelineSessionBindPointARM,
+    /// `objectIndex`.
+    pub object_index: u32,
+    /// `memory`.
+    pub memory: Arc<crate::memory::DeviceMemory>,
+    /// `memoryOffset`.
+    pub memory_offset: VkDeviceSize,
+}
+
 /// `VkBindDescriptorSetsInfo`.
 #[derive(Debug, Clone)]
 pub struct BindDescriptorSetsInfo {
@@ -232,6 +247,9 @@ pub struct CommandPoolCreateInfo {
     pub flags: VkCommandPoolCreateFlags,
     /// `queueFamilyIndex`.
     pub queue_family_index: u32,
+    /// A chained `VkDataGraphProcessingEngineCreateInfoARM`.
+    pub data_graph_processing_engine_create_info_arm:
+        Option<Box<DataGraphProcessingEngineCreateInfoARM>>,
 }
 
 /// `VkComputePipelineCreateInfo`.
@@ -244,9 +262,13 @@ pub struct ComputePipelineCreateInfo {
     /// `layout`.
     pub layout: Option<Arc<crate::descriptor::PipelineLayout>>,
     /// `basePipelineHandle`.
-    pub base_pipeline_handle: Option<Arc<crate::pipeline::ComputePipeline>>,
+    pub base_pipeline_handle: Option<Arc<crate::pipeline::Pipeline>>,
     /// `basePipelineIndex`.
     pub base_pipeline_index: i32,
+    /// A chained `VkPipelineCreateFlags2CreateInfo`.
+    pub pipeline_create_flags2_create_info: Option<Box<PipelineCreateFlags2CreateInfo>>,
+    /// A chained `VkPipelineCreationFeedbackCreateInfo`.
+    pub pipeline_creation_feedback_create_info: Option<Box<PipelineCreationFeedbackCreateInfo>>,
 }
 
 /// `VkConformanceVersion`.
@@ -307,6 +329,165 @@ pub struct CopyTensorInfoARM {
     pub regions: Vec<TensorCopyARM>,
 }
 
+/// `VkDataGraphPipelineCompilerControlCreateInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineCompilerControlCreateInfoARM {
+    /// `pVendorOptions`.
+    pub vendor_options: String,
+}
+
+/// `VkDataGraphPipelineConstantARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineConstantARM {
+    /// `id`.
+    pub id: u32,
+    /// `pConstantData`.
+    pub constant_data: usize,
+    /// A chained `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM`.
+    pub data_graph_pipeline_constant_tensor_semi_structured_sparsity_info_arm:
+        Option<Box<DataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM>>,
+    /// A chained `VkTensorDescriptionARM`.
+    pub tensor_description_arm: Option<Box<TensorDescriptionARM>>,
+}
+
+/// `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM {
+    /// `dimension`.
+    pub dimension: u32,
+    /// `zeroCount`.
+    pub zero_count: u32,
+    /// `groupSize`.
+    pub group_size: u32,
+}
+
+/// `VkDataGraphPipelineCreateInfoARM`.
+#[derive(Debug, Clone)]
+pub struct DataGraphPipelineCreateInfoARM {
+    /// `flags`.
+    pub flags: VkPipelineCreateFlags2KHR,
+    /// `layout`.
+    pub layout: Arc<crate::descriptor::PipelineLayout>,
+    /// `resourceInfoCount`.
+    pub resource_info_count: u32,
+    /// `pResourceInfos`.
+    pub resource_infos: Vec<DataGraphPipelineResourceInfoARM>,
+    /// A chained `VkDataGraphPipelineCompilerControlCreateInfoARM`.
+    pub data_graph_pipeline_compiler_control_create_info_arm:
+        Option<Box<DataGraphPipelineCompilerControlCreateInfoARM>>,
+    /// A chained `VkDataGraphPipelineIdentifierCreateInfoARM`.
+    pub data_graph_pipeline_identifier_create_info_arm:
+        Option<Box<DataGraphPipelineIdentifierCreateInfoARM>>,
+    /// A chained `VkDataGraphPipelineShaderModuleCreateInfoARM`.
+    pub data_graph_pipeline_shader_module_create_info_arm:
+        Option<Box<DataGraphPipelineShaderModuleCreateInfoARM>>,
+    /// A chained `VkDataGraphProcessingEngineCreateInfoARM`.
+    pub data_graph_processing_engine_create_info_arm:
+        Option<Box<DataGraphProcessingEngineCreateInfoARM>>,
+    /// A chained `VkPipelineCreationFeedbackCreateInfo`.
+    pub pipeline_creation_feedback_create_info: Option<Box<PipelineCreationFeedbackCreateInfo>>,
+    /// A chained `VkShaderModuleCreateInfo`.
+    pub shader_module_create_info: Option<Box<ShaderModuleCreateInfo>>,
+}
+
+/// `VkDataGraphPipelineDispatchInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineDispatchInfoARM {
+    /// `flags`.
+    pub flags: VkDataGraphPipelineDispatchFlagsARM,
+}
+
+/// `VkDataGraphPipelineIdentifierCreateInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineIdentifierCreateInfoARM {
+    /// `identifierSize`.
+    pub identifier_size: u32,
+    /// `pIdentifier`.
+    pub identifier: Vec<u8>,
+}
+
+/// `VkDataGraphPipelineInfoARM`.
+#[derive(Debug, Clone)]
+pub struct DataGraphPipelineInfoARM {
+    /// `dataGraphPipeline`.
+    pub data_graph_pipeline: Arc<crate::pipeline::Pipeline>,
+}
+
+/// `VkDataGraphPipelineResourceInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineResourceInfoARM {
+    /// `descriptorSet`.
+    pub descriptor_set: u32,
+    /// `binding`.
+    pub binding: u32,
+    /// `arrayElement`.
+    pub array_element: u32,
+    /// A chained `VkTensorDescriptionARM`.
+    pub tensor_description_arm: Option<Box<TensorDescriptionARM>>,
+}
+
+/// `VkDataGraphPipelineSessionBindPointRequirementARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphPipelineSessionBindPointRequirementARM {
+    /// `bindPoint`.
+    pub bind_point: VkDataGraphPipelineSessionBindPointARM,
+    /// `bindPointType`.
+    pub bind_point_type: VkDataGraphPipelineSessionBindPointTypeARM,
+    /// `numObjects`.
+    pub num_objects: u32,
+}
+
+/// `VkDataGraphPipelineSessionBindPointRequirementsInfoARM`.
+#[derive(Debug, Clone)]
+pub struct DataGraphPipelineSessionBindPointRequirementsInfoARM {
+    /// `session`.
+    pub session: Arc<crate::data_graph::DataGraphSession>,
+}
+
+/// `VkDataGraphPipelineSessionCreateInfoARM`.
+#[derive(Debug, Clone)]
+pub struct DataGraphPipelineSessionCreateInfoARM {
+    /// `flags`.
+    pub flags: VkDataGraphPipelineSessionCreateFlagsARM,
+    /// `dataGraphPipeline`.
+    pub data_graph_pipeline: Arc<crate::pipeline::Pipeline>,
+}
+
+/// `VkDataGraphPipelineSessionMemoryRequirementsInfoARM`.
+#[derive(Debug, Clone)]
+pub struct DataGraphPipelineSessionMemoryRequirementsInfoARM {
+    /// `session`.
+    pub session: Arc<crate::data_graph::DataGraphSession>,
+    /// `bindPoint`.
+    pub bind_point: VkDataGraphPipelineSessionBindPointARM,
+    /// `objectIndex`.
+    pub object_index: u32,
+}
+
+/// `VkDataGraphPipelineShaderModuleCreateInfoARM`.
+#[derive(Debug, Clone)]
+pub struct DataGraphPipelineShaderModuleCreateInfoARM {
+    /// `module`.
+    pub module: Option<Arc<crate::pipeline::ShaderModule>>,
+    /// `pName`.
+    pub name: String,
+    /// `pSpecializationInfo`.
+    pub specialization_info: Option<SpecializationInfo>,
+    /// `constantCount`.
+    pub constant_count: u32,
+    /// `pConstants`.
+    pub constants: Option<Vec<DataGraphPipelineConstantARM>>,
+}
+
+/// `VkDataGraphProcessingEngineCreateInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataGraphProcessingEngineCreateInfoARM {
+    /// `processingEngineCount`.
+    pub processing_engine_count: u32,
+    /// `pProcessingEngines`.
+    pub processing_engines: Vec<PhysicalDeviceDataGraphProcessingEngineARM>,
+}
+
 /// `VkDependencyInfo`.
 #[derive(Debug, Clone)]
 pub struct DependencyInfo {
@@ -363,6 +544,9 @@ pub struct DescriptorPoolCreateInfo {
     pub pool_size_count: u32,
     /// `pPoolSizes`.
     pub pool_sizes: Vec<DescriptorPoolSize>,
+    /// A chained `VkDataGraphProcessingEngineCreateInfoARM`.
+    pub data_graph_processing_engine_create_info_arm:
+        Option<Box<DataGraphProcessingEngineCreateInfoARM>>,
     /// A chained `VkDescriptorPoolInlineUniformBlockCreateInfo`.
     pub descriptor_pool_inline_uniform_block_create_info:
         Option<Box<DescriptorPoolInlineUniformBlockCreateInfo>>,
@@ -1061,6 +1245,41 @@ pub struct MemoryUnmapInfo {
     pub memory: Arc<crate::memory::DeviceMemory>,
 }
 
+/// `VkPhysicalDeviceDataGraphFeaturesARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceDataGraphFeaturesARM {
+    /// `dataGraph`.
+    pub data_graph: bool,
+    /// `dataGraphUpdateAfterBind`.
+    pub data_graph_update_after_bind: bool,
+    /// `dataGraphSpecializationConstants`.
+    pub data_graph_specialization_constants: bool,
+    /// `dataGraphDescriptorBuffer`.
+    pub data_graph_descriptor_buffer: bool,
+    /// `dataGraphShaderModule`.
+    pub data_graph_shader_module: bool,
+}
+
+/// `VkPhysicalDeviceDataGraphOperationSupportARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceDataGraphOperationSupportARM {
+    /// `operationType`.
+    pub operation_type: VkPhysicalDeviceDataGraphOperationTypeARM,
+    /// `name`.
+    pub name: String,
+    /// `version`.
+    pub version: u32,
+}
+
+/// `VkPhysicalDeviceDataGraphProcessingEngineARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceDataGraphProcessingEngineARM {
+    /// `type`.
+    pub ty: VkPhysicalDeviceDataGraphProcessingEngineTypeARM,
+    /// `isForeign`.
+    pub is_foreign: bool,
+}
+
 /// `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PhysicalDeviceDescriptorBufferTensorFeaturesARM {
@@ -1476,6 +1695,30 @@ pub struct PhysicalDeviceLimits {
     pub non_coherent_atom_size: VkDeviceSize,
 }
 
+/// `VkPhysicalDeviceMaintenance5Features`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceMaintenance5Features {
+    /// `maintenance5`.
+    pub maintenance5: bool,
+}
+
+/// `VkPhysicalDeviceMaintenance5Properties`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceMaintenance5Properties {
+    /// `earlyFragmentMultisampleCoverageAfterSampleCounting`.
+    pub early_fragment_multisample_coverage_after_sample_counting: bool,
+    /// `earlyFragmentSampleMaskTestBeforeSampleCounting`.
+    pub early_fragment_sample_mask_test_before_sample_counting: bool,
+    /// `depthStencilSwizzleOneSupport`.
+    pub depth_stencil_swizzle_one_support: bool,
+    /// `polygonModePointSize`.
+    pub polygon_mode_point_size: bool,
+    /// `nonStrictSinglePixelWideLinesUseParallelogram`.
+    pub non_strict_single_pixel_wide_lines_use_parallelogram: bool,
+    /// `nonStrictWideLinesUseParallelogram`.
+    pub non_strict_wide_lines_use_parallelogram: bool,
+}
+
 /// `VkPhysicalDeviceMaintenance6Features`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PhysicalDeviceMaintenance6Features {
@@ -1542,6 +1785,15 @@ pub struct PhysicalDeviceProperties {
 pub struct PhysicalDeviceProperties2 {
     /// `properties`.
     pub properties: PhysicalDeviceProperties,
+}
+
+/// `VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM {
+    /// `queueFamilyIndex`.
+    pub queue_family_index: u32,
+    /// `engineType`.
+    pub engine_type: VkPhysicalDeviceDataGraphProcessingEngineTypeARM,
 }
 
 /// `VkPhysicalDeviceShaderBfloat16FeaturesKHR`.
@@ -2071,6 +2323,24 @@ pub struct PipelineCacheCreateInfo {
     pub initial_data: Vec<u8>,
 }
 
+/// `VkPipelineCreateFlags2CreateInfo`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PipelineCreateFlags2CreateInfo {
+    /// `flags`.
+    pub flags: VkPipelineCreateFlags2,
+}
+
+/// `VkPipelineCreationFeedbackCreateInfo`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PipelineCreationFeedbackCreateInfo {
+    /// `pPipelineCreationFeedback`.
+    pub pipeline_creation_feedback: usize,
+    /// `pipelineStageCreationFeedbackCount`.
+    pub pipeline_stage_creation_feedback_count: u32,
+    /// `pPipelineStageCreationFeedbacks`.
+    pub pipeline_stage_creation_feedbacks: usize,
+}
+
 /// `VkPipelineLayoutCreateInfo`.
 #[derive(Debug, Clone)]
 pub struct PipelineLayoutCreateInfo {
@@ -2166,6 +2436,24 @@ pub struct QueryPoolCreateInfo {
     pub query_count: u32,
     /// `pipelineStatistics`.
     pub pipeline_statistics: VkQueryPipelineStatisticFlags,
+}
+
+/// `VkQueueFamilyDataGraphProcessingEnginePropertiesARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueFamilyDataGraphProcessingEnginePropertiesARM {
+    /// `foreignSemaphoreHandleTypes`.
+    pub foreign_semaphore_handle_types: VkExternalSemaphoreHandleTypeFlags,
+    /// `foreignMemoryHandleTypes`.
+    pub foreign_memory_handle_types: VkExternalMemoryHandleTypeFlags,
+}
+
+/// `VkQueueFamilyDataGraphPropertiesARM`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueFamilyDataGraphPropertiesARM {
+    /// `engine`.
+    pub engine: PhysicalDeviceDataGraphProcessingEngineARM,
+    /// `operation`.
+    pub operation: PhysicalDeviceDataGraphOperationSupportARM,
 }
 
 /// `VkQueueFamilyProperties`.

@@ -12,6 +12,7 @@ pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_propertie
 /// registry's `SPEC_VERSION` (the 1.4.342 registry says 1 for `VK_ARM_tensors`; revision 2 adds
 /// the bfloat16 and float8 tensor formats, which we support).
 pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
+    ("VK_ARM_data_graph", None),
     ("VK_ARM_tensors", Some(2)),
     ("VK_KHR_16bit_storage", None),
     ("VK_KHR_8bit_storage", None),
@@ -19,12 +20,14 @@ pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
     ("VK_KHR_buffer_device_address", None),
     ("VK_KHR_copy_commands2", None),
     ("VK_KHR_dedicated_allocation", None),
+    ("VK_KHR_deferred_host_operations", None),
     ("VK_KHR_driver_properties", None),
     ("VK_KHR_format_feature_flags2", None),
     ("VK_KHR_get_memory_requirements2", None),
     ("VK_KHR_maintenance1", None),
     ("VK_KHR_maintenance3", None),
     ("VK_KHR_maintenance4", None),
+    ("VK_KHR_maintenance5", None),
     ("VK_KHR_maintenance6", None),
     ("VK_KHR_map_memory2", None),
     ("VK_KHR_shader_bfloat16", None),
@@ -56,7 +59,7 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("VkQueryPool", "query::QueryPool"),
     ("VkShaderModule", "pipeline::ShaderModule"),
     ("VkPipelineCache", "pipeline::PipelineCache"),
-    ("VkPipeline", "pipeline::ComputePipeline"),
+    ("VkPipeline", "pipeline::Pipeline"),
     ("VkPipelineLayout", "descriptor::PipelineLayout"),
     ("VkDescriptorSetLayout", "descriptor::DescriptorSetLayout"),
     ("VkDescriptorPool", "descriptor::DescriptorPool"),
@@ -66,6 +69,11 @@ pub const OBJECTS: &[(&str, &str)] = &[
     ("VkPrivateDataSlot", "private_data::PrivateDataSlot"),
     ("VkTensorARM", "tensor::Tensor"),
     ("VkTensorViewARM", "tensor::TensorView"),
+    (
+        "VkDataGraphPipelineSessionARM",
+        "data_graph::DataGraphSession",
+    ),
+    ("VkDeferredOperationKHR", "deferred::DeferredOperation"),
 ];
 
 /// Structs Tessera understands although neither its core version nor its extensions define

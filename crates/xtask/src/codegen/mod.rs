@@ -70,13 +70,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
     mirrors.extra_values = newer
         .added_by_extension
         .iter()
-        .filter(|(ext, _, _)| config::is_supported_extension(ext))
-        .filter(|(_, ty, v)| {
-            reg.enums
-                .get(ty)
-                .is_none_or(|known| !known.iter().any(|k| k.name == v.name))
+        .filter(|a| config::is_supported_extension(&a.extension))
+        .filter(|a| {
+            a.depends
+                .as_deref()
+                .is_none_or(|d| registry::depends_holds(d, &config::has))
         })
-        .map(|(_, ty, v)| (ty.clone(), v.clone()))
+        .filter(|a| {
+            reg.enums
+                .get(&a.extends)
+                .is_none_or(|known| !known.iter().any(|k| k.name == a.value.name))
+        })
+        .map(|a| (a.extends.clone(), a.value.clone()))
         .collect();
     let mut emitted = dispatch::emit(&model, &mut mirrors)?;
     emitted.extend(extensions::emit(&model)?);

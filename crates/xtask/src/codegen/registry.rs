@@ -140,7 +140,7 @@ pub struct Registry {
     /// Extensions by name.
     pub extensions: BTreeMap<String, Extension>,
     /// The values each extension adds to existing enums: `(extension, enum, value)`.
-    pub added_by_extension: Vec<(String, String, EnumValue)>,
+    pub added_by_extension: Vec<AddedValue>,
 }
 
 fn is_vulkan(node: Node) -> bool {
@@ -429,8 +429,12 @@ impl Registry {
                 value,
             };
             if let Some(ext) = ext {
-                self.added_by_extension
-                    .push((ext.to_string(), extends.to_string(), added.clone()));
+                self.added_by_extension.push(AddedValue {
+                    extension: ext.to_string(),
+                    depends: require.attribute("depends").map(str::to_string),
+                    extends: extends.to_string(),
+                    value: added.clone(),
+                });
             }
             let values = self.enums.entry(extends.to_string()).or_default();
             if !values.iter().any(|v| v.name == name) {
@@ -533,6 +537,19 @@ impl Registry {
 }
 
 /// Evaluates a `depends` expression (`A+B`, `A,B`, parentheses) with `has` deciding each name.
+/// An enum value an extension's `<require>` block adds to an existing enum.
+#[derive(Debug, Clone)]
+pub struct AddedValue {
+    /// The extension.
+    pub extension: String,
+    /// The block's `depends` expression: the value exists only when it holds too.
+    pub depends: Option<String>,
+    /// The enum extended.
+    pub extends: String,
+    /// The value.
+    pub value: EnumValue,
+}
+
 pub fn depends_holds(expr: &str, has: &dyn Fn(&str) -> bool) -> bool {
     fn or(tokens: &[char], pos: &mut usize, has: &dyn Fn(&str) -> bool) -> bool {
         let mut value = and(tokens, pos, has);

@@ -55,6 +55,9 @@ pub enum Kind {
     Bytes(Len),
     /// A pointer whose contents are not read, only whether it is null (`bool`).
     Presence,
+    /// A pointer kept as its address (`usize`, 0 for NULL): hand-written ICD code reads or
+    /// writes what it points to, because only that code knows the size ([`ADDRESS_MEMBERS`]).
+    Address,
 }
 
 /// A `len` expression.
@@ -132,6 +135,27 @@ pub struct Mirror {
 #[derive(Debug)]
 struct Unmirrorable(String);
 
+/// Pointers the generator keeps as addresses ([`Kind::Address`]): constant data whose size
+/// follows from a chained `VkTensorDescriptionARM`, and the creation-feedback outputs that sit in
+/// an input chain (written after the pipeline is made).
+pub const ADDRESS_MEMBERS: &[(&str, &str)] = &[
+    ("VkDataGraphPipelineConstantARM", "pConstantData"),
+    (
+        "VkPipelineCreationFeedbackCreateInfo",
+        "pPipelineCreationFeedback",
+    ),
+    (
+        "VkPipelineCreationFeedbackCreateInfo",
+        "pPipelineStageCreationFeedbacks",
+    ),
+];
+
+/// Pointers the registry declares non-`const` that the spec only reads: mirrored as inputs.
+pub const INPUT_POINTERS: &[(&str, &str)] = &[(
+    "VkDataGraphProcessingEngineCreateInfoARM",
+    "pProcessingEngines",
+)];
+
 /// Rules for members the registry marks `noautovalidity` (valid only in some cases): the Rust
 /// condition (over the C struct `s`) under which the member is read. A pointer member with
 /// `noautovalidity` and no rule here is not mirrored.
@@ -175,6 +199,11 @@ pub const LEN_OVERRIDES: &[(&str, &str, &str)] = &[(
     "pTensorMemoryBarriers",
     "tensorMemoryBarrierCount",
 )];
+
+/// Members a newer registry (1.4.359) marks `optional` where the ABI's (1.4.342) does not:
+/// a data graph pipeline made from an identifier has no resource infos.
+pub const OPTIONAL_OVERRIDES: &[(&str, &str)] =
+    &[("VkDataGraphPipelineCreateInfoARM", "resourceInfoCount")];
 
 /// Mirrors that are read or written, and what they need.
 pub struct Mirrors<'m> {
@@ -332,13 +361,17 @@ impl<'m> Mirrors<'m> {
         if rule == Some("present") {
             return Ok(Kind::Presence);
         }
+        if ADDRESS_MEMBERS.contains(&(owner, m.name.as_str())) {
+            return Ok(Kind::Address);
+        }
+        let input = INPUT_POINTERS.contains(&(owner, m.name.as_str()));
         let conditional = rule.is_some();
         if m.noautovalidity && m.pointers > 0 && !conditional {
             return Err(Unmirrorable("noautovalidity pointer without a rule".into()));
         }
         match m.pointers {
             0 => self.value_kind(&m.ty),
-            1 if !m.is_const => Err(Unmirrorable("output pointer".into())),
+            1 if !m.is_const && !input => Err(Unmirrorable("output pointer".into())),
             1 if m.ty == "char" => Ok(Kind::CString),
             1 if m.ty == "void" => match m.len.as_deref().and_then(Len::parse) {
                 Some(len) => Ok(Kind::Bytes(len)),
@@ -399,6 +432,12 @@ impl<'m> Mirrors<'m> {
                 .find(|(s, n, _)| *s == name && *n == m.name)
             {
                 m.len = Some(len.to_string());
+            }
+            if OPTIONAL_OVERRIDES.contains(&(name, m.name.as_str())) {
+                match m.optional.first_mut() {
+                    Some(first) => *first = true,
+                    None => m.optional.push(true),
+                }
             }
         }
         let mut fields = Vec::new();
@@ -561,6 +600,7 @@ impl<'m> Mirrors<'m> {
             }
             Kind::Bytes(_) => "Vec<u8>".into(),
             Kind::Presence => "bool".into(),
+            Kind::Address => "usize".into(),
         }
     }
 
@@ -827,6 +867,7 @@ impl<'m> Mirrors<'m> {
                 .map(|(_, _, cond)| *cond);
             let value = match &f.kind {
                 Kind::Presence => format!("!{raw}.is_null()"),
+                Kind::Address => format!("{raw} as usize"),
                 Kind::CString => {
                     if f.optional {
                         format!("optional_string({raw}, {})?", string(&vuid))
