@@ -1,24 +1,15 @@
 //! Arm's `scenario-runner` (ML SDK for Vulkan) runs the scenarios of `spirv-tests/scenarios/` on
-//! Tessera, through the Khronos loader, and every output `.npy` is compared with the expected one.
+//! Tessera, through the Khronos loader, with no layer: Tessera implements `VK_ARM_tensors` and
+//! `VK_ARM_data_graph`, which scenario-runner always enables, so the TOSA graphs (`tosa_*`
+//! scenarios, VGF files made by `model-converter`) run as native data graph pipelines and the
+//! shader scenarios on its compute pipelines.
 //!
-//! scenario-runner always enables `VK_ARM_data_graph`, which Tessera does not implement, so the
-//! graph layer of Arm's emulation layer (`VK_LAYER_ML_Graph_Emulation`) sits on top of the
-//! driver, and only that layer: Tessera implements `VK_ARM_tensors` itself, so the tensor layer
-//! stays out. The graph layer runs the TOSA graphs (`tosa_*` scenarios, VGF files made by
-//! `model-converter`) as Arm-written tensor compute shaders on Tessera.
+//! The child process gets `VK_DRIVER_FILES` / `VK_ICD_FILENAMES` = the Tessera manifest and
+//! `VK_LOADER_LAYERS_DISABLE=*` (no implicit layers) ([`driver_env`]); `VK_ADD_LAYER_PATH`,
+//! `VK_ADD_DRIVER_FILES` and `VK_LOADER_DEBUG` are removed.
 //!
-//! The child process gets:
-//! * `VK_DRIVER_FILES` / `VK_ICD_FILENAMES` = the Tessera manifest ([`driver_env`]),
-//! * `VK_LOADER_LAYERS_DISABLE=*` (no implicit layers) with
-//!   `VK_LOADER_LAYERS_ENABLE=VK_LAYER_ML_Graph_Emulation`, which overrides it for the graph layer,
-//!   and `VK_INSTANCE_LAYERS=VK_LAYER_ML_Graph_Emulation`,
-//! * `VK_LAYER_PATH` = the graph layer's manifest file (not its folder, which also holds the
-//!   tensor layer), `LD_LIBRARY_PATH` = the layer's `lib/` (the manifest names the library
-//!   without a path).
-//!
-//! Tools are found through their pip packages (`pip install ai-ml-sdk-scenario-runner
-//! ai-ml-emulation-layer-for-vulkan`) with `python3` (or `$PYTHON`); `SCENARIO_RUNNER` (the
-//! binary) and `ML_EMULATION_LAYER_DEPLOY` (the wheel's `deploy/` folder) override the look-up.
+//! scenario-runner is found through its pip package (`pip install ai-ml-sdk-scenario-runner`)
+//! with `python3` (or `$PYTHON`); `SCENARIO_RUNNER` (the binary) overrides the look-up.
 //! A missing tool fails the tests with the pip command; it never skips them.
 //!
 //! Every `dst` of a scenario is written to a fresh temporary `--output` folder and compared with
@@ -38,8 +29,7 @@ use std::time::{Duration, Instant};
 
 use tessera_e2e::{driver_env, require_icd, workspace_root};
 
-const PIP_HINT: &str = "pip install ai-ml-sdk-scenario-runner ai-ml-emulation-layer-for-vulkan";
-const GRAPH_LAYER: &str = "VK_LAYER_ML_Graph_Emulation";
+const PIP_HINT: &str = "pip install ai-ml-sdk-scenario-runner";
 const TIMEOUT: Duration = Duration::from_secs(180);
 
 /// One test per scenario folder; `every_scenario_folder_has_a_test` keeps the list complete.
@@ -154,40 +144,10 @@ fn scenario_runner_binary() -> PathBuf {
     bin
 }
 
-/// The graph layer's manifest file and library folder.
-fn graph_layer() -> (PathBuf, PathBuf) {
-    let deploy = match std::env::var_os("ML_EMULATION_LAYER_DEPLOY") {
-        Some(path) => PathBuf::from(path),
-        None => package_dir("emulation_layer").join("deploy"),
-    };
-    let manifest = deploy.join("share/vulkan/explicit_layer.d/VkLayer_Graph.json");
-    let lib = deploy.join("lib");
-    assert!(
-        manifest.is_file() && lib.join("libVkLayer_Graph.so").is_file(),
-        "the ML emulation layer's graph layer is not in {} (no {} or lib/libVkLayer_Graph.so); \
-         install it with `{PIP_HINT}`",
-        deploy.display(),
-        manifest.display()
-    );
-    (manifest, lib)
-}
-
-/// Environment for scenario-runner: Tessera alone, plus the graph layer.
+/// Environment for scenario-runner: Tessera alone, no layer (Tessera implements both
+/// `VK_ARM_tensors` and `VK_ARM_data_graph`).
 fn runner_env() -> Vec<(&'static str, OsString)> {
-    let (manifest, lib) = graph_layer();
-    let mut ld_path = OsString::from(lib);
-    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
-        ld_path.push(":");
-        ld_path.push(old);
-    }
-    let mut env = driver_env();
-    env.extend([
-        ("VK_LOADER_LAYERS_ENABLE", OsString::from(GRAPH_LAYER)),
-        ("VK_INSTANCE_LAYERS", OsString::from(GRAPH_LAYER)),
-        ("VK_LAYER_PATH", manifest.into_os_string()),
-        ("LD_LIBRARY_PATH", ld_path),
-    ]);
-    env
+    driver_env()
 }
 
 // ------------------------------------------------------------------------------- running

@@ -2,8 +2,8 @@
 //!
 //! - `cargo xtask demo`: installs the Vulkan loader if missing, builds the ICD and the demo in
 //!   release mode, and runs the demo through the real loader with our manifest.
-//! - `cargo xtask test`: installs the loader, `vulkaninfo` and Arm's scenario-runner and graph
-//!   emulation layer (PyPI) if missing, builds the ICD, and runs every test of the workspace (unit,
+//! - `cargo xtask test`: installs the loader, `vulkaninfo` and Arm's scenario-runner (PyPI) if
+//!   missing, builds the ICD, and runs every test of the workspace (unit,
 //!   loader end-to-end, vulkaninfo, direct loading, scenario-runner) with the shader JIT forced,
 //!   then the tests that go through the driver again on the shader interpreter.
 //!
@@ -142,11 +142,9 @@ pub(crate) fn as_root(program: &str) -> Command {
 /// The pinned Python packages, one `name==version` a line.
 const REQUIREMENTS: &str = "crates/xtask/requirements.txt";
 
-/// PyPI packages the tests drive Tessera with.
-const TEST_PACKAGES: &[&str] = &[
-    "ai-ml-sdk-scenario-runner",
-    "ai-ml-emulation-layer-for-vulkan",
-];
+/// PyPI packages the tests drive Tessera with (scenario-runner, with no layer: Tessera
+/// implements `VK_ARM_tensors` and `VK_ARM_data_graph` itself).
+const TEST_PACKAGES: &[&str] = &["ai-ml-sdk-scenario-runner"];
 
 /// `name==version` for each of `packages`, from the requirements file.
 fn pinned(packages: &[&str]) -> Result<Vec<String>, String> {
