@@ -684,6 +684,116 @@ fn extensions_features_and_queue_family_are_reported() {
     unsafe { instance.destroy_instance(None) };
 }
 
+/// `VkDataGraphTOSANameQualityARM` (VK_ARM_data_graph_instruction_set_tosa, which vulkanalia
+/// does not have yet; declared from the registry).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct TosaNameQuality {
+    name: [std::ffi::c_char; 128],
+    quality_flags: u32,
+}
+
+/// `VkQueueFamilyDataGraphTOSAPropertiesARM`.
+#[repr(C)]
+struct TosaProperties {
+    s_type: vk::StructureType,
+    next: *mut c_void,
+    profile_count: u32,
+    profiles: *const TosaNameQuality,
+    extension_count: u32,
+    extensions: *const TosaNameQuality,
+    level: i32,
+}
+
+type GetEngineOperationProperties = unsafe extern "system" fn(
+    vk::PhysicalDevice,
+    u32,
+    *const vk::QueueFamilyDataGraphPropertiesARM,
+    *mut vk::BaseOutStructure,
+) -> vk::Result;
+
+#[test]
+fn the_tosa_instruction_set_reports_its_profiles_extensions_and_level() {
+    let entry = entry();
+    let instance = create_instance(&entry, &[]).expect("vkCreateInstance");
+    let pd = tessera_physical_device(&instance);
+    let exts = device_extension_names(&instance, pd);
+    assert!(
+        exts.iter()
+            .any(|e| e == "VK_ARM_data_graph_instruction_set_tosa")
+    );
+    let f = instance_proc_addr(
+        instance.handle(),
+        c"vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+    )
+    .expect("the TOSA query resolves");
+    // SAFETY: the command's registry signature.
+    let query: GetEngineOperationProperties = unsafe { std::mem::transmute(f) };
+    // SAFETY: valid family index.
+    let pairs =
+        unsafe { instance.get_physical_device_queue_family_data_graph_properties_arm(pd, 0) }
+            .unwrap();
+    // vulkanalia leaves the returned structs' headers as the driver found them (uninitialised).
+    let mut pair = pairs[0];
+    pair.s_type = vk::StructureType::QUEUE_FAMILY_DATA_GRAPH_PROPERTIES_ARM;
+    pair.next = std::ptr::null_mut();
+    let mut props = TosaProperties {
+        s_type: vk::StructureType::from_raw(1_000_508_000),
+        next: std::ptr::null_mut(),
+        profile_count: 0,
+        profiles: std::ptr::null(),
+        extension_count: 0,
+        extensions: std::ptr::null(),
+        level: 0,
+    };
+    // SAFETY: valid arguments; `props` is the struct its sType names.
+    let r = unsafe { query(pd, 0, &pair, (&mut props as *mut TosaProperties).cast()) };
+    assert_eq!(r, vk::Result::SUCCESS);
+    assert_eq!(props.level, 1, "VK_DATA_GRAPH_TOSA_LEVEL_8K_ARM");
+    let names = |p: *const TosaNameQuality, n: u32| -> Vec<(String, u32)> {
+        // SAFETY: the driver's static array of `n` entries.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+            .iter()
+            .map(|e| {
+                // SAFETY: NUL-terminated within its 128 bytes.
+                let s = unsafe { CStr::from_ptr(e.name.as_ptr()) };
+                (s.to_string_lossy().into_owned(), e.quality_flags)
+            })
+            .collect()
+    };
+    let profiles = names(props.profiles, props.profile_count);
+    let extensions = names(props.extensions, props.extension_count);
+    let profile_names: Vec<&str> = profiles.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(profile_names, ["PRO-INT", "PRO-FP"]);
+    assert!(
+        extensions.iter().any(|(n, _)| n == "EXT-INT16"),
+        "{extensions:?}"
+    );
+    // Each entry has exactly one of CONFORMANT and EXPERIMENTAL, never ACCELERATED/DEPRECATED.
+    for (name, q) in profiles.iter().chain(&extensions) {
+        assert!(*q == 2 || *q == 4, "{name}: quality {q:#x}");
+    }
+    // The wrong output struct, or an operation set it does not report: errors.
+    let mut wrong = vk::QueueFamilyDataGraphProcessingEnginePropertiesARM::default();
+    // SAFETY: a valid (but wrong) struct.
+    let r = unsafe {
+        query(
+            pd,
+            0,
+            &pairs[0],
+            &mut wrong as *mut _ as *mut vk::BaseOutStructure,
+        )
+    };
+    assert_eq!(r, vk::Result::ERROR_VALIDATION_FAILED);
+    let mut other = pair;
+    other.operation.name = Default::default();
+    // SAFETY: valid arguments.
+    let r = unsafe { query(pd, 0, &other, (&mut props as *mut TosaProperties).cast()) };
+    assert_eq!(r, vk::Result::ERROR_VALIDATION_FAILED);
+    // SAFETY: no children are alive.
+    unsafe { instance.destroy_instance(None) };
+}
+
 // ------------------------------------------------------------------------------- dispatch
 
 #[test]

@@ -55,6 +55,48 @@ pub const BIND_POINT_TRANSIENT: i32 = VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_
 /// rule (a SPIR-V rule, `SPV_ARM_graph`, a TOSA `ERROR_IF`, a Vulkan VUID).
 const GRAPH_RULE: &str = "VUID-VkDataGraphPipelineShaderModuleCreateInfoARM-module (SPIR-V graph)";
 
+/// A TOSA profile or extension the device claims (`VkDataGraphTOSANameQualityARM`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TosaClaim {
+    /// `PRO-INT`, `EXT-INT16`, …
+    pub name: &'static str,
+    /// `VkDataGraphTOSAQualityFlagsARM`.
+    pub quality: u32,
+}
+
+/// `VK_DATA_GRAPH_TOSA_QUALITY_EXPERIMENTAL_ARM`: every operator is implemented for the
+/// profile's or extension's types, and the sampled conformance tests pass, but the whole TOSA
+/// 1.0.2 conformance suite has not been run (CONFORMANT is for then).
+const EXPERIMENTAL: u32 = crate::vk::abi::VK_DATA_GRAPH_TOSA_QUALITY_EXPERIMENTAL_ARM;
+
+/// The TOSA profiles the `TOSA.001000.1` operation set supports (level 8K).
+pub const TOSA_PROFILES: &[TosaClaim] = &[
+    TosaClaim {
+        name: "PRO-INT",
+        quality: EXPERIMENTAL,
+    },
+    TosaClaim {
+        name: "PRO-FP",
+        quality: EXPERIMENTAL,
+    },
+];
+
+/// The TOSA extensions it supports: those whose conformance tests were run and pass.
+pub const TOSA_EXTENSIONS: &[TosaClaim] = &[
+    TosaClaim {
+        name: "EXT-INT16",
+        quality: EXPERIMENTAL,
+    },
+    TosaClaim {
+        name: "EXT-FFT",
+        quality: EXPERIMENTAL,
+    },
+    TosaClaim {
+        name: "EXT-DOUBLEROUND",
+        quality: EXPERIMENTAL,
+    },
+];
+
 /// One `VkDataGraphPipelineConstantARM`, its data repacked row-major.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphConstant {

@@ -6,17 +6,19 @@
 //! follows from the constant's tensor description, which the runtime checks first
 //! ([`constant_footprint`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tessera_runtime::cmd::Recorder;
 use tessera_runtime::data_graph::{
-    Created, DataGraphPipeline, DataGraphSession, PROPERTIES, constant_footprint,
+    Created, DataGraphPipeline, DataGraphSession, PROPERTIES, TOSA_EXTENSIONS, TOSA_PROFILES,
+    TosaClaim, constant_footprint,
 };
 use tessera_runtime::deferred::DeferredOperation;
 use tessera_runtime::device::Device;
 use tessera_runtime::memory::MemoryRequirements;
 use tessera_runtime::physical_device::PhysicalDevice;
 use tessera_runtime::pipeline::{Pipeline, PipelineCache};
+use tessera_runtime::vk::abi::*;
 use tessera_runtime::vk::structs as vk;
 use tessera_runtime::{Error, Result, ensure};
 use vulkan_headers::vulkan::vulkan_core::*;
@@ -385,5 +387,78 @@ pub(crate) fn deferred_operation_join_khr(
     _device: Arc<Device>,
     _operation: Arc<DeferredOperation>,
 ) -> Result<VkResult> {
+    Ok(VK_SUCCESS)
+}
+
+/// The profile and extension lists `VkQueueFamilyDataGraphTOSAPropertiesARM` points to: owned
+/// by the driver, alive for the process.
+fn tosa_names(claims: &'static [TosaClaim]) -> &'static [VkDataGraphTOSANameQualityARM] {
+    static PROFILES: OnceLock<Vec<VkDataGraphTOSANameQualityARM>> = OnceLock::new();
+    static EXTENSIONS: OnceLock<Vec<VkDataGraphTOSANameQualityARM>> = OnceLock::new();
+    let make = || {
+        claims
+            .iter()
+            .map(|c| {
+                let mut e = VkDataGraphTOSANameQualityARM {
+                    name: [0; VK_MAX_DATA_GRAPH_TOSA_NAME_SIZE_ARM as usize],
+                    qualityFlags: c.quality,
+                };
+                copy_cstr_str(&mut e.name, c.name);
+                e
+            })
+            .collect()
+    };
+    let lock = if std::ptr::eq(claims, TOSA_PROFILES) {
+        &PROFILES
+    } else {
+        &EXTENSIONS
+    };
+    lock.get_or_init(make)
+}
+
+pub(crate) unsafe fn get_physical_device_queue_family_data_graph_engine_operation_properties_arm(
+    pd: Arc<PhysicalDevice>,
+    family: u32,
+    pair: vk::QueueFamilyDataGraphPropertiesARM,
+    out: *mut VkBaseOutStructure,
+) -> Result<VkResult> {
+    ensure!(
+        (family as usize) < pd.queue_families().len(),
+        "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM-queueFamilyIndex-11331",
+        "queueFamilyIndex {family} is not a queue family of the device"
+    );
+    let op = &pair.operation;
+    ensure!(
+        pair.engine.ty == VK_PHYSICAL_DEVICE_DATA_GRAPH_PROCESSING_ENGINE_TYPE_DEFAULT_ARM
+            && !pair.engine.is_foreign
+            && op.operation_type
+                == VK_PHYSICAL_DEVICE_DATA_GRAPH_OPERATION_TYPE_SPIRV_EXTENDED_INSTRUCTION_SET_ARM
+            && op.name == TOSA_SET
+            && op.version == 0,
+        "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM-pQueueFamilyDataGraphProperties-11332",
+        "the engine/operation pair ({:?} version {}) is not one vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM reports",
+        op.name,
+        op.version
+    );
+    // SAFETY: a valid struct per the spec (null rejected).
+    let base = unsafe { deref_mut(out, "pProperties")? };
+    ensure!(
+        base.sType == VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_TOSA_PROPERTIES_ARM,
+        "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM-pProperties-11333",
+        "for the TOSA.001000.1 set pProperties must be a VkQueueFamilyDataGraphTOSAPropertiesARM (sType {}), not sType {}",
+        VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_TOSA_PROPERTIES_ARM,
+        base.sType
+    );
+    let props = (base as *mut VkBaseOutStructure).cast::<VkQueueFamilyDataGraphTOSAPropertiesARM>();
+    let (profiles, extensions) = (tosa_names(TOSA_PROFILES), tosa_names(TOSA_EXTENSIONS));
+    // SAFETY: the sType says the application's struct is a VkQueueFamilyDataGraphTOSAPropertiesARM;
+    // its sType and pNext are kept.
+    unsafe {
+        (*props).profileCount = profiles.len() as u32;
+        (*props).pProfiles = profiles.as_ptr();
+        (*props).extensionCount = extensions.len() as u32;
+        (*props).pExtensions = extensions.as_ptr();
+        (*props).level = VK_DATA_GRAPH_TOSA_LEVEL_8K_ARM;
+    }
     Ok(VK_SUCCESS)
 }

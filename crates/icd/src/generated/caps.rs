@@ -2,6 +2,8 @@
 //! Features and properties written into (and features read from) every struct of the two families Tessera knows.
 
 use tessera_runtime::vk;
+#[allow(unused_imports)]
+use tessera_runtime::vk::abi::*;
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use super::write::*;

@@ -6,6 +6,8 @@
 #[allow(unused_imports)]
 use std::ffi::{c_char, c_int, c_void};
 
+#[allow(unused_imports)]
+use tessera_runtime::vk::abi::*;
 use tessera_runtime::{Result, ensure};
 use vulkan_headers::vulkan::vulkan_core::*;
 
@@ -3702,6 +3704,38 @@ pub unsafe extern "system" fn vkGetPhysicalDeviceProperties2(
             entry::physical_device::get_physical_device_properties2(physical_device, pProperties)
         }
     })
+}
+
+/// `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(
+    physicalDevice: VkPhysicalDevice,
+    queueFamilyIndex: u32,
+    pQueueFamilyDataGraphProperties: *const VkQueueFamilyDataGraphPropertiesARM,
+    pProperties: *mut VkBaseOutStructure,
+) -> VkResult {
+    boundary::result(
+        "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+        || {
+            // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+            unsafe {
+                let physical_device = handle::lookup::<
+                    tessera_runtime::physical_device::PhysicalDevice,
+                >(
+                    physicalDevice.raw(),
+                    "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM-physicalDevice-parameter",
+                )?;
+                let queue_family_data_graph_properties = required(
+                    pQueueFamilyDataGraphProperties,
+                    "VUID-vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM-pQueueFamilyDataGraphProperties-parameter",
+                    read_queue_family_data_graph_properties_arm,
+                )?;
+                entry::data_graph::get_physical_device_queue_family_data_graph_engine_operation_properties_arm(physical_device, queueFamilyIndex, queue_family_data_graph_properties, pProperties)
+            }
+        },
+    )
 }
 
 /// `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`.

@@ -3,6 +3,7 @@
 
 #![allow(non_snake_case, unused_imports)]
 
+use tessera_runtime::vk::abi::*;
 use tessera_runtime::{Result, ensure, vk::structs as vk};
 use vulkan_headers::vulkan::vulkan_core::*;
 
@@ -3032,6 +3033,24 @@ pub unsafe fn read_memory_unmap_info(s: &VkMemoryUnmapInfo) -> Result<vk::Memory
     })
 }
 
+/// Reads a `VkPhysicalDeviceDataGraphOperationSupportARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_physical_device_data_graph_operation_support_arm(
+    s: &VkPhysicalDeviceDataGraphOperationSupportARM,
+) -> Result<vk::PhysicalDeviceDataGraphOperationSupportARM> {
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::PhysicalDeviceDataGraphOperationSupportARM {
+            operation_type: s.operationType,
+            name: fixed_string(&s.name),
+            version: s.version,
+        }
+    })
+}
+
 /// Reads a `VkPhysicalDeviceDataGraphProcessingEngineARM`.
 ///
 /// # Safety
@@ -3937,6 +3956,28 @@ pub unsafe fn read_query_pool_create_info(
             )?,
             query_count: s.queryCount,
             pipeline_statistics: s.pipelineStatistics,
+        }
+    })
+}
+
+/// Reads a `VkQueueFamilyDataGraphPropertiesARM`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_queue_family_data_graph_properties_arm(
+    s: &VkQueueFamilyDataGraphPropertiesARM,
+) -> Result<vk::QueueFamilyDataGraphPropertiesARM> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_QUEUE_FAMILY_DATA_GRAPH_PROPERTIES_ARM,
+        "VUID-VkQueueFamilyDataGraphPropertiesARM-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::QueueFamilyDataGraphPropertiesARM {
+            engine: read_physical_device_data_graph_processing_engine_arm(&s.engine)?,
+            operation: read_physical_device_data_graph_operation_support_arm(&s.operation)?,
         }
     })
 }

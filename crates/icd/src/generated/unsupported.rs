@@ -3,6 +3,8 @@
 
 #![allow(non_snake_case)]
 
+#[allow(unused_imports)]
+use tessera_runtime::vk::abi::*;
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::entry::unsupported::{

@@ -3,6 +3,7 @@
 
 #![allow(unused_imports)]
 
+use tessera_runtime::vk::abi::*;
 use tessera_runtime::vk::structs as vk;
 use vulkan_headers::vulkan::vulkan_core::*;
 

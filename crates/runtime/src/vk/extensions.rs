@@ -49,6 +49,8 @@ impl InstanceExtension {
 pub enum DeviceExtension {
     /// `VK_ARM_data_graph`.
     ArmDataGraph,
+    /// `VK_ARM_data_graph_instruction_set_tosa`.
+    ArmDataGraphInstructionSetTosa,
     /// `VK_ARM_tensors`.
     ArmTensors,
     /// `VK_KHR_16bit_storage`.
@@ -110,6 +112,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
     ExtensionInfo {
         extension: DeviceExtension::ArmDataGraph,
         name: "VK_ARM_data_graph",
+        spec_version: 1,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::ArmDataGraphInstructionSetTosa,
+        name: "VK_ARM_data_graph_instruction_set_tosa",
         spec_version: 1,
     },
     ExtensionInfo {

@@ -7,6 +7,8 @@
 use std::sync::Arc;
 
 #[allow(unused_imports)]
+use super::abi::*;
+#[allow(unused_imports)]
 use vulkan_headers::vulkan::vulkan_core::*;
 
 /// `VkApplicationInfo`.

@@ -372,7 +372,8 @@ pub fn emit(model: &Model, mirrors: &mut Mirrors) -> Result<Vec<(String, String)
             "{}\n//! Features and properties written into (and features read from) every struct \
              of the two families Tessera knows.\n\n\
              use tessera_runtime::vk;\n\
-             use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+             use vulkan_headers::vulkan::vulkan_core::*;\n\
+         #[allow(unused_imports)]\nuse tessera_runtime::vk::abi::*;\n\n\
              use super::write::*;\n\
              use crate::conv::{{copy_cstr_str, write_whole, zeroed}};\n\n{icd}",
             super::HEADER

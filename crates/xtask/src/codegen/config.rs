@@ -13,6 +13,7 @@ pub const INSTANCE_EXTENSIONS: &[&str] = &["VK_KHR_get_physical_device_propertie
 /// the bfloat16 and float8 tensor formats, which we support).
 pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
     ("VK_ARM_data_graph", None),
+    ("VK_ARM_data_graph_instruction_set_tosa", None),
     ("VK_ARM_tensors", Some(2)),
     ("VK_KHR_16bit_storage", None),
     ("VK_KHR_8bit_storage", None),
@@ -41,6 +42,11 @@ pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
     ("VK_EXT_pipeline_creation_cache_control", None),
     ("VK_EXT_private_data", None),
 ];
+
+/// Extensions of [`DEVICE_EXTENSIONS`] that the ABI's registry (vk-1.4.342.xml, what
+/// `vulkan-headers` mirrors) does not have: grafted from the newer one, their C declarations
+/// emitted into `vk/abi.rs` (see `newer.rs`).
+pub const NEWER_EXTENSIONS: &[&str] = &["VK_ARM_data_graph_instruction_set_tosa"];
 
 /// The runtime type behind each Vulkan handle we implement (`tessera_runtime::…`). A handle type
 /// not listed here (images, render passes, …) stays a raw `u64` in the runtime's structs.

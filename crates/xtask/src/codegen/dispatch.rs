@@ -470,7 +470,8 @@ pub fn emit(model: &Model, mirrors: &mut Mirrors) -> Result<Vec<(String, String)
          //! Every command name the driver resolves, sorted by name: its dispatch level, what \
          enables it, and its function, checked against the `vulkan-headers` PFN type of its name \
          at compile time.\n\n\
-         use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+         use vulkan_headers::vulkan::vulkan_core::*;\n\
+         #[allow(unused_imports)]\nuse tessera_runtime::vk::abi::*;\n\n\
          use super::{{entrypoints, unsupported}};\n\
          use crate::dispatch::{{Entry, Requirement, Scope}};\n\n\
          {ENTRY_MACRO}\n\n\
@@ -510,7 +511,8 @@ pub fn emit(model: &Model, mirrors: &mut Mirrors) -> Result<Vec<(String, String)
          return or log an error. None reads its pointer arguments.\n\n\
          #![allow(non_snake_case)]\n\n\
          {ffi}\
-         use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+         use vulkan_headers::vulkan::vulkan_core::*;\n\
+         #[allow(unused_imports)]\nuse tessera_runtime::vk::abi::*;\n\n\
          use crate::entry::unsupported::{{{helpers}}};\n\
          {raw_handle}\n\
          {stubs}"
@@ -542,7 +544,8 @@ pub fn emit(model: &Model, mirrors: &mut Mirrors) -> Result<Vec<(String, String)
          #![allow(non_snake_case, unused_unsafe, clippy::redundant_closure)]\n\n\
          #[allow(unused_imports)]\nuse std::ffi::{{c_char, c_int, c_void}};\n\n\
          use tessera_runtime::{{Result, ensure}};\n\
-         use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+         use vulkan_headers::vulkan::vulkan_core::*;\n\
+         #[allow(unused_imports)]\nuse tessera_runtime::vk::abi::*;\n\n\
          use super::read::*;\n\
          use crate::conv::*;\n\
          use crate::handle::{{self, RawHandle}};\n\
@@ -570,7 +573,8 @@ pub fn emit(model: &Model, mirrors: &mut Mirrors) -> Result<Vec<(String, String)
     }
     let objects = format!(
         "{HEADER}\n//! The runtime type behind each Vulkan handle Tessera implements.\n\n\
-         use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+         use vulkan_headers::vulkan::vulkan_core::*;\n\
+         #[allow(unused_imports)]\nuse tessera_runtime::vk::abi::*;\n\n\
          use crate::handle::Object;\n\n{objects}"
     );
     let out = config::ICD_OUT;

@@ -15,6 +15,7 @@ mod config;
 mod dispatch;
 mod extensions;
 mod model;
+mod newer;
 mod registry;
 mod rust;
 mod structs;
@@ -59,15 +60,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     let xml = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let reg = Registry::parse(&xml)?;
+    let mut reg = Registry::parse(&xml)?;
     let newer_path = registry_dir(&root).join(NEWER_REGISTRY);
     let newer_xml = std::fs::read_to_string(&newer_path)
         .map_err(|e| format!("{}: {e}", newer_path.display()))?;
     let newer = Registry::parse(&newer_xml)?;
-    let model = model::Model::new(&reg, &root.join(config::ENTRY_DIR))?;
-    let mut files: BTreeMap<PathBuf, String> = BTreeMap::new();
-    let mut mirrors = structs::Mirrors::new(&model);
-    mirrors.extra_values = newer
+    // Enum values our extensions gained after the ABI's registry (computed before grafting, which
+    // adds the grafted extensions' values to `reg`).
+    let extra_values: Vec<_> = newer
         .added_by_extension
         .iter()
         .filter(|a| config::is_supported_extension(&a.extension))
@@ -83,6 +83,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         })
         .map(|a| (a.extends.clone(), a.value.clone()))
         .collect();
+    let mut grafted = String::new();
+    for ext in config::NEWER_EXTENSIONS {
+        grafted.push_str(&newer::graft(&mut reg, &newer, ext)?);
+    }
+    let model = model::Model::new(&reg, &root.join(config::ENTRY_DIR))?;
+    let mut files: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let mut mirrors = structs::Mirrors::new(&model);
+    mirrors.extra_values = extra_values;
     let mut emitted = dispatch::emit(&model, &mut mirrors)?;
     emitted.extend(extensions::emit(&model)?);
     emitted.extend(caps::emit(&model, &mut mirrors)?);
@@ -100,9 +108,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         format!(
             "{HEADER}\n//! Enum values that the extensions Tessera implements add in a newer \
              registry ({NEWER_REGISTRY}) than the one the `vulkan-headers` crate mirrors, so \
-             that the revision Tessera implements has them by name.\n\n\
-             #![allow(non_upper_case_globals)]\n\n\
-             use vulkan_headers::vulkan::vulkan_core::*;\n\n{abi}"
+             that the revision Tessera implements has them by name; then the C declarations of \
+             the extensions grafted from it (`NEWER_EXTENSIONS` in the generator's config).\n\n\
+             #![allow(non_upper_case_globals, non_snake_case, non_camel_case_types)]\n\n\
+             #[allow(unused_imports)]\nuse std::ffi::{{c_char, c_void}};\n\n\
+             use vulkan_headers::vulkan::vulkan_core::*;\n\n{abi}{grafted}"
         ),
     ));
     emitted.push((
@@ -114,7 +124,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
              implements (`u64` for others), `Option` for chained structs.\n\n\
              #![allow(clippy::struct_excessive_bools)]\n\n\
              #[allow(unused_imports)]\nuse std::sync::Arc;\n\n\
-             #[allow(unused_imports)]\nuse vulkan_headers::vulkan::vulkan_core::*;\n\n{}",
+             #[allow(unused_imports)]\nuse vulkan_headers::vulkan::vulkan_core::*;\n\
+             #[allow(unused_imports)]\nuse super::abi::*;\n\n{}",
             mirrors.emit_mirrors()
         ),
     ));
@@ -126,7 +137,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
              flag bits, handles).\n\n\
              #![allow(non_snake_case, unused_imports)]\n\n\
              use tessera_runtime::{{Result, ensure, vk::structs as vk}};\n\
-             use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+             use vulkan_headers::vulkan::vulkan_core::*;\n\
+             use tessera_runtime::vk::abi::*;\n\n\
              use crate::conv::*;\nuse crate::handle::{{self, RawHandle}};\n\n{}",
             mirrors.emit_readers()
         ),
@@ -138,7 +150,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
              every byte written, output chains followed.\n\n\
              #![allow(unused_imports)]\n\n\
              use tessera_runtime::vk::structs as vk;\n\
-             use vulkan_headers::vulkan::vulkan_core::*;\n\n\
+             use vulkan_headers::vulkan::vulkan_core::*;\n\
+             use tessera_runtime::vk::abi::*;\n\n\
              use crate::conv::{{chain_mut, copy_cstr_str, zeroed}};\n\n{}",
             mirrors.emit_writers()?
         ),

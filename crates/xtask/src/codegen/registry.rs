@@ -536,7 +536,6 @@ impl Registry {
     }
 }
 
-/// Evaluates a `depends` expression (`A+B`, `A,B`, parentheses) with `has` deciding each name.
 /// An enum value an extension's `<require>` block adds to an existing enum.
 #[derive(Debug, Clone)]
 pub struct AddedValue {
@@ -550,6 +549,7 @@ pub struct AddedValue {
     pub value: EnumValue,
 }
 
+/// Evaluates a `depends` expression (`A+B`, `A,B`, parentheses) with `has` deciding each name.
 pub fn depends_holds(expr: &str, has: &dyn Fn(&str) -> bool) -> bool {
     fn or(tokens: &[char], pos: &mut usize, has: &dyn Fn(&str) -> bool) -> bool {
         let mut value = and(tokens, pos, has);
