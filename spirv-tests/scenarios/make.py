@@ -15,6 +15,17 @@ For each scenario folder it
   * writes the inputs `in_*.npy` (small, seeded), the expected outputs `expected/out_*.npy`
     computed independently with numpy, and `scenario.json`.
 
+Two scenarios take their expected outputs from Arm's TOSA reference model instead of numpy:
+`tosa_int8_cnn_block` and `tosa_attention_f32` (see `tosa_reference`). Their `graph.mlir` is
+written here (seeded constant weights), serialized to a TOSA flatbuffer with `tosa-opt
+--tosa-serialize` and run by `tosa_reference_model` (normal mode, not fp64 precise mode) on the
+same inputs. Regenerating them needs tosa-tools (`tosa-opt`, `tosa_reference_model`) on PATH
+besides model-converter; `cargo xtask conformance` installs all of them into
+`target/tosa-venv`:
+
+    PATH=$PWD/target/tosa-venv/bin:$PATH \
+        python3 spirv-tests/scenarios/make.py tosa_int8_cnn_block tosa_attention_f32
+
 Output file names: every `dst` in a scenario is `out_<name>.npy`, written by scenario-runner into
 its `--output` folder; `crates/e2e/tests/scenario_runner.rs` compares each with
 `expected/out_<name>.npy`. Buffers come back from scenario-runner as raw int8 bytes, so their
@@ -26,6 +37,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -53,6 +65,9 @@ def tool(name):
         return os.path.join(os.path.dirname(scenario_runner.__file__), "binaries", "bin", "glslc")
     path = shutil.which(name)
     if path is None:
+        if name in ("tosa-opt", "tosa_reference_model"):
+            sys.exit(f"{name} not found: put tosa-tools on PATH (cargo xtask conformance installs "
+                     "them into target/tosa-venv)")
         sys.exit(f"{name} not found: pip install ai-ml-sdk-model-converter")
     return path
 
@@ -453,6 +468,198 @@ def tosa_conv2d_i8(s):
     s.dispatch_graph([(0, 0, "x"), (0, 1, "o")])
 
 
+def tosa_reference(s, inputs, count):
+    """The outputs of `graph.mlir` on `inputs` (arrays in argument order) from Arm's TOSA
+    reference model: `tosa-opt --tosa-serialize` writes the TOSA flatbuffer (its graph inputs are
+    `TosaInput_<i>`, its outputs `TosaOutput_<i>`), `tosa_reference_model` runs it in normal
+    (not fp64 precise) mode. Returns the `count` outputs in result order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [tool("tosa-opt"), os.path.join(s.dir, "graph.mlir"),
+             f"--tosa-serialize=tosa-flatbuffer-filename={os.path.join(tmp, 'graph.tosa')}",
+             "-o", os.devnull],
+            check=True,
+        )
+        for i, arr in enumerate(inputs):
+            np.save(os.path.join(tmp, f"input_{i}.npy"), arr)
+        desc = {
+            "tosa_file": "graph.tosa",
+            "ifm_name": [f"TosaInput_{i}" for i in range(len(inputs))],
+            "ifm_file": [f"input_{i}.npy" for i in range(len(inputs))],
+            "ofm_name": [f"TosaOutput_{i}" for i in range(count)],
+            "ofm_file": [f"output_{i}.npy" for i in range(count)],
+            "expected_failure": False,
+        }
+        with open(os.path.join(tmp, "desc.json"), "w") as f:
+            json.dump(desc, f)
+        r = subprocess.run([tool("tosa_reference_model"), "--test_desc",
+                            os.path.join(tmp, "desc.json")], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"{s.name}: tosa_reference_model failed:\n{r.stdout}{r.stderr}")
+        return [np.load(os.path.join(tmp, f)) for f in desc["ofm_file"]]
+
+
+def dense(arr):
+    """An MLIR `dense<...>` literal's value list."""
+    return json.dumps(arr.tolist())
+
+
+def quant_scale(scales):
+    """TOSA rescale parameters (int32 multipliers in [2^30, 2^31), int8 shifts) of float scales."""
+    mult, shift = [], []
+    for scale in scales:
+        m, e = np.frexp(scale)  # scale = m * 2^e, 0.5 <= m < 1
+        mul, sh = int(round(m * 2**31)), 31 - int(e)
+        if mul == 2**31:
+            mul, sh = mul // 2, sh - 1
+        assert 2 <= sh <= 62, scale
+        mult.append(mul)
+        shift.append(sh)
+    return np.array(mult, dtype=np.int32), np.array(shift, dtype=np.int8)
+
+
+def taps(x, k, pad):
+    """The k x k neighbourhoods of every position of `x` [N,H,W,C] (stride 1, `pad` zeros on each
+    side): [N,H,W,k,k,C]."""
+    h, w = x.shape[1:3]
+    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    return np.stack([np.stack([xp[:, i:i + h, j:j + w] for j in range(k)], 3) for i in range(k)], 3)
+
+
+INT8_CNN_MLIR = """\
+// TOSA graph: an int8 CNN block. Written by make.py: the weights, biases, rescale parameters and
+// the table are seeded constants; the expected outputs come from Arm's TOSA reference model.
+//   conv2d 3x3 pad 1 (input zp -128, int32 bias and accumulator) -> rescale (per channel,
+//   DOUBLE_ROUND, output zp -128) -> clamp [-110, 100] -> depthwise_conv2d 3x3 pad 1, multiplier
+//   2 (input zp -128, weight zp 2) -> rescale (per channel, output zp 5) -> avg_pool2d 3x3
+//   stride 2, pad top/left 1 (input zp 5, output zp -3) = pooled -> reshape to [1,1,1,256] ->
+//   conv2d 1x1 as a fully-connected layer (input zp -3) -> rescale (per channel, output zp 3) ->
+//   table (256 entries) = o.
+// x: [1,8,8,4] int8 -> pooled: [1,4,4,16] int8, o: [1,1,1,16] int8.
+module {{
+  func.func @main(%x: tensor<1x8x8x4xi8>) -> (tensor<1x4x4x16xi8>, tensor<1x1x1x16xi8>) {{
+    %w1 = "tosa.const"() <{{values = dense<{w1}> : tensor<8x3x3x4xi8>}}> : () -> tensor<8x3x3x4xi8>
+    %b1 = "tosa.const"() <{{values = dense<{b1}> : tensor<8xi32>}}> : () -> tensor<8xi32>
+    %m1 = "tosa.const"() <{{values = dense<{m1}> : tensor<8xi32>}}> : () -> tensor<8xi32>
+    %s1 = "tosa.const"() <{{values = dense<{s1}> : tensor<8xi8>}}> : () -> tensor<8xi8>
+    %w2 = "tosa.const"() <{{values = dense<{w2}> : tensor<3x3x8x2xi8>}}> : () -> tensor<3x3x8x2xi8>
+    %b2 = "tosa.const"() <{{values = dense<{b2}> : tensor<16xi32>}}> : () -> tensor<16xi32>
+    %m2 = "tosa.const"() <{{values = dense<{m2}> : tensor<16xi32>}}> : () -> tensor<16xi32>
+    %s2 = "tosa.const"() <{{values = dense<{s2}> : tensor<16xi8>}}> : () -> tensor<16xi8>
+    %w3 = "tosa.const"() <{{values = dense<{w3}> : tensor<16x1x1x256xi8>}}> : () -> tensor<16x1x1x256xi8>
+    %b3 = "tosa.const"() <{{values = dense<{b3}> : tensor<16xi32>}}> : () -> tensor<16xi32>
+    %m3 = "tosa.const"() <{{values = dense<{m3}> : tensor<16xi32>}}> : () -> tensor<16xi32>
+    %s3 = "tosa.const"() <{{values = dense<{s3}> : tensor<16xi8>}}> : () -> tensor<16xi8>
+    %table = "tosa.const"() <{{values = dense<{table}> : tensor<256xi8>}}> : () -> tensor<256xi8>
+    %zp_m128 = "tosa.const"() <{{values = dense<-128> : tensor<1xi8>}}> : () -> tensor<1xi8>
+    %zp_0 = "tosa.const"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+    %zp_2 = "tosa.const"() <{{values = dense<2> : tensor<1xi8>}}> : () -> tensor<1xi8>
+    %zp_5 = "tosa.const"() <{{values = dense<5> : tensor<1xi8>}}> : () -> tensor<1xi8>
+    %zp_m3 = "tosa.const"() <{{values = dense<-3> : tensor<1xi8>}}> : () -> tensor<1xi8>
+    %zp_3 = "tosa.const"() <{{values = dense<3> : tensor<1xi8>}}> : () -> tensor<1xi8>
+    %zp_acc = "tosa.const"() <{{values = dense<0> : tensor<1xi32>}}> : () -> tensor<1xi32>
+    %shape = tosa.const_shape {{values = dense<[1, 1, 1, 256]> : tensor<4xindex>}} : () -> !tosa.shape<4>
+    %0 = tosa.conv2d %x, %w1, %b1, %zp_m128, %zp_0 {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x8xi32>
+    %1 = tosa.rescale %0, %m1, %s1, %zp_acc, %zp_m128 {{scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = true, input_unsigned = false, output_unsigned = false}} : (tensor<1x8x8x8xi32>, tensor<8xi32>, tensor<8xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x8xi8>
+    %2 = tosa.clamp %1 {{min_val = -110 : i8, max_val = 100 : i8}} : (tensor<1x8x8x8xi8>) -> tensor<1x8x8x8xi8>
+    %3 = tosa.depthwise_conv2d %2, %w2, %b2, %zp_m128, %zp_2 {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}} : (tensor<1x8x8x8xi8>, tensor<3x3x8x2xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x16xi32>
+    %4 = tosa.rescale %3, %m2, %s2, %zp_acc, %zp_5 {{scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = true, input_unsigned = false, output_unsigned = false}} : (tensor<1x8x8x16xi32>, tensor<16xi32>, tensor<16xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x8x8x16xi8>
+    %5 = tosa.avg_pool2d %4, %zp_5, %zp_m3 {{acc_type = i32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 0, 1, 0>, stride = array<i64: 2, 2>}} : (tensor<1x8x8x16xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x16xi8>
+    %6 = tosa.reshape %5, %shape : (tensor<1x4x4x16xi8>, !tosa.shape<4>) -> tensor<1x1x1x256xi8>
+    %7 = tosa.conv2d %6, %w3, %b3, %zp_m3, %zp_0 {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}} : (tensor<1x1x1x256xi8>, tensor<16x1x1x256xi8>, tensor<16xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x1x1x16xi32>
+    %8 = tosa.rescale %7, %m3, %s3, %zp_acc, %zp_3 {{scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = true, input_unsigned = false, output_unsigned = false}} : (tensor<1x1x1x16xi32>, tensor<16xi32>, tensor<16xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<1x1x1x16xi8>
+    %9 = tosa.table %8, %table : (tensor<1x1x1x16xi8>, tensor<256xi8>) -> tensor<1x1x1x16xi8>
+    return %5, %9 : tensor<1x4x4x16xi8>, tensor<1x1x1x16xi8>
+  }}
+}}
+"""
+
+
+def tosa_int8_cnn_block(s):
+    x = s.rng.integers(-128, 128, (1, 8, 8, 4), dtype=np.int8)
+    w1 = s.rng.integers(-127, 128, (8, 3, 3, 4), dtype=np.int8)  # [OC, KH, KW, IC]
+    w2 = s.rng.integers(-127, 128, (3, 3, 8, 2), dtype=np.int8)  # [KH, KW, C, M]
+    w3 = s.rng.integers(-127, 128, (16, 1, 1, 256), dtype=np.int8)
+    b3 = s.rng.integers(-3000, 3000, 16, dtype=np.int32)
+    # The biases and rescale scales come from a float calibration pass (numpy, only to choose
+    # them, as a quantizer would): each channel's accumulator is centred near its output zero
+    # point and spread over most of the int8 range, some of it saturating.
+    acc1 = np.einsum("nyxijc,oijc->nyxo", taps(x + 128.0, 3, 1), w1.astype(np.float64))
+    scale1 = 70.0 / acc1.std(axis=(0, 1, 2))
+    b1 = np.round(128.0 / scale1 - acc1.mean(axis=(0, 1, 2))).astype(np.int32)
+    y1 = np.clip(np.round((acc1 + b1) * scale1) - 128, -110, 100)  # rescale, clamp
+    acc2 = np.einsum("nyxijc,ijcm->nyxcm", taps(y1 + 128.0, 3, 1), w2 - 2.0).reshape(1, 8, 8, 16)
+    scale2 = 60.0 / acc2.std(axis=(0, 1, 2))
+    b2 = np.round(-acc2.mean(axis=(0, 1, 2))).astype(np.int32)
+    y2 = np.clip(np.round((acc2 + b2) * scale2) + 5, -128, 127)
+    # avg_pool2d 3x3, stride 2, pad top/left 1 (padding is not counted), less its zero point.
+    win = taps(np.pad(y2 - 5, ((0, 0), (0, 1), (0, 1), (0, 0))), 3, 1)[:, 0:8:2, 0:8:2]
+    pooled = win.sum(axis=(3, 4)) / taps(np.ones((1, 9, 9, 1)), 3, 1)[:, 0:8:2, 0:8:2].sum(axis=(3, 4))
+    acc3 = np.einsum("i,oi->o", np.round(pooled).ravel(), w3.reshape(16, -1).astype(np.float64))
+    scale3 = 60.0 / np.abs(acc3).mean()
+    m1, s1 = quant_scale(scale1)
+    m2, s2 = quant_scale(scale2)
+    m3, s3 = quant_scale(np.full(16, scale3) * s.rng.uniform(0.7, 1.3, 16))
+    # A quantized tanh, offset so that the table is not odd-symmetric.
+    table = np.clip(np.round(127 * np.tanh((np.arange(256) - 128 - 10) / 40.0)), -128, 127)
+    table = table.astype(np.int8)
+    with open(os.path.join(s.dir, "graph.mlir"), "w") as f:
+        f.write(INT8_CNN_MLIR.format(
+            w1=dense(w1), b1=dense(b1), m1=dense(m1), s1=dense(s1), w2=dense(w2), b2=dense(b2),
+            m2=dense(m2), s2=dense(s2), w3=dense(w3), b3=dense(b3), m3=dense(m3), s3=dense(s3),
+            table=dense(table)))
+    s.graph()
+    s.tensor_in("x", x)
+    pooled, o = tosa_reference(s, [x], 2)
+    s.tensor_out("pooled", pooled)
+    s.tensor_out("o", o)
+    s.dispatch_graph([(0, 0, "x"), (0, 1, "pooled"), (0, 2, "o")])
+
+
+ATTENTION_MLIR = """\
+// TOSA graph: float32 scaled dot-product attention over two batches (heads). The expected outputs
+// come from Arm's TOSA reference model.
+//   scores = matmul(q, transpose(k)) * 0.25 (1 / sqrt(16))
+//   p      = exp(scores - reduce_max(scores, axis 2)) * reciprocal(reduce_sum(..., axis 2))
+//   o      = matmul(p, v)
+// q, k, v: [2,8,16] float32 -> o: [2,8,16] float32, p (the softmax): [2,8,8] float32.
+module {
+  func.func @main(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x8xf32>) {
+    %zp = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %scale = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+    %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+    %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<2x8x16xf32>) -> tensor<2x16x8xf32>
+    %0 = tosa.matmul %q, %kt, %zp, %zp : (tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x8xf32>
+    %1 = tosa.mul %0, %scale, %shift : (tensor<2x8x8xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<2x8x8xf32>
+    %2 = tosa.reduce_max %1 {axis = 2 : i32, nan_mode = PROPAGATE} : (tensor<2x8x8xf32>) -> tensor<2x8x1xf32>
+    %3 = tosa.sub %1, %2 : (tensor<2x8x8xf32>, tensor<2x8x1xf32>) -> tensor<2x8x8xf32>
+    %4 = tosa.exp %3 : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+    %5 = tosa.reduce_sum %4 {axis = 2 : i32} : (tensor<2x8x8xf32>) -> tensor<2x8x1xf32>
+    %6 = tosa.reciprocal %5 : (tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
+    %7 = tosa.mul %4, %6, %shift : (tensor<2x8x8xf32>, tensor<2x8x1xf32>, tensor<1xi8>) -> tensor<2x8x8xf32>
+    %8 = tosa.matmul %7, %v, %zp, %zp : (tensor<2x8x8xf32>, tensor<2x8x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x16xf32>
+    return %8, %7 : tensor<2x8x16xf32>, tensor<2x8x8xf32>
+  }
+}
+"""
+
+
+def tosa_attention_f32(s):
+    q = s.rng.standard_normal((2, 8, 16)).astype(np.float32)
+    k = s.rng.standard_normal((2, 8, 16)).astype(np.float32)
+    v = s.rng.standard_normal((2, 8, 16)).astype(np.float32)
+    with open(os.path.join(s.dir, "graph.mlir"), "w") as f:
+        f.write(ATTENTION_MLIR)
+    s.graph()
+    s.tensor_in("q", q)
+    s.tensor_in("k", k)
+    s.tensor_in("v", v)
+    o, p = tosa_reference(s, [q, k, v], 2)
+    s.tensor_out("o", o)
+    s.tensor_out("p", p)
+    s.dispatch_graph([(0, 0, "q"), (0, 1, "k"), (0, 2, "v"), (0, 3, "o"), (0, 4, "p")])
+
+
 SCENARIOS = [
     (tensor_add_mul_i8_rank4, 1),
     (tensor_axpy_f32_push_constants, 2),
@@ -472,6 +679,8 @@ SCENARIOS = [
     (tosa_pool_reduce_f16, 16),
     (tosa_int_ops_i32, 17),
     (tosa_activations_f32, 18),
+    (tosa_int8_cnn_block, 19),
+    (tosa_attention_f32, 20),
 ]
 
 

@@ -65,6 +65,8 @@ scenarios! {
     tosa_pool_reduce_f16,
     tosa_int_ops_i32,
     tosa_activations_f32,
+    tosa_int8_cnn_block,
+    tosa_attention_f32,
 }
 
 fn scenarios_dir() -> PathBuf {
