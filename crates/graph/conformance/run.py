@@ -106,7 +106,9 @@ def generate(a, gen):
         cmd += ["--extension", *a.extension]
     if a.ops:
         cmd += ["--operators", *a.ops.split(",")]
-    rc, out = sh(cmd)
+    # The generator builds in `conformance_build/` under its working directory: keep it in --work.
+    os.makedirs(a.work, exist_ok=True)
+    rc, out = sh(cmd, cwd=a.work)
     if rc != 0:
         print(out[-3000:], file=sys.stderr)
         sys.exit("the conformance generator failed")
@@ -126,6 +128,7 @@ def main():
     ap.add_argument("--per-op", type=int, default=0,
                     help="run only the first N tests (by name) of each operator (0: all)")
     a = ap.parse_args()
+    a.work = os.path.abspath(a.work)
     gen = os.path.join(a.work, "tests")
     if not a.reuse:
         generate(a, gen)
