@@ -20,6 +20,7 @@ pub mod exec;
 pub mod ir;
 pub mod kernels;
 pub mod npy;
+pub mod plan;
 pub mod reader;
 pub mod tosa;
 

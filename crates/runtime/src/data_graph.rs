@@ -23,8 +23,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use tessera_graph::DType;
 use tessera_graph::ir::{Graph, Source, ValueInfo};
-use tessera_graph::{DType, Tensor as GraphTensor};
+use tessera_graph::plan::Plan;
 use vulkan_headers::vulkan::vulkan_core::*;
 
 use crate::descriptor::{Descriptor, DescriptorKind, PipelineLayout};
@@ -454,8 +455,8 @@ pub struct InterfaceBinding {
 /// A compiled graph: the checked IR, its interface bindings and its transient-memory plan.
 #[derive(Debug)]
 pub struct CompiledGraph {
-    /// The graph.
-    pub graph: Graph,
+    /// The graph's execution plan (the graph itself is `plan.graph()`).
+    pub plan: Plan,
     /// One per graph input, in order.
     pub inputs: Vec<InterfaceBinding>,
     /// One per graph output, in order.
@@ -617,6 +618,8 @@ impl CompiledGraph {
             );
         }
         let transient_size = plan_transient(&graph);
+        let plan = Plan::new(graph);
+        let graph = plan.graph();
         let compiled_interface = inputs.iter().chain(&outputs);
         for b in compiled_interface {
             check_binding(b, layout)?;
@@ -624,16 +627,17 @@ impl CompiledGraph {
         let mut log = String::new();
         let _ = writeln!(
             log,
-            "Tessera data graph pipeline, entry point {:?}: {} inputs, {} outputs, {} TOSA.001000.1 operators, {} bytes of transient memory; reference executor",
+            "Tessera data graph pipeline, entry point {:?}: {} inputs, {} outputs, {} TOSA.001000.1 operators ({} on native kernels, the others on the reference kernels), {} bytes of transient memory",
             source.entry,
             inputs.len(),
             outputs.len(),
             graph.nodes.len(),
+            plan.native_nodes(),
             transient_size
         );
         log.push_str(&graph.text());
         Ok(CompiledGraph {
-            graph,
+            plan,
             inputs,
             outputs,
             transient_size,
@@ -1002,27 +1006,99 @@ impl DataGraphPipeline {
     /// `DeviceLost` when a bound tensor lost its memory or the graph fails at run time.
     pub fn execute(&self, sets: &[Option<BoundSet>]) -> Result<()> {
         let c = &self.compiled;
-        let mut inputs = Vec::with_capacity(c.inputs.len());
+        // Packed tensors are used in place; strided ones go through a packed copy. An output in
+        // place must not overlap an input or another output (then it goes through a copy too).
+        let mut in_ranges: Vec<(usize, usize)> = Vec::new();
+        let mut in_copies: Vec<Option<Vec<u8>>> = Vec::new();
+        let mut in_slices: Vec<(*const u8, usize)> = Vec::new();
+        let mut keep: Vec<Arc<DeviceMemory>> = Vec::new();
         for b in &c.inputs {
             let (memory, offset, desc) = resolve(sets, b)?;
             let elem = b.info.dtype.bytes();
-            let bytes = gather(&desc.dims, &desc.strides, elem, |o, buf| {
-                memory.read(offset + o, buf)
-            })?;
-            let t = GraphTensor::from_bytes(&b.info, &bytes)
-                .map_err(|e| Error::DeviceLost(format!("graph input: {e}")))?;
-            inputs.push(t);
+            let len = b.info.elements() * elem;
+            if desc.is_packed() {
+                let ptr = memory.raw_range(offset, len as u64)?;
+                in_ranges.push((ptr as usize, len));
+                in_slices.push((ptr, len));
+                in_copies.push(None);
+            } else {
+                let copy = gather(&desc.dims, &desc.strides, elem, |o, buf| {
+                    memory.read(offset + o, buf)
+                })?;
+                in_ranges.push((
+                    memory.raw_range(offset, desc.footprint())? as usize,
+                    desc.footprint() as usize,
+                ));
+                in_slices.push((std::ptr::null(), 0));
+                in_copies.push(Some(copy));
+            }
+            keep.push(memory);
         }
-        let outputs = tessera_graph::run(&c.graph, &inputs)
-            .map_err(|e| Error::DeviceLost(format!("data graph dispatch failed: {e}")))?;
-        for (b, t) in c.outputs.iter().zip(outputs) {
+        let overlaps = |a: (usize, usize), b: (usize, usize)| a.0 < b.0 + b.1 && b.0 < a.0 + a.1;
+        let mut out_places: Vec<(Arc<DeviceMemory>, u64, TensorDesc)> = Vec::new();
+        let mut out_direct: Vec<Option<(*mut u8, usize)>> = Vec::new();
+        let mut out_ranges: Vec<(usize, usize)> = Vec::new();
+        for b in &c.outputs {
             let (memory, offset, desc) = resolve(sets, b)?;
-            let bytes = t.to_bytes();
-            let elem = b.info.dtype.bytes();
+            let len = b.info.elements() * b.info.dtype.bytes();
+            let start = memory.raw_range(offset, desc.footprint())? as usize;
+            let range = (start, desc.footprint() as usize);
+            let free = !in_ranges.iter().any(|r| overlaps(*r, range))
+                && !out_ranges.iter().any(|r| overlaps(*r, range));
+            out_ranges.push(range);
+            out_direct.push((desc.is_packed() && free).then_some((start as *mut u8, len)));
+            out_places.push((memory, offset, desc));
+        }
+        let mut out_copies: Vec<Vec<u8>> = c
+            .outputs
+            .iter()
+            .zip(&out_direct)
+            .map(|(b, d)| {
+                if d.is_some() {
+                    Vec::new()
+                } else {
+                    vec![0u8; b.info.elements() * b.info.dtype.bytes()]
+                }
+            })
+            .collect();
+        {
+            let inputs: Vec<&[u8]> = in_slices
+                .iter()
+                .zip(&in_copies)
+                .map(|(&(ptr, len), copy)| match copy {
+                    Some(v) => v.as_slice(),
+                    // SAFETY: `len` bytes of a live, bound allocation (`keep` holds it), checked
+                    // by `raw_range`; the Vulkan ordering rules keep other access to it out while
+                    // the dispatch runs.
+                    None => unsafe { std::slice::from_raw_parts(ptr, len) },
+                })
+                .collect();
+            let mut outputs: Vec<&mut [u8]> = out_direct
+                .iter()
+                .zip(out_copies.iter_mut())
+                .map(|(d, copy)| match d {
+                    // SAFETY: as for the inputs; this range overlaps no input and no other
+                    // output (checked above), so the slices do not alias.
+                    Some((ptr, len)) => unsafe { std::slice::from_raw_parts_mut(*ptr, *len) },
+                    None => copy.as_mut_slice(),
+                })
+                .collect();
+            c.plan
+                .run(&inputs, &mut outputs)
+                .map_err(|e| Error::DeviceLost(format!("data graph dispatch failed: {e}")))?;
+        }
+        for (((memory, offset, desc), d), bytes) in
+            out_places.iter().zip(&out_direct).zip(&out_copies)
+        {
+            if d.is_some() {
+                continue;
+            }
+            let elem = desc.format.size as usize;
             for_each_row(&desc.dims, &desc.strides, elem, |o, row, len| {
                 memory.write(offset + o, &bytes[row..row + len])
             })?;
         }
+        drop(keep);
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p tessera-graph --bin graph-run -- GRAPH.spv [--entry NAME]
-//!     [--constant ID=FILE]… [--spec ID=VALUE]… [--print] [--out DIR] INPUT.npy…
+//!     [--constant ID=FILE]… [--spec ID=VALUE]… [--print] [--reference] [--out DIR] INPUT.npy…
 //! ```
 //!
 //! `GRAPH.spv` is a SPIR-V module with `SPV_ARM_graph` (as `vgf_dump --dump-spirv` writes);
@@ -10,12 +10,15 @@
 //! `graph_partition_0`); each `--constant` gives the data of the `OpGraphConstantARM` with that
 //! GraphConstantID (a `.npy` file's data, or a raw file of packed little-endian elements); each
 //! `--spec` a specialization constant (a u32); inputs are `.npy` files in interface order.
-//! Outputs are written as `DIR/output_N.npy` (default `.`); `--print` prints the graph IR.
+//! Outputs are written as `DIR/output_N.npy` (default `.`); `--print` prints the graph IR. The
+//! graph runs on the driver's executor (`tessera_graph::plan`: native kernels where it has them,
+//! reference kernels elsewhere); `--reference` runs every node on the reference kernels.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tessera_graph::{Inputs, compile, npy, run};
+use tessera_graph::plan::Plan;
+use tessera_graph::{Inputs, Tensor, compile, npy, run};
 
 fn main() -> ExitCode {
     match real_main() {
@@ -39,12 +42,14 @@ fn real_main() -> Result<(), String> {
     let mut files = Vec::new();
     let mut out = PathBuf::from(".");
     let mut print = false;
+    let mut reference = false;
     while let Some(a) = args.next() {
         let mut value = |what: &str| args.next().ok_or(format!("{a} needs {what}"));
         match a.as_str() {
             "--entry" => entry = value("a name")?,
             "--out" => out = PathBuf::from(value("a folder")?),
             "--print" => print = true,
+            "--reference" => reference = true,
             "--constant" => {
                 let v = value("ID=FILE")?;
                 let (id, file) = v.split_once('=').ok_or("--constant takes ID=FILE")?;
@@ -65,7 +70,7 @@ fn real_main() -> Result<(), String> {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: graph-run GRAPH.spv [--entry NAME] [--constant ID=FILE]… [--spec ID=VALUE]… [--print] [--out DIR] INPUT.npy…"
+                    "usage: graph-run GRAPH.spv [--entry NAME] [--constant ID=FILE]… [--spec ID=VALUE]… [--print] [--reference] [--out DIR] INPUT.npy…"
                 );
                 return Ok(());
             }
@@ -101,7 +106,26 @@ fn real_main() -> Result<(), String> {
         .zip(&graph.inputs)
         .map(|(f, want)| npy::read(&read(f)?, &want.info).map_err(|e| format!("{f}: {e}")))
         .collect::<Result<Vec<_>, String>>()?;
-    let results = run(&graph, &tensors).map_err(|e| e.to_string())?;
+    let results = if reference {
+        run(&graph, &tensors).map_err(|e| e.to_string())?
+    } else {
+        // The driver's executor: native kernels where it has them.
+        let plan = Plan::new(graph);
+        let ins: Vec<Vec<u8>> = tensors.iter().map(Tensor::to_bytes).collect();
+        let in_refs: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+        let infos: Vec<_> = plan.graph().outputs.iter().map(|o| o.info.clone()).collect();
+        let mut outs: Vec<Vec<u8>> = infos
+            .iter()
+            .map(|i| vec![0u8; i.elements() * i.dtype.bytes()])
+            .collect();
+        let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+        plan.run(&in_refs, &mut out_refs).map_err(|e| e.to_string())?;
+        infos
+            .iter()
+            .zip(&outs)
+            .map(|(i, b)| Tensor::from_bytes(i, b).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, String>>()?
+    };
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     for (i, t) in results.iter().enumerate() {
         let path = out.join(format!("output_{i}.npy"));

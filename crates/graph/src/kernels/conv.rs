@@ -25,14 +25,20 @@ fn result_type(input: DType, weight: DType) -> Option<DType> {
 }
 
 /// Geometry of a 2-D convolution.
-struct Geometry {
-    pad: [usize; 4],
-    stride: [usize; 2],
-    dilation: [usize; 2],
-    out: [usize; 4],
+pub(crate) struct Geometry {
+    pub(crate) pad: [usize; 4],
+    pub(crate) stride: [usize; 2],
+    pub(crate) dilation: [usize; 2],
+    pub(crate) out: [usize; 4],
 }
 
-fn geometry(node: &Node, input: &ValueInfo, kh: usize, kw: usize, oc: usize) -> Result<Geometry> {
+pub(crate) fn geometry(
+    node: &Node,
+    input: &ValueInfo,
+    kh: usize,
+    kw: usize,
+    oc: usize,
+) -> Result<Geometry> {
     let (p, s, d) = (
         ints(node, "pad")?,
         ints(node, "stride")?,

@@ -1,0 +1,888 @@
+//! The execution plan of a graph: what a dispatch runs. Built once (at pipeline creation) from a
+//! checked [`Graph`]; it picks a kernel per node and keeps the constants as bytes, so running it
+//! only moves bytes through kernels.
+//!
+//! Values live as packed little-endian bytes in the element type's container ([`DType::bytes`]):
+//! graph inputs are the caller's slices (no copy), constants are the plan's, every other value
+//! is an aligned buffer of its own, except a graph output that no later node reads, which its
+//! producer writes straight into the caller's output slice.
+//!
+//! Kernels: float32 ADD/SUB/MUL/MAXIMUM/MINIMUM (with broadcasting), float32 MATMUL (the `gemm`
+//! crate, rows split over the worker pool) and float32 CONV2D (im2col then `gemm`, bias first)
+//! run natively; every other node runs the reference kernel on a decoded copy of its operands
+//! (`exec`). Native float results are what TOSA allows: the elementwise ones are correctly rounded
+//! like the reference's, the dot products accumulate in float32 in `gemm`'s blocked order
+//! (TOSA allows any order). Small convolutions (fewer than [`CONV_GEMM_MIN_MACS`]
+//! multiply-adds) keep the reference kernel's pseudocode order, which the CTS compares against
+//! at 140 dB SNR.
+//!
+//! Invariants: every kernel reads only its operands' bytes and writes only its result's; sizes are
+//! checked against the value types before any kernel runs.
+
+use crate::dtype::DType;
+use crate::error::{GraphError, Result};
+use crate::exec::Tensor;
+use crate::ir::{Graph, Node, Source, ValueInfo};
+use crate::kernels::{self, NAN_IGNORE};
+use crate::tosa::TosaOp;
+
+/// Convolutions with at least this many multiply-adds run as im2col + GEMM.
+pub const CONV_GEMM_MIN_MACS: usize = 1 << 18;
+/// Elementwise work is split over the worker pool in chunks of this many elements.
+const CHUNK: usize = 1 << 16;
+
+/// What runs a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    /// The reference kernel on decoded operands.
+    Reference,
+    /// Float32 binary elementwise.
+    Binary(BinOp),
+    /// Float32 MATMUL through `gemm`.
+    MatmulF32,
+    /// Float32 CONV2D through im2col and `gemm`.
+    Conv2dF32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// MAXIMUM; `true`: NaN mode IGNORE.
+    Max(bool),
+    Min(bool),
+}
+
+impl BinOp {
+    #[inline(always)]
+    fn apply(self, a: f32, b: f32) -> f32 {
+        match self {
+            BinOp::Add => a + b,
+            BinOp::Sub => a - b,
+            BinOp::Mul => a * b,
+            BinOp::Max(ignore) => {
+                if a.is_nan() || b.is_nan() {
+                    if ignore {
+                        if a.is_nan() { b } else { a }
+                    } else {
+                        f32::NAN
+                    }
+                } else if a >= b {
+                    a
+                } else {
+                    b
+                }
+            }
+            BinOp::Min(ignore) => {
+                if a.is_nan() || b.is_nan() {
+                    if ignore {
+                        if a.is_nan() { b } else { a }
+                    } else {
+                        f32::NAN
+                    }
+                } else if a <= b {
+                    a
+                } else {
+                    b
+                }
+            }
+        }
+    }
+}
+
+/// A compiled graph.
+#[derive(Debug)]
+pub struct Plan {
+    graph: Graph,
+    kernels: Vec<Kernel>,
+    /// Packed bytes of every constant value (empty for others).
+    constants: Vec<Vec<u8>>,
+    /// For each value, the index of the last node that reads it (`usize::MAX`: none).
+    last_use: Vec<usize>,
+}
+
+/// An owned value buffer, 8-byte aligned (so every element type can be viewed in place).
+#[derive(Debug, Default)]
+struct Buf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Buf {
+    fn zeroed(len: usize) -> Result<Buf> {
+        let n = len.div_ceil(8);
+        let mut words = Vec::new();
+        words.try_reserve_exact(n).map_err(|_| {
+            GraphError::new("Tessera", format!("out of memory for a {len}-byte tensor"))
+        })?;
+        words.resize(n, 0);
+        Ok(Buf { words, len })
+    }
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+}
+
+/// Where a value's bytes are during a run.
+enum Slot {
+    Empty,
+    Input(usize),
+    Constant,
+    Owned(Buf),
+    /// Written into output slice `i`.
+    Output(usize),
+}
+
+fn nbytes(info: &ValueInfo) -> usize {
+    info.elements() * info.dtype.bytes()
+}
+
+fn f32s(bytes: &[u8]) -> std::borrow::Cow<'_, [f32]> {
+    match bytemuck::try_cast_slice::<u8, f32>(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
+    }
+}
+
+/// A `Send + Sync` raw pointer for handing disjoint output rows to pool threads.
+#[derive(Clone, Copy)]
+struct SendPtr(*mut f32);
+// SAFETY: used only to give each pool task its own disjoint range of one buffer, which outlives
+// the pool run.
+unsafe impl Send for SendPtr {}
+// SAFETY: as above.
+unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// The pointer (a method, so closures capture the whole `SendPtr`, not its field).
+    fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+fn pool_run(n: usize, task: &(dyn Fn(usize) + Sync)) -> Result<()> {
+    tessera_workers::global()
+        .run(n, task)
+        .map_err(|e| GraphError::new("Tessera", e.to_string()))
+}
+
+impl Plan {
+    /// Plans `graph`.
+    pub fn new(graph: Graph) -> Plan {
+        let kernels = graph.nodes.iter().map(|n| choose(&graph, n)).collect();
+        let constants = graph
+            .sources
+            .iter()
+            .map(|s| match s {
+                Source::Constant(t) => t.to_bytes(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let mut last_use = vec![usize::MAX; graph.values.len()];
+        for (i, n) in graph.nodes.iter().enumerate() {
+            for &v in &n.inputs {
+                if let Some(l) = last_use.get_mut(v) {
+                    *l = i;
+                }
+            }
+        }
+        Plan {
+            graph,
+            kernels,
+            constants,
+            last_use,
+        }
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// How many nodes run natively (the rest run the reference kernels).
+    pub fn native_nodes(&self) -> usize {
+        self.kernels
+            .iter()
+            .filter(|k| **k != Kernel::Reference)
+            .count()
+    }
+
+    /// Runs the graph: `inputs[i]` holds input `i` packed, `outputs[i]` receives output `i`
+    /// packed. The output slices must not overlap the input slices.
+    ///
+    /// # Errors
+    /// Wrong slice sizes, a failing reference kernel, or out of memory.
+    pub fn run(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<()> {
+        let g = &self.graph;
+        if inputs.len() != g.inputs.len() || outputs.len() != g.outputs.len() {
+            return Err(GraphError::new(
+                "Tessera",
+                format!(
+                    "the graph has {} inputs and {} outputs; {} and {} given",
+                    g.inputs.len(),
+                    g.outputs.len(),
+                    inputs.len(),
+                    outputs.len()
+                ),
+            ));
+        }
+        for (i, (b, iface)) in inputs.iter().zip(&g.inputs).enumerate() {
+            if b.len() != nbytes(&iface.info) {
+                return Err(GraphError::new(
+                    "Tessera",
+                    format!(
+                        "input {i} has {} bytes, {} wants {}",
+                        b.len(),
+                        iface.info,
+                        nbytes(&iface.info)
+                    ),
+                ));
+            }
+        }
+        for (i, (b, iface)) in outputs.iter().zip(&g.outputs).enumerate() {
+            if b.len() != nbytes(&iface.info) {
+                return Err(GraphError::new(
+                    "Tessera",
+                    format!(
+                        "output {i} has {} bytes, {} wants {}",
+                        b.len(),
+                        iface.info,
+                        nbytes(&iface.info)
+                    ),
+                ));
+            }
+        }
+        let out_raw: Vec<(*mut u8, usize)> = outputs
+            .iter_mut()
+            .map(|s| (s.as_mut_ptr(), s.len()))
+            .collect();
+        let mut slots: Vec<Slot> = g
+            .sources
+            .iter()
+            .map(|s| match s {
+                Source::Input(i) => Slot::Input(*i),
+                Source::Constant(_) => Slot::Constant,
+                Source::Node { .. } => Slot::Empty,
+            })
+            .collect();
+        for (n, node) in g.nodes.iter().enumerate() {
+            // Results go to a fresh buffer, or straight to the caller's output when no later node
+            // reads them and exactly one output interface takes them.
+            let mut results: Vec<(usize, Option<usize>)> = Vec::new();
+            for &v in &node.outputs {
+                let direct = if self.last_use[v] == usize::MAX || self.last_use[v] < n {
+                    let mut outs = g.output_values.iter().enumerate().filter(|(_, o)| **o == v);
+                    match (outs.next(), outs.next()) {
+                        (Some((i, _)), None) => Some(i),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                results.push((v, direct));
+            }
+            let mut owned: Vec<Buf> = Vec::new();
+            for &(v, direct) in &results {
+                owned.push(if direct.is_some() {
+                    Buf::default()
+                } else {
+                    Buf::zeroed(nbytes(&g.values[v]))?
+                });
+            }
+            {
+                let args: Vec<&[u8]> = node
+                    .inputs
+                    .iter()
+                    .map(|&v| self.bytes(&slots, v, inputs))
+                    .collect::<Result<_>>()?;
+                let mut dests: Vec<&mut [u8]> = Vec::new();
+                for ((_, direct), b) in results.iter().zip(owned.iter_mut()) {
+                    match direct {
+                        Some(i) => {
+                            let (ptr, len) = out_raw[*i];
+                            // SAFETY: output slice `i`, which the caller's contract keeps
+                            // disjoint from the inputs; no argument is an output slice (a value
+                            // written there is read by no later node), and each output slice is
+                            // the destination of one value only.
+                            dests.push(unsafe { std::slice::from_raw_parts_mut(ptr, len) });
+                        }
+                        None => dests.push(b.bytes_mut()),
+                    }
+                }
+                self.run_node(n, node, &args, &mut dests)?;
+            }
+            for ((v, direct), buf) in results.into_iter().zip(owned) {
+                slots[v] = match direct {
+                    Some(i) => Slot::Output(i),
+                    None => Slot::Owned(buf),
+                };
+            }
+        }
+        // Outputs not written in place: copy them.
+        for (i, &v) in g.output_values.iter().enumerate() {
+            if matches!(slots[v], Slot::Output(j) if j == i) {
+                continue;
+            }
+            let src = self.bytes(&slots, v, inputs)?;
+            let (ptr, len) = out_raw[i];
+            if src.len() != len {
+                return Err(GraphError::new("Tessera", "internal error: output size"));
+            }
+            // SAFETY: output slice `i` (disjoint from the inputs, the constants and the owned
+            // buffers `src` may be).
+            unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), ptr, len) };
+        }
+        Ok(())
+    }
+
+    /// The bytes of value `v` (never one written into an output slice: no later node reads
+    /// those).
+    fn bytes<'s>(&'s self, slots: &'s [Slot], v: usize, inputs: &[&'s [u8]]) -> Result<&'s [u8]> {
+        match &slots[v] {
+            Slot::Input(i) => Ok(inputs[*i]),
+            Slot::Constant => Ok(&self.constants[v]),
+            Slot::Owned(b) => Ok(b.bytes()),
+            Slot::Output(_) | Slot::Empty => Err(GraphError::new(
+                "Tessera",
+                format!("internal error: %{v} read before it was made or after it was handed out"),
+            )),
+        }
+    }
+
+    fn run_node(
+        &self,
+        n: usize,
+        node: &Node,
+        args: &[&[u8]],
+        dests: &mut [&mut [u8]],
+    ) -> Result<()> {
+        match self.kernels[n] {
+            Kernel::Reference => {
+                let tensors: Vec<Tensor> = node
+                    .inputs
+                    .iter()
+                    .zip(args)
+                    .map(|(&v, b)| Tensor::from_bytes(&self.graph.values[v], b))
+                    .collect::<Result<_>>()?;
+                let refs: Vec<&Tensor> = tensors.iter().collect();
+                let kernel = node.op.kernel().ok_or_else(|| {
+                    GraphError::new(
+                        "Tessera",
+                        format!("TOSA {} is not implemented", node.op.name()),
+                    )
+                })?;
+                let outs = kernel(node, &refs)?;
+                for ((t, want), d) in outs.iter().zip(&node.out).zip(dests.iter_mut()) {
+                    if t.info() != *want {
+                        return Err(GraphError::new(
+                            "Tessera",
+                            format!(
+                                "internal error: {} made {}, its result is {want}",
+                                node.op.name(),
+                                t.info()
+                            ),
+                        ));
+                    }
+                    d.copy_from_slice(&t.to_bytes());
+                }
+                Ok(())
+            }
+            Kernel::Binary(op) => binary(op, &self.graph, node, args, dests[0]),
+            Kernel::MatmulF32 => matmul(&self.graph, node, args, dests[0]),
+            Kernel::Conv2dF32 => conv2d(&self.graph, node, args, dests[0]),
+        }
+    }
+}
+
+/// The kernel for `node`.
+fn choose(g: &Graph, node: &Node) -> Kernel {
+    let f32_only = node.inputs.iter().all(|&v| g.values[v].dtype == DType::F32)
+        && node.out.iter().all(|o| o.dtype == DType::F32);
+    if !f32_only {
+        return Kernel::Reference;
+    }
+    let nan_ignore = || {
+        node.attr("nan_mode")
+            .ok()
+            .and_then(Tensor::scalar_i64)
+            .is_some_and(|m| m == NAN_IGNORE)
+    };
+    match node.op {
+        TosaOp::Add => Kernel::Binary(BinOp::Add),
+        TosaOp::Sub => Kernel::Binary(BinOp::Sub),
+        TosaOp::Mul => Kernel::Binary(BinOp::Mul),
+        TosaOp::Maximum => Kernel::Binary(BinOp::Max(nan_ignore())),
+        TosaOp::Minimum => Kernel::Binary(BinOp::Min(nan_ignore())),
+        TosaOp::Matmul => Kernel::MatmulF32,
+        TosaOp::Conv2d => {
+            let (x, w) = (&g.values[node.inputs[0]], &g.values[node.inputs[1]]);
+            let out = &node.out[0];
+            let k = w.shape.iter().skip(1).product::<usize>();
+            let macs = out.elements().saturating_mul(k);
+            let zero_zps = ["input_zp", "weight_zp"].iter().all(|z| {
+                node.attr(z)
+                    .is_ok_and(|t| (0..t.len()).all(|i| t.get_f64(i) == 0.0))
+            });
+            if macs >= CONV_GEMM_MIN_MACS && zero_zps && x.shape.len() == 4 {
+                Kernel::Conv2dF32
+            } else {
+                Kernel::Reference
+            }
+        }
+        _ => Kernel::Reference,
+    }
+}
+
+/// Float32 binary op with TOSA broadcasting (equal ranks, size-1 dimensions stretch).
+fn binary(op: BinOp, g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
+    let (ia, ib) = (&g.values[node.inputs[0]], &g.values[node.inputs[1]]);
+    let out = &node.out[0];
+    let (a, b) = (f32s(args[0]), f32s(args[1]));
+    let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    if ia.shape == out.shape && ib.shape == out.shape {
+        let n = d.len();
+        let chunks = n.div_ceil(CHUNK);
+        if chunks <= 1 {
+            for ((o, x), y) in d.iter_mut().zip(a.iter()).zip(b.iter()) {
+                *o = op.apply(*x, *y);
+            }
+            return Ok(());
+        }
+        let dp = SendPtr(d.as_mut_ptr());
+        let (a, b) = (&a[..], &b[..]);
+        return pool_run(chunks, &|c| {
+            let start = c * CHUNK;
+            let end = (start + CHUNK).min(n);
+            // SAFETY: chunk `c` is `start..end` of `d`, disjoint from every other chunk; `d`
+            // outlives the run.
+            let o = unsafe { std::slice::from_raw_parts_mut(dp.get().add(start), end - start) };
+            for ((o, x), y) in o.iter_mut().zip(&a[start..end]).zip(&b[start..end]) {
+                *o = op.apply(*x, *y);
+            }
+        });
+    }
+    // Broadcast: walk the result row by row (the last dimension), each operand's index built from
+    // its strides with 0 for stretched dimensions.
+    let rank = out.shape.len();
+    let st = |shape: &[usize]| -> Vec<usize> {
+        let full = kernels::strides(shape);
+        (0..rank)
+            .map(|i| if shape[i] == 1 { 0 } else { full[i] })
+            .collect()
+    };
+    let (sa, sb) = (st(&ia.shape), st(&ib.shape));
+    let inner = out.shape.last().copied().unwrap_or(1);
+    let rows = d.len().checked_div(inner).unwrap_or(0);
+    let mut index = vec![0usize; rank.saturating_sub(1)];
+    for r in 0..rows {
+        let (mut oa, mut ob) = (0usize, 0usize);
+        for (i, &c) in index.iter().enumerate() {
+            oa += c * sa[i];
+            ob += c * sb[i];
+        }
+        let (ka, kb) = (
+            sa.get(rank - 1).copied().unwrap_or(0),
+            sb.get(rank - 1).copied().unwrap_or(0),
+        );
+        let row = &mut d[r * inner..(r + 1) * inner];
+        for (j, o) in row.iter_mut().enumerate() {
+            *o = op.apply(a[oa + j * ka], b[ob + j * kb]);
+        }
+        for axis in (0..index.len()).rev() {
+            index[axis] += 1;
+            if index[axis] < out.shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// `dst[m×n] (row stride ldd) = a[m×k] (row stride lda) · b` where `b`'s element (k, n) is at
+/// `b[k·b_rs + n·b_cs]`; `accumulate` adds to `dst` instead of overwriting it. Rows are split
+/// over the worker pool when the product is large.
+#[allow(clippy::too_many_arguments)]
+fn sgemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    ldd: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    b_rs: usize,
+    b_cs: usize,
+    accumulate: bool,
+) -> Result<()> {
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    // Bounds of what gemm will touch, checked once (gemm takes raw pointers).
+    let ok = (m - 1) * ldd + n <= dst.len()
+        && (k == 0 || (m - 1) * lda + k <= a.len())
+        && (k == 0 || (k - 1) * b_rs + (n - 1) * b_cs < b.len());
+    if !ok {
+        return Err(GraphError::new(
+            "Tessera",
+            "internal error: GEMM operands out of range",
+        ));
+    }
+    let threads = tessera_workers::global().threads();
+    let tasks = if m * n * k >= 1 << 20 {
+        threads.min(m.div_ceil(16)).max(1)
+    } else {
+        1
+    };
+    let rows = m.div_ceil(tasks);
+    let dp = SendPtr(dst.as_mut_ptr());
+    let run = |t: usize| {
+        let r0 = t * rows;
+        if r0 >= m {
+            return;
+        }
+        let mr = rows.min(m - r0);
+        // SAFETY: task `t` writes rows `r0..r0+mr` of `dst` only (disjoint between tasks) and
+        // reads `a`'s same rows and all of `b`; every index is inside the slices (checked above).
+        unsafe {
+            gemm::gemm(
+                mr,
+                n,
+                k,
+                dp.get().add(r0 * ldd),
+                1,
+                ldd as isize,
+                accumulate,
+                a.as_ptr().add(r0 * lda),
+                1,
+                lda as isize,
+                b.as_ptr(),
+                b_cs as isize,
+                b_rs as isize,
+                if accumulate { 1.0f32 } else { 0.0f32 },
+                1.0f32,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            );
+        }
+    };
+    if tasks == 1 {
+        run(0);
+        Ok(())
+    } else {
+        pool_run(tasks, &run)
+    }
+}
+
+/// Float32 MATMUL: `[N,H,C] · [N,C,W] → [N,H,W]` per batch (float zero points are 0).
+fn matmul(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
+    let ia = &g.values[node.inputs[0]];
+    let ib = &g.values[node.inputs[1]];
+    let (batches, h, c) = (ia.shape[0], ia.shape[1], ia.shape[2]);
+    let w = ib.shape[2];
+    let (a, b) = (f32s(args[0]), f32s(args[1]));
+    let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    for n in 0..batches {
+        sgemm(
+            h,
+            w,
+            c,
+            &mut d[n * h * w..(n + 1) * h * w],
+            w,
+            &a[n * h * c..(n + 1) * h * c],
+            c,
+            &b[n * c * w..(n + 1) * c * w],
+            w,
+            1,
+            false,
+        )?;
+    }
+    Ok(())
+}
+
+/// Float32 CONV2D as im2col + GEMM: `[N·OH·OW, KH·KW·IC] · weightᵀ`, the result rows starting
+/// from the bias. A 1×1, stride-1, unpadded convolution uses the input as it is.
+fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
+    let x_info = &g.values[node.inputs[0]];
+    let w_info = &g.values[node.inputs[1]];
+    let (oc, kh, kw, ic) = (
+        w_info.shape[0],
+        w_info.shape[1],
+        w_info.shape[2],
+        w_info.shape[3],
+    );
+    let geo = kernels::conv::geometry(node, x_info, kh, kw, oc)?;
+    let [batches, ih, iw, _] = [
+        x_info.shape[0],
+        x_info.shape[1],
+        x_info.shape[2],
+        x_info.shape[3],
+    ];
+    let [_, oh, ow, _] = geo.out;
+    let (x, w, bias) = (f32s(args[0]), f32s(args[1]), f32s(args[2]));
+    let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    let m = batches * oh * ow;
+    let k = kh * kw * ic;
+    for row in d.chunks_exact_mut(oc) {
+        for (o, v) in row.iter_mut().enumerate() {
+            *v = bias[if bias.len() == 1 { 0 } else { o }];
+        }
+    }
+    let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
+    let cols;
+    let lhs: &[f32] = if direct {
+        &x
+    } else {
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(m * k).map_err(|_| {
+            GraphError::new(
+                "Tessera",
+                format!("out of memory for a {m}×{k} im2col buffer"),
+            )
+        })?;
+        buf.resize(m * k, 0f32);
+        for b in 0..batches {
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    let r = ((b * oh + oy) * ow + ox) * k;
+                    for ky in 0..kh {
+                        let y =
+                            (oy * geo.stride[0] + ky * geo.dilation[0]).wrapping_sub(geo.pad[0]);
+                        if y >= ih {
+                            continue;
+                        }
+                        for kx in 0..kw {
+                            let xx = (ox * geo.stride[1] + kx * geo.dilation[1])
+                                .wrapping_sub(geo.pad[2]);
+                            if xx >= iw {
+                                continue;
+                            }
+                            let src = ((b * ih + y) * iw + xx) * ic;
+                            let dst = r + (ky * kw + kx) * ic;
+                            buf[dst..dst + ic].copy_from_slice(&x[src..src + ic]);
+                        }
+                    }
+                }
+            }
+        }
+        cols = buf;
+        &cols
+    };
+    // weight is OHWI: element (k, o) of the [K, OC] right-hand side is w[o·K + k].
+    sgemm(m, oc, k, d, oc, lhs, k, &w, 1, k, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::Values;
+    use crate::testing::{ADD, Asm, CONV2D, MATMUL, MUL, SUB};
+    use crate::{Inputs, compile, run};
+
+    /// A deterministic pseudo-random float in [-2, 2) with few mantissa bits.
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                ((x >> 8) % 64) as f32 / 16.0 - 2.0
+            })
+            .collect()
+    }
+
+    fn bytes(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn tensor(shape: &[usize], v: &[f32]) -> Tensor {
+        Tensor::new(
+            DType::F32,
+            shape.to_vec(),
+            Values::Float(v.iter().map(|&x| f64::from(x)).collect()),
+        )
+        .unwrap()
+    }
+
+    /// Runs `words` with the plan and with the reference executor; returns both outputs.
+    fn both(
+        words: &[u32],
+        inputs: &[(Vec<usize>, Vec<f32>)],
+    ) -> (Vec<Vec<f32>>, Vec<Vec<f32>>, usize) {
+        let graph = compile(words, "main", &Inputs::default()).unwrap();
+        let tensors: Vec<Tensor> = inputs.iter().map(|(s, v)| tensor(s, v)).collect();
+        let reference: Vec<Vec<f32>> = run(&graph, &tensors)
+            .unwrap()
+            .iter()
+            .map(|t| t.floats().iter().map(|&x| x as f32).collect())
+            .collect();
+        let plan = Plan::new(graph);
+        let in_bytes: Vec<Vec<u8>> = inputs.iter().map(|(_, v)| bytes(v)).collect();
+        let in_refs: Vec<&[u8]> = in_bytes.iter().map(Vec::as_slice).collect();
+        let mut outs: Vec<Vec<u8>> = plan
+            .graph()
+            .outputs
+            .iter()
+            .map(|o| vec![0u8; nbytes(&o.info)])
+            .collect();
+        let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+        plan.run(&in_refs, &mut out_refs).unwrap();
+        let native = outs
+            .iter()
+            .map(|b| {
+                b.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+            .collect();
+        (native, reference, plan.native_nodes())
+    }
+
+    #[test]
+    fn elementwise_chains_with_broadcast_match_the_reference_bit_for_bit() {
+        let mut a = Asm::new();
+        let f = a.float(32);
+        let big = a.tensor(f, &[3, 70_000]);
+        let row = a.tensor(f, &[1, 70_000]);
+        let col = a.tensor(f, &[3, 1]);
+        let x = a.input(big, 0);
+        let y = a.input(row, 1);
+        let z = a.input(col, 2);
+        let s = a.op(big, ADD, &[x, y]);
+        let i8t = a.int(8);
+        let shift = a.one(i8t, 0);
+        let m = a.op(big, MUL, &[s, z, shift]);
+        let d = a.op(big, SUB, &[m, x]);
+        a.output(d, big, 3);
+        a.output(s, big, 4);
+        let (native, reference, fast) = both(
+            &a.finish(),
+            &[
+                (vec![3, 70_000], values(210_000, 1)),
+                (vec![1, 70_000], values(70_000, 2)),
+                (vec![3, 1], values(3, 3)),
+            ],
+        );
+        assert_eq!(fast, 3);
+        assert_eq!(native, reference);
+    }
+
+    fn close(native: &[f32], reference: &[f32], tolerance: f32) {
+        assert_eq!(native.len(), reference.len());
+        for (i, (n, r)) in native.iter().zip(reference).enumerate() {
+            assert!(
+                (n - r).abs() <= tolerance * r.abs().max(1.0),
+                "[{i}]: {n} vs {r}"
+            );
+        }
+    }
+
+    #[test]
+    fn matmul_runs_on_gemm_and_matches_the_reference() {
+        let mut a = Asm::new();
+        let f = a.float(32);
+        let ta = a.tensor(f, &[2, 67, 129]);
+        let tb = a.tensor(f, &[2, 129, 45]);
+        let to = a.tensor(f, &[2, 67, 45]);
+        let x = a.input(ta, 0);
+        let y = a.input(tb, 1);
+        let zp = a.one(f, 0);
+        let m = a.op(to, MATMUL, &[x, y, zp, zp]);
+        a.output(m, to, 2);
+        let (native, reference, fast) = both(
+            &a.finish(),
+            &[
+                (vec![2, 67, 129], values(2 * 67 * 129, 4)),
+                (vec![2, 129, 45], values(2 * 129 * 45, 5)),
+            ],
+        );
+        assert_eq!(fast, 1);
+        // Inputs are multiples of 1/16 below 2: every product and partial sum is exact in f32.
+        close(&native[0], &reference[0], 0.0);
+    }
+
+    /// A CONV2D graph on f32 `[1, h, w, ic]` with `oc` outputs, a `k`×`k` kernel, stride, padding.
+    fn conv_graph(
+        h: u32,
+        w: u32,
+        ic: u32,
+        oc: u32,
+        k: u32,
+        stride: i32,
+        pad: i32,
+    ) -> (Vec<u32>, [usize; 4]) {
+        let mut a = Asm::new();
+        let f = a.float(32);
+        let i32t = a.int(32);
+        let oh = (h as i32 + 2 * pad - k as i32) / stride + 1;
+        let ow = (w as i32 + 2 * pad - k as i32) / stride + 1;
+        let tin = a.tensor(f, &[1, h, w, ic]);
+        let tw = a.tensor(f, &[oc, k, k, ic]);
+        let tb = a.tensor(f, &[oc]);
+        let tout = a.tensor(f, &[1, oh as u32, ow as u32, oc]);
+        let x = a.input(tin, 0);
+        let wt = a.input(tw, 1);
+        let b = a.input(tb, 2);
+        let padc = a.i32s(&[pad, pad, pad, pad]);
+        let st = a.i32s(&[stride, stride]);
+        let dil = a.i32s(&[1, 1]);
+        let acc = a.scalar(i32t, 3);
+        let lb = a.boolc(false);
+        let zp = a.one(f, 0);
+        let c = a.op(tout, CONV2D, &[padc, st, dil, acc, lb, x, wt, b, zp, zp]);
+        a.output(c, tout, 3);
+        (a.finish(), [1, oh as usize, ow as usize, oc as usize])
+    }
+
+    #[test]
+    fn big_convolutions_run_as_gemm_small_ones_keep_the_reference_order() {
+        for (h, w, ic, oc, k, stride, pad, fast) in [
+            (20, 24, 16, 24, 3, 1, 1, 1),
+            (29, 25, 8, 32, 3, 2, 1, 1),
+            (32, 32, 32, 16, 1, 1, 0, 1),
+            (8, 16, 4, 4, 2, 2, 0, 0),
+        ] {
+            let (words, _) = conv_graph(h, w, ic, oc, k, stride, pad);
+            let (hs, ws, ics, ocs, ks) =
+                (h as usize, w as usize, ic as usize, oc as usize, k as usize);
+            let (native, reference, n) = both(
+                &words,
+                &[
+                    (vec![1, hs, ws, ics], values(hs * ws * ics, 6)),
+                    (vec![ocs, ks, ks, ics], values(ocs * ks * ks * ics, 7)),
+                    (vec![ocs], values(ocs, 8)),
+                ],
+            );
+            assert_eq!(n, fast, "{h}x{w}x{ic}→{oc} k{k}");
+            close(&native[0], &reference[0], 0.0);
+        }
+    }
+
+    #[test]
+    fn wrong_sizes_are_errors() {
+        let graph = compile(&crate::testing::add_module(), "main", &Inputs::default()).unwrap();
+        let plan = Plan::new(graph);
+        let a = vec![0u8; 32];
+        let short = vec![0u8; 31];
+        let mut out = vec![0u8; 32];
+        assert!(plan.run(&[&a, &short], &mut [&mut out]).is_err());
+        assert!(plan.run(&[&a], &mut [&mut out]).is_err());
+        assert!(plan.run(&[&a, &a], &mut [&mut out]).is_ok());
+    }
+}
