@@ -8,9 +8,12 @@ extracts its SPIR-V graph module and its constants; Tessera's graph-run runs the
 inputs; tosa_verify checks each output against the reference with the test's compliance rule
 (EXACT, ULP, dot-product statistics, ...). A test that Tessera rejects at decode counts as
 "rejected" (with the first line of the reason), one whose outputs fail tosa_verify as "fail".
+Negative tests (`--test-type negative`: graphs that break an ERROR_IF rule) pass when Tessera
+rejects the graph, fail when it runs it, and are skipped when model-converter refuses them.
 
 Usage: run.py --graph-run PATH --work DIR [--ops add,mul,...] [--profile tosa-pro-int ...]
-              [--extension ...] [--per-op N] [--json report.json] [--jobs N]
+              [--extension ...] [--test-type positive|negative|both] [--per-op N]
+              [--json report.json] [--jobs N]
 Needs tosa_verif_conformance_generator, tosa_reference_model, model-converter, vgf_dump and
 tosa_verify on PATH (`cargo xtask conformance` installs them into target/tosa-venv).
 """
@@ -38,10 +41,48 @@ def constants(vgf_json):
     return [(b["constant_table_index"], b["graph_constant_id"]) for b in seg.get("constant_bindings", [])]
 
 
+def spirv_and_constants(test_dir, desc, work):
+    """model-converter + vgf_dump: (SPIR-V path, [(constant id, file)]) or (None, reason)."""
+    vgf = os.path.join(work, "t.vgf")
+    rc, out = sh(["model-converter", "-i", os.path.join(test_dir, desc["tosa_file"]), "-o", vgf])
+    if rc != 0:
+        return None, "model-converter: " + (out.splitlines()[-1] if out else "failed")
+    rc, out = sh(["vgf_dump", "-i", vgf, "-o", "-"])
+    if rc != 0:
+        return None, "vgf_dump failed"
+    info = json.loads(out[out.index("{"):])
+    spv = os.path.join(work, "t.spv")
+    sh(["vgf_dump", "-i", vgf, "-o", spv, "--dump-spirv", "0"])
+    consts = []
+    for index, gid in constants(info):
+        path = os.path.join(work, f"c{index}.bin")
+        sh(["vgf_dump", "-i", vgf, "-o", path, "--dump-constant", str(index)])
+        consts.append((gid, path))
+    return spv, consts
+
+
+def run_negative(test_dir, desc, graph_run):
+    """An ERROR_IF test: Tessera must reject the graph (model-converter may refuse it first)."""
+    work = os.path.join(test_dir, "tessera")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    spv, consts = spirv_and_constants(test_dir, desc, work)
+    if spv is None:
+        return "skipped", consts
+    cmd = [graph_run, spv, "--entry", "graph_partition_0", "--out", os.path.join(work, "imp")]
+    for gid, path in consts:
+        cmd += ["--constant", f"{gid}={path}"]
+    cmd += [os.path.join(test_dir, f) for f in desc["ifm_file"]]
+    rc, out = sh(cmd)
+    if rc != 0 and "graph-run: wrote" not in out:
+        return "pass", ""
+    return "fail", "an ERROR_IF graph was accepted"
+
+
 def run_test(test_dir, graph_run):
     desc = json.load(open(os.path.join(test_dir, "desc.json")))
     if desc.get("expected_failure"):
-        return "skipped", "negative test"
+        return run_negative(test_dir, desc, graph_run)
     work = os.path.join(test_dir, "tessera")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -56,20 +97,11 @@ def run_test(test_dir, graph_run):
     rc, out = sh(cmd)
     if rc != 0:
         return "skipped", "reference model failed: " + (out.splitlines()[-1] if out else "no output")
-    vgf = os.path.join(work, "t.vgf")
-    rc, out = sh(["model-converter", "-i", os.path.join(test_dir, desc["tosa_file"]), "-o", vgf])
-    if rc != 0:
-        return "skipped", "model-converter: " + (out.splitlines()[-1] if out else "failed")
-    rc, out = sh(["vgf_dump", "-i", vgf, "-o", "-"])
-    if rc != 0:
-        return "skipped", "vgf_dump failed"
-    info = json.loads(out[out.index("{"):])
-    spv = os.path.join(work, "t.spv")
-    sh(["vgf_dump", "-i", vgf, "-o", spv, "--dump-spirv", "0"])
+    spv, consts = spirv_and_constants(test_dir, desc, work)
+    if spv is None:
+        return "skipped", consts
     cmd = [graph_run, spv, "--entry", "graph_partition_0", "--out", imp]
-    for index, gid in constants(info):
-        path = os.path.join(work, f"c{index}.bin")
-        sh(["vgf_dump", "-i", vgf, "-o", path, "--dump-constant", str(index)])
+    for gid, path in consts:
         cmd += ["--constant", f"{gid}={path}"]
     cmd += [os.path.join(test_dir, f) for f in desc["ifm_file"]]
     rc, out = sh(cmd)
@@ -100,7 +132,7 @@ def run_test(test_dir, graph_run):
 def generate(a, gen):
     """Arm's conformance generator: positive tests of the requested operators into `gen`."""
     shutil.rmtree(gen, ignore_errors=True)
-    cmd = ["tosa_verif_conformance_generator", "--tosa-version", "1.0.2", "--test-type", "positive",
+    cmd = ["tosa_verif_conformance_generator", "--tosa-version", "1.0.2", "--test-type", a.test_type,
            "--output-type", "binary", "--output-directory", gen, "-j", str(a.jobs), "--profile", *a.profile]
     if a.extension:
         cmd += ["--extension", *a.extension]
@@ -122,6 +154,8 @@ def main():
     ap.add_argument("--profile", nargs="*", default=["tosa-pro-int", "tosa-pro-fp"])
     ap.add_argument("--extension", nargs="*", default=[])
     ap.add_argument("--json")
+    ap.add_argument("--test-type", default="positive", choices=["positive", "negative", "both"],
+                    help="positive tests, negative (ERROR_IF) tests that must be rejected, or both")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--reuse", action="store_true",
                     help="run the tests already generated under --work instead of generating them")

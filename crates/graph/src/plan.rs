@@ -26,6 +26,11 @@ use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
 
+/// The largest tensor (in elements) a reference kernel may read or make: it holds 8 bytes per
+/// element (widened values) and allocates infallibly, so larger ones are refused at planning
+/// instead of risking an abort on a failed allocation.
+pub const MAX_REFERENCE_ELEMENTS: usize = 1 << 27;
+
 /// Convolutions with at least this many multiply-adds run as im2col + GEMM.
 pub const CONV_GEMM_MIN_MACS: usize = 1 << 18;
 /// Elementwise work is split over the worker pool in chunks of this many elements.
@@ -201,6 +206,36 @@ impl Plan {
             constants,
             last_use,
         }
+    }
+
+    /// Checks that every node the reference kernels run stays within
+    /// [`MAX_REFERENCE_ELEMENTS`] per operand and result.
+    ///
+    /// # Errors
+    /// Names the node and the tensor that is too large.
+    pub fn check_limits(&self) -> Result<()> {
+        for (node, kernel) in self.graph.nodes.iter().zip(&self.kernels) {
+            if *kernel != Kernel::Reference {
+                continue;
+            }
+            let too_big = node
+                .inputs
+                .iter()
+                .map(|&v| &self.graph.values[v])
+                .chain(&node.out)
+                .find(|i| i.elements() > MAX_REFERENCE_ELEMENTS);
+            if let Some(info) = too_big {
+                return Err(GraphError::new(
+                    "Tessera",
+                    format!(
+                        "{} (%{}) would run on the reference kernels with a {info} tensor, more than their {MAX_REFERENCE_ELEMENTS} elements",
+                        node.op.name(),
+                        node.result
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The graph.
@@ -871,6 +906,23 @@ mod tests {
             );
             assert_eq!(n, fast, "{h}x{w}x{ic}→{oc} k{k}");
             close(&native[0], &reference[0], 0.0);
+        }
+    }
+
+    #[test]
+    fn huge_tensors_on_reference_kernels_are_refused_at_planning() {
+        let n = (MAX_REFERENCE_ELEMENTS + 1) as u32;
+        for (int, ok) in [(true, false), (false, true)] {
+            let mut a = Asm::new();
+            let e = if int { a.int(32) } else { a.float(32) };
+            let t = a.tensor(e, &[n]);
+            let x = a.input(t, 0);
+            let y = a.input(t, 1);
+            let s = a.op(t, ADD, &[x, y]);
+            a.output(s, t, 2);
+            let plan = Plan::new(compile(&a.finish(), "main", &Inputs::default()).unwrap());
+            // i32 ADD runs on the reference kernels; f32 ADD natively.
+            assert_eq!(plan.check_limits().is_ok(), ok);
         }
     }
 

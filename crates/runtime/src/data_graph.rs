@@ -619,6 +619,8 @@ impl CompiledGraph {
         }
         let transient_size = plan_transient(&graph);
         let plan = Plan::new(graph);
+        plan.check_limits()
+            .map_err(|e| Error::OutOfHostMemory(format!("data graph pipeline: {e}")))?;
         let graph = plan.graph();
         let compiled_interface = inputs.iter().chain(&outputs);
         for b in compiled_interface {
