@@ -22,6 +22,7 @@
 use crate::dtype::DType;
 use crate::error::{GraphError, Result};
 use crate::exec::Tensor;
+use crate::gemm_i8::{PackedB, gemm_i8};
 use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
@@ -47,6 +48,8 @@ enum Kernel {
     MatmulF32,
     /// Float32 CONV2D through im2col and `gemm`.
     Conv2dF32,
+    /// int8 × int8 → int32 CONV2D through im2col and the exact int8 GEMM.
+    Conv2dI8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +108,8 @@ pub struct Plan {
     constants: Vec<Vec<u8>>,
     /// For each value, the index of the last node that reads it (`usize::MAX`: none).
     last_use: Vec<usize>,
+    /// Per node: its constant weights packed for the int8 GEMM (int8 CONV2D only).
+    packed: Vec<Option<PackedB>>,
 }
 
 /// An owned value buffer, 8-byte aligned (so every element type can be viewed in place).
@@ -183,7 +188,7 @@ fn pool_run(n: usize, task: &(dyn Fn(usize) + Sync)) -> Result<()> {
 impl Plan {
     /// Plans `graph`.
     pub fn new(graph: Graph) -> Plan {
-        let kernels = graph.nodes.iter().map(|n| choose(&graph, n)).collect();
+        let kernels: Vec<Kernel> = graph.nodes.iter().map(|n| choose(&graph, n)).collect();
         let constants = graph
             .sources
             .iter()
@@ -200,11 +205,23 @@ impl Plan {
                 }
             }
         }
+        let packed = graph
+            .nodes
+            .iter()
+            .zip(&kernels)
+            .map(
+                |(n, k)| match (k, n.inputs.get(1).and_then(|&w| graph.sources.get(w))) {
+                    (Kernel::Conv2dI8, Some(Source::Constant(w))) => Some(pack_conv_weights(w)),
+                    _ => None,
+                },
+            )
+            .collect();
         Plan {
             graph,
             kernels,
             constants,
             last_use,
+            packed,
         }
     }
 
@@ -434,12 +451,23 @@ impl Plan {
             Kernel::Binary(op) => binary(op, &self.graph, node, args, dests[0]),
             Kernel::MatmulF32 => matmul(&self.graph, node, args, dests[0]),
             Kernel::Conv2dF32 => conv2d(&self.graph, node, args, dests[0]),
+            Kernel::Conv2dI8 => {
+                conv2d_i8(&self.graph, node, self.packed[n].as_ref(), args, dests[0])
+            }
         }
     }
 }
 
 /// The kernel for `node`.
 fn choose(g: &Graph, node: &Node) -> Kernel {
+    if node.op == TosaOp::Conv2d
+        && g.values[node.inputs[0]].dtype == DType::I8
+        && g.values[node.inputs[1]].dtype == DType::I8
+        && node.out[0].dtype == DType::I32
+        && g.values[node.inputs[0]].shape.len() == 4
+    {
+        return Kernel::Conv2dI8;
+    }
     let f32_only = node.inputs.iter().all(|&v| g.values[v].dtype == DType::F32)
         && node.out.iter().all(|o| o.dtype == DType::F32);
     if !f32_only {
@@ -910,6 +938,74 @@ mod tests {
     }
 
     #[test]
+    fn int8_convolutions_match_the_reference_exactly() {
+        for (h, w, ic, oc, k, stride, pad, izp, wzp, constant) in [
+            (9, 11, 5, 7, 3, 2, 1, -128i32, 3i32, true),
+            (8, 8, 16, 40, 1, 1, 0, 0, 0, false),
+            (6, 6, 2, 4, 3, 1, 1, -3, 0, true),
+        ] {
+            let mut a = Asm::new();
+            let i8t = a.int(8);
+            let i32t = a.int(32);
+            let oh = (h + 2 * pad - k) / stride + 1;
+            let ow = (w + 2 * pad - k) / stride + 1;
+            let tin = a.tensor(i8t, &[1, h as u32, w as u32, ic]);
+            let tw = a.tensor(i8t, &[oc, k as u32, k as u32, ic]);
+            let tb = a.tensor(i32t, &[oc]);
+            let tout = a.tensor(i32t, &[1, oh as u32, ow as u32, oc]);
+            let x = a.input(tin, 0);
+            let n_w = (oc as usize) * (k * k) as usize * ic as usize;
+            let wvals: Vec<i64> = (0..n_w)
+                .map(|i| ((i * 29 + 7) % 256) as i64 - 128)
+                .collect();
+            let wt = if constant {
+                a.graph_constant(tw, 0)
+            } else {
+                a.input(tw, 1)
+            };
+            let b = a.graph_constant(tb, 1);
+            let padc = a.i32s(&[pad, pad, pad, pad]);
+            let st = a.i32s(&[stride, stride]);
+            let dil = a.i32s(&[1, 1]);
+            let acc = a.scalar(i32t, 1);
+            let lb = a.boolc(false);
+            let zx = a.one(i8t, izp as u32 & 0xff);
+            let zw = a.one(i8t, wzp as u32 & 0xff);
+            let c = a.op(tout, CONV2D, &[padc, st, dil, acc, lb, x, wt, b, zx, zw]);
+            a.output(c, tout, 2);
+            let words = a.finish();
+            let mut inputs = Inputs::default();
+            let wbytes: Vec<u8> = wvals.iter().map(|&v| v as i8 as u8).collect();
+            if constant {
+                inputs.graph_constants.insert(0, wbytes.clone());
+            }
+            let bias: Vec<u8> = (0..oc as i32)
+                .flat_map(|o| (o * 1000 - 3000).to_le_bytes())
+                .collect();
+            inputs.graph_constants.insert(1, bias);
+            let graph = compile(&words, "main", &inputs).unwrap();
+            let n_x = (h * w) as usize * ic as usize;
+            let xbytes: Vec<u8> = (0..n_x).map(|i| ((i * 53 + 11) % 256) as u8).collect();
+            let mut tensors = vec![Tensor::from_bytes(&graph.inputs[0].info, &xbytes).unwrap()];
+            let mut in_bytes = vec![xbytes.clone()];
+            if !constant {
+                tensors.push(Tensor::from_bytes(&graph.inputs[1].info, &wbytes).unwrap());
+                in_bytes.push(wbytes.clone());
+            }
+            let want = run(&graph, &tensors).unwrap()[0].to_bytes();
+            let plan = Plan::new(graph);
+            assert_eq!(plan.native_nodes(), 1);
+            let in_refs: Vec<&[u8]> = in_bytes.iter().map(Vec::as_slice).collect();
+            let mut out = vec![0u8; want.len()];
+            plan.run(&in_refs, &mut [&mut out]).unwrap();
+            assert_eq!(
+                out, want,
+                "{h}x{w}x{ic}→{oc} k{k} s{stride} p{pad} zp {izp}/{wzp}"
+            );
+        }
+    }
+
+    #[test]
     fn huge_tensors_on_reference_kernels_are_refused_at_planning() {
         let n = (MAX_REFERENCE_ELEMENTS + 1) as u32;
         for (int, ok) in [(true, false), (false, true)] {
@@ -936,5 +1032,156 @@ mod tests {
         assert!(plan.run(&[&a, &short], &mut [&mut out]).is_err());
         assert!(plan.run(&[&a], &mut [&mut out]).is_err());
         assert!(plan.run(&[&a, &a], &mut [&mut out]).is_ok());
+    }
+}
+
+/// OHWI int8 weights as the GEMM's right-hand side: element (k, o) of `[K, OC]` is `w[o·K + k]`.
+fn pack_conv_weights(w: &Tensor) -> PackedB {
+    let oc = w.shape[0];
+    let k: usize = w.shape[1..].iter().product();
+    let raw: Vec<i8> = w.ints().iter().map(|&v| v as i8).collect();
+    PackedB::new(&raw, k, oc, 1, k)
+}
+
+/// int8 CONV2D (int32 accumulators, exact): im2col with the input zero point in padded taps (so
+/// they add `(zp − zp)·w = 0`, as TOSA says), then the int8 GEMM from the bias.
+fn conv2d_i8(
+    g: &Graph,
+    node: &Node,
+    packed: Option<&PackedB>,
+    args: &[&[u8]],
+    dest: &mut [u8],
+) -> Result<()> {
+    let x_info = &g.values[node.inputs[0]];
+    let w_info = &g.values[node.inputs[1]];
+    let (oc, kh, kw, ic) = (
+        w_info.shape[0],
+        w_info.shape[1],
+        w_info.shape[2],
+        w_info.shape[3],
+    );
+    let geo = kernels::conv::geometry(node, x_info, kh, kw, oc)?;
+    let [batches, ih, iw, _] = [
+        x_info.shape[0],
+        x_info.shape[1],
+        x_info.shape[2],
+        x_info.shape[3],
+    ];
+    let [_, oh, ow, _] = geo.out;
+    let izp = kernels::zero_point(node, "input_zp")? as i32;
+    let wzp = kernels::zero_point(node, "weight_zp")? as i32;
+    let x: &[i8] = bytemuck::cast_slice(args[0]);
+    let bias: Vec<i32> = args[2]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    let owned;
+    let b = match packed {
+        Some(b) => b,
+        None => {
+            let w: &[i8] = bytemuck::cast_slice(args[1]);
+            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic);
+            &owned
+        }
+    };
+    let m = batches * oh * ow;
+    let k = kh * kw * ic;
+    for row in d.chunks_exact_mut(oc) {
+        for (o, v) in row.iter_mut().enumerate() {
+            *v = bias[if bias.len() == 1 { 0 } else { o }];
+        }
+    }
+    let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
+    let cols;
+    let lhs: &[i8] = if direct {
+        x
+    } else {
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(m * k).map_err(|_| {
+            GraphError::new(
+                "Tessera",
+                format!("out of memory for a {m}×{k} im2col buffer"),
+            )
+        })?;
+        buf.resize(m * k, izp as i8);
+        for bi in 0..batches {
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    let r = ((bi * oh + oy) * ow + ox) * k;
+                    for ky in 0..kh {
+                        let y =
+                            (oy * geo.stride[0] + ky * geo.dilation[0]).wrapping_sub(geo.pad[0]);
+                        if y >= ih {
+                            continue;
+                        }
+                        for kx in 0..kw {
+                            let xx = (ox * geo.stride[1] + kx * geo.dilation[1])
+                                .wrapping_sub(geo.pad[2]);
+                            if xx >= iw {
+                                continue;
+                            }
+                            let src = ((bi * ih + y) * iw + xx) * ic;
+                            let dst = r + (ky * kw + kx) * ic;
+                            buf[dst..dst + ic].copy_from_slice(&x[src..src + ic]);
+                        }
+                    }
+                }
+            }
+        }
+        cols = buf;
+        &cols
+    };
+    let threads = tessera_workers::global().threads();
+    let tasks = if m * oc * k >= 1 << 20 {
+        threads.min(m.div_ceil(6)).max(1)
+    } else {
+        1
+    };
+    let rows = m.div_ceil(tasks);
+    let dp = SendPtrI32(d.as_mut_ptr());
+    let len = d.len();
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let run = |t: usize| {
+        let r0 = t * rows;
+        if r0 >= m {
+            return;
+        }
+        let mr = rows.min(m - r0);
+        // SAFETY: task `t` writes rows `r0..r0+mr` of `d` only (disjoint between tasks), inside
+        // `d` (`(r0+mr)·oc ≤ m·oc = len`).
+        let c = unsafe {
+            std::slice::from_raw_parts_mut(dp.get().add(r0 * oc), (mr * oc).min(len - r0 * oc))
+        };
+        if gemm_i8(mr, &lhs[r0 * k..], k, izp, b, wzp, c, oc).is_err() {
+            failed.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    if tasks == 1 {
+        run(0);
+    } else {
+        pool_run(tasks, &run)?;
+    }
+    if failed.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(GraphError::new(
+            "Tessera",
+            "internal error: int8 GEMM operands out of range",
+        ));
+    }
+    Ok(())
+}
+
+/// [`SendPtr`] for i32 results.
+#[derive(Clone, Copy)]
+struct SendPtrI32(*mut i32);
+// SAFETY: as `SendPtr`.
+unsafe impl Send for SendPtrI32 {}
+// SAFETY: as `SendPtr`.
+unsafe impl Sync for SendPtrI32 {}
+
+impl SendPtrI32 {
+    fn get(self) -> *mut i32 {
+        self.0
     }
 }
