@@ -1,33 +1,85 @@
-"""numpy references for the shader workloads of benches/shaders.rs, at the same sizes.
+"""numpy references for the shader workloads of benches/shaders.rs and the data graphs of
+benches/graphs.rs, at the same sizes.
 
 Each workload is the same work on host arrays, written the way a numpy user would, into
 preallocated outputs (out=) so that the steady state is timed, not allocation. Each result is
 checked once against a plain-Python/numpy definition before timing. Every workload runs once to
 warm up, then repeatedly for at least --min-time seconds (at least 5, at most 100 times); the
-median and the best time are reported. numpy runs on one thread, as the plain-Rust references do:
-its elementwise loops are single-threaded anyway, and its BLAS (the dense layer's matmul) is
+median and the best time are reported.
+
+Threads: the shader workloads run numpy on one thread, as the plain-Rust references do: its
+elementwise loops are single-threaded anyway, and its BLAS (the dense layer's matmul) is
 limited to one thread unless OPENBLAS_NUM_THREADS is set (with two threads on a busy 2-core
-machine, OpenBLAS's gemv took 0.04 or 12 ms from one run to the next).
+machine, OpenBLAS's gemv took 0.04 or 12 ms from one run to the next). The data graph workloads
+(graph_*) run with numpy's default threads instead (OpenBLAS: one per CPU, unless
+OPENBLAS_NUM_THREADS is set in the environment), as a numpy user's matmul would, and as
+Tessera's graph kernels use every CPU: the matmul and the convolution's GEMM are multi-threaded,
+graph_add (an elementwise loop) is single-threaded either way. OpenBLAS reads its thread count
+when numpy is imported, so a selection with both kinds runs the graph workloads in a second
+process (with the same arguments). The JSON gives each workload's "blas_threads".
 
 Usage: python reference.py [--only name,name] [--json out.json] [--min-time seconds]
 
 `cargo xtask bench-compare` runs this in the xtask virtual environment (target/python, numpy as
 pinned in crates/xtask/requirements.txt) and reads the JSON:
-{"numpy": version, "workloads": {name: {"median_ms": m, "best_ms": b, "runs": n}}}.
+{"numpy": version, "workloads": {name: {"median_ms": m, "best_ms": b, "runs": n,
+"blas_threads": t}}}.
 """
 
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+# The workloads that run with numpy's default threads (see above).
+DEFAULT_THREADS = ("graph_add", "graph_matmul", "graph_conv2d", "graph_conv2d_i8")
+
+
+def _selected_names(argv):
+    """The --only list of argv (before argparse, which runs after numpy's import)."""
+    for i, a in enumerate(argv):
+        if a == "--only" and i + 1 < len(argv):
+            return [n for n in argv[i + 1].split(",") if n]
+        if a.startswith("--only="):
+            return [n for n in a[len("--only="):].split(",") if n]
+    return []
+
+
+# This process's thread mode: default threads when every selected workload wants them.
+_names = _selected_names(sys.argv[1:])
+THREADED = bool(_names) and all(n in DEFAULT_THREADS for n in _names)
+# The environment as given, for a child process of the other mode.
+_GIVEN_ENV = dict(os.environ)
+if not THREADED:
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402 (after the thread settings)
 
-N = 4096
+
+def blas_threads():
+    """OpenBLAS's thread count, asked from the OpenBLAS numpy loaded (else the environment's)."""
+    try:
+        import ctypes
+
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+        for path in sorted(paths):
+            lib = ctypes.CDLL(path)
+            for sym in (
+                "scipy_openblas_get_num_threads64_",
+                "scipy_openblas_get_num_threads",
+                "openblas_get_num_threads64_",
+                "openblas_get_num_threads",
+            ):
+                if hasattr(lib, sym):
+                    return str(getattr(lib, sym)())
+    except (OSError, ValueError):
+        pass
+    return os.environ.get("OPENBLAS_NUM_THREADS", "default")
 
 
 def tensor_add():
@@ -158,9 +210,118 @@ def dense():
     return run, check
 
 
+def graph_add():
+    shape = (1, 4096, 4096)
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 16, shape).astype(np.float32)
+    b = rng.integers(0, 16, shape).astype(np.float32)
+    c = np.empty_like(a)
+
+    def run():
+        np.add(a, b, out=c)
+
+    def check():
+        assert c[0, 17, 4000] == a[0, 17, 4000] + b[0, 17, 4000]
+
+    return run, check
+
+
+def graph_matmul():
+    n = 512
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    c = np.empty((n, n), np.float32)
+
+    def run():
+        np.matmul(a, b, out=c)
+
+    def check():
+        want = a[7].astype(np.float64) @ b.astype(np.float64)
+        scale = float(np.abs(a.astype(np.float64) @ b.astype(np.float64)).max())
+        assert np.abs(c[7] - want).max() <= 1e-4 * scale
+
+    return run, check
+
+
+def graph_conv2d():
+    # NHWC input [1,128,128,32], OHWI weights [32,3,3,32], bias [32], pad 1, stride 1.
+    h, w, ic, oc, k = 128, 128, 32, 32, 3
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (1, h, w, ic)).astype(np.float32)
+    wt = rng.uniform(-1, 1, (oc, k, k, ic)).astype(np.float32)
+    bias = rng.uniform(-1, 1, oc).astype(np.float32)
+    # The weights as the [288, 32] matrix of the patches' (ic, kh, kw) order: prepared once, as
+    # Tessera prepares its constants at pipeline creation.
+    wm = np.ascontiguousarray(wt.transpose(0, 3, 1, 2).reshape(oc, ic * k * k).T)
+    padded = np.zeros((1, h + 2, w + 2, ic), np.float32)
+    out = np.empty((h * w, oc), np.float32)
+
+    def run():
+        padded[:, 1:-1, 1:-1, :] = x
+        # [1, 128, 128, ic, 3, 3] windows → the [128·128, 288] im2col matrix (a copy).
+        cols = np.lib.stride_tricks.sliding_window_view(padded, (k, k), axis=(1, 2))
+        np.matmul(cols.reshape(h * w, ic * k * k), wm, out=out)
+        np.add(out, bias, out=out)
+
+    def check():
+        xp = np.pad(x[0].astype(np.float64), ((1, 1), (1, 1), (0, 0)))
+        w64 = wt.astype(np.float64)
+        scale = 0.0
+        for y, xx in ((0, 0), (5, 77), (127, 127), (64, 0)):
+            patch = xp[y : y + k, xx : xx + k, :]
+            want = np.einsum("hwc,ohwc->o", patch, w64) + bias
+            got = out[y * w + xx]
+            scale = max(scale, float(np.abs(want).max()))
+            assert np.abs(got - want).max() <= 1e-4 * max(scale, 1.0), (y, xx)
+
+    return run, check
+
+
+def graph_conv2d_i8():
+    # graph_conv2d's shape in int8: x - zp (zp -3) times symmetric int8 weights, int32 sums.
+    # numpy has no int8 GEMM: the im2col matrix and the weights go to int32 (np.matmul's integer
+    # path, no BLAS), which is what a numpy user would write.
+    h, w, ic, oc, k, zp = 128, 128, 32, 32, 3, -3
+    rng = np.random.default_rng(4)
+    x = rng.integers(-128, 128, (1, h, w, ic), dtype=np.int8)
+    wt = rng.integers(-128, 128, (oc, k, k, ic), dtype=np.int8)
+    bias = rng.integers(-15000, 15000, oc, dtype=np.int32)
+    wm = np.ascontiguousarray(wt.transpose(0, 3, 1, 2).reshape(oc, ic * k * k).T.astype(np.int32))
+    padded = np.full((1, h + 2, w + 2, ic), zp, np.int32)
+    out = np.empty((h * w, oc), np.int32)
+
+    def run():
+        padded[:, 1:-1, 1:-1, :] = x
+        cols = np.lib.stride_tricks.sliding_window_view(padded, (k, k), axis=(1, 2))
+        np.matmul(cols.reshape(h * w, ic * k * k) - zp, wm, out=out)
+        np.add(out, bias, out=out)
+
+    def check():
+        xp = np.pad(x[0].astype(np.int64) - zp, ((1, 1), (1, 1), (0, 0)))
+        for y, xx in ((0, 0), (5, 77), (127, 127), (64, 0)):
+            want = np.einsum("hwc,ohwc->o", xp[y : y + k, xx : xx + k, :], wt.astype(np.int64)) + bias
+            assert (out[y * w + xx] == want).all(), (y, xx)
+
+    return run, check
+
+
 WORKLOADS = {
     f.__name__: f
-    for f in (tensor_add, row_sum, transpose, tiny_groups, i8_mul, rgba_swizzle, f16_add, dense)
+    for f in (
+        tensor_add,
+        row_sum,
+        transpose,
+        tiny_groups,
+        i8_mul,
+        rgba_swizzle,
+        f16_add,
+        dense,
+        graph_add,
+        graph_matmul,
+        graph_conv2d,
+        graph_conv2d_i8,
+    )
 }
 
 
@@ -191,20 +352,35 @@ def main():
     if unknown:
         sys.exit(f"reference.py: unknown workload(s) {unknown}; known: {list(WORKLOADS)}")
     results = {}
+    # Workloads of the other thread mode run in a child process (this one's BLAS is set up).
+    others = [n for n in names if (n in DEFAULT_THREADS) != THREADED]
+    names = [n for n in names if n not in others]
+    threads = blas_threads()
     for name in names:
         run, check = WORKLOADS[name]()
         run()
         check()
         results[name] = measure(run, args.min_time)
         r = results[name]
+        r["blas_threads"] = threads
         print(
             f"numpy {name}: median {r['median_ms']:.3f} ms, best {r['best_ms']:.3f} ms "
-            f"({r['runs']} runs)",
+            f"({r['runs']} runs, BLAS threads {threads})",
             file=sys.stderr,
         )
+    if others:
+        with tempfile.TemporaryDirectory() as tmp:
+            child_json = os.path.join(tmp, "child.json")
+            subprocess.run(
+                [sys.executable, "-B", os.path.abspath(__file__), "--only", ",".join(others)]
+                + ["--json", child_json, "--min-time", str(args.min_time)],
+                check=True,
+                env=_GIVEN_ENV,
+            )
+            with open(child_json) as f:
+                results.update(json.load(f)["workloads"])
     out = {
         "numpy": np.__version__,
-        "blas_threads": os.environ["OPENBLAS_NUM_THREADS"],
         "workloads": results,
     }
     if args.json:

@@ -12,8 +12,12 @@ use crate::{
     find_memory_type, setup_env, zero_tail_padding,
 };
 
-/// A device with `VK_ARM_tensors` and synchronization2, one compute queue, a command pool and a
-/// fence, on whichever driver the environment selects. Dropping it destroys everything.
+/// `VK_ARM_data_graph`.
+pub const DATA_GRAPH_EXTENSION_NAME: &str = "VK_ARM_data_graph";
+
+/// A device with `VK_ARM_tensors` and synchronization2 (and, from [`BenchGpu::open_data_graph`],
+/// `VK_ARM_data_graph`), one compute queue, a command pool and a fence, on whichever driver the
+/// environment selects. Dropping it destroys everything.
 ///
 /// The shader arithmetic and storage features that shaders of the benches and of the
 /// `spirv-tests` corpus use are enabled where the driver reports them: `shaderInt8/16/64`,
@@ -37,7 +41,8 @@ pub struct BenchGpu {
     pub name: String,
     /// The tensor features the driver reports (what the bench may enable).
     pub supported: vk::PhysicalDeviceTensorFeaturesARM,
-    /// The device extensions enabled (`VK_ARM_tensors` and the optional shader types).
+    /// The device extensions enabled (`VK_ARM_tensors`, the optional shader types and, for
+    /// [`BenchGpu::open_data_graph`], `VK_ARM_data_graph` and its dependencies).
     pub extensions: Vec<String>,
 }
 
@@ -54,6 +59,27 @@ impl BenchGpu {
     /// (`tensors` is always enabled).
     pub fn open(
         enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
+    ) -> BenchGpu {
+        Self::open_with(enable, false)
+    }
+
+    /// [`BenchGpu::open`] plus `VK_ARM_data_graph` (and `VK_KHR_maintenance5` and
+    /// `VK_KHR_deferred_host_operations`, where advertised) with the features `dataGraph`,
+    /// `dataGraphShaderModule` and `maintenance5` (where reported), on a queue family with
+    /// both COMPUTE and DATA_GRAPH_ARM.
+    ///
+    /// # Panics
+    /// When the driver (or layer) has no `VK_ARM_data_graph`, does not report `dataGraph`, or
+    /// has no such queue family.
+    pub fn open_data_graph(
+        enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
+    ) -> BenchGpu {
+        Self::open_with(enable, true)
+    }
+
+    fn open_with(
+        enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
+        data_graph: bool,
     ) -> BenchGpu {
         match std::env::var_os("TESSERA_BENCH_ICD") {
             Some(manifest) => {
@@ -74,11 +100,20 @@ impl BenchGpu {
         let pd = devices
             .into_iter()
             .find(|&pd| {
-                device_extension_names(&instance, pd)
-                    .iter()
-                    .any(|e| e == ARM_TENSORS_EXTENSION_NAME)
+                let names = device_extension_names(&instance, pd);
+                names.iter().any(|e| e == ARM_TENSORS_EXTENSION_NAME)
+                    && (!data_graph || names.iter().any(|e| e == DATA_GRAPH_EXTENSION_NAME))
             })
-            .expect("a physical device with VK_ARM_tensors (is the emulation layer enabled?)");
+            .unwrap_or_else(|| {
+                panic!(
+                    "a physical device with VK_ARM_tensors{} (is the emulation layer enabled?)",
+                    if data_graph {
+                        " and VK_ARM_data_graph"
+                    } else {
+                        ""
+                    }
+                )
+            });
         // SAFETY: `pd` belongs to `instance`.
         let (props, memory_properties, families) = unsafe {
             (
@@ -87,10 +122,16 @@ impl BenchGpu {
                 instance.get_physical_device_queue_family_properties(pd),
             )
         };
+        let wanted = if data_graph {
+            vk::QueueFlags::COMPUTE | vk::QueueFlags::DATA_GRAPH_ARM
+        } else {
+            vk::QueueFlags::COMPUTE
+        };
         let family = families
             .iter()
-            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .expect("a compute queue family") as u32;
+            .position(|f| f.queue_flags.contains(wanted))
+            .unwrap_or_else(|| panic!("a queue family with {wanted:?}"))
+            as u32;
         let mut supported = vk::PhysicalDeviceTensorFeaturesARM::default();
         let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
@@ -146,6 +187,14 @@ impl BenchGpu {
         );
         let advertised = device_extension_names(&instance, pd);
         let mut extensions = vec![ARM_TENSORS_EXTENSION_NAME.to_owned()];
+        if data_graph {
+            extensions.push(DATA_GRAPH_EXTENSION_NAME.to_owned());
+            for dep in ["VK_KHR_maintenance5", "VK_KHR_deferred_host_operations"] {
+                if advertised.iter().any(|e| e == dep) {
+                    extensions.push(dep.to_owned());
+                }
+            }
+        }
         for optional in ["VK_KHR_shader_bfloat16", "VK_EXT_shader_float8"] {
             if advertised.iter().any(|e| e == optional) {
                 extensions.push(optional.to_owned());
@@ -168,6 +217,31 @@ impl BenchGpu {
         }
         bf16.next = std::ptr::null_mut();
         fp8.next = std::ptr::null_mut();
+        // The data graph features, where reported.
+        let mut graph_supported = vk::PhysicalDeviceDataGraphFeaturesARM::default();
+        let mut m5_supported = vk::PhysicalDeviceMaintenance5Features::default();
+        if data_graph {
+            let mut query = vk::PhysicalDeviceFeatures2::builder().push_next(&mut graph_supported);
+            if has("VK_KHR_maintenance5") {
+                query = query.push_next(&mut m5_supported);
+            }
+            // SAFETY: valid, writable chain.
+            unsafe { instance.get_physical_device_features2(pd, &mut query) };
+            assert_eq!(
+                graph_supported.data_graph,
+                vk::TRUE,
+                "the driver reports VK_ARM_data_graph but not its dataGraph feature"
+            );
+        }
+        let mut graph_enabled = vk::PhysicalDeviceDataGraphFeaturesARM {
+            data_graph: vk::TRUE,
+            data_graph_shader_module: graph_supported.data_graph_shader_module,
+            ..Default::default()
+        };
+        let mut m5_enabled = vk::PhysicalDeviceMaintenance5Features {
+            maintenance5: m5_supported.maintenance5,
+            ..Default::default()
+        };
         let ext_c: Vec<CString> = extensions
             .iter()
             .map(|e| CString::new(e.as_str()).expect("no NUL in an extension name"))
@@ -190,6 +264,12 @@ impl BenchGpu {
         }
         if has("VK_EXT_shader_float8") {
             info = info.push_next(&mut fp8);
+        }
+        if data_graph {
+            info = info.push_next(&mut graph_enabled);
+            if has("VK_KHR_maintenance5") {
+                info = info.push_next(&mut m5_enabled);
+            }
         }
         // SAFETY: `info` and its chain outlive the call.
         let device = unsafe { instance.create_device(pd, &info, None) }.expect("vkCreateDevice");

@@ -1,9 +1,12 @@
 //! `cargo xtask bench-compare [--quick] [--only NAME,…]`: the shader workloads of
 //! `benches/shaders.rs` on Tessera (twice: `TESSERA_SHADER_BACKEND=jit` and `=interp`), on Mesa 25's
 //! lavapipe with both of Arm's ML emulation layers, in numpy (`benches/reference.py`) and in plain
-//! Rust (the `reference` group of the same bench), plus pipeline-creation cost over the
-//! spirv-tests corpus (`benches/pipelines.rs`) and tensor-copy throughput
-//! (`benches/tensor_vulkan.rs`), in one table (printed, and written to `target/bench-compare.md`).
+//! Rust (the `reference` group of the same bench), the TOSA data graphs of `benches/graphs.rs`
+//! (`graph_add`, `graph_matmul`, `graph_conv2d`, `graph_conv2d_i8`) on Tessera, on the same
+//! layered lavapipe (the graph layer implements `VK_ARM_data_graph` there) and in numpy, with their pipelines'
+//! creation times, plus pipeline-creation cost over the spirv-tests corpus
+//! (`benches/pipelines.rs`) and tensor-copy throughput (`benches/tensor_vulkan.rs`), in tables
+//! (printed, and written to `target/bench-compare.md`).
 //!
 //! - **lavapipe 25**: Debian 12's own Mesa is 22.3, 2–6× slower than Mesa 25, which users would
 //!   pick. [`lavapipe25`] adds the `bookworm-backports` suite to apt's sources if missing,
@@ -24,6 +27,16 @@
 //!   means Tessera's JIT is slower. numpy and the JIT run workload by workload, numpy's run of a
 //!   workload just before the JIT's, so that their ratio does not span the machine's drift over
 //!   the whole comparison. The dense layer's GFLOP/s are 2·512·1024 FLOPs / time.
+//! - **Data graphs** (`graph_<name>/<driver>_submit_wait`, one recorded
+//!   `vkCmdDispatchDataGraphARM` per submit): Tessera once (graphs run no shader, so the shader
+//!   backend does not matter; `tessera_auto`), numpy's run of a graph just before Tessera's;
+//!   then lavapipe. Each graph runs in a process of its own (`TESSERA_BENCH_WORKLOADS=<name>`),
+//!   so that a graph a driver fails on (a mismatch panics; a layer may abort the process) leaves
+//!   only its cells `n/a`, with the last step the bench had reached (`TESSERA_BENCH_STATUS`).
+//!   numpy runs the graphs with its default threads (OpenBLAS: one per CPU; Tessera's graph
+//!   kernels use every CPU too), the shader workloads on one thread. GFLOP/s: 2·512³ for the
+//!   matmul, 2·128·128·32·288 for the convolution. Pipeline creation is criterion's median of
+//!   `vkCreateDataGraphPipelinesARM` with no cache (`graph_<name>/<driver>_create`).
 //! - **Pipeline creation**: the median and maximum per shader of `vkCreateShaderModule` +
 //!   `vkCreateComputePipelines` (from the JSON `benches/pipelines.rs` writes), repeated and
 //!   first creation. Mesa's on-disk shader cache is off (`MESA_SHADER_CACHE_DISABLE`); a
@@ -56,10 +69,24 @@ const SHADERS: &[&str] = &[
     "f16_add",
     "dense",
 ];
-/// What `--only` accepts besides the shader workloads.
+/// The data graphs of `benches/graphs.rs` (also the names `benches/reference.py` knows).
+const GRAPHS: &[&str] = &[
+    "graph_add",
+    "graph_matmul",
+    "graph_conv2d",
+    "graph_conv2d_i8",
+];
+/// What `--only` accepts besides the shader workloads and the graphs.
 const OTHERS: &[&str] = &["pipelines", "copies"];
 /// `--quick`: a few minutes.
-const QUICK: &[&str] = &["tensor_add", "i8_mul", "rgba_swizzle", "dense", "pipelines"];
+const QUICK: &[&str] = &[
+    "tensor_add",
+    "i8_mul",
+    "rgba_swizzle",
+    "dense",
+    "graph_matmul",
+    "pipelines",
+];
 const COPIES: &[&str] = &[
     "tensor_packed_64MiB",
     "tensor_padded_rank4",
@@ -71,6 +98,16 @@ const COPIES: &[&str] = &[
 ];
 /// FLOPs of one dense-layer dispatch (W 512×1024).
 const DENSE_FLOPS: f64 = 2.0 * 512.0 * 1024.0;
+
+/// FLOPs of one dispatch of a data graph, where counted: MATMUL 512³ multiply-adds, CONV2D
+/// 128·128 outputs × 32 channels × 288 (3·3·32) multiply-adds.
+fn graph_flops(graph: &str) -> Option<f64> {
+    match graph {
+        "graph_matmul" => Some(2.0 * 512f64.powi(3)),
+        "graph_conv2d" | "graph_conv2d_i8" => Some(2.0 * 128.0 * 128.0 * 32.0 * 288.0),
+        _ => None,
+    }
+}
 
 /// The Debian suite lavapipe 25 comes from, and the line that adds it.
 const BACKPORTS: &str = "bookworm-backports";
@@ -85,6 +122,7 @@ const DRIVER_VARS: &[&str] = &[
     "TESSERA_BENCH_WORKLOADS",
     "TESSERA_BENCH_REFERENCE",
     "TESSERA_BENCH_PIPELINES_JSON",
+    "TESSERA_BENCH_STATUS",
     "VK_INSTANCE_LAYERS",
     "VK_LOADER_LAYERS_ENABLE",
     "VK_LOADER_LAYERS_DISABLE",
@@ -123,6 +161,10 @@ fn read_json(path: &Path) -> Result<Value, String> {
 struct Run {
     /// Shader workload → ns.
     shader_ns: BTreeMap<&'static str, f64>,
+    /// Data graph → ns per dispatch.
+    graph_ns: BTreeMap<&'static str, f64>,
+    /// Data graph → ns per `vkCreateDataGraphPipelinesARM`.
+    graph_create_ns: BTreeMap<&'static str, f64>,
     /// Copy → speed relative to memcpy.
     copy_vs_memcpy: BTreeMap<&'static str, f64>,
     /// The pipelines bench's JSON.
@@ -139,6 +181,8 @@ impl Run {
     /// Adds `other`'s results and notes (runs of disjoint parts).
     fn merge(&mut self, other: Run) {
         self.shader_ns.extend(other.shader_ns);
+        self.graph_ns.extend(other.graph_ns);
+        self.graph_create_ns.extend(other.graph_create_ns);
         self.copy_vs_memcpy.extend(other.copy_vs_memcpy);
         if other.pipelines.is_some() {
             self.pipelines = other.pipelines;
@@ -154,6 +198,7 @@ impl Run {
 /// What to run.
 struct Selection {
     shaders: Vec<&'static str>,
+    graphs: Vec<&'static str>,
     pipelines: bool,
     copies: bool,
 }
@@ -176,7 +221,11 @@ impl Selection {
                         return Err(format!(
                             "bench-compare: unknown argument {other}; usage: cargo xtask \
                              bench-compare [--quick | --only NAME,…] with names from {:?}",
-                            SHADERS.iter().chain(OTHERS).collect::<Vec<_>>()
+                            SHADERS
+                                .iter()
+                                .chain(GRAPHS)
+                                .chain(OTHERS)
+                                .collect::<Vec<_>>()
                         ));
                     }
                 }
@@ -185,25 +234,31 @@ impl Selection {
         let Some(names) = names else {
             return Ok(Selection {
                 shaders: SHADERS.to_vec(),
+                graphs: GRAPHS.to_vec(),
                 pipelines: true,
                 copies: true,
             });
         };
-        if let Some(bad) = names
-            .iter()
-            .find(|n| !SHADERS.contains(&n.as_str()) && !OTHERS.contains(&n.as_str()))
-        {
+        let known = |n: &str| SHADERS.contains(&n) || GRAPHS.contains(&n) || OTHERS.contains(&n);
+        if let Some(bad) = names.iter().find(|n| !known(n)) {
             return Err(format!(
                 "bench-compare: unknown workload {bad}; known: {:?}",
-                SHADERS.iter().chain(OTHERS).collect::<Vec<_>>()
+                SHADERS
+                    .iter()
+                    .chain(GRAPHS)
+                    .chain(OTHERS)
+                    .collect::<Vec<_>>()
             ));
         }
-        Ok(Selection {
-            shaders: SHADERS
-                .iter()
+        let chosen = |all: &[&'static str]| -> Vec<&'static str> {
+            all.iter()
                 .copied()
                 .filter(|s| names.iter().any(|n| n == s))
-                .collect(),
+                .collect()
+        };
+        Ok(Selection {
+            shaders: chosen(SHADERS),
+            graphs: chosen(GRAPHS),
             pipelines: names.iter().any(|n| n == "pipelines"),
             copies: names.iter().any(|n| n == "copies"),
         })
@@ -303,6 +358,62 @@ fn bench_run(driver: &Driver, sel: &Selection, references: bool, copies: bool) -
         }
     }
     out
+}
+
+/// Runs the data graphs `graphs` of `benches/graphs.rs` on `driver`, each in a bench process of
+/// its own; a graph that fails is a note (with the step it stopped at, or its panic) and
+/// `failed`, and leaves its cells empty.
+fn graph_run(driver: &Driver, graphs: &[&'static str]) -> Run {
+    let mut out = Run::default();
+    let submit_id = format!("{}_submit_wait", driver.label);
+    let create_id = format!("{}_create", driver.label);
+    for &g in graphs {
+        eprintln!("xtask: data graph {g} on {}", driver.name);
+        for id in [&submit_id, &create_id] {
+            let _ = std::fs::remove_dir_all(criterion_dir().join(g).join(id));
+        }
+        let status = out_dir().join(format!("graphs-{}-{g}.status", driver.label));
+        let _ = std::fs::remove_file(&status);
+        let mut env = driver.env.clone();
+        env.push(("TESSERA_BENCH_WORKLOADS", g.to_string()));
+        env.push(("TESSERA_BENCH_STATUS", status.display().to_string()));
+        if bench("graphs", &env).is_err() {
+            out.notes.push(format!(
+                "{g} on {}: {}",
+                driver.name,
+                graph_failure(&status)
+            ));
+            out.failed = true;
+        }
+        if let Some(ns) = time_ns(g, &submit_id) {
+            out.graph_ns.insert(g, ns);
+        }
+        if let Some(ns) = time_ns(g, &create_id) {
+            out.graph_create_ns.insert(g, ns);
+        }
+    }
+    out
+}
+
+/// Why a graphs bench failed, from its status file: its panic, or the step it was at when the
+/// process died.
+fn graph_failure(status: &Path) -> String {
+    let text = std::fs::read_to_string(status).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let panic = lines.iter().rev().find_map(|l| l.strip_prefix("panic: "));
+    let step = lines
+        .iter()
+        .rev()
+        .find(|l| !l.starts_with("panic: "))
+        .copied();
+    match (panic, step) {
+        (Some(p), Some(s)) => format!("failed at \"{s}\": {p}"),
+        (Some(p), None) => format!("failed: {p}"),
+        (None, Some(s)) => format!(
+            "the bench process died at \"{s}\" (no panic: an abort or a signal; its output is above)"
+        ),
+        (None, None) => "the bench failed before it started (its output is above)".into(),
+    }
 }
 
 /// Output of `cmd` (stdout), or an error with the command line and the end of its stderr.
@@ -764,8 +875,12 @@ fn check_layers(env: &[(&str, String)]) -> Result<(), String> {
     Ok(())
 }
 
+/// What `benches/reference.py` gave: numpy's version, the median ms per workload and the BLAS
+/// threads each ran with.
+type NumpyRun = (String, BTreeMap<String, f64>, BTreeMap<String, String>);
+
 /// numpy's median ms per workload, from `benches/reference.py`.
-fn numpy(python: &Path, shaders: &[&str]) -> Result<(String, BTreeMap<String, f64>), String> {
+fn numpy(python: &Path, shaders: &[&str]) -> Result<NumpyRun, String> {
     let json = out_dir().join("numpy.json");
     let _ = std::fs::remove_file(&json);
     run(Command::new(python)
@@ -784,7 +899,15 @@ fn numpy(python: &Path, shaders: &[&str]) -> Result<(String, BTreeMap<String, f6
                 .collect()
         })
         .unwrap_or_default();
-    Ok((version, times))
+    let threads = v["workloads"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, r)| Some((k.clone(), r["blas_threads"].as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((version, times, threads))
 }
 
 fn cpu() -> String {
@@ -811,6 +934,23 @@ fn ms(ns: Option<f64>) -> String {
     ns.map_or_else(|| "n/a".into(), |v| format!("{:.2}", v / 1e6))
 }
 
+/// `a / b` with three significant digits when it is below 1 (a data graph's ratios span
+/// 0.001–100), at least two decimals.
+fn ratio3(a: Option<f64>, b: Option<f64>) -> String {
+    a.zip(b).map_or_else(
+        || "n/a".into(),
+        |(a, b)| {
+            let v = a / b;
+            let decimals = if v > 0.0 && v.is_finite() {
+                (2 - v.log10().floor() as i32).clamp(2, 6) as usize
+            } else {
+                2
+            };
+            format!("{v:.decimals$}")
+        },
+    )
+}
+
 fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     a.zip(b)
         .map_or_else(|| "n/a".into(), |(a, b)| format!("{:.2}", a / b))
@@ -821,6 +961,8 @@ struct Report<'a> {
     jit: &'a Run,
     interp: &'a Run,
     lavapipe: &'a Run,
+    /// Tessera's data graphs.
+    graphs: &'a Run,
     numpy: &'a BTreeMap<String, f64>,
     /// Plain Rust: workload → ns.
     rust: &'a BTreeMap<&'static str, f64>,
@@ -829,6 +971,48 @@ struct Report<'a> {
 }
 
 impl Report<'_> {
+    /// The data graph tables: dispatch times, ratios and GFLOP/s; pipeline creation.
+    fn graph_tables(&self, md: &mut String) {
+        let _ = writeln!(
+            md,
+            "\n| data graph | Tessera (ms) | lavapipe 25 + Arm layers (ms) | numpy (ms) | Tessera / numpy | Tessera / lavapipe | GFLOP/s: Tessera / lavapipe / numpy |\n|---|---:|---:|---:|---:|---:|---:|"
+        );
+        for &g in &self.sel.graphs {
+            let t = self.graphs.graph_ns.get(g).copied();
+            let l = self.lavapipe.graph_ns.get(g).copied();
+            let np = self.numpy.get(g).map(|v| v * 1e6);
+            let gflops = graph_flops(g).map_or_else(
+                || "—".to_string(),
+                |flops| {
+                    let f = |ns: Option<f64>| {
+                        ns.map_or_else(|| "n/a".into(), |v| format!("{:.1}", flops / v))
+                    };
+                    format!("{} / {} / {}", f(t), f(l), f(np))
+                },
+            );
+            let _ = writeln!(
+                md,
+                "| {g} | {} | {} | {} | {} | {} | {gflops} |",
+                ms(t),
+                ms(l),
+                ms(np),
+                ratio3(t, np),
+                ratio3(t, l)
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\n| data graph pipeline creation (vkCreateDataGraphPipelinesARM, no cache) | Tessera (ms) | lavapipe 25 + Arm layers (ms) | Tessera / lavapipe |\n|---|---:|---:|---:|"
+        );
+        for &g in &self.sel.graphs {
+            let t = self.graphs.graph_create_ns.get(g).copied();
+            let l = self.lavapipe.graph_create_ns.get(g).copied();
+            let fine =
+                |ns: Option<f64>| ns.map_or_else(|| "n/a".into(), |v| format!("{:.3}", v / 1e6));
+            let _ = writeln!(md, "| {g} | {} | {} | {} |", fine(t), fine(l), ratio3(t, l));
+        }
+    }
+
     fn markdown(&self) -> String {
         let mut md = String::new();
         for h in &self.header {
@@ -871,6 +1055,9 @@ impl Report<'_> {
                     gflops(self.rust.get("dense").copied()),
                 );
             }
+        }
+        if !self.sel.graphs.is_empty() {
+            self.graph_tables(&mut md);
         }
         if self.sel.pipelines {
             let _ = writeln!(
@@ -935,6 +1122,7 @@ impl Report<'_> {
             .iter()
             .chain(&self.jit.notes)
             .chain(&self.interp.notes)
+            .chain(&self.graphs.notes)
             .chain(&self.lavapipe.notes)
             .collect();
         if !notes.is_empty() {
@@ -958,6 +1146,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             "workloads: {}",
             sel.shaders
                 .iter()
+                .chain(&sel.graphs)
                 .copied()
                 .chain(sel.pipelines.then_some("pipelines"))
                 .chain(sel.copies.then_some("copies"))
@@ -1019,7 +1208,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             .map_err(Clone::clone)
             .and_then(|p| numpy(p, &[*w]))
         {
-            Ok((version, times)) => {
+            Ok((version, times, _)) => {
                 numpy_version = Some(version);
                 numpy_times.extend(times);
             }
@@ -1027,18 +1216,58 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         }
         let one = Selection {
             shaders: vec![w],
+            graphs: Vec::new(),
             pipelines: false,
             copies: false,
         };
         jit.merge(bench_run(&jit_driver, &one, true, false));
     }
+    // The data graphs likewise: numpy's run of a graph, then Tessera's. Graphs run no shader, so
+    // Tessera runs them once, with no shader backend set.
+    let graph_driver = Driver {
+        name: "Tessera",
+        label: "tessera_auto",
+        env: Vec::new(),
+    };
+    let mut graphs = Run::default();
+    let mut numpy_graph_threads = BTreeMap::new();
+    for &g in &sel.graphs {
+        match python
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|p| numpy(p, &[g]))
+        {
+            Ok((version, times, threads)) => {
+                numpy_version = Some(version);
+                numpy_times.extend(times);
+                numpy_graph_threads.extend(threads);
+            }
+            Err(e) => notes.push(format!("numpy {g}: not run: {e}")),
+        }
+        graphs.merge(graph_run(&graph_driver, &[g]));
+    }
     if let Some(version) = numpy_version {
-        header.push(format!(
-            "numpy {version} (benches/reference.py: median of runs, one thread; each workload run just before Tessera JIT's)"
-        ));
+        let mut line = format!(
+            "numpy {version} (benches/reference.py: median of runs, each workload run just before Tessera's"
+        );
+        if !sel.shaders.is_empty() {
+            line.push_str("; shader workloads on one thread");
+        }
+        if !numpy_graph_threads.is_empty() {
+            let mut threads: Vec<&str> = numpy_graph_threads.values().map(String::as_str).collect();
+            threads.dedup();
+            let _ = write!(
+                line,
+                "; data graphs with numpy's default threads: OpenBLAS {} thread(s)",
+                threads.join("/")
+            );
+        }
+        line.push(')');
+        header.push(line);
     }
     let rest = Selection {
         shaders: Vec::new(),
+        graphs: Vec::new(),
         pipelines: sel.pipelines,
         copies: sel.copies,
     };
@@ -1057,18 +1286,29 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
                 label: "bench_icd",
                 env: env.clone(),
             };
-            bench_run(&driver, &sel, false, sel.copies)
+            let mut run = bench_run(&driver, &sel, false, sel.copies);
+            run.merge(graph_run(&driver, &sel.graphs));
+            run
         }
         Err(_) => Run::default(),
     };
-    header.push(
-        "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
-    );
+    if !sel.shaders.is_empty() || sel.pipelines || sel.copies {
+        header.push(
+            "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
+        );
+    }
+    if !sel.graphs.is_empty() {
+        header.push(format!(
+            "data graphs: criterion median of submit + fence wait of one recorded vkCmdDispatchDataGraphARM; Tessera's graph kernels run on its worker pool ({} threads), lavapipe's through VK_LAYER_ML_Graph_Emulation (compute shaders on lavapipe); creation: criterion median of vkCreateDataGraphPipelinesARM, no pipeline cache",
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        ));
+    }
     let report = Report {
         sel: &sel,
         jit: &jit,
         interp: &interp,
         lavapipe: &lvp_run,
+        graphs: &graphs,
         numpy: &numpy_times,
         rust: &rust,
         header,
@@ -1079,7 +1319,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     let path = root().join("target/bench-compare.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("xtask: written to {}", path.display());
-    if jit.failed || interp.failed {
+    if jit.failed || interp.failed || graphs.failed {
         return Err("a Tessera benchmark failed (see the notes under the table)".into());
     }
     Ok(())
@@ -1114,6 +1354,40 @@ mod tests {
     }
 
     #[test]
+    fn graph_failures_name_the_panic_or_the_last_step() {
+        let dir = std::env::temp_dir().join(format!("tessera-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = dir.join("s");
+        let _ = std::fs::remove_file(&status);
+        assert!(graph_failure(&status).contains("before it started"));
+        std::fs::write(
+            &status,
+            "opening\ngraph_add: vkCreateDataGraphPipelinesARM\n",
+        )
+        .unwrap();
+        let died = graph_failure(&status);
+        assert!(died.contains("died at \"graph_add: vkCreateDataGraphPipelinesARM\""));
+        std::fs::write(
+            &status,
+            "graph_add: first dispatch\npanic: element 3 is 1, want 2\n",
+        )
+        .unwrap();
+        assert_eq!(
+            graph_failure(&status),
+            "failed at \"graph_add: first dispatch\": element 3 is 1, want 2"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn small_ratios_keep_three_digits() {
+        assert_eq!(ratio3(Some(1.4449), Some(1.0)), "1.44");
+        assert_eq!(ratio3(Some(0.013), Some(6.568)), "0.00198");
+        assert_eq!(ratio3(Some(0.0541), Some(1.0)), "0.0541");
+        assert_eq!(ratio3(None, Some(1.0)), "n/a");
+    }
+
+    #[test]
     fn selections() {
         let s = |a: &[&str]| Selection::parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         let all = s(&[]).unwrap();
@@ -1121,9 +1395,14 @@ mod tests {
         assert!(all.pipelines && all.copies);
         let quick = s(&["--quick"]).unwrap();
         assert!(quick.pipelines && !quick.copies);
+        assert_eq!(all.graphs.len(), GRAPHS.len());
         let only = s(&["--only", "dense,copies"]).unwrap();
         assert_eq!(only.shaders, vec!["dense"]);
+        assert!(only.graphs.is_empty());
         assert!(only.copies && !only.pipelines);
+        let graphs = s(&["--only", "graph_add,graph_matmul,graph_conv2d"]).unwrap();
+        assert!(graphs.shaders.is_empty() && !graphs.pipelines && !graphs.copies);
+        assert_eq!(graphs.graphs, GRAPHS);
         assert!(s(&["--only=nope"]).is_err());
         assert!(s(&["--fast"]).is_err());
     }
