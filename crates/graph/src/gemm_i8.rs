@@ -8,7 +8,7 @@
 //!
 //! [`PackedB`] holds `b` in 16-column panels of 4-row groups (64 bytes per group, lane `j` has
 //! `b[k..k+4][n0+j]`), K padded with zero rows to a multiple of 4, and its column sums. Kernels:
-//! AVX-512 VNNI (6 rows × 32 columns per step) when the CPU has it, a portable loop otherwise.
+//! AVX-512 VNNI (12 rows × 32 columns per step) when the CPU has it, a portable loop otherwise.
 //! Both read only inside the slices they are given.
 
 /// Columns per panel.
@@ -57,6 +57,9 @@ impl PackedB {
     }
 }
 
+/// Rows per kernel step.
+const MR: usize = 12;
+
 /// `c[m][j] (row stride ldc) = Σ_k (a[m][k] − za)(b[k][j] − zb) + c[m][j]` for `m` rows of `a`
 /// (`k` elements each, row stride `lda`), wrapping. `c` must hold the bias (or zeros).
 ///
@@ -73,42 +76,72 @@ pub fn gemm_i8(
     c: &mut [i32],
     ldc: usize,
 ) -> Result<(), &'static str> {
-    let (k, n) = (b.k, b.n);
+    let k = b.k;
+    if m == 0 {
+        return Ok(());
+    }
+    if (m - 1) * lda + k > a.len() {
+        return Err("int8 GEMM operands out of range");
+    }
+    let mut u = vec![0u8; m * b.k4];
+    for (i, row) in u.chunks_exact_mut(b.k4).enumerate() {
+        for (d, &s) in row.iter_mut().zip(&a[i * lda..i * lda + k]) {
+            *d = (s as u8) ^ 0x80;
+        }
+    }
+    gemm_u8(m, &u, za, b, zb, c, ldc)
+}
+
+/// [`gemm_i8`] on rows already converted: `u` holds `m` rows of [`PackedB::k4`] bytes, each
+/// `a + 128` (`a ⊕ 0x80`) for its first `k` bytes and 0 after.
+///
+/// # Errors
+/// When `u` or `c` is too short for `m` rows.
+pub fn gemm_u8(
+    m: usize,
+    u: &[u8],
+    za: i32,
+    b: &PackedB,
+    zb: i32,
+    c: &mut [i32],
+    ldc: usize,
+) -> Result<(), &'static str> {
+    let (k, k4, n) = (b.k, b.k4, b.n);
     if m == 0 || n == 0 {
         return Ok(());
     }
-    if (m - 1) * lda + k > a.len() || (m - 1) * ldc + n > c.len() {
+    if m * k4 > u.len() || (m - 1) * ldc + n > c.len() {
         return Err("int8 GEMM operands out of range");
     }
-    // Per-row corrections: −zb·Σ_k a, plus the constant K·za·zb.
+    // −zb·Σ_k a + K·za·zb per row, with Σ_k a = Σ_k u − 128·k.
     let kzz = (k as i32).wrapping_mul(za).wrapping_mul(zb);
-    // a + 128 as u8 (x ⊕ 0x80), rows padded to k4 with zeros: a row at a time, in a scratch.
-    let mut urow = vec![0u8; b.k4 * 6];
+    let panels = n.div_ceil(NR);
     let mut r = 0;
     while r < m {
-        let rows = 6.min(m - r);
-        let mut row_fix = [0i32; 6];
-        for i in 0..rows {
-            let src = &a[(r + i) * lda..(r + i) * lda + k];
-            let dst = &mut urow[i * b.k4..(i + 1) * b.k4];
-            let mut sum = 0i32;
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d = (s as u8) ^ 0x80;
-                sum = sum.wrapping_add(i32::from(s));
-            }
-            dst[k..].fill(0);
-            row_fix[i] = kzz.wrapping_sub(zb.wrapping_mul(sum));
+        let rows = MR.min(m - r);
+        let block = &u[r * k4..(r + rows) * k4];
+        let mut row_fix = [0i32; MR];
+        for (i, fix) in row_fix.iter_mut().enumerate().take(rows) {
+            let sum_u: u32 = block[i * k4..(i + 1) * k4]
+                .iter()
+                .map(|&v| u32::from(v))
+                .sum();
+            let sum_a = (sum_u as i32).wrapping_sub(128i32.wrapping_mul(k as i32));
+            *fix = kzz.wrapping_sub(zb.wrapping_mul(sum_a));
         }
-        for p in 0..n.div_ceil(NR) {
-            let cols = NR.min(n - p * NR);
-            let mut acc = [[0i32; NR]; 6];
+        let mut p = 0;
+        while p < panels {
+            let np = 2.min(panels - p);
+            let mut acc = [[0i32; 2 * NR]; MR];
             dot_block(
-                &urow,
-                b.k4,
+                block,
+                k4,
                 rows,
-                &b.data[p * b.k4 * NR..(p + 1) * b.k4 * NR],
+                &b.data[p * k4 * NR..(p + np) * k4 * NR],
+                np,
                 &mut acc,
             );
+            let cols = (np * NR).min(n - p * NR);
             for i in 0..rows {
                 let crow = &mut c[(r + i) * ldc + p * NR..(r + i) * ldc + p * NR + cols];
                 for (j, out) in crow.iter_mut().enumerate() {
@@ -120,40 +153,61 @@ pub fn gemm_i8(
                         .wrapping_add(row_fix[i]);
                 }
             }
+            p += np;
         }
         r += rows;
     }
     Ok(())
 }
 
-/// `acc[i][j] = Σ_g Σ_t u[i·k4 + 4g + t] · panel[g·64 + 4j + t]` (u8 × s8) for `rows` rows.
-fn dot_block(u: &[u8], k4: usize, rows: usize, panel: &[u8], acc: &mut [[i32; NR]; 6]) {
+/// `acc[i][16q + j] = Σ_g Σ_t u[i·k4 + 4g + t] · panels[q·k4·16 + g·64 + 4j + t]` (u8 × s8) for
+/// `rows` ≤ [`MR`] rows and `np` ≤ 2 consecutive panels.
+fn dot_block(
+    u: &[u8],
+    k4: usize,
+    rows: usize,
+    panels: &[u8],
+    np: usize,
+    acc: &mut [[i32; 2 * NR]; MR],
+) {
+    if rows > MR || np > 2 || u.len() < rows * k4 || panels.len() < np * k4 * NR {
+        return; // Not reached: `gemm_i8` passes whole blocks.
+    }
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512vnni")
             && std::arch::is_x86_feature_detected!("avx512f")
         {
-            // SAFETY: the CPU has the features; the kernel reads `u[..rows·k4]` and
-            // `panel[..k4·16]` only (the lengths are checked there).
-            unsafe { vnni::dot_block(u, k4, rows, panel, acc) };
+            // SAFETY: the CPU has the features; the lengths were checked above.
+            unsafe { vnni::dot_block(u, k4, rows, panels, np, acc) };
             return;
         }
     }
-    dot_block_portable(u, k4, rows, panel, acc);
+    dot_block_portable(u, k4, rows, panels, np, acc);
 }
 
 /// [`dot_block`] without SIMD.
-fn dot_block_portable(u: &[u8], k4: usize, rows: usize, panel: &[u8], acc: &mut [[i32; NR]; 6]) {
+fn dot_block_portable(
+    u: &[u8],
+    k4: usize,
+    rows: usize,
+    panels: &[u8],
+    np: usize,
+    acc: &mut [[i32; 2 * NR]; MR],
+) {
     for (i, row) in acc.iter_mut().enumerate().take(rows) {
         let ur = &u[i * k4..(i + 1) * k4];
-        for g in 0..k4 / 4 {
-            let grp = &panel[g * 64..g * 64 + 64];
-            for (j, out) in row.iter_mut().enumerate() {
-                let mut s = 0i32;
-                for t in 0..4 {
-                    s += i32::from(ur[4 * g + t]) * i32::from(grp[4 * j + t] as i8);
+        for q in 0..np {
+            let panel = &panels[q * k4 * NR..(q + 1) * k4 * NR];
+            for g in 0..k4 / 4 {
+                let grp = &panel[g * 64..g * 64 + 64];
+                for j in 0..NR {
+                    let mut s = 0i32;
+                    for t in 0..4 {
+                        s += i32::from(ur[4 * g + t]) * i32::from(grp[4 * j + t] as i8);
+                    }
+                    row[q * NR + j] = row[q * NR + j].wrapping_add(s);
                 }
-                *out = out.wrapping_add(s);
             }
         }
     }
@@ -164,33 +218,49 @@ mod vnni {
     use std::arch::x86_64::*;
 
     /// # Safety
-    /// The CPU must have AVX-512F and AVX-512 VNNI.
+    /// The CPU must have AVX-512F and AVX-512 VNNI; `rows ≤ 12`, `np ≤ 2`,
+    /// `u.len() ≥ rows·k4` and `panels.len() ≥ np·k4·16` (checked by the caller).
     #[target_feature(enable = "avx512f,avx512vnni")]
     pub(super) unsafe fn dot_block(
         u: &[u8],
         k4: usize,
         rows: usize,
-        panel: &[u8],
-        acc: &mut [[i32; 16]; 6],
+        panels: &[u8],
+        np: usize,
+        acc: &mut [[i32; 32]; 12],
     ) {
-        if rows > 6 || u.len() < rows * k4 || panel.len() < k4 * 16 {
-            return; // Not reached: `dot_block`'s callers pass whole blocks.
-        }
-        let mut c = [_mm512_setzero_si512(); 6];
+        let mut c0 = [_mm512_setzero_si512(); 12];
+        let mut c1 = [_mm512_setzero_si512(); 12];
+        let up = u.as_ptr();
+        let p0 = panels.as_ptr();
+        // The second panel, or the first again when there is one (its sums are then unused).
+        let p1 = if np == 2 {
+            p0.wrapping_add(k4 * 16)
+        } else {
+            p0
+        };
         for g in 0..k4 / 4 {
-            // SAFETY: `g·64 + 64 ≤ k4·16 ≤ panel.len()`.
-            let bv = unsafe { _mm512_loadu_si512(panel.as_ptr().add(g * 64).cast()) };
-            for (i, ci) in c.iter_mut().enumerate().take(rows) {
-                let o = i * k4 + 4 * g;
-                let a4 = i32::from_le_bytes([u[o], u[o + 1], u[o + 2], u[o + 3]]);
-                *ci = _mm512_dpbusd_epi32(*ci, _mm512_set1_epi32(a4), bv);
+            // SAFETY: `g·64 + 64 ≤ k4·16`, inside each panel (the caller's contract).
+            let (b0, b1) = unsafe {
+                (
+                    _mm512_loadu_si512(p0.add(g * 64).cast()),
+                    _mm512_loadu_si512(p1.add(g * 64).cast()),
+                )
+            };
+            for i in 0..rows {
+                // SAFETY: `i·k4 + 4g + 4 ≤ rows·k4 ≤ u.len()`.
+                let a4 = unsafe { std::ptr::read_unaligned(up.add(i * k4 + 4 * g).cast::<i32>()) };
+                let a = _mm512_set1_epi32(a4);
+                c0[i] = _mm512_dpbusd_epi32(c0[i], a, b0);
+                c1[i] = _mm512_dpbusd_epi32(c1[i], a, b1);
             }
         }
         for i in 0..rows {
-            let mut out = [0i32; 16];
-            // SAFETY: `out` holds 16 i32.
-            unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), c[i]) };
-            acc[i] = out;
+            // SAFETY: each row of `acc` holds 32 i32: two stores of 16.
+            unsafe {
+                _mm512_storeu_si512(acc[i].as_mut_ptr().cast(), c0[i]);
+                _mm512_storeu_si512(acc[i].as_mut_ptr().add(16).cast(), c1[i]);
+            }
         }
     }
 }
@@ -202,13 +272,17 @@ mod tests {
     #[test]
     fn the_simd_and_portable_blocks_agree() {
         let k4 = 40;
-        let u: Vec<u8> = (0..6 * k4).map(|i| (i * 37 % 256) as u8).collect();
-        let panel: Vec<u8> = (0..k4 * 16).map(|i| (i * 91 % 256) as u8).collect();
-        for rows in 1..=6 {
-            let (mut a, mut b) = ([[0i32; NR]; 6], [[0i32; NR]; 6]);
-            dot_block(&u, k4, rows, &panel, &mut a);
-            dot_block_portable(&u, k4, rows, &panel, &mut b);
-            assert_eq!(a, b, "{rows} rows");
+        let u: Vec<u8> = (0..MR * k4).map(|i| (i * 37 % 256) as u8).collect();
+        let panels: Vec<u8> = (0..2 * k4 * 16).map(|i| (i * 91 % 256) as u8).collect();
+        for rows in 1..=MR {
+            for np in 1..=2 {
+                let (mut a, mut b) = ([[0i32; 2 * NR]; MR], [[0i32; 2 * NR]; MR]);
+                dot_block(&u, k4, rows, &panels, np, &mut a);
+                dot_block_portable(&u, k4, rows, &panels, np, &mut b);
+                for i in 0..rows {
+                    assert_eq!(a[i][..np * NR], b[i][..np * NR], "{rows} rows, {np} panels");
+                }
+            }
         }
     }
 
@@ -223,6 +297,7 @@ mod tests {
         };
         for (m, k, n, za, zb) in [
             (1, 1, 1, 0, 0),
+            (25, 9, 48, 127, -128),
             (7, 5, 17, -128, 0),
             (13, 36, 33, 5, -3),
             (6, 288, 32, -128, 2),

@@ -22,7 +22,7 @@
 use crate::dtype::DType;
 use crate::error::{GraphError, Result};
 use crate::exec::Tensor;
-use crate::gemm_i8::{PackedB, gemm_i8};
+use crate::gemm_i8::{PackedB, gemm_u8};
 use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
@@ -650,6 +650,60 @@ fn sgemm(
     }
 }
 
+/// [`sgemm`] on the calling thread only.
+#[allow(clippy::too_many_arguments)]
+fn sgemm_one(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    ldd: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    b_rs: usize,
+    b_cs: usize,
+    accumulate: bool,
+) -> Result<()> {
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let ok = (m - 1) * ldd + n <= dst.len()
+        && (k == 0 || (m - 1) * lda + k <= a.len())
+        && (k == 0 || (k - 1) * b_rs + (n - 1) * b_cs < b.len());
+    if !ok {
+        return Err(GraphError::new(
+            "Tessera",
+            "internal error: GEMM operands out of range",
+        ));
+    }
+    // SAFETY: every index gemm touches is inside the slices (checked above).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            ldd as isize,
+            accumulate,
+            a.as_ptr(),
+            1,
+            lda as isize,
+            b.as_ptr(),
+            b_cs as isize,
+            b_rs as isize,
+            if accumulate { 1.0f32 } else { 0.0f32 },
+            1.0f32,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+    Ok(())
+}
+
 /// Float32 MATMUL: `[N,H,C] · [N,C,W] → [N,H,W]` per batch (float zero points are 0).
 fn matmul(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
     let ia = &g.values[node.inputs[0]];
@@ -707,47 +761,119 @@ fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()>
         }
     }
     let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
-    let cols;
-    let lhs: &[f32] = if direct {
-        &x
+    if direct {
+        return sgemm(m, oc, k, d, oc, &x, k, &w, 1, k, true);
+    }
+    // Row blocks over the worker pool, each building its own im2col rows (zeros in padded taps:
+    // float zero points are 0) and multiplying them.
+    let shape = Im2col {
+        ih,
+        iw,
+        ic,
+        kh,
+        kw,
+        oh,
+        ow,
+        geo: &geo,
+    };
+    let tasks = tessera_workers::global()
+        .threads()
+        .min(m.div_ceil(64))
+        .max(1);
+    let rows = m.div_ceil(tasks);
+    let dp = SendPtr(d.as_mut_ptr());
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let run = |t: usize| {
+        let r0 = t * rows;
+        if r0 >= m {
+            return;
+        }
+        let mr = rows.min(m - r0);
+        let mut cols = Vec::new();
+        if cols.try_reserve_exact(mr * k).is_err() {
+            failed.store(true, std::sync::atomic::Ordering::Relaxed);
+            return;
+        }
+        cols.resize(mr * k, 0f32);
+        shape.fill(&x, r0, mr, k, &mut cols);
+        // SAFETY: task `t` writes rows `r0..r0+mr` of `d` only (disjoint between tasks).
+        let c = unsafe { std::slice::from_raw_parts_mut(dp.get().add(r0 * oc), mr * oc) };
+        if sgemm_one(mr, oc, k, c, oc, &cols, k, &w, 1, k, true).is_err() {
+            failed.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    if tasks == 1 {
+        run(0);
     } else {
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(m * k).map_err(|_| {
-            GraphError::new(
-                "Tessera",
-                format!("out of memory for a {m}×{k} im2col buffer"),
-            )
-        })?;
-        buf.resize(m * k, 0f32);
-        for b in 0..batches {
-            for oy in 0..oh {
-                for ox in 0..ow {
-                    let r = ((b * oh + oy) * ow + ox) * k;
-                    for ky in 0..kh {
-                        let y =
-                            (oy * geo.stride[0] + ky * geo.dilation[0]).wrapping_sub(geo.pad[0]);
-                        if y >= ih {
-                            continue;
-                        }
-                        for kx in 0..kw {
-                            let xx = (ox * geo.stride[1] + kx * geo.dilation[1])
-                                .wrapping_sub(geo.pad[2]);
-                            if xx >= iw {
-                                continue;
-                            }
-                            let src = ((b * ih + y) * iw + xx) * ic;
-                            let dst = r + (ky * kw + kx) * ic;
-                            buf[dst..dst + ic].copy_from_slice(&x[src..src + ic]);
-                        }
+        pool_run(tasks, &run)?;
+    }
+    if failed.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(GraphError::new(
+            "Tessera",
+            "out of memory for the im2col rows, or GEMM operands out of range",
+        ));
+    }
+    Ok(())
+}
+
+/// The im2col view of an NHWC convolution input: row `r` (an output position `(n, oy, ox)`) is
+/// the `kh·kw·ic` input values its taps read, in (ky, kx, c) order; padded taps keep what the
+/// buffer holds (the caller fills it with the pad value).
+struct Im2col<'g> {
+    ih: usize,
+    iw: usize,
+    ic: usize,
+    kh: usize,
+    kw: usize,
+    oh: usize,
+    ow: usize,
+    geo: &'g kernels::conv::Geometry,
+}
+
+impl Im2col<'_> {
+    /// Writes rows `r0..r0+rows` into `out`, `stride` (≥ `kh·kw·ic`) elements apart.
+    fn fill<T: Copy>(&self, x: &[T], r0: usize, rows: usize, stride: usize, out: &mut [T]) {
+        self.fill_map(x, r0, rows, stride, out, |v| v);
+    }
+
+    /// [`Im2col::fill`] with `f` applied to every copied element.
+    fn fill_map<T: Copy>(
+        &self,
+        x: &[T],
+        r0: usize,
+        rows: usize,
+        stride: usize,
+        out: &mut [T],
+        f: impl Fn(T) -> T,
+    ) {
+        for (i, row) in out.chunks_exact_mut(stride).take(rows).enumerate() {
+            let r = r0 + i;
+            let (b, rem) = (r / (self.oh * self.ow), r % (self.oh * self.ow));
+            let (oy, ox) = (rem / self.ow, rem % self.ow);
+            for ky in 0..self.kh {
+                let y = (oy * self.geo.stride[0] + ky * self.geo.dilation[0])
+                    .wrapping_sub(self.geo.pad[0]);
+                if y >= self.ih {
+                    continue;
+                }
+                for kx in 0..self.kw {
+                    let xx = (ox * self.geo.stride[1] + kx * self.geo.dilation[1])
+                        .wrapping_sub(self.geo.pad[2]);
+                    if xx >= self.iw {
+                        continue;
+                    }
+                    let src = ((b * self.ih + y) * self.iw + xx) * self.ic;
+                    let dst = (ky * self.kw + kx) * self.ic;
+                    for (d, &v) in row[dst..dst + self.ic]
+                        .iter_mut()
+                        .zip(&x[src..src + self.ic])
+                    {
+                        *d = f(v);
                     }
                 }
             }
         }
-        cols = buf;
-        &cols
-    };
-    // weight is OHWI: element (k, o) of the [K, OC] right-hand side is w[o·K + k].
-    sgemm(m, oc, k, d, oc, lhs, k, &w, 1, k, true)
+    }
 }
 
 #[cfg(test)]
@@ -1094,44 +1220,15 @@ fn conv2d_i8(
         }
     }
     let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
-    let cols;
-    let lhs: &[i8] = if direct {
-        x
-    } else {
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(m * k).map_err(|_| {
-            GraphError::new(
-                "Tessera",
-                format!("out of memory for a {m}×{k} im2col buffer"),
-            )
-        })?;
-        buf.resize(m * k, izp as i8);
-        for bi in 0..batches {
-            for oy in 0..oh {
-                for ox in 0..ow {
-                    let r = ((bi * oh + oy) * ow + ox) * k;
-                    for ky in 0..kh {
-                        let y =
-                            (oy * geo.stride[0] + ky * geo.dilation[0]).wrapping_sub(geo.pad[0]);
-                        if y >= ih {
-                            continue;
-                        }
-                        for kx in 0..kw {
-                            let xx = (ox * geo.stride[1] + kx * geo.dilation[1])
-                                .wrapping_sub(geo.pad[2]);
-                            if xx >= iw {
-                                continue;
-                            }
-                            let src = ((bi * ih + y) * iw + xx) * ic;
-                            let dst = r + (ky * kw + kx) * ic;
-                            buf[dst..dst + ic].copy_from_slice(&x[src..src + ic]);
-                        }
-                    }
-                }
-            }
-        }
-        cols = buf;
-        &cols
+    let shape = Im2col {
+        ih,
+        iw,
+        ic,
+        kh,
+        kw,
+        oh,
+        ow,
+        geo: &geo,
     };
     let threads = tessera_workers::global().threads();
     let tasks = if m * oc * k >= 1 << 20 {
@@ -1154,7 +1251,29 @@ fn conv2d_i8(
         let c = unsafe {
             std::slice::from_raw_parts_mut(dp.get().add(r0 * oc), (mr * oc).min(len - r0 * oc))
         };
-        if gemm_i8(mr, &lhs[r0 * k..], k, izp, b, wzp, c, oc).is_err() {
+        // This task's im2col rows, converted for the GEMM (x ⊕ 0x80 = x + 128 as u8): rows of
+        // k4 bytes, the input zero point in padded taps, zeros past k.
+        let k4 = k.div_ceil(4) * 4;
+        let mut u = Vec::new();
+        if u.try_reserve_exact(mr * k4).is_err() {
+            failed.store(true, std::sync::atomic::Ordering::Relaxed);
+            return;
+        }
+        u.resize(mr * k4, 0u8);
+        let xu: &[u8] = bytemuck::cast_slice(x);
+        if direct {
+            for (i, row) in u.chunks_exact_mut(k4).enumerate() {
+                for (d, &s) in row.iter_mut().zip(&xu[(r0 + i) * k..(r0 + i + 1) * k]) {
+                    *d = s ^ 0x80;
+                }
+            }
+        } else {
+            for row in u.chunks_exact_mut(k4) {
+                row[..k].fill((izp as u8) ^ 0x80);
+            }
+            shape.fill_map(xu, r0, mr, k4, &mut u, |v| v ^ 0x80);
+        }
+        if gemm_u8(mr, &u, izp, b, wzp, c, oc).is_err() {
             failed.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     };
