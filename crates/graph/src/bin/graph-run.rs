@@ -113,13 +113,19 @@ fn real_main() -> Result<(), String> {
         let plan = Plan::new(graph);
         let ins: Vec<Vec<u8>> = tensors.iter().map(Tensor::to_bytes).collect();
         let in_refs: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
-        let infos: Vec<_> = plan.graph().outputs.iter().map(|o| o.info.clone()).collect();
+        let infos: Vec<_> = plan
+            .graph()
+            .outputs
+            .iter()
+            .map(|o| o.info.clone())
+            .collect();
         let mut outs: Vec<Vec<u8>> = infos
             .iter()
             .map(|i| vec![0u8; i.elements() * i.dtype.bytes()])
             .collect();
         let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
-        plan.run(&in_refs, &mut out_refs).map_err(|e| e.to_string())?;
+        plan.run(&in_refs, &mut out_refs)
+            .map_err(|e| e.to_string())?;
         infos
             .iter()
             .zip(&outs)
