@@ -1148,6 +1148,78 @@ mod tests {
         }
     }
 
+    /// Small modules whose bit-flipped variants are planned and run (with zero inputs) when they
+    /// still decode: nothing may panic.
+    fn fuzz_seeds() -> Vec<Vec<u32>> {
+        let mut seeds = vec![crate::testing::add_module()];
+        let mut a = Asm::new();
+        let i8t = a.int(8);
+        let i32t = a.int(32);
+        let tin = a.tensor(i8t, &[1, 4, 4, 2]);
+        let tw = a.tensor(i8t, &[3, 3, 3, 2]);
+        let tb = a.tensor(i32t, &[3]);
+        let tout = a.tensor(i32t, &[1, 4, 4, 3]);
+        let x = a.input(tin, 0);
+        let w = a.input(tw, 1);
+        let b = a.input(tb, 2);
+        let pad = a.i32s(&[1, 1, 1, 1]);
+        let st = a.i32s(&[1, 1]);
+        let dil = a.i32s(&[1, 1]);
+        let acc = a.scalar(i32t, 1);
+        let lb = a.boolc(false);
+        let zx = a.one(i8t, 0x80);
+        let zw = a.one(i8t, 0);
+        let c = a.op(tout, CONV2D, &[pad, st, dil, acc, lb, x, w, b, zx, zw]);
+        a.output(c, tout, 3);
+        seeds.push(a.finish());
+        seeds
+    }
+
+    #[test]
+    fn bit_flipped_modules_never_panic_the_plan() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for words in fuzz_seeds() {
+            for _ in 0..3000 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let mut w = words.clone();
+                let i = (state as usize) % w.len();
+                w[i] ^= 1 << ((state >> 32) % 32);
+                let Ok(graph) = compile(&w, "main", &Inputs::default()) else {
+                    continue;
+                };
+                let plan = Plan::new(graph);
+                if plan.check_limits().is_err() {
+                    continue;
+                }
+                let g = plan.graph();
+                let total: usize = g
+                    .inputs
+                    .iter()
+                    .chain(&g.outputs)
+                    .map(|i| nbytes(&i.info))
+                    .sum();
+                if total > 1 << 20 {
+                    continue;
+                }
+                let ins: Vec<Vec<u8>> = g
+                    .inputs
+                    .iter()
+                    .map(|i| vec![0u8; nbytes(&i.info)])
+                    .collect();
+                let mut outs: Vec<Vec<u8>> = g
+                    .outputs
+                    .iter()
+                    .map(|i| vec![0u8; nbytes(&i.info)])
+                    .collect();
+                let in_refs: Vec<&[u8]> = ins.iter().map(Vec::as_slice).collect();
+                let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+                let _ = plan.run(&in_refs, &mut out_refs);
+            }
+        }
+    }
+
     #[test]
     fn wrong_sizes_are_errors() {
         let graph = compile(&crate::testing::add_module(), "main", &Inputs::default()).unwrap();
