@@ -62,7 +62,25 @@ enum BinOp {
     Min(bool),
 }
 
+/// `o[i] = f(a[i], b[i])`, a loop the compiler vectorises.
+#[inline(always)]
+fn map2(o: &mut [f32], a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) {
+    for ((o, x), y) in o.iter_mut().zip(a).zip(b) {
+        *o = f(*x, *y);
+    }
+}
+
 impl BinOp {
+    /// [`BinOp::apply`] over whole slices, the operator chosen once outside the loop.
+    fn map(self, o: &mut [f32], a: &[f32], b: &[f32]) {
+        match self {
+            BinOp::Add => map2(o, a, b, |x, y| x + y),
+            BinOp::Sub => map2(o, a, b, |x, y| x - y),
+            BinOp::Mul => map2(o, a, b, |x, y| x * y),
+            other => map2(o, a, b, |x, y| other.apply(x, y)),
+        }
+    }
+
     #[inline(always)]
     fn apply(self, a: f32, b: f32) -> f32 {
         match self {
@@ -516,9 +534,7 @@ fn binary(op: BinOp, g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) ->
         let n = d.len();
         let chunks = n.div_ceil(CHUNK);
         if chunks <= 1 {
-            for ((o, x), y) in d.iter_mut().zip(a.iter()).zip(b.iter()) {
-                *o = op.apply(*x, *y);
-            }
+            op.map(d, &a, &b);
             return Ok(());
         }
         let dp = SendPtr(d.as_mut_ptr());
@@ -529,9 +545,7 @@ fn binary(op: BinOp, g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) ->
             // SAFETY: chunk `c` is `start..end` of `d`, disjoint from every other chunk; `d`
             // outlives the run.
             let o = unsafe { std::slice::from_raw_parts_mut(dp.get().add(start), end - start) };
-            for ((o, x), y) in o.iter_mut().zip(&a[start..end]).zip(&b[start..end]) {
-                *o = op.apply(*x, *y);
-            }
+            op.map(o, &a[start..end], &b[start..end]);
         });
     }
     // Broadcast: walk the result row by row (the last dimension), each operand's index built from
