@@ -1400,7 +1400,11 @@ mod tests {
         assert_eq!(only.shaders, vec!["dense"]);
         assert!(only.graphs.is_empty());
         assert!(only.copies && !only.pipelines);
-        let graphs = s(&["--only", "graph_add,graph_matmul,graph_conv2d"]).unwrap();
+        let graphs = s(&[
+            "--only",
+            "graph_add,graph_matmul,graph_conv2d,graph_conv2d_i8",
+        ])
+        .unwrap();
         assert!(graphs.shaders.is_empty() && !graphs.pipelines && !graphs.copies);
         assert_eq!(graphs.graphs, GRAPHS);
         assert!(s(&["--only=nope"]).is_err());
