@@ -405,8 +405,9 @@ impl Recorder<'_> {
         self.bind_sets(&layout, first_set, sets, offsets, graph)
     }
 
-    /// `vkCmdBindDescriptorSets2`: binds for the compute stage; other stages have no bind point
-    /// on this device.
+    /// `vkCmdBindDescriptorSets2`: binds at the compute bind point when the stages include
+    /// COMPUTE, and at the data graph bind point for `VK_SHADER_STAGE_ALL` (data graphs have no
+    /// stage bit); other stages have no bind point on this device.
     ///
     /// # Errors
     /// `Validation` naming the VUID broken.
