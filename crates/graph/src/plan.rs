@@ -181,18 +181,25 @@ fn f32s(bytes: &[u8]) -> std::borrow::Cow<'_, [f32]> {
     }
 }
 
-/// A `Send + Sync` raw pointer for handing disjoint output rows to pool threads.
-#[derive(Clone, Copy)]
-struct SendPtr(*mut f32);
-// SAFETY: used only to give each pool task its own disjoint range of one buffer, which outlives
-// the pool run.
-unsafe impl Send for SendPtr {}
-// SAFETY: as above.
-unsafe impl Sync for SendPtr {}
+/// A `Send + Sync` raw pointer for handing disjoint row blocks of one buffer to pool threads.
+struct SendPtr<T>(*mut T);
 
-impl SendPtr {
+impl<T> Clone for SendPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SendPtr<T> {}
+// SAFETY: used only by `for_row_blocks`, which gives each pool task its own disjoint range of a
+// buffer that outlives the pool run.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
     /// The pointer (a method, so closures capture the whole `SendPtr`, not its field).
-    fn get(self) -> *mut f32 {
+    fn get(self) -> *mut T {
         self.0
     }
 }
@@ -201,6 +208,49 @@ fn pool_run(n: usize, task: &(dyn Fn(usize) + Sync)) -> Result<()> {
     tessera_workers::global()
         .run(n, task)
         .map_err(|e| GraphError::new("Tessera", e.to_string()))
+}
+
+/// A task of [`for_row_blocks`]: `(first row, rows, their elements)`.
+type RowTask<'a, T> = dyn Fn(usize, usize, &mut [T]) -> Result<()> + Sync + 'a;
+
+/// Runs `task(r0, rows, block)` on `tasks` blocks of consecutive rows of `dst` (`m` rows of
+/// `row` elements; `block` starts at row `r0` and is cut at the end of `dst`), on the worker pool
+/// when there is more than one block. Returns the first error a task returned.
+fn for_row_blocks<T: Send>(
+    dst: &mut [T],
+    row: usize,
+    m: usize,
+    tasks: usize,
+    task: &RowTask<'_, T>,
+) -> Result<()> {
+    let tasks = tasks.clamp(1, m.max(1));
+    if tasks == 1 {
+        return task(0, m, dst);
+    }
+    let rows = m.div_ceil(tasks);
+    let len = dst.len();
+    let base = SendPtr(dst.as_mut_ptr());
+    let error = std::sync::Mutex::new(None);
+    pool_run(tasks, &|t| {
+        let r0 = t * rows;
+        if r0 >= m {
+            return;
+        }
+        let mr = rows.min(m - r0);
+        let (start, end) = ((r0 * row).min(len), ((r0 + mr) * row).min(len));
+        // SAFETY: block `t` is `start..end` of `dst`, inside it and disjoint from every other
+        // block; `dst` is borrowed mutably for the whole run.
+        let block = unsafe { std::slice::from_raw_parts_mut(base.get().add(start), end - start) };
+        if let Err(e) = task(r0, mr, block)
+            && let Ok(mut first) = error.lock()
+        {
+            first.get_or_insert(e);
+        }
+    })?;
+    match error.into_inner() {
+        Ok(Some(e)) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 impl Plan {
@@ -537,15 +587,11 @@ fn binary(op: BinOp, g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) ->
             op.map(d, &a, &b);
             return Ok(());
         }
-        let dp = SendPtr(d.as_mut_ptr());
         let (a, b) = (&a[..], &b[..]);
-        return pool_run(chunks, &|c| {
-            let start = c * CHUNK;
-            let end = (start + CHUNK).min(n);
-            // SAFETY: chunk `c` is `start..end` of `d`, disjoint from every other chunk; `d`
-            // outlives the run.
-            let o = unsafe { std::slice::from_raw_parts_mut(dp.get().add(start), end - start) };
-            op.map(o, &a[start..end], &b[start..end]);
+        return for_row_blocks(d, CHUNK, chunks, chunks, &|r0, _, o| {
+            let start = r0 * CHUNK;
+            op.map(o, &a[start..start + o.len()], &b[start..start + o.len()]);
+            Ok(())
         });
     }
     // Broadcast: walk the result row by row (the last dimension), each operand's index built from
@@ -603,65 +649,17 @@ fn sgemm(
     b_cs: usize,
     accumulate: bool,
 ) -> Result<()> {
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    // Bounds of what gemm will touch, checked once (gemm takes raw pointers).
-    let ok = (m - 1) * ldd + n <= dst.len()
-        && (k == 0 || (m - 1) * lda + k <= a.len())
-        && (k == 0 || (k - 1) * b_rs + (n - 1) * b_cs < b.len());
-    if !ok {
-        return Err(GraphError::new(
-            "Tessera",
-            "internal error: GEMM operands out of range",
-        ));
-    }
+    // Each block's operands are bounds-checked by `sgemm_one`.
     let threads = tessera_workers::global().threads();
     let tasks = if m * n * k >= 1 << 20 {
-        threads.min(m.div_ceil(16)).max(1)
+        threads.min(m.div_ceil(16))
     } else {
         1
     };
-    let rows = m.div_ceil(tasks);
-    let dp = SendPtr(dst.as_mut_ptr());
-    let run = |t: usize| {
-        let r0 = t * rows;
-        if r0 >= m {
-            return;
-        }
-        let mr = rows.min(m - r0);
-        // SAFETY: task `t` writes rows `r0..r0+mr` of `dst` only (disjoint between tasks) and
-        // reads `a`'s same rows and all of `b`; every index is inside the slices (checked above).
-        unsafe {
-            gemm::gemm(
-                mr,
-                n,
-                k,
-                dp.get().add(r0 * ldd),
-                1,
-                ldd as isize,
-                accumulate,
-                a.as_ptr().add(r0 * lda),
-                1,
-                lda as isize,
-                b.as_ptr(),
-                b_cs as isize,
-                b_rs as isize,
-                if accumulate { 1.0f32 } else { 0.0f32 },
-                1.0f32,
-                false,
-                false,
-                false,
-                gemm::Parallelism::None,
-            );
-        }
-    };
-    if tasks == 1 {
-        run(0);
-        Ok(())
-    } else {
-        pool_run(tasks, &run)
-    }
+    for_row_blocks(dst, ldd, m, tasks, &|r0, mr, block| {
+        let a = a.get(r0 * lda..).unwrap_or(&[]);
+        sgemm_one(mr, n, k, block, ldd, a, lda, b, b_rs, b_cs, accumulate)
+    })
 }
 
 /// [`sgemm`] on the calling thread only.
@@ -794,40 +792,15 @@ fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()>
         .threads()
         .min(m.div_ceil(64))
         .max(1);
-    let rows = m.div_ceil(tasks);
-    let dp = SendPtr(d.as_mut_ptr());
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    let run = |t: usize| {
-        let r0 = t * rows;
-        if r0 >= m {
-            return;
-        }
-        let mr = rows.min(m - r0);
+    for_row_blocks(d, oc, m, tasks, &|r0, mr, c| {
         let mut cols = Vec::new();
-        if cols.try_reserve_exact(mr * k).is_err() {
-            failed.store(true, std::sync::atomic::Ordering::Relaxed);
-            return;
-        }
+        cols.try_reserve_exact(mr * k).map_err(|_| {
+            GraphError::new("Tessera", format!("out of memory for {mr}×{k} im2col rows"))
+        })?;
         cols.resize(mr * k, 0f32);
         shape.fill(&x, r0, mr, k, &mut cols);
-        // SAFETY: task `t` writes rows `r0..r0+mr` of `d` only (disjoint between tasks).
-        let c = unsafe { std::slice::from_raw_parts_mut(dp.get().add(r0 * oc), mr * oc) };
-        if sgemm_one(mr, oc, k, c, oc, &cols, k, &w, 1, k, true).is_err() {
-            failed.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    };
-    if tasks == 1 {
-        run(0);
-    } else {
-        pool_run(tasks, &run)?;
-    }
-    if failed.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(GraphError::new(
-            "Tessera",
-            "out of memory for the im2col rows, or GEMM operands out of range",
-        ));
-    }
-    Ok(())
+        sgemm_one(mr, oc, k, c, oc, &cols, k, &w, 1, k, true)
+    })
 }
 
 /// The im2col view of an NHWC convolution input: row `r` (an output position `(n, oy, ox)`) is
@@ -888,6 +861,110 @@ impl Im2col<'_> {
             }
         }
     }
+}
+
+/// OHWI int8 weights as the GEMM's right-hand side: element (k, o) of `[K, OC]` is `w[o·K + k]`.
+fn pack_conv_weights(w: &Tensor) -> PackedB {
+    let oc = w.shape[0];
+    let k: usize = w.shape[1..].iter().product();
+    let raw: Vec<i8> = w.ints().iter().map(|&v| v as i8).collect();
+    PackedB::new(&raw, k, oc, 1, k)
+}
+
+/// int8 CONV2D (int32 accumulators, exact): im2col with the input zero point in padded taps (so
+/// they add `(zp − zp)·w = 0`, as TOSA says), then the int8 GEMM from the bias.
+fn conv2d_i8(
+    g: &Graph,
+    node: &Node,
+    packed: Option<&PackedB>,
+    args: &[&[u8]],
+    dest: &mut [u8],
+) -> Result<()> {
+    let x_info = &g.values[node.inputs[0]];
+    let w_info = &g.values[node.inputs[1]];
+    let (oc, kh, kw, ic) = (
+        w_info.shape[0],
+        w_info.shape[1],
+        w_info.shape[2],
+        w_info.shape[3],
+    );
+    let geo = kernels::conv::geometry(node, x_info, kh, kw, oc)?;
+    let [batches, ih, iw, _] = [
+        x_info.shape[0],
+        x_info.shape[1],
+        x_info.shape[2],
+        x_info.shape[3],
+    ];
+    let [_, oh, ow, _] = geo.out;
+    let izp = kernels::zero_point(node, "input_zp")? as i32;
+    let wzp = kernels::zero_point(node, "weight_zp")? as i32;
+    let x: &[i8] = bytemuck::cast_slice(args[0]);
+    let bias: Vec<i32> = args[2]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    let owned;
+    let b = match packed {
+        Some(b) => b,
+        None => {
+            let w: &[i8] = bytemuck::cast_slice(args[1]);
+            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic);
+            &owned
+        }
+    };
+    let m = batches * oh * ow;
+    let k = kh * kw * ic;
+    for row in d.chunks_exact_mut(oc) {
+        for (o, v) in row.iter_mut().enumerate() {
+            *v = bias[if bias.len() == 1 { 0 } else { o }];
+        }
+    }
+    let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
+    let shape = Im2col {
+        ih,
+        iw,
+        ic,
+        kh,
+        kw,
+        oh,
+        ow,
+        geo: &geo,
+    };
+    let threads = tessera_workers::global().threads();
+    let tasks = if m * oc * k >= 1 << 20 {
+        threads.min(m.div_ceil(6)).max(1)
+    } else {
+        1
+    };
+    for_row_blocks(d, oc, m, tasks, &|r0, mr, c| {
+        // This block's im2col rows, converted for the GEMM (x ⊕ 0x80 = x + 128 as u8): rows of
+        // k4 bytes, the input zero point in padded taps, zeros past k.
+        let k4 = k.div_ceil(4) * 4;
+        let mut u = Vec::new();
+        u.try_reserve_exact(mr * k4).map_err(|_| {
+            GraphError::new(
+                "Tessera",
+                format!("out of memory for {mr}×{k4} im2col rows"),
+            )
+        })?;
+        u.resize(mr * k4, 0u8);
+        let xu: &[u8] = bytemuck::cast_slice(x);
+        if direct {
+            for (i, row) in u.chunks_exact_mut(k4).enumerate() {
+                for (d, &s) in row.iter_mut().zip(&xu[(r0 + i) * k..(r0 + i + 1) * k]) {
+                    *d = s ^ 0x80;
+                }
+            }
+        } else {
+            for row in u.chunks_exact_mut(k4) {
+                row[..k].fill((izp as u8) ^ 0x80);
+            }
+            shape.fill_map(xu, r0, mr, k4, &mut u, |v| v ^ 0x80);
+        }
+        gemm_u8(mr, &u, izp, b, wzp, c, oc).map_err(|e| GraphError::new("Tessera", e))
+    })
 }
 
 #[cfg(test)]
@@ -1244,149 +1321,5 @@ mod tests {
         assert!(plan.run(&[&a, &short], &mut [&mut out]).is_err());
         assert!(plan.run(&[&a], &mut [&mut out]).is_err());
         assert!(plan.run(&[&a, &a], &mut [&mut out]).is_ok());
-    }
-}
-
-/// OHWI int8 weights as the GEMM's right-hand side: element (k, o) of `[K, OC]` is `w[o·K + k]`.
-fn pack_conv_weights(w: &Tensor) -> PackedB {
-    let oc = w.shape[0];
-    let k: usize = w.shape[1..].iter().product();
-    let raw: Vec<i8> = w.ints().iter().map(|&v| v as i8).collect();
-    PackedB::new(&raw, k, oc, 1, k)
-}
-
-/// int8 CONV2D (int32 accumulators, exact): im2col with the input zero point in padded taps (so
-/// they add `(zp − zp)·w = 0`, as TOSA says), then the int8 GEMM from the bias.
-fn conv2d_i8(
-    g: &Graph,
-    node: &Node,
-    packed: Option<&PackedB>,
-    args: &[&[u8]],
-    dest: &mut [u8],
-) -> Result<()> {
-    let x_info = &g.values[node.inputs[0]];
-    let w_info = &g.values[node.inputs[1]];
-    let (oc, kh, kw, ic) = (
-        w_info.shape[0],
-        w_info.shape[1],
-        w_info.shape[2],
-        w_info.shape[3],
-    );
-    let geo = kernels::conv::geometry(node, x_info, kh, kw, oc)?;
-    let [batches, ih, iw, _] = [
-        x_info.shape[0],
-        x_info.shape[1],
-        x_info.shape[2],
-        x_info.shape[3],
-    ];
-    let [_, oh, ow, _] = geo.out;
-    let izp = kernels::zero_point(node, "input_zp")? as i32;
-    let wzp = kernels::zero_point(node, "weight_zp")? as i32;
-    let x: &[i8] = bytemuck::cast_slice(args[0]);
-    let bias: Vec<i32> = args[2]
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest)
-        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
-    let owned;
-    let b = match packed {
-        Some(b) => b,
-        None => {
-            let w: &[i8] = bytemuck::cast_slice(args[1]);
-            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic);
-            &owned
-        }
-    };
-    let m = batches * oh * ow;
-    let k = kh * kw * ic;
-    for row in d.chunks_exact_mut(oc) {
-        for (o, v) in row.iter_mut().enumerate() {
-            *v = bias[if bias.len() == 1 { 0 } else { o }];
-        }
-    }
-    let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
-    let shape = Im2col {
-        ih,
-        iw,
-        ic,
-        kh,
-        kw,
-        oh,
-        ow,
-        geo: &geo,
-    };
-    let threads = tessera_workers::global().threads();
-    let tasks = if m * oc * k >= 1 << 20 {
-        threads.min(m.div_ceil(6)).max(1)
-    } else {
-        1
-    };
-    let rows = m.div_ceil(tasks);
-    let dp = SendPtrI32(d.as_mut_ptr());
-    let len = d.len();
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    let run = |t: usize| {
-        let r0 = t * rows;
-        if r0 >= m {
-            return;
-        }
-        let mr = rows.min(m - r0);
-        // SAFETY: task `t` writes rows `r0..r0+mr` of `d` only (disjoint between tasks), inside
-        // `d` (`(r0+mr)·oc ≤ m·oc = len`).
-        let c = unsafe {
-            std::slice::from_raw_parts_mut(dp.get().add(r0 * oc), (mr * oc).min(len - r0 * oc))
-        };
-        // This task's im2col rows, converted for the GEMM (x ⊕ 0x80 = x + 128 as u8): rows of
-        // k4 bytes, the input zero point in padded taps, zeros past k.
-        let k4 = k.div_ceil(4) * 4;
-        let mut u = Vec::new();
-        if u.try_reserve_exact(mr * k4).is_err() {
-            failed.store(true, std::sync::atomic::Ordering::Relaxed);
-            return;
-        }
-        u.resize(mr * k4, 0u8);
-        let xu: &[u8] = bytemuck::cast_slice(x);
-        if direct {
-            for (i, row) in u.chunks_exact_mut(k4).enumerate() {
-                for (d, &s) in row.iter_mut().zip(&xu[(r0 + i) * k..(r0 + i + 1) * k]) {
-                    *d = s ^ 0x80;
-                }
-            }
-        } else {
-            for row in u.chunks_exact_mut(k4) {
-                row[..k].fill((izp as u8) ^ 0x80);
-            }
-            shape.fill_map(xu, r0, mr, k4, &mut u, |v| v ^ 0x80);
-        }
-        if gemm_u8(mr, &u, izp, b, wzp, c, oc).is_err() {
-            failed.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    };
-    if tasks == 1 {
-        run(0);
-    } else {
-        pool_run(tasks, &run)?;
-    }
-    if failed.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(GraphError::new(
-            "Tessera",
-            "internal error: int8 GEMM operands out of range",
-        ));
-    }
-    Ok(())
-}
-
-/// [`SendPtr`] for i32 results.
-#[derive(Clone, Copy)]
-struct SendPtrI32(*mut i32);
-// SAFETY: as `SendPtr`.
-unsafe impl Send for SendPtrI32 {}
-// SAFETY: as `SendPtr`.
-unsafe impl Sync for SendPtrI32 {}
-
-impl SendPtrI32 {
-    fn get(self) -> *mut i32 {
-        self.0
     }
 }
