@@ -8,8 +8,9 @@
 //! producer writes straight into the caller's output slice.
 //!
 //! Kernels: float32 ADD/SUB/MUL/MAXIMUM/MINIMUM (with broadcasting), float32 MATMUL (the `gemm`
-//! crate, rows split over the worker pool) and float32 CONV2D (im2col then `gemm`, bias first)
-//! run natively; every other node runs the reference kernel on a decoded copy of its operands
+//! crate, rows split over the worker pool), float32 CONV2D (im2col then `gemm`, bias first) and
+//! int8 CONV2D (im2col chunks that stay in the L2 cache, then the exact int8 GEMM of
+//! [`crate::gemm_i8`] in the layout for this CPU: VNNI bytes or AVX2 i16 pairs) run natively; every other node runs the reference kernel on a decoded copy of its operands
 //! (`exec`). Native float results are what TOSA allows: the elementwise ones are correctly rounded
 //! like the reference's, the dot products accumulate in float32 in `gemm`'s blocked order
 //! (TOSA allows any order). Small convolutions (fewer than [`CONV_GEMM_MIN_MACS`]
@@ -22,7 +23,7 @@
 use crate::dtype::DType;
 use crate::error::{GraphError, Result};
 use crate::exec::Tensor;
-use crate::gemm_i8::{PackedB, gemm_u8};
+use crate::gemm_i8::{Layout, MR, PackedB, gemm_i16, gemm_u8};
 use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
@@ -279,7 +280,10 @@ impl Plan {
             .zip(&kernels)
             .map(
                 |(n, k)| match (k, n.inputs.get(1).and_then(|&w| graph.sources.get(w))) {
-                    (Kernel::Conv2dI8, Some(Source::Constant(w))) => Some(pack_conv_weights(w)),
+                    (Kernel::Conv2dI8, Some(Source::Constant(w))) => {
+                        let zp = kernels::zero_point(n, "weight_zp").ok()?;
+                        Some(pack_conv_weights(w, zp))
+                    }
                     _ => None,
                 },
             )
@@ -824,14 +828,14 @@ impl Im2col<'_> {
     }
 
     /// [`Im2col::fill`] with `f` applied to every copied element.
-    fn fill_map<T: Copy>(
+    fn fill_map<S: Copy, T>(
         &self,
-        x: &[T],
+        x: &[S],
         r0: usize,
         rows: usize,
         stride: usize,
         out: &mut [T],
-        f: impl Fn(T) -> T,
+        f: impl Fn(S) -> T,
     ) {
         for (i, row) in out.chunks_exact_mut(stride).take(rows).enumerate() {
             let r = r0 + i;
@@ -863,12 +867,13 @@ impl Im2col<'_> {
     }
 }
 
-/// OHWI int8 weights as the GEMM's right-hand side: element (k, o) of `[K, OC]` is `w[o·K + k]`.
-fn pack_conv_weights(w: &Tensor) -> PackedB {
+/// OHWI int8 weights (zero point `zp`) as the GEMM's right-hand side: element (k, o) of
+/// `[K, OC]` is `w[o·K + k]`.
+fn pack_conv_weights(w: &Tensor, zp: i64) -> PackedB {
     let oc = w.shape[0];
     let k: usize = w.shape[1..].iter().product();
     let raw: Vec<i8> = w.ints().iter().map(|&v| v as i8).collect();
-    PackedB::new(&raw, k, oc, 1, k)
+    PackedB::new(&raw, k, oc, 1, k, zp as i32)
 }
 
 /// int8 CONV2D (int32 accumulators, exact): im2col with the input zero point in padded taps (so
@@ -910,17 +915,18 @@ fn conv2d_i8(
         Some(b) => b,
         None => {
             let w: &[i8] = bytemuck::cast_slice(args[1]);
-            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic);
+            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic, wzp);
             &owned
         }
     };
     let m = batches * oh * ow;
     let k = kh * kw * ic;
-    for row in d.chunks_exact_mut(oc) {
-        for (o, v) in row.iter_mut().enumerate() {
-            *v = bias[if bias.len() == 1 { 0 } else { o }];
-        }
-    }
+    let bias: Vec<i32> = (0..oc)
+        .map(|o| {
+            let at = if bias.len() == 1 { 0 } else { o };
+            bias.get(at).copied().unwrap_or(0)
+        })
+        .collect();
     let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
     let shape = Im2col {
         ih,
@@ -934,37 +940,110 @@ fn conv2d_i8(
     };
     let threads = tessera_workers::global().threads();
     let tasks = if m * oc * k >= 1 << 20 {
-        threads.min(m.div_ceil(6)).max(1)
+        threads.min(m.div_ceil(MR)).max(1)
     } else {
         1
     };
+    let row_len = b.row_len();
+    // Rows per im2col chunk: about 128 KiB of converted rows, so they stay in the L2 cache
+    // while every panel of the weights passes over them.
+    let chunk = ((128 << 10) / (row_len.max(1) * 2)).clamp(1, 64) * b.block_rows();
+    let xu: &[u8] = bytemuck::cast_slice(x);
+    let im2col = ChunkedIm2col {
+        shape: &shape,
+        direct,
+        k,
+        row_len,
+        chunk,
+    };
     for_row_blocks(d, oc, m, tasks, &|r0, mr, c| {
-        // This block's im2col rows, converted for the GEMM (x ⊕ 0x80 = x + 128 as u8): rows of
-        // k4 bytes, the input zero point in padded taps, zeros past k.
-        let k4 = k.div_ceil(4) * 4;
-        let mut u = Vec::new();
-        u.try_reserve_exact(mr * k4).map_err(|_| {
+        // Each chunk: its im2col rows converted for the GEMM's layout (padded taps hold the
+        // input zero point, so they add (zp − zp)·w = 0), then the GEMM, its results plus the
+        // bias stored in `c`.
+        let mut store = |first: usize, r: usize, j0: usize, v: &[i32]| {
+            let at = (first - r0 + r) * oc + j0;
+            for ((d, &x), &bias) in c[at..at + v.len()].iter_mut().zip(v).zip(&bias[j0..]) {
+                *d = x.wrapping_add(bias);
+            }
+        };
+        match b.layout() {
+            Layout::U8 => im2col.run(
+                xu,
+                r0,
+                mr,
+                |v| v ^ 0x80,
+                (izp as u8) ^ 0x80,
+                |first, n, u| gemm_u8(n, u, izp, b, &mut |r, j0, v| store(first, r, j0, v)),
+            ),
+            Layout::I16 => im2col.run(
+                xu,
+                r0,
+                mr,
+                |v| i16::from(v as i8) - izp as i16,
+                0i16,
+                |first, n, rows| gemm_i16(n, rows, b, &mut |r, j0, v| store(first, r, j0, v)),
+            ),
+        }
+    })
+}
+
+/// Im2col rows of an int8 convolution made chunk by chunk into one reused buffer.
+struct ChunkedIm2col<'s, 'g> {
+    shape: &'s Im2col<'g>,
+    /// A 1×1, stride-1, unpadded convolution: rows are the input's.
+    direct: bool,
+    /// Elements per im2col row, and per converted row (`k` rounded up for the GEMM).
+    k: usize,
+    row_len: usize,
+    /// Rows per chunk.
+    chunk: usize,
+}
+
+impl ChunkedIm2col<'_, '_> {
+    /// For rows `r0..r0+rows`, chunk by chunk: fills the chunk's rows with `convert(x)` (`pad`
+    /// in padded taps, zero past `k`) and calls `gemm(first row, rows, converted rows)`.
+    fn run<T: Copy + Default>(
+        &self,
+        x: &[u8],
+        r0: usize,
+        rows: usize,
+        convert: impl Fn(u8) -> T,
+        pad: T,
+        mut gemm: impl FnMut(usize, usize, &[T]) -> std::result::Result<(), &'static str>,
+    ) -> Result<()> {
+        let (k, len) = (self.k, self.row_len);
+        let capacity = self.chunk.min(rows);
+        let mut buf: Vec<T> = Vec::new();
+        buf.try_reserve_exact(capacity * len).map_err(|_| {
             GraphError::new(
                 "Tessera",
-                format!("out of memory for {mr}×{k4} im2col rows"),
+                format!("out of memory for {capacity}×{len} im2col rows"),
             )
         })?;
-        u.resize(mr * k4, 0u8);
-        let xu: &[u8] = bytemuck::cast_slice(x);
-        if direct {
-            for (i, row) in u.chunks_exact_mut(k4).enumerate() {
-                for (d, &s) in row.iter_mut().zip(&xu[(r0 + i) * k..(r0 + i + 1) * k]) {
-                    *d = s ^ 0x80;
+        buf.resize(capacity * len, T::default());
+        let mut done = 0;
+        while done < rows {
+            let n = self.chunk.min(rows - done);
+            let first = r0 + done;
+            let u = &mut buf[..n * len];
+            if self.direct {
+                for (i, row) in u.chunks_exact_mut(len).enumerate() {
+                    let src = &x[(first + i) * k..(first + i + 1) * k];
+                    for (d, &s) in row.iter_mut().zip(src) {
+                        *d = convert(s);
+                    }
                 }
+            } else {
+                for row in u.chunks_exact_mut(len) {
+                    row[..k].fill(pad);
+                }
+                self.shape.fill_map(x, first, n, len, u, &convert);
             }
-        } else {
-            for row in u.chunks_exact_mut(k4) {
-                row[..k].fill((izp as u8) ^ 0x80);
-            }
-            shape.fill_map(xu, r0, mr, k4, &mut u, |v| v ^ 0x80);
+            gemm(first, n, u).map_err(|e| GraphError::new("Tessera", e))?;
+            done += n;
         }
-        gemm_u8(mr, &u, izp, b, wzp, c, oc).map_err(|e| GraphError::new("Tessera", e))
-    })
+        Ok(())
+    }
 }
 
 #[cfg(test)]
