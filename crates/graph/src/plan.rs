@@ -25,6 +25,7 @@ use crate::error::{GraphError, Result};
 use crate::exec::Tensor;
 use crate::gemm_i8::{Layout, MR, PackedB, gemm_i16, gemm_u8};
 use crate::ir::{Graph, Node, Source, ValueInfo};
+use crate::kernels::quant::Requant;
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
 
@@ -49,8 +50,11 @@ enum Kernel {
     MatmulF32,
     /// Float32 CONV2D through im2col and `gemm`.
     Conv2dF32,
-    /// int8 × int8 → int32 CONV2D through im2col and the exact int8 GEMM.
+    /// int8 × int8 → int32 CONV2D through im2col and the exact int8 GEMM (and the RESCALE to
+    /// int8 that reads it, when [`Plan`]'s `requant` has one).
     Conv2dI8,
+    /// Nothing: a RESCALE that the int8 CONV2D before it applies in its epilogue.
+    Fused,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +133,11 @@ pub struct Plan {
     last_use: Vec<usize>,
     /// Per node: its constant weights packed for the int8 GEMM (int8 CONV2D only).
     packed: Vec<Option<PackedB>>,
+    /// Per node: the values its kernel writes (its results; a fused CONV2D's are those of the
+    /// RESCALE it absorbed, which writes none).
+    writes: Vec<Vec<usize>>,
+    /// Per node: the RESCALE an int8 CONV2D applies to its results.
+    requant: Vec<Option<Requant>>,
 }
 
 /// An owned value buffer, 8-byte aligned (so every element type can be viewed in place).
@@ -288,12 +297,28 @@ impl Plan {
                 },
             )
             .collect();
+        let mut kernels = kernels;
+        let mut writes: Vec<Vec<usize>> = graph.nodes.iter().map(|n| n.outputs.clone()).collect();
+        let mut requant: Vec<Option<Requant>> = vec![None; graph.nodes.len()];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            if kernels[n] != Kernel::Conv2dI8 {
+                continue;
+            }
+            if let Some((r, q)) = fusable_rescale(&graph, n, node) {
+                kernels[r] = Kernel::Fused;
+                writes[n] = graph.nodes[r].outputs.clone();
+                writes[r].clear();
+                requant[n] = Some(q);
+            }
+        }
         Plan {
             graph,
             kernels,
             constants,
             last_use,
             packed,
+            writes,
+            requant,
         }
     }
 
@@ -399,10 +424,13 @@ impl Plan {
             })
             .collect();
         for (n, node) in g.nodes.iter().enumerate() {
+            if self.kernels[n] == Kernel::Fused {
+                continue;
+            }
             // Results go to a fresh buffer, or straight to the caller's output when no later node
             // reads them and exactly one output interface takes them.
             let mut results: Vec<(usize, Option<usize>)> = Vec::new();
-            for &v in &node.outputs {
+            for &v in &self.writes[n] {
                 let direct = if self.last_use[v] == usize::MAX || self.last_use[v] < n {
                     let mut outs = g.output_values.iter().enumerate().filter(|(_, o)| **o == v);
                     match (outs.next(), outs.next()) {
@@ -523,9 +551,15 @@ impl Plan {
             Kernel::Binary(op) => binary(op, &self.graph, node, args, dests[0]),
             Kernel::MatmulF32 => matmul(&self.graph, node, args, dests[0]),
             Kernel::Conv2dF32 => conv2d(&self.graph, node, args, dests[0]),
-            Kernel::Conv2dI8 => {
-                conv2d_i8(&self.graph, node, self.packed[n].as_ref(), args, dests[0])
-            }
+            Kernel::Conv2dI8 => conv2d_i8(
+                &self.graph,
+                node,
+                self.packed[n].as_ref(),
+                self.requant[n].as_ref(),
+                args,
+                dests[0],
+            ),
+            Kernel::Fused => Ok(()),
         }
     }
 }
@@ -575,6 +609,28 @@ fn choose(g: &Graph, node: &Node) -> Kernel {
         }
         _ => Kernel::Reference,
     }
+}
+
+/// The RESCALE that reads int8 CONV2D `n`'s result, when the convolution can apply it in its
+/// epilogue: the result is an i32 value no other node reads and no output is, and the RESCALE is
+/// a [`Requant`] (to int8, per output channel or not).
+fn fusable_rescale(g: &Graph, n: usize, conv: &Node) -> Option<(usize, Requant)> {
+    let v = *conv.outputs.first()?;
+    if g.output_values.contains(&v) {
+        return None;
+    }
+    let mut readers = g
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.inputs.contains(&v));
+    let (r, rescale) = readers.next()?;
+    if readers.next().is_some() || r <= n || rescale.inputs != [v] {
+        return None;
+    }
+    let info = &g.values[v];
+    let channels = info.shape.last().copied().unwrap_or(1);
+    Requant::of(rescale, info, channels).map(|q| (r, q))
 }
 
 /// Float32 binary op with TOSA broadcasting (equal ranks, size-1 dimensions stretch).
@@ -882,6 +938,7 @@ fn conv2d_i8(
     g: &Graph,
     node: &Node,
     packed: Option<&PackedB>,
+    requant: Option<&Requant>,
     args: &[&[u8]],
     dest: &mut [u8],
 ) -> Result<()> {
@@ -908,8 +965,6 @@ fn conv2d_i8(
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest)
-        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
     let owned;
     let b = match packed {
         Some(b) => b,
@@ -956,35 +1011,88 @@ fn conv2d_i8(
         row_len,
         chunk,
     };
-    for_row_blocks(d, oc, m, tasks, &|r0, mr, c| {
-        // Each chunk: its im2col rows converted for the GEMM's layout (padded taps hold the
-        // input zero point, so they add (zp − zp)·w = 0), then the GEMM, its results plus the
-        // bias stored in `c`.
-        let mut store = |first: usize, r: usize, j0: usize, v: &[i32]| {
-            let at = (first - r0 + r) * oc + j0;
-            for ((d, &x), &bias) in c[at..at + v.len()].iter_mut().zip(v).zip(&bias[j0..]) {
-                *d = x.wrapping_add(bias);
-            }
-        };
-        match b.layout() {
-            Layout::U8 => im2col.run(
-                xu,
-                r0,
-                mr,
-                |v| v ^ 0x80,
-                (izp as u8) ^ 0x80,
-                |first, n, u| gemm_u8(n, u, izp, b, &mut |r, j0, v| store(first, r, j0, v)),
-            ),
-            Layout::I16 => im2col.run(
-                xu,
-                r0,
-                mr,
-                |v| i16::from(v as i8) - izp as i16,
-                0i16,
-                |first, n, rows| gemm_i16(n, rows, b, &mut |r, j0, v| store(first, r, j0, v)),
-            ),
+    let job = ConvI8 {
+        im2col: &im2col,
+        b,
+        izp,
+        bias: &bias,
+        oc,
+        m,
+        tasks,
+    };
+    match requant {
+        // Fused RESCALE: int8 results straight from the accumulators.
+        Some(q) => {
+            let d: &mut [i8] = bytemuck::cast_slice_mut(dest);
+            job.run(xu, d, &|v, o| q.apply(v, o))
         }
-    })
+        None => {
+            let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest).map_err(|_| {
+                GraphError::new("Tessera", "internal error: misaligned result buffer")
+            })?;
+            job.run(xu, d, &|v, _| v)
+        }
+    }
+}
+
+/// The parts of an int8 CONV2D run that [`ConvI8::run`] splits over the worker pool.
+struct ConvI8<'a, 's, 'g> {
+    im2col: &'a ChunkedIm2col<'s, 'g>,
+    b: &'a PackedB,
+    izp: i32,
+    /// One per output channel.
+    bias: &'a [i32],
+    oc: usize,
+    /// Result rows (output positions).
+    m: usize,
+    tasks: usize,
+}
+
+impl ConvI8<'_, '_, '_> {
+    /// Runs the convolution into `d` (`m` rows of `oc`), each result `epilogue(sum + bias,
+    /// channel)`.
+    fn run<T: Copy + Send>(
+        &self,
+        xu: &[u8],
+        d: &mut [T],
+        epilogue: &(dyn Fn(i32, usize) -> T + Sync),
+    ) -> Result<()> {
+        let (b, izp, bias, oc, im2col) = (self.b, self.izp, self.bias, self.oc, self.im2col);
+        for_row_blocks(d, oc, self.m, self.tasks, &|r0, mr, c| {
+            // Each chunk: its im2col rows converted for the GEMM's layout (padded taps hold the
+            // input zero point, so they add (zp − zp)·w = 0), then the GEMM, its results plus the
+            // bias stored in `c`.
+            let mut store = |first: usize, r: usize, j0: usize, v: &[i32]| {
+                let at = (first - r0 + r) * oc + j0;
+                for (j, ((d, &x), &bias)) in c[at..at + v.len()]
+                    .iter_mut()
+                    .zip(v)
+                    .zip(&bias[j0..])
+                    .enumerate()
+                {
+                    *d = epilogue(x.wrapping_add(bias), j0 + j);
+                }
+            };
+            match b.layout() {
+                Layout::U8 => im2col.run(
+                    xu,
+                    r0,
+                    mr,
+                    |v| v ^ 0x80,
+                    (izp as u8) ^ 0x80,
+                    |first, n, u| gemm_u8(n, u, izp, b, &mut |r, j0, v| store(first, r, j0, v)),
+                ),
+                Layout::I16 => im2col.run(
+                    xu,
+                    r0,
+                    mr,
+                    |v| i16::from(v as i8) - izp as i16,
+                    0i16,
+                    |first, n, rows| gemm_i16(n, rows, b, &mut |r, j0, v| store(first, r, j0, v)),
+                ),
+            }
+        })
+    }
 }
 
 /// Im2col rows of an int8 convolution made chunk by chunk into one reused buffer.
@@ -1298,6 +1406,99 @@ mod tests {
                 out, want,
                 "{h}x{w}x{ic}→{oc} k{k} s{stride} p{pad} zp {izp}/{wzp}"
             );
+        }
+    }
+
+    #[test]
+    fn int8_convolution_then_rescale_fuses_bit_exactly() {
+        // CONV2D (zero points −128 / 0) → RESCALE to int8, per channel and not, single and
+        // double rounding, as model-converter emits quantised layers; and one whose i32 result
+        // is also a graph output, which must not fuse.
+        use crate::testing::RESCALE;
+        for (per_channel, double_round, also_output) in [
+            (true, true, false),
+            (false, false, false),
+            (true, false, true),
+        ] {
+            let (h, w, ic, oc) = (10u32, 9u32, 6u32, 20u32);
+            let mut a = Asm::new();
+            let i8t = a.int(8);
+            let i32t = a.int(32);
+            let tin = a.tensor(i8t, &[1, h, w, ic]);
+            let tw = a.tensor(i8t, &[oc, 3, 3, ic]);
+            let tb = a.tensor(i32t, &[oc]);
+            let tacc = a.tensor(i32t, &[1, h, w, oc]);
+            let tout = a.tensor(i8t, &[1, h, w, oc]);
+            let x = a.input(tin, 0);
+            let wt = a.graph_constant(tw, 0);
+            let b = a.graph_constant(tb, 1);
+            let padc = a.i32s(&[1, 1, 1, 1]);
+            let st = a.i32s(&[1, 1]);
+            let dil = a.i32s(&[1, 1]);
+            let acc = a.scalar(i32t, 1);
+            let lb = a.boolc(false);
+            let zx = a.one(i8t, 0x80);
+            let zw = a.one(i8t, 0);
+            let c = a.op(tacc, CONV2D, &[padc, st, dil, acc, lb, x, wt, b, zx, zw]);
+            let (t_, f_) = (a.boolc(true), a.boolc(false));
+            let mode = a.scalar(i32t, if double_round { 3 } else { 1 });
+            let channels = if per_channel { oc as usize } else { 1 };
+            let mults: Vec<i32> = (0..channels as i32)
+                .map(|i| (1 << 30) + i * 77_777)
+                .collect();
+            let mult = a.i32s(&mults);
+            let shift_t = a.tensor(i8t, &[channels as u32]);
+            let shifts: Vec<u32> = (0..channels as u32).map(|i| 36 + i % 5).collect();
+            let parts: Vec<u32> = shifts.iter().map(|&v| a.scalar(i8t, v)).collect();
+            let shift = a.tensor_const(shift_t, &parts);
+            let izp = a.one(i32t, 0);
+            let ozp = a.one(i8t, 0xfb);
+            let pc = if per_channel { t_ } else { f_ };
+            let r = a.op(
+                tout,
+                RESCALE,
+                &[t_, mode, pc, f_, f_, c, mult, shift, izp, ozp],
+            );
+            a.output(r, tout, 2);
+            if also_output {
+                a.output(c, tacc, 3);
+            }
+            let words = a.finish();
+            let mut inputs = Inputs::default();
+            let wbytes: Vec<u8> = (0..(oc * 9 * ic) as usize)
+                .map(|i| ((i * 29 + 7) % 256) as u8)
+                .collect();
+            inputs.graph_constants.insert(0, wbytes);
+            let bias: Vec<u8> = (0..oc as i32)
+                .flat_map(|o| (o * 5000 - 40_000).to_le_bytes())
+                .collect();
+            inputs.graph_constants.insert(1, bias);
+            let graph = compile(&words, "main", &inputs).unwrap();
+            let xbytes: Vec<u8> = (0..(h * w * ic) as usize)
+                .map(|i| ((i * 53 + 11) % 256) as u8)
+                .collect();
+            let tensors = vec![Tensor::from_bytes(&graph.inputs[0].info, &xbytes).unwrap()];
+            let want: Vec<Vec<u8>> = run(&graph, &tensors)
+                .unwrap()
+                .iter()
+                .map(Tensor::to_bytes)
+                .collect();
+            let plan = Plan::new(graph);
+            assert_eq!(
+                plan.kernels.contains(&Kernel::Fused),
+                !also_output,
+                "fusion when the i32 result is read only by the RESCALE"
+            );
+            let mut outs: Vec<Vec<u8>> = want.iter().map(|w| vec![0x55u8; w.len()]).collect();
+            let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+            plan.run(&[&xbytes], &mut out_refs).unwrap();
+            assert_eq!(
+                outs, want,
+                "per_channel {per_channel}, double_round {double_round}"
+            );
+            // The results use the whole int8 range (the test reaches the clamp both ways).
+            let q = &want[0];
+            assert!(q.contains(&0x80) && q.contains(&0x7f), "clamped both ways");
         }
     }
 

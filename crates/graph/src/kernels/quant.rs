@@ -186,6 +186,68 @@ impl Params {
     }
 }
 
+/// A RESCALE from signed i32 to signed i8 with input zero point 0, the form that follows an int8
+/// convolution, as a per-element function an int8 GEMM's epilogue can apply ([`Requant::apply`]
+/// is bit-exact with [`rescale`] for it).
+#[derive(Debug, Clone)]
+pub struct Requant {
+    /// Per channel (or one for all).
+    multiplier: Vec<i32>,
+    shift: Vec<i32>,
+    double_round: bool,
+    output_zp: i32,
+}
+
+impl Requant {
+    /// The RESCALE `node` as a [`Requant`] when it is one: i32 input (signed, zero point 0) to
+    /// signed i8, per channel over `channels` (the last dimension) or not.
+    pub fn of(node: &Node, input: &ValueInfo, channels: usize) -> Option<Requant> {
+        let p = Params::read(node).ok()?;
+        if node.op != TosaOp::Rescale
+            || input.dtype != DType::I32
+            || node.out.first()?.dtype != DType::I8
+            || p.input_unsigned
+            || p.output_unsigned
+            || p.input_zp != 0
+        {
+            return None;
+        }
+        let count = if p.per_channel { channels } else { 1 };
+        if p.multiplier.len() != count || p.shift.len() != count {
+            return None;
+        }
+        let narrow =
+            |v: &[i64]| -> Option<Vec<i32>> { v.iter().map(|&x| i32::try_from(x).ok()).collect() };
+        Some(Requant {
+            multiplier: narrow(&p.multiplier)?,
+            shift: narrow(&p.shift)?,
+            double_round: p.scale32 && p.rounding == DOUBLE_ROUND,
+            output_zp: i32::try_from(p.output_zp).ok()?,
+        })
+    }
+
+    /// RESCALE of `value` in `channel`: `apply_scale_32` (in i64, which holds every product of
+    /// two i32 plus the rounding term), the output zero point added in wrapping i32, clamped.
+    #[inline]
+    pub fn apply(&self, value: i32, channel: usize) -> i8 {
+        let c = if self.multiplier.len() == 1 {
+            0
+        } else {
+            channel
+        };
+        let (m, s) = (
+            self.multiplier.get(c).copied().unwrap_or(0),
+            self.shift.get(c).copied().unwrap_or(2).clamp(2, 62),
+        );
+        let mut round = 1i64 << (s - 1);
+        if self.double_round && s > 31 {
+            round += if value >= 0 { 1 << 30 } else { -(1 << 30) };
+        }
+        let r = (i64::from(value) * i64::from(m) + round) >> s;
+        (r as i32).wrapping_add(self.output_zp).clamp(-128, 127) as i8
+    }
+}
+
 pub fn rescale(node: &Node, ins: &[&Tensor]) -> Result<Vec<Tensor>> {
     let a = ins[0];
     let p = Params::read(node)?;
@@ -273,5 +335,46 @@ mod tests {
         // Never panics on unpredictable shifts or huge products.
         let _ = apply_scale_32(i64::MAX, i64::MAX, 99, true);
         let _ = apply_scale_16(-(1 << 47), 32767, -5);
+    }
+
+    #[test]
+    fn requant_matches_apply_scale_32_for_every_rounding_and_shift() {
+        let mut x = 99u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for double_round in [false, true] {
+            for shift in [0, 2, 13, 31, 32, 40, 62, 70] {
+                for _ in 0..200 {
+                    let value = next() as i32;
+                    let multiplier = next() as i32;
+                    let zp = (next() % 256) as i32 - 128;
+                    let q = Requant {
+                        multiplier: vec![multiplier],
+                        shift: vec![shift],
+                        double_round,
+                        output_zp: zp,
+                    };
+                    let want = DType::I32
+                        .wrap_int(
+                            apply_scale_32(
+                                i64::from(value),
+                                i64::from(multiplier),
+                                i64::from(shift),
+                                double_round,
+                            ) + i64::from(zp),
+                        )
+                        .clamp(-128, 127);
+                    assert_eq!(
+                        i64::from(q.apply(value, 5)),
+                        want,
+                        "{value}·{multiplier}>>{shift}"
+                    );
+                }
+            }
+        }
     }
 }
