@@ -10,7 +10,10 @@
 //! Kernels: float32 ADD/SUB/MUL/MAXIMUM/MINIMUM (with broadcasting), float32 MATMUL (the `gemm`
 //! crate, rows split over the worker pool), float32 CONV2D (im2col then `gemm`, bias first) and
 //! int8 CONV2D (im2col chunks that stay in the L2 cache, then the exact int8 GEMM of
-//! [`crate::gemm_i8`] in the layout for this CPU: VNNI bytes or AVX2 i16 pairs) run natively; every other node runs the reference kernel on a decoded copy of its operands
+//! [`crate::gemm_i8`] in the layout for this CPU: VNNI bytes or AVX2 i16 pairs), and
+//! DEPTHWISE_CONV2D in float32 and int8 (the reference's taps in its order, the channels in
+//! SIMD lanes: bit-exact) run natively; an int8 convolution whose only reader is a RESCALE to
+//! int8 applies it in its epilogue; every other node runs the reference kernel on a decoded copy of its operands
 //! (`exec`). Native float results are what TOSA allows: the elementwise ones are correctly rounded
 //! like the reference's, the dot products accumulate in float32 in `gemm`'s blocked order
 //! (TOSA allows any order). Small convolutions (fewer than [`CONV_GEMM_MIN_MACS`]
@@ -53,7 +56,13 @@ enum Kernel {
     /// int8 × int8 → int32 CONV2D through im2col and the exact int8 GEMM (and the RESCALE to
     /// int8 that reads it, when [`Plan`]'s `requant` has one).
     Conv2dI8,
-    /// Nothing: a RESCALE that the int8 CONV2D before it applies in its epilogue.
+    /// Float32 DEPTHWISE_CONV2D (float32 accumulator): taps in the reference's order, the
+    /// channels of a pixel in SIMD lanes (bit-exact with the reference kernel).
+    DepthwiseF32,
+    /// int8 DEPTHWISE_CONV2D with int32 accumulators (exact; and the RESCALE to int8 that reads
+    /// it, when `requant` has one).
+    DepthwiseI8,
+    /// Nothing: a RESCALE that the int8 convolution before it applies in its epilogue.
     Fused,
 }
 
@@ -301,7 +310,7 @@ impl Plan {
         let mut writes: Vec<Vec<usize>> = graph.nodes.iter().map(|n| n.outputs.clone()).collect();
         let mut requant: Vec<Option<Requant>> = vec![None; graph.nodes.len()];
         for (n, node) in graph.nodes.iter().enumerate() {
-            if kernels[n] != Kernel::Conv2dI8 {
+            if !matches!(kernels[n], Kernel::Conv2dI8 | Kernel::DepthwiseI8) {
                 continue;
             }
             if let Some((r, q)) = fusable_rescale(&graph, n, node) {
@@ -559,6 +568,10 @@ impl Plan {
                 args,
                 dests[0],
             ),
+            Kernel::DepthwiseF32 => depthwise_f32(&self.graph, node, args, dests[0]),
+            Kernel::DepthwiseI8 => {
+                depthwise_i8(&self.graph, node, self.requant[n].as_ref(), args, dests[0])
+            }
             Kernel::Fused => Ok(()),
         }
     }
@@ -573,6 +586,14 @@ fn choose(g: &Graph, node: &Node) -> Kernel {
         && g.values[node.inputs[0]].shape.len() == 4
     {
         return Kernel::Conv2dI8;
+    }
+    if node.op == TosaOp::DepthwiseConv2d
+        && g.values[node.inputs[0]].dtype == DType::I8
+        && g.values[node.inputs[1]].dtype == DType::I8
+        && node.out[0].dtype == DType::I32
+        && g.values[node.inputs[0]].shape.len() == 4
+    {
+        return Kernel::DepthwiseI8;
     }
     let f32_only = node.inputs.iter().all(|&v| g.values[v].dtype == DType::F32)
         && node.out.iter().all(|o| o.dtype == DType::F32);
@@ -592,6 +613,16 @@ fn choose(g: &Graph, node: &Node) -> Kernel {
         TosaOp::Maximum => Kernel::Binary(BinOp::Max(nan_ignore())),
         TosaOp::Minimum => Kernel::Binary(BinOp::Min(nan_ignore())),
         TosaOp::Matmul => Kernel::MatmulF32,
+        TosaOp::DepthwiseConv2d
+            if g.values[node.inputs[0]].shape.len() == 4
+                && node
+                    .attr("acc_type")
+                    .ok()
+                    .and_then(Tensor::scalar_i64)
+                    .is_some_and(|a| a == kernels::ACC_FP32) =>
+        {
+            Kernel::DepthwiseF32
+        }
         TosaOp::Conv2d => {
             let (x, w) = (&g.values[node.inputs[0]], &g.values[node.inputs[1]]);
             let out = &node.out[0];
@@ -1095,6 +1126,248 @@ impl ConvI8<'_, '_, '_> {
     }
 }
 
+/// A DEPTHWISE_CONV2D's shapes: input `[N, IH, IW, IC]`, weights `[KH, KW, IC, M]`, result
+/// `[N, OH, OW, IC·M]`.
+struct Depthwise {
+    ih: usize,
+    iw: usize,
+    ic: usize,
+    m: usize,
+    kh: usize,
+    kw: usize,
+    geo: kernels::conv::Geometry,
+}
+
+impl Depthwise {
+    fn of(g: &Graph, node: &Node) -> Result<Depthwise> {
+        let (x, w) = (&g.values[node.inputs[0]], &g.values[node.inputs[1]]);
+        let (kh, kw, ic, m) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3]);
+        let geo = kernels::conv::geometry(node, x, kh, kw, ic * m)?;
+        Ok(Depthwise {
+            ih: x.shape[1],
+            iw: x.shape[2],
+            ic,
+            m,
+            kh,
+            kw,
+            geo,
+        })
+    }
+
+    fn oc(&self) -> usize {
+        self.ic * self.m
+    }
+
+    /// Runs the convolution into `d` (`N·OH` rows of `OW·OC` results) on the worker pool:
+    /// for each output pixel, `acc` (one per output channel) is cleared, `tap(acc, pixel, tap)`
+    /// adds each tap that reads inside the input (input element offset of the pixel's first
+    /// channel, weight offset of the tap's first channel) in the reference's (ky, kx) order,
+    /// and `finish(acc, out)` writes the pixel's results.
+    fn run<T: Copy + Send, A: Copy + Default>(
+        &self,
+        d: &mut [T],
+        tap: &(dyn Fn(&mut [A], usize, usize) + Sync),
+        finish: &(dyn Fn(&[A], &mut [T]) + Sync),
+    ) -> Result<()> {
+        let [batches, oh, ow, oc] = self.geo.out;
+        let rows = batches * oh;
+        let work = d.len().saturating_mul(self.kh * self.kw);
+        let tasks = if work >= 1 << 18 {
+            tessera_workers::global().threads().min(rows).max(1)
+        } else {
+            1
+        };
+        for_row_blocks(d, ow * oc, rows, tasks, &|r0, nr, block| {
+            let mut acc = vec![A::default(); oc];
+            for r in 0..nr {
+                let (b, oy) = ((r0 + r) / oh, (r0 + r) % oh);
+                for ox in 0..ow {
+                    acc.fill(A::default());
+                    for ky in 0..self.kh {
+                        let y = (oy * self.geo.stride[0] + ky * self.geo.dilation[0])
+                            .wrapping_sub(self.geo.pad[0]);
+                        if y >= self.ih {
+                            continue;
+                        }
+                        for kx in 0..self.kw {
+                            let xx = (ox * self.geo.stride[1] + kx * self.geo.dilation[1])
+                                .wrapping_sub(self.geo.pad[2]);
+                            if xx >= self.iw {
+                                continue;
+                            }
+                            let pixel = ((b * self.ih + y) * self.iw + xx) * self.ic;
+                            tap(&mut acc, pixel, (ky * self.kw + kx) * oc);
+                        }
+                    }
+                    let at = (r * ow + ox) * oc;
+                    finish(&acc, &mut block[at..at + oc]);
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Bias per output channel (a `[1]` bias broadcast).
+fn per_channel<T: Copy + Default>(bias: &[T], oc: usize) -> Vec<T> {
+    (0..oc)
+        .map(|o| {
+            bias.get(if bias.len() == 1 { 0 } else { o })
+                .copied()
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `acc[c·m + j] += x[c]·w[c·m + j]` in float32 (product and sum each rounded, as the
+/// reference's float32 accumulator does), with AVX2 when the CPU has it.
+fn depthwise_mac_f32(avx2: bool, acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
+    #[inline(always)]
+    fn body(acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
+        if m == 1 {
+            for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
+                *a += x * w;
+            }
+        } else {
+            for ((a, w), &x) in acc.chunks_exact_mut(m).zip(w.chunks_exact(m)).zip(x) {
+                for (a, &w) in a.iter_mut().zip(w) {
+                    *a += x * w;
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn with_avx2(acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
+        body(acc, x, w, m)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: `avx2` says the CPU has AVX2.
+        unsafe { with_avx2(acc, x, w, m) };
+        return;
+    }
+    let _ = avx2;
+    body(acc, x, w, m)
+}
+
+/// `acc[c·m + j] += (x[c] − zp)·w[c·m + j]` in wrapping i32 (`w` already less its zero point),
+/// with AVX2 when the CPU has it.
+fn depthwise_mac_i8(avx2: bool, acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
+    #[inline(always)]
+    fn body(acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
+        if m == 1 {
+            for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
+                *a = a.wrapping_add((i32::from(x) - zp).wrapping_mul(w));
+            }
+        } else {
+            for ((a, w), &x) in acc.chunks_exact_mut(m).zip(w.chunks_exact(m)).zip(x) {
+                for (a, &w) in a.iter_mut().zip(w) {
+                    *a = a.wrapping_add((i32::from(x) - zp).wrapping_mul(w));
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn with_avx2(acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
+        body(acc, x, zp, w, m)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: `avx2` says the CPU has AVX2.
+        unsafe { with_avx2(acc, x, zp, w, m) };
+        return;
+    }
+    let _ = avx2;
+    body(acc, x, zp, w, m)
+}
+
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Float32 DEPTHWISE_CONV2D: the reference's arithmetic (taps in (ky, kx) order, padded taps
+/// skipped, the bias added to the float32 sum), the channels in SIMD lanes.
+fn depthwise_f32(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
+    let dw = Depthwise::of(g, node)?;
+    let (x, w, bias) = (f32s(args[0]), f32s(args[1]), f32s(args[2]));
+    let (oc, ic, m) = (dw.oc(), dw.ic, dw.m);
+    let bias = per_channel(&bias, oc);
+    let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    let avx2 = has_avx2();
+    let (x, w) = (&x[..], &w[..]);
+    dw.run(
+        d,
+        &|acc: &mut [f32], pixel, tap| {
+            depthwise_mac_f32(avx2, acc, &x[pixel..pixel + ic], &w[tap..tap + oc], m)
+        },
+        &|acc, out| {
+            for ((o, &a), &b) in out.iter_mut().zip(acc).zip(&bias) {
+                *o = a + b;
+            }
+        },
+    )
+}
+
+/// int8 DEPTHWISE_CONV2D (int32 accumulators, wrapping like the reference), each result plus
+/// the bias stored as i32 or, with `requant`, rescaled to int8.
+fn depthwise_i8(
+    g: &Graph,
+    node: &Node,
+    requant: Option<&Requant>,
+    args: &[&[u8]],
+    dest: &mut [u8],
+) -> Result<()> {
+    let dw = Depthwise::of(g, node)?;
+    let izp = kernels::zero_point(node, "input_zp")? as i32;
+    let wzp = kernels::zero_point(node, "weight_zp")? as i32;
+    let (oc, ic, m) = (dw.oc(), dw.ic, dw.m);
+    let x: &[i8] = bytemuck::cast_slice(args[0]);
+    let w: Vec<i32> = bytemuck::cast_slice::<u8, i8>(args[1])
+        .iter()
+        .map(|&v| i32::from(v) - wzp)
+        .collect();
+    let bias: Vec<i32> = args[2]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let bias = per_channel(&bias, oc);
+    let avx2 = has_avx2();
+    let w = &w[..];
+    let tap = |acc: &mut [i32], pixel: usize, tap: usize| {
+        depthwise_mac_i8(avx2, acc, &x[pixel..pixel + ic], izp, &w[tap..tap + oc], m)
+    };
+    match requant {
+        Some(q) => {
+            let d: &mut [i8] = bytemuck::cast_slice_mut(dest);
+            dw.run(d, &tap, &|acc, out| {
+                for (o, (d, (&a, &b))) in out.iter_mut().zip(acc.iter().zip(&bias)).enumerate() {
+                    *d = q.apply(a.wrapping_add(b), o);
+                }
+            })
+        }
+        None => {
+            let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest).map_err(|_| {
+                GraphError::new("Tessera", "internal error: misaligned result buffer")
+            })?;
+            dw.run(d, &tap, &|acc, out| {
+                for ((o, &a), &b) in out.iter_mut().zip(acc).zip(&bias) {
+                    *o = a.wrapping_add(b);
+                }
+            })
+        }
+    }
+}
+
 /// Im2col rows of an int8 convolution made chunk by chunk into one reused buffer.
 struct ChunkedIm2col<'s, 'g> {
     shape: &'s Im2col<'g>,
@@ -1499,6 +1772,119 @@ mod tests {
             // The results use the whole int8 range (the test reaches the clamp both ways).
             let q = &want[0];
             assert!(q.contains(&0x80) && q.contains(&0x7f), "clamped both ways");
+        }
+    }
+
+    /// A DEPTHWISE_CONV2D graph `[1, h, w, ic]` → `[1, oh, ow, ic·m]` (3×3 weights, graph
+    /// constant 0; bias graph constant 1), float32 or int8 (zero points −7 / 3; with `rescale`,
+    /// followed by a per-channel RESCALE to int8); its module and constants.
+    fn depthwise_graph(
+        int8: bool,
+        rescale: bool,
+        [h, w, ic, m]: [u32; 4],
+        stride: i32,
+        pad: i32,
+        dilation: i32,
+    ) -> (Vec<u32>, Inputs, Vec<u8>) {
+        use crate::testing::RESCALE;
+        let span = |n: u32| (n as i32 + 2 * pad - 2 * dilation - 1) / stride + 1;
+        let (oh, ow, oc) = (span(h) as u32, span(w) as u32, ic * m);
+        let mut a = Asm::new();
+        let elem = if int8 { a.int(8) } else { a.float(32) };
+        let acc_elem = if int8 { a.int(32) } else { elem };
+        let i32t = a.int(32);
+        let i8t = a.int(8);
+        let tin = a.tensor(elem, &[1, h, w, ic]);
+        let tw = a.tensor(elem, &[3, 3, ic, m]);
+        let tb = a.tensor(acc_elem, &[oc]);
+        let tacc = a.tensor(acc_elem, &[1, oh, ow, oc]);
+        let x = a.input(tin, 0);
+        let wt = a.graph_constant(tw, 0);
+        let b = a.graph_constant(tb, 1);
+        let padc = a.i32s(&[pad, pad, pad, pad]);
+        let st = a.i32s(&[stride, stride]);
+        let dil = a.i32s(&[dilation, dilation]);
+        let acc = a.scalar(i32t, if int8 { 1 } else { 3 });
+        let lb = a.boolc(false);
+        let (zx, zw) = if int8 {
+            (a.one(i8t, (-7i32) as u32 & 0xff), a.one(i8t, 3))
+        } else {
+            (a.one(elem, 0), a.one(elem, 0))
+        };
+        let op = TosaOp::DepthwiseConv2d.opcode();
+        let c = a.op(tacc, op, &[padc, st, dil, acc, lb, x, wt, b, zx, zw]);
+        if rescale {
+            let tout = a.tensor(i8t, &[1, oh, ow, oc]);
+            let (t_, f_) = (a.boolc(true), a.boolc(false));
+            let mode = a.scalar(i32t, 3);
+            let mults: Vec<i32> = (0..oc as i32).map(|i| (1 << 30) + i * 99_991).collect();
+            let mult = a.i32s(&mults);
+            let shift_t = a.tensor(i8t, &[oc]);
+            let parts: Vec<u32> = (0..oc).map(|i| a.scalar(i8t, 33 + i % 4)).collect();
+            let shift = a.tensor_const(shift_t, &parts);
+            let izp = a.one(i32t, 0);
+            let ozp = a.one(i8t, 9);
+            let r = a.op(
+                tout,
+                RESCALE,
+                &[t_, mode, t_, f_, f_, c, mult, shift, izp, ozp],
+            );
+            a.output(r, tout, 2);
+        } else {
+            a.output(c, tacc, 2);
+        }
+        let mut inputs = Inputs::default();
+        let n_w = (9 * oc) as usize;
+        let n_x = (h * w * ic) as usize;
+        let (wbytes, bias, xbytes): (Vec<u8>, Vec<u8>, Vec<u8>) = if int8 {
+            (
+                (0..n_w).map(|i| ((i * 29 + 7) % 256) as u8).collect(),
+                (0..oc as i32)
+                    .flat_map(|o| (o * 300 - 2000).to_le_bytes())
+                    .collect(),
+                (0..n_x).map(|i| ((i * 53 + 11) % 256) as u8).collect(),
+            )
+        } else {
+            (
+                bytes(&values(n_w, 5)),
+                bytes(&values(oc as usize, 6)),
+                bytes(&values(n_x, 7)),
+            )
+        };
+        inputs.graph_constants.insert(0, wbytes);
+        inputs.graph_constants.insert(1, bias);
+        (a.finish(), inputs, xbytes)
+    }
+
+    #[test]
+    fn depthwise_convolutions_match_the_reference_bit_for_bit() {
+        for (int8, rescale, dims, stride, pad, dilation) in [
+            (false, false, [12, 11, 16, 1], 1, 1, 1),
+            (false, false, [9, 13, 5, 3], 2, 1, 1),
+            (false, false, [10, 10, 8, 2], 1, 2, 2),
+            (true, false, [12, 11, 16, 1], 1, 1, 1),
+            (true, false, [9, 13, 5, 3], 2, 0, 1),
+            (true, true, [12, 12, 24, 1], 1, 1, 1),
+            (true, true, [9, 11, 4, 2], 2, 1, 2),
+        ] {
+            let (words, inputs, x) = depthwise_graph(int8, rescale, dims, stride, pad, dilation);
+            let graph = compile(&words, "main", &inputs).unwrap();
+            let tensors = vec![Tensor::from_bytes(&graph.inputs[0].info, &x).unwrap()];
+            let want = run(&graph, &tensors).unwrap()[0].to_bytes();
+            let plan = Plan::new(graph);
+            let kind = if int8 {
+                Kernel::DepthwiseI8
+            } else {
+                Kernel::DepthwiseF32
+            };
+            assert_eq!(plan.kernels[0], kind);
+            assert_eq!(plan.kernels.contains(&Kernel::Fused), rescale);
+            let mut out = vec![0x55u8; want.len()];
+            plan.run(&[&x], &mut [&mut out]).unwrap();
+            assert_eq!(
+                out, want,
+                "int8 {int8} rescale {rescale} {dims:?} s{stride} p{pad} d{dilation}"
+            );
         }
     }
 
