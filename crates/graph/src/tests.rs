@@ -330,6 +330,43 @@ fn cast_and_matmul_chain() {
     );
 }
 
+#[test]
+fn matmul_has_the_i16_by_i16_variant_and_no_i16_by_i8() {
+    // EXT-INT16: MATMUL i16 × i16 → i48 (TOSA's 16×16 variant; the convolutions' is i16 × i8).
+    for (b_width, ok) in [(16, true), (8, false)] {
+        let mut a = Asm::new();
+        let i16t = a.int(16);
+        let bt = a.int(b_width);
+        let i48t = a.int(64);
+        let ta = a.tensor(i16t, &[1, 1, 2]);
+        let tb = a.tensor(bt, &[1, 2, 1]);
+        let tm = a.tensor(i48t, &[1, 1, 1]);
+        let x = a.input(ta, 0);
+        let y = a.input(tb, 1);
+        let azp = a.one(i16t, 0);
+        let bzp = a.one(bt, 0);
+        let m = a.op(tm, MATMUL, &[x, y, azp, bzp]);
+        a.output(m, tm, 2);
+        let g = compile(&a.finish(), &Inputs::default());
+        if !ok {
+            let e = g.unwrap_err().to_string();
+            assert!(e.contains("no i16 × i8 variant"), "{e}");
+            continue;
+        }
+        let g = g.unwrap();
+        let out = run(
+            &g,
+            &[
+                t(DType::I16, &[1, 1, 2], Values::Int(vec![-32768, 32767])),
+                t(DType::I16, &[1, 2, 1], Values::Int(vec![-32768, -32768])),
+            ],
+        )
+        .unwrap();
+        // 2^30 − 32767·2^15: exact in the 48-bit accumulator.
+        assert_eq!(out[0].ints(), &[(1i64 << 30) - 32767 * 32768]);
+    }
+}
+
 // ---------------------------------------------------------------- kernels, one node at a time
 
 use crate::ir::{Node, ValueInfo};

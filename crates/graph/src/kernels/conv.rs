@@ -24,6 +24,16 @@ fn result_type(input: DType, weight: DType) -> Option<DType> {
     })
 }
 
+/// MATMUL's result type of `(A, B)` element types: the convolutions' pairs, except that its
+/// 16-bit variant (EXT-INT16) is i16 × i16 → i48, not i16 × i8.
+fn matmul_result_type(a: DType, b: DType) -> Option<DType> {
+    match (a, b) {
+        (DType::I16, DType::I16) => Some(DType::I48),
+        (DType::I16, _) => None,
+        _ => result_type(a, b),
+    }
+}
+
 /// Geometry of a 2-D convolution.
 pub(crate) struct Geometry {
     pub(crate) pad: [usize; 4],
@@ -184,7 +194,12 @@ fn conv_operands(
 /// The result type.
 pub(crate) fn shape(node: &Node, ins: &[&ValueInfo]) -> Result<ValueInfo> {
     let (a, b) = (ins[0], ins[1]);
-    let out_t = result_type(a.dtype, b.dtype).ok_or_else(|| {
+    let pair = if node.op == TosaOp::Matmul {
+        matmul_result_type
+    } else {
+        result_type
+    };
+    let out_t = pair(a.dtype, b.dtype).ok_or_else(|| {
         bad(
             node,
             format!("no {} × {} variant", a.dtype.name(), b.dtype.name()),
