@@ -331,6 +331,123 @@ pub fn gemm_i16(
     Ok(())
 }
 
+/// An implicit-GEMM view of [`Layout::I16`] rows (a convolution reading its converted,
+/// zero-padded input image in place, with no im2col copy): row `r`'s K elements are the runs
+/// `image[row_start(r) + offset .. + run]` for each `offset` of `runs`, in order.
+pub struct Gathered<'a> {
+    /// The converted image (`a − za`, padding 0).
+    pub image: &'a [i16],
+    /// Where each row's first run starts, less its offset.
+    pub row_start: &'a (dyn Fn(usize) -> usize + Sync),
+    /// Each run's offset from its row's start.
+    pub runs: &'a [usize],
+    /// Elements per run (even: the kernel reads pairs).
+    pub run: usize,
+}
+
+impl std::fmt::Debug for Gathered<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gathered")
+            .field("image", &self.image.len())
+            .field("runs", &self.runs)
+            .field("run", &self.run)
+            .finish()
+    }
+}
+
+/// [`gemm_i16`] on [`Gathered`] rows: the same results, stored in the same order.
+///
+/// # Errors
+/// When `b` is not [`Layout::I16`], the runs do not make `b`'s K, a run is odd, or a row reads
+/// outside the image.
+pub fn gemm_i16_gathered(
+    m: usize,
+    a: &Gathered<'_>,
+    b: &PackedB,
+    mut store: impl FnMut(usize, usize, &[i32]),
+) -> Result<(), &'static str> {
+    let (k2, n) = (b.kp, b.n);
+    if b.layout != Layout::I16 {
+        return Err("int8 GEMM: weights packed for the VNNI kernel");
+    }
+    if a.run % 2 != 0 || a.runs.len() * a.run != b.k || b.k != k2 {
+        return Err("int8 GEMM: runs that do not make K in pairs");
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let last = a.runs.iter().copied().max().unwrap_or(0) + a.run;
+    let simd = avx2_available();
+    let panels = n.div_ceil(NR);
+    let pairs = a.run / 2;
+    let mut r = 0;
+    while r < m {
+        let rows = MR16.min(m - r);
+        let mut starts = [0usize; MR16];
+        for (i, s) in starts.iter_mut().enumerate() {
+            // Rows past the end repeat the block's first row (their results are dropped).
+            *s = (a.row_start)(r + if i < rows { i } else { 0 });
+            if s.checked_add(last).is_none_or(|end| end > a.image.len()) {
+                return Err("int8 GEMM: a row reads outside the image");
+            }
+        }
+        for p in 0..panels {
+            let panel = &b.pairs[p * k2 * NR..(p + 1) * k2 * NR];
+            let mut acc = [[0i32; NR]; MR16];
+            for (s, &offset) in a.runs.iter().enumerate() {
+                let group = s * pairs;
+                let rows_at = starts.map(|st| st + offset);
+                dot_runs_i16(
+                    simd,
+                    a.image,
+                    &rows_at,
+                    pairs,
+                    &panel[group * 32..(group + pairs) * 32],
+                    &mut acc,
+                );
+            }
+            let (c0, cols) = (p * NR, NR.min(n - p * NR));
+            for (i, row) in acc.iter().enumerate().take(rows) {
+                store(r + i, c0, &row[..cols]);
+            }
+        }
+        r += rows;
+    }
+    Ok(())
+}
+
+/// `acc[i][j] += Σ_g Σ_t image[rows[i] + 2g + t] · panel[g·32 + 2j + t]` for `pairs` pairs.
+fn dot_runs_i16(
+    simd: bool,
+    image: &[i16],
+    rows: &[usize; MR16],
+    pairs: usize,
+    panel: &[i16],
+    acc: &mut [[i32; NR]; MR16],
+) {
+    if panel.len() < pairs * 32 || rows.iter().any(|&r| r + 2 * pairs > image.len()) {
+        return; // Not reached: `gemm_i16_gathered` checks every row.
+    }
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` says the CPU has AVX2; the bounds were checked above.
+        unsafe { simd::dot_runs_i16(image, rows, pairs, panel, acc) };
+        return;
+    }
+    let _ = simd;
+    for (row, &start) in acc.iter_mut().zip(rows) {
+        for g in 0..pairs {
+            let (x0, x1) = (image[start + 2 * g], image[start + 2 * g + 1]);
+            let grp = &panel[g * 32..g * 32 + 32];
+            for (j, out) in row.iter_mut().enumerate() {
+                let s = i32::from(x0) * i32::from(grp[2 * j])
+                    + i32::from(x1) * i32::from(grp[2 * j + 1]);
+                *out = out.wrapping_add(s);
+            }
+        }
+    }
+}
+
 fn vnni_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -473,6 +590,55 @@ mod simd {
                 if NP == 2 {
                     _mm512_storeu_si512(acc[i].as_mut_ptr().add(16).cast(), c1[i]);
                 }
+            }
+        }
+    }
+
+    /// [`super::dot_runs_i16`]: [`dot_block_i16`]'s loop on six row addresses, adding to
+    /// `acc`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `rows[i] + 2·pairs ≤ image.len()` for every row and
+    /// `panel.len() ≥ 32·pairs` (checked by the caller).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dot_runs_i16(
+        image: &[i16],
+        rows: &[usize; MR16],
+        pairs: usize,
+        panel: &[i16],
+        acc: &mut [[i32; NR]; MR16],
+    ) {
+        let mut c0 = [_mm256_setzero_si256(); MR16];
+        let mut c1 = [_mm256_setzero_si256(); MR16];
+        let base = image.as_ptr();
+        let ptrs = rows.map(|r| base.wrapping_add(r));
+        let pp = panel.as_ptr();
+        for g in 0..pairs {
+            // SAFETY: `g·32 + 32 ≤ 32·pairs ≤ panel.len()`.
+            let (b0, b1) = unsafe {
+                (
+                    _mm256_loadu_si256(pp.add(g * 32).cast()),
+                    _mm256_loadu_si256(pp.add(g * 32 + 16).cast()),
+                )
+            };
+            for i in 0..MR16 {
+                // SAFETY: `rows[i] + 2g + 2 ≤ rows[i] + 2·pairs ≤ image.len()`.
+                let pair = unsafe { std::ptr::read_unaligned(ptrs[i].add(2 * g).cast::<i32>()) };
+                let a = _mm256_set1_epi32(pair);
+                c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(a, b0));
+                c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(a, b1));
+            }
+        }
+        for i in 0..MR16 {
+            // SAFETY: each row of `acc` holds 16 i32: two loads and stores of 8.
+            unsafe {
+                let p = acc[i].as_mut_ptr();
+                let (s0, s1) = (
+                    _mm256_loadu_si256(p.cast()),
+                    _mm256_loadu_si256(p.add(8).cast()),
+                );
+                _mm256_storeu_si256(p.cast(), _mm256_add_epi32(s0, c0[i]));
+                _mm256_storeu_si256(p.add(8).cast(), _mm256_add_epi32(s1, c1[i]));
             }
         }
     }

@@ -26,7 +26,7 @@
 use crate::dtype::DType;
 use crate::error::{GraphError, Result};
 use crate::exec::Tensor;
-use crate::gemm_i8::{Layout, MR, PackedB, gemm_i16, gemm_u8};
+use crate::gemm_i8::{Gathered, Layout, MR, PackedB, gemm_i16, gemm_i16_gathered, gemm_u8};
 use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::quant::Requant;
 use crate::kernels::{self, NAN_IGNORE};
@@ -883,14 +883,29 @@ fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()>
         .threads()
         .min(m.div_ceil(64))
         .max(1);
+    // Each task makes its im2col rows in chunks of about 256 KiB (one reused buffer, in the L2
+    // cache, no page faults of a fresh allocation per run) and multiplies each chunk.
+    let chunk = ((256 << 10) / (k.max(1) * 4)).clamp(16, 1024);
     for_row_blocks(d, oc, m, tasks, &|r0, mr, c| {
+        let rows = chunk.min(mr);
         let mut cols = Vec::new();
-        cols.try_reserve_exact(mr * k).map_err(|_| {
-            GraphError::new("Tessera", format!("out of memory for {mr}×{k} im2col rows"))
+        cols.try_reserve_exact(rows * k).map_err(|_| {
+            GraphError::new(
+                "Tessera",
+                format!("out of memory for {rows}×{k} im2col rows"),
+            )
         })?;
-        cols.resize(mr * k, 0f32);
-        shape.fill(&x, r0, mr, k, &mut cols);
-        sgemm_one(mr, oc, k, c, oc, &cols, k, &w, 1, k, true)
+        cols.resize(rows * k, 0f32);
+        let mut done = 0;
+        while done < mr {
+            let n = chunk.min(mr - done);
+            let part = &mut cols[..n * k];
+            part.fill(0.0);
+            shape.fill(&x, r0 + done, n, k, part);
+            sgemm_one(n, oc, k, &mut c[done * oc..], oc, part, k, &w, 1, k, true)?;
+            done += n;
+        }
+        Ok(())
     })
 }
 
@@ -1055,13 +1070,13 @@ fn conv2d_i8(
         // Fused RESCALE: int8 results straight from the accumulators.
         Some(q) => {
             let d: &mut [i8] = bytemuck::cast_slice_mut(dest);
-            job.run(xu, d, &|v, o| q.apply(v, o))
+            job.run(xu, d, |v, o| q.apply(v, o))
         }
         None => {
             let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest).map_err(|_| {
                 GraphError::new("Tessera", "internal error: misaligned result buffer")
             })?;
-            job.run(xu, d, &|v, _| v)
+            job.run(xu, d, |v, _| v)
         }
     }
 }
@@ -1082,13 +1097,19 @@ struct ConvI8<'a, 's, 'g> {
 impl ConvI8<'_, '_, '_> {
     /// Runs the convolution into `d` (`m` rows of `oc`), each result `epilogue(sum + bias,
     /// channel)`.
-    fn run<T: Copy + Send>(
+    fn run<T: Copy + Send, E: Fn(i32, usize) -> T + Sync>(
         &self,
         xu: &[u8],
         d: &mut [T],
-        epilogue: &(dyn Fn(i32, usize) -> T + Sync),
+        epilogue: E,
     ) -> Result<()> {
         let (b, izp, bias, oc, im2col) = (self.b, self.izp, self.bias, self.oc, self.im2col);
+        // The i16 kernel reads a converted, zero-padded copy of the input in place (implicit
+        // GEMM) when its runs of taps have even lengths; otherwise rows are copied (im2col).
+        let padded = match b.layout() {
+            Layout::I16 if !im2col.direct => PaddedImage::new(im2col.shape, xu, izp, self.tasks)?,
+            _ => None,
+        };
         for_row_blocks(d, oc, self.m, self.tasks, &|r0, mr, c| {
             // Each chunk: its im2col rows converted for the GEMM's layout (padded taps hold the
             // input zero point, so they add (zp − zp)·w = 0), then the GEMM, its results plus the
@@ -1104,6 +1125,17 @@ impl ConvI8<'_, '_, '_> {
                     *d = epilogue(x.wrapping_add(bias), j0 + j);
                 }
             };
+            if let Some(image) = &padded {
+                let row_start = |i: usize| image.row_start(r0 + i);
+                let rows = Gathered {
+                    image: &image.data,
+                    row_start: &row_start,
+                    runs: &image.runs,
+                    run: image.run,
+                };
+                return gemm_i16_gathered(mr, &rows, b, |r, j0, v| store(r0, r, j0, v))
+                    .map_err(|e| GraphError::new("Tessera", e));
+            }
             match b.layout() {
                 Layout::U8 => im2col.run(
                     xu,
@@ -1368,6 +1400,97 @@ fn depthwise_i8(
     }
 }
 
+/// An int8 convolution's input as the i16 implicit GEMM reads it: `x − zp` with the padding
+/// (zeros) around each image, and the runs of taps each GEMM row is made of.
+struct PaddedImage {
+    data: Vec<i16>,
+    /// Padded height and width.
+    ph: usize,
+    pw: usize,
+    ic: usize,
+    oh: usize,
+    ow: usize,
+    stride: [usize; 2],
+    /// Offsets of a row's runs from its start, and their length.
+    runs: Vec<usize>,
+    run: usize,
+}
+
+impl PaddedImage {
+    /// The padded image of `x` (NHWC bytes of i8), or `None` when the runs would have odd
+    /// lengths (the i16 kernel reads pairs).
+    fn new(shape: &Im2col<'_>, x: &[u8], zp: i32, tasks: usize) -> Result<Option<PaddedImage>> {
+        let geo = shape.geo;
+        let (ic, kh, kw) = (shape.ic, shape.kh, shape.kw);
+        let (ph, pw) = (
+            shape.ih + geo.pad[0] + geo.pad[1],
+            shape.iw + geo.pad[2] + geo.pad[3],
+        );
+        let (runs, run): (Vec<usize>, usize) = if geo.dilation[1] == 1 {
+            // One run per kernel row: its kw taps are adjacent.
+            (
+                (0..kh).map(|ky| ky * geo.dilation[0] * pw * ic).collect(),
+                kw * ic,
+            )
+        } else {
+            let taps = (0..kh).flat_map(|ky| (0..kw).map(move |kx| (ky, kx)));
+            (
+                taps.map(|(ky, kx)| (ky * geo.dilation[0] * pw + kx * geo.dilation[1]) * ic)
+                    .collect(),
+                ic,
+            )
+        };
+        if run % 2 != 0 {
+            return Ok(None);
+        }
+        let batches = x.len() / (shape.ih * shape.iw * ic).max(1);
+        let len = batches * ph * pw * ic;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len).map_err(|_| {
+            GraphError::new(
+                "Tessera",
+                format!("out of memory for a {len}-element padded input"),
+            )
+        })?;
+        data.resize(len, 0i16);
+        let row = pw * ic;
+        let (top, left) = (geo.pad[0], geo.pad[2]);
+        for_row_blocks(&mut data, row, batches * ph, tasks, &|r0, rows, block| {
+            for (i, dst) in block.chunks_exact_mut(row).take(rows).enumerate() {
+                let (b, y) = ((r0 + i) / ph, (r0 + i) % ph);
+                if y < top || y >= top + shape.ih {
+                    continue;
+                }
+                let src = ((b * shape.ih + y - top) * shape.iw) * ic;
+                let src = &x[src..src + shape.iw * ic];
+                let dst = &mut dst[left * ic..(left + shape.iw) * ic];
+                for (d, &v) in dst.iter_mut().zip(src) {
+                    *d = i16::from(v as i8) - zp as i16;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(Some(PaddedImage {
+            data,
+            ph,
+            pw,
+            ic,
+            oh: shape.oh,
+            ow: shape.ow,
+            stride: geo.stride,
+            runs,
+            run,
+        }))
+    }
+
+    /// Where GEMM row `r` (output position `(n, oy, ox)`) starts: the top-left tap.
+    fn row_start(&self, r: usize) -> usize {
+        let (b, rem) = (r / (self.oh * self.ow), r % (self.oh * self.ow));
+        let (oy, ox) = (rem / self.ow, rem % self.ow);
+        ((b * self.ph + oy * self.stride[0]) * self.pw + ox * self.stride[1]) * self.ic
+    }
+}
+
 /// Im2col rows of an int8 convolution made chunk by chunk into one reused buffer.
 struct ChunkedIm2col<'s, 'g> {
     shape: &'s Im2col<'g>,
@@ -1616,16 +1739,21 @@ mod tests {
 
     #[test]
     fn int8_convolutions_match_the_reference_exactly() {
-        for (h, w, ic, oc, k, stride, pad, izp, wzp, constant) in [
-            (9, 11, 5, 7, 3, 2, 1, -128i32, 3i32, true),
-            (8, 8, 16, 40, 1, 1, 0, 0, 0, false),
-            (6, 6, 2, 4, 3, 1, 1, -3, 0, true),
+        // Odd runs of taps (im2col copies), even ones (the implicit GEMM on a padded copy),
+        // per-tap runs (dilation), 1×1 (the input itself).
+        for (h, w, ic, oc, k, stride, pad, dilation, izp, wzp, constant) in [
+            (9, 11, 5, 7, 3, 2, 1, 1, -128i32, 3i32, true),
+            (9, 11, 4, 7, 3, 2, 1, 1, -128, 3, true),
+            (8, 8, 16, 40, 1, 1, 0, 1, 0, 0, false),
+            (6, 6, 2, 4, 3, 1, 1, 1, -3, 0, true),
+            (10, 12, 6, 20, 3, 1, 2, 2, 7, -1, true),
         ] {
             let mut a = Asm::new();
             let i8t = a.int(8);
             let i32t = a.int(32);
-            let oh = (h + 2 * pad - k) / stride + 1;
-            let ow = (w + 2 * pad - k) / stride + 1;
+            let span = (k - 1) * dilation + 1;
+            let oh = (h + 2 * pad - span) / stride + 1;
+            let ow = (w + 2 * pad - span) / stride + 1;
             let tin = a.tensor(i8t, &[1, h as u32, w as u32, ic]);
             let tw = a.tensor(i8t, &[oc, k as u32, k as u32, ic]);
             let tb = a.tensor(i32t, &[oc]);
@@ -1643,7 +1771,7 @@ mod tests {
             let b = a.graph_constant(tb, 1);
             let padc = a.i32s(&[pad, pad, pad, pad]);
             let st = a.i32s(&[stride, stride]);
-            let dil = a.i32s(&[1, 1]);
+            let dil = a.i32s(&[dilation, dilation]);
             let acc = a.scalar(i32t, 1);
             let lb = a.boolc(false);
             let zx = a.one(i8t, izp as u32 & 0xff);
@@ -1677,7 +1805,7 @@ mod tests {
             plan.run(&in_refs, &mut [&mut out]).unwrap();
             assert_eq!(
                 out, want,
-                "{h}x{w}x{ic}→{oc} k{k} s{stride} p{pad} zp {izp}/{wzp}"
+                "{h}x{w}x{ic}→{oc} k{k} s{stride} p{pad} d{dilation} zp {izp}/{wzp}"
             );
         }
     }
