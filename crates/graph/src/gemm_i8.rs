@@ -370,7 +370,7 @@ pub fn gemm_i16_gathered(
     if b.layout != Layout::I16 {
         return Err("int8 GEMM: weights packed for the VNNI kernel");
     }
-    if a.run % 2 != 0 || a.runs.len() * a.run != b.k || b.k != k2 {
+    if !a.run.is_multiple_of(2) || a.runs.len() * a.run != b.k || b.k != k2 {
         return Err("int8 GEMM: runs that do not make K in pairs");
     }
     if m == 0 || n == 0 {

@@ -1440,7 +1440,7 @@ impl PaddedImage {
                 ic,
             )
         };
-        if run % 2 != 0 {
+        if !run.is_multiple_of(2) {
             return Ok(None);
         }
         let batches = x.len() / (shape.ih * shape.iw * ic).max(1);
