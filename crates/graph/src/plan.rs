@@ -11,8 +11,8 @@
 //! crate, rows split over the worker pool), float32 CONV2D (im2col then `gemm`, bias first) and
 //! int8 CONV2D (im2col chunks that stay in the L2 cache, then the exact int8 GEMM of
 //! [`crate::gemm_i8`] in the layout for this CPU: VNNI bytes or AVX2 i16 pairs), and
-//! DEPTHWISE_CONV2D in float32 and int8 (the reference's taps in its order, the channels in
-//! SIMD lanes: bit-exact) run natively; an int8 convolution whose only reader is a RESCALE to
+//! DEPTHWISE_CONV2D, MAX_POOL2D and AVG_POOL2D in float32 and int8 ([`windows`]: the
+//! reference's taps in its order, the channels of a pixel as a vector: bit-exact) run natively; an int8 convolution whose only reader is a RESCALE to
 //! int8 applies it in its epilogue; every other node runs the reference kernel on a decoded copy of its operands
 //! (`exec`). Native float results are what TOSA allows: the elementwise ones are correctly rounded
 //! like the reference's, the dot products accumulate in float32 in `gemm`'s blocked order
@@ -31,6 +31,9 @@ use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::quant::Requant;
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
+
+mod windows;
+use windows::{avg_pool_f32, avg_pool_i8, depthwise_f32, depthwise_i8, max_pool_f32, max_pool_i8};
 
 /// The largest tensor (in elements) a reference kernel may read or make: it holds 8 bytes per
 /// element (widened values) and allocates infallibly, so larger ones are refused at planning
@@ -62,6 +65,14 @@ enum Kernel {
     /// int8 DEPTHWISE_CONV2D with int32 accumulators (exact; and the RESCALE to int8 that reads
     /// it, when `requant` has one).
     DepthwiseI8,
+    /// Float32 MAX_POOL2D (`true`: NaN mode IGNORE), bit-exact.
+    MaxPoolF32(bool),
+    /// int8 MAX_POOL2D.
+    MaxPoolI8,
+    /// Float32 AVG_POOL2D (float32 accumulator), bit-exact.
+    AvgPoolF32,
+    /// int8 AVG_POOL2D (windows of at most 2^23 taps: their sums fit i32).
+    AvgPoolI8,
     /// Nothing: a RESCALE that the int8 convolution before it applies in its epilogue.
     Fused,
 }
@@ -572,6 +583,10 @@ impl Plan {
             Kernel::DepthwiseI8 => {
                 depthwise_i8(&self.graph, node, self.requant[n].as_ref(), args, dests[0])
             }
+            Kernel::MaxPoolF32(ignore) => max_pool_f32(&self.graph, node, ignore, args, dests[0]),
+            Kernel::MaxPoolI8 => max_pool_i8(&self.graph, node, args, dests[0]),
+            Kernel::AvgPoolF32 => avg_pool_f32(&self.graph, node, args, dests[0]),
+            Kernel::AvgPoolI8 => avg_pool_i8(&self.graph, node, args, dests[0]),
             Kernel::Fused => Ok(()),
         }
     }
@@ -595,6 +610,31 @@ fn choose(g: &Graph, node: &Node) -> Kernel {
     {
         return Kernel::DepthwiseI8;
     }
+    let input = &g.values[node.inputs[0]];
+    let acc_is = |want: i64| {
+        node.attr("acc_type")
+            .ok()
+            .and_then(Tensor::scalar_i64)
+            .is_some_and(|a| a == want)
+    };
+    let window_taps = || {
+        kernels::ints(node, "kernel")
+            .ok()
+            .filter(|k| k.len() == 2)
+            .map_or(i64::MAX, |k| k[0].saturating_mul(k[1]))
+    };
+    match (node.op, input.dtype, input.shape.len()) {
+        (TosaOp::MaxPool2d, DType::I8, 4) => return Kernel::MaxPoolI8,
+        (TosaOp::AvgPool2d, DType::I8, 4)
+            if acc_is(kernels::ACC_INT32) && window_taps() <= 1 << 23 =>
+        {
+            return Kernel::AvgPoolI8;
+        }
+        (TosaOp::AvgPool2d, DType::F32, 4) if acc_is(kernels::ACC_FP32) => {
+            return Kernel::AvgPoolF32;
+        }
+        _ => {}
+    }
     let f32_only = node.inputs.iter().all(|&v| g.values[v].dtype == DType::F32)
         && node.out.iter().all(|o| o.dtype == DType::F32);
     if !f32_only {
@@ -613,6 +653,9 @@ fn choose(g: &Graph, node: &Node) -> Kernel {
         TosaOp::Maximum => Kernel::Binary(BinOp::Max(nan_ignore())),
         TosaOp::Minimum => Kernel::Binary(BinOp::Min(nan_ignore())),
         TosaOp::Matmul => Kernel::MatmulF32,
+        TosaOp::MaxPool2d if g.values[node.inputs[0]].shape.len() == 4 => {
+            Kernel::MaxPoolF32(nan_ignore())
+        }
         TosaOp::DepthwiseConv2d
             if g.values[node.inputs[0]].shape.len() == 4
                 && node
@@ -1155,248 +1198,6 @@ impl ConvI8<'_, '_, '_> {
                 ),
             }
         })
-    }
-}
-
-/// A DEPTHWISE_CONV2D's shapes: input `[N, IH, IW, IC]`, weights `[KH, KW, IC, M]`, result
-/// `[N, OH, OW, IC·M]`.
-struct Depthwise {
-    ih: usize,
-    iw: usize,
-    ic: usize,
-    m: usize,
-    kh: usize,
-    kw: usize,
-    geo: kernels::conv::Geometry,
-}
-
-impl Depthwise {
-    fn of(g: &Graph, node: &Node) -> Result<Depthwise> {
-        let (x, w) = (&g.values[node.inputs[0]], &g.values[node.inputs[1]]);
-        let (kh, kw, ic, m) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3]);
-        let geo = kernels::conv::geometry(node, x, kh, kw, ic * m)?;
-        Ok(Depthwise {
-            ih: x.shape[1],
-            iw: x.shape[2],
-            ic,
-            m,
-            kh,
-            kw,
-            geo,
-        })
-    }
-
-    fn oc(&self) -> usize {
-        self.ic * self.m
-    }
-
-    /// Runs the convolution into `d` (`N·OH` rows of `OW·OC` results) on the worker pool:
-    /// for each output pixel, `acc` (one per output channel) is cleared, `tap(acc, pixel, tap)`
-    /// adds each tap that reads inside the input (input element offset of the pixel's first
-    /// channel, weight offset of the tap's first channel) in the reference's (ky, kx) order,
-    /// and `finish(acc, out)` writes the pixel's results.
-    fn run<T: Copy + Send, A: Copy + Default>(
-        &self,
-        d: &mut [T],
-        tap: &(dyn Fn(&mut [A], usize, usize) + Sync),
-        finish: &(dyn Fn(&[A], &mut [T]) + Sync),
-    ) -> Result<()> {
-        let [batches, oh, ow, oc] = self.geo.out;
-        let rows = batches * oh;
-        let work = d.len().saturating_mul(self.kh * self.kw);
-        let tasks = if work >= 1 << 18 {
-            tessera_workers::global().threads().min(rows).max(1)
-        } else {
-            1
-        };
-        for_row_blocks(d, ow * oc, rows, tasks, &|r0, nr, block| {
-            let mut acc = vec![A::default(); oc];
-            for r in 0..nr {
-                let (b, oy) = ((r0 + r) / oh, (r0 + r) % oh);
-                for ox in 0..ow {
-                    acc.fill(A::default());
-                    for ky in 0..self.kh {
-                        let y = (oy * self.geo.stride[0] + ky * self.geo.dilation[0])
-                            .wrapping_sub(self.geo.pad[0]);
-                        if y >= self.ih {
-                            continue;
-                        }
-                        for kx in 0..self.kw {
-                            let xx = (ox * self.geo.stride[1] + kx * self.geo.dilation[1])
-                                .wrapping_sub(self.geo.pad[2]);
-                            if xx >= self.iw {
-                                continue;
-                            }
-                            let pixel = ((b * self.ih + y) * self.iw + xx) * self.ic;
-                            tap(&mut acc, pixel, (ky * self.kw + kx) * oc);
-                        }
-                    }
-                    let at = (r * ow + ox) * oc;
-                    finish(&acc, &mut block[at..at + oc]);
-                }
-            }
-            Ok(())
-        })
-    }
-}
-
-/// Bias per output channel (a `[1]` bias broadcast).
-fn per_channel<T: Copy + Default>(bias: &[T], oc: usize) -> Vec<T> {
-    (0..oc)
-        .map(|o| {
-            bias.get(if bias.len() == 1 { 0 } else { o })
-                .copied()
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// `acc[c·m + j] += x[c]·w[c·m + j]` in float32 (product and sum each rounded, as the
-/// reference's float32 accumulator does), with AVX2 when the CPU has it.
-fn depthwise_mac_f32(avx2: bool, acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
-    #[inline(always)]
-    fn body(acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
-        if m == 1 {
-            for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
-                *a += x * w;
-            }
-        } else {
-            for ((a, w), &x) in acc.chunks_exact_mut(m).zip(w.chunks_exact(m)).zip(x) {
-                for (a, &w) in a.iter_mut().zip(w) {
-                    *a += x * w;
-                }
-            }
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn with_avx2(acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
-        body(acc, x, w, m)
-    }
-    #[cfg(target_arch = "x86_64")]
-    if avx2 {
-        // SAFETY: `avx2` says the CPU has AVX2.
-        unsafe { with_avx2(acc, x, w, m) };
-        return;
-    }
-    let _ = avx2;
-    body(acc, x, w, m)
-}
-
-/// `acc[c·m + j] += (x[c] − zp)·w[c·m + j]` in wrapping i32 (`w` already less its zero point),
-/// with AVX2 when the CPU has it.
-fn depthwise_mac_i8(avx2: bool, acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
-    #[inline(always)]
-    fn body(acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
-        if m == 1 {
-            for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
-                *a = a.wrapping_add((i32::from(x) - zp).wrapping_mul(w));
-            }
-        } else {
-            for ((a, w), &x) in acc.chunks_exact_mut(m).zip(w.chunks_exact(m)).zip(x) {
-                for (a, &w) in a.iter_mut().zip(w) {
-                    *a = a.wrapping_add((i32::from(x) - zp).wrapping_mul(w));
-                }
-            }
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn with_avx2(acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
-        body(acc, x, zp, w, m)
-    }
-    #[cfg(target_arch = "x86_64")]
-    if avx2 {
-        // SAFETY: `avx2` says the CPU has AVX2.
-        unsafe { with_avx2(acc, x, zp, w, m) };
-        return;
-    }
-    let _ = avx2;
-    body(acc, x, zp, w, m)
-}
-
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Float32 DEPTHWISE_CONV2D: the reference's arithmetic (taps in (ky, kx) order, padded taps
-/// skipped, the bias added to the float32 sum), the channels in SIMD lanes.
-fn depthwise_f32(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
-    let dw = Depthwise::of(g, node)?;
-    let (x, w, bias) = (f32s(args[0]), f32s(args[1]), f32s(args[2]));
-    let (oc, ic, m) = (dw.oc(), dw.ic, dw.m);
-    let bias = per_channel(&bias, oc);
-    let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
-        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
-    let avx2 = has_avx2();
-    let (x, w) = (&x[..], &w[..]);
-    dw.run(
-        d,
-        &|acc: &mut [f32], pixel, tap| {
-            depthwise_mac_f32(avx2, acc, &x[pixel..pixel + ic], &w[tap..tap + oc], m)
-        },
-        &|acc, out| {
-            for ((o, &a), &b) in out.iter_mut().zip(acc).zip(&bias) {
-                *o = a + b;
-            }
-        },
-    )
-}
-
-/// int8 DEPTHWISE_CONV2D (int32 accumulators, wrapping like the reference), each result plus
-/// the bias stored as i32 or, with `requant`, rescaled to int8.
-fn depthwise_i8(
-    g: &Graph,
-    node: &Node,
-    requant: Option<&Requant>,
-    args: &[&[u8]],
-    dest: &mut [u8],
-) -> Result<()> {
-    let dw = Depthwise::of(g, node)?;
-    let izp = kernels::zero_point(node, "input_zp")? as i32;
-    let wzp = kernels::zero_point(node, "weight_zp")? as i32;
-    let (oc, ic, m) = (dw.oc(), dw.ic, dw.m);
-    let x: &[i8] = bytemuck::cast_slice(args[0]);
-    let w: Vec<i32> = bytemuck::cast_slice::<u8, i8>(args[1])
-        .iter()
-        .map(|&v| i32::from(v) - wzp)
-        .collect();
-    let bias: Vec<i32> = args[2]
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let bias = per_channel(&bias, oc);
-    let avx2 = has_avx2();
-    let w = &w[..];
-    let tap = |acc: &mut [i32], pixel: usize, tap: usize| {
-        depthwise_mac_i8(avx2, acc, &x[pixel..pixel + ic], izp, &w[tap..tap + oc], m)
-    };
-    match requant {
-        Some(q) => {
-            let d: &mut [i8] = bytemuck::cast_slice_mut(dest);
-            dw.run(d, &tap, &|acc, out| {
-                for (o, (d, (&a, &b))) in out.iter_mut().zip(acc.iter().zip(&bias)).enumerate() {
-                    *d = q.apply(a.wrapping_add(b), o);
-                }
-            })
-        }
-        None => {
-            let d: &mut [i32] = bytemuck::try_cast_slice_mut(dest).map_err(|_| {
-                GraphError::new("Tessera", "internal error: misaligned result buffer")
-            })?;
-            dw.run(d, &tap, &|acc, out| {
-                for ((o, &a), &b) in out.iter_mut().zip(acc).zip(&bias) {
-                    *o = a.wrapping_add(b);
-                }
-            })
-        }
     }
 }
 
@@ -2012,6 +1813,89 @@ mod tests {
             assert_eq!(
                 out, want,
                 "int8 {int8} rescale {rescale} {dims:?} s{stride} p{pad} d{dilation}"
+            );
+        }
+    }
+
+    #[test]
+    fn poolings_match_the_reference_bit_for_bit() {
+        // (max, int8, nan mode IGNORE, [h, w, c], kernel, stride, pad [t, b, l, r])
+        for (max, int8, ignore, [h, w, c], k, stride, pad) in [
+            (true, false, false, [9, 10, 7], [3, 3], [2, 1], [1, 1, 0, 2]),
+            (true, false, true, [9, 10, 7], [3, 3], [2, 1], [1, 1, 0, 2]),
+            (true, true, false, [8, 8, 16], [2, 2], [2, 2], [0, 0, 0, 0]),
+            (
+                false,
+                false,
+                false,
+                [11, 7, 5],
+                [3, 2],
+                [1, 1],
+                [1, 2, 1, 1],
+            ),
+            (false, true, false, [11, 7, 5], [3, 2], [1, 1], [1, 2, 1, 1]),
+            (false, true, false, [6, 6, 32], [6, 6], [1, 1], [0, 0, 0, 0]),
+        ] {
+            let oh = (h + pad[0] + pad[1] - k[0]) / stride[0] + 1;
+            let ow = (w + pad[2] + pad[3] - k[1]) / stride[1] + 1;
+            let mut a = Asm::new();
+            let elem = if int8 { a.int(8) } else { a.float(32) };
+            let i32t = a.int(32);
+            let tin = a.tensor(elem, &[1, h, w, c]);
+            let tout = a.tensor(elem, &[1, oh, ow, c]);
+            let x = a.input(tin, 0);
+            let kc = a.i32s(&[k[0] as i32, k[1] as i32]);
+            let sc = a.i32s(&[stride[0] as i32, stride[1] as i32]);
+            let pc = a.i32s(&pad.map(|v| v as i32));
+            let r = if max {
+                let mode = a.scalar(i32t, if ignore { 2 } else { 1 });
+                a.op(tout, TosaOp::MaxPool2d.opcode(), &[kc, sc, pc, mode, x])
+            } else {
+                let acc = a.scalar(i32t, if int8 { 1 } else { 3 });
+                let (zi, zo) = if int8 {
+                    (a.one(elem, (-5i32) as u32 & 0xff), a.one(elem, 4))
+                } else {
+                    (a.one(elem, 0), a.one(elem, 0))
+                };
+                a.op(
+                    tout,
+                    TosaOp::AvgPool2d.opcode(),
+                    &[kc, sc, pc, acc, x, zi, zo],
+                )
+            };
+            a.output(r, tout, 1);
+            let graph = compile(&a.finish(), "main", &Inputs::default()).unwrap();
+            let n = (h * w * c) as usize;
+            let x: Vec<u8> = if int8 {
+                (0..n).map(|i| ((i * 53 + 11) % 256) as u8).collect()
+            } else {
+                let mut v = values(n, 9);
+                // NaNs (one signalling), signed zeros and infinities among the values.
+                for (i, special) in [
+                    f32::NAN,
+                    f32::from_bits(0x7f80_0001),
+                    -0.0,
+                    0.0,
+                    f32::INFINITY,
+                    f32::NEG_INFINITY,
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    v[i * 37 % n] = special;
+                    v[(i * 91 + 5) % n] = special;
+                }
+                bytes(&v)
+            };
+            let tensors = vec![Tensor::from_bytes(&graph.inputs[0].info, &x).unwrap()];
+            let want = run(&graph, &tensors).unwrap()[0].to_bytes();
+            let plan = Plan::new(graph);
+            assert_eq!(plan.native_nodes(), 1, "native pooling");
+            let mut out = vec![0x55u8; want.len()];
+            plan.run(&[&x], &mut [&mut out]).unwrap();
+            assert_eq!(
+                out, want,
+                "max {max} int8 {int8} ignore {ignore} {h}x{w}x{c}"
             );
         }
     }
