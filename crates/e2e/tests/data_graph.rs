@@ -457,15 +457,19 @@ fn session_info(pipeline: vk::Pipeline) -> vk::DataGraphPipelineSessionCreateInf
     info
 }
 
-/// A session with every reported bind point bound to fresh memory; also returns the
-/// requirements reported.
+/// A bind point's requirement, the memory size it asked for and the memory bound there.
+type BoundPoint = (
+    vk::DataGraphPipelineSessionBindPointRequirementARM,
+    u64,
+    vk::DeviceMemory,
+);
+
+/// A session with every reported bind point bound to fresh (host-visible) memory; also
+/// returns the requirements reported and the memory bound.
 fn session(
     ctx: &Ctx,
     pipeline: vk::Pipeline,
-) -> (
-    vk::DataGraphPipelineSessionARM,
-    Vec<(vk::DataGraphPipelineSessionBindPointRequirementARM, u64)>,
-) {
+) -> (vk::DataGraphPipelineSessionARM, Vec<BoundPoint>) {
     let info = session_info(pipeline);
     // SAFETY: valid create info.
     let session = unsafe {
@@ -513,7 +517,7 @@ fn session(
                 .bind_data_graph_pipeline_session_memory_arm(&[bind])
         }
         .unwrap();
-        out.push((r, size));
+        out.push((r, size, memory));
     }
     (session, out)
 }
@@ -859,9 +863,30 @@ fn chained_max_pools_need_and_use_transient_memory() {
     let o = BoundTensor::new(&ctx, &output);
     let data = ramp_i8(8 * 16 * 4, 0);
     x.write_packed(&data);
+    // The transient memory starts as a pattern the intermediate tensor cannot hold.
+    let memory = reqs[0].2;
+    // SAFETY: host-visible memory of 128 bytes, not mapped.
+    let transient = unsafe {
+        ctx.device
+            .map_memory(memory, 0, 128, vk::MemoryMapFlags::empty())
+    }
+    .expect("vkMapMemory")
+    .cast::<u8>();
+    // SAFETY: 128 mapped bytes, no dispatch running.
+    unsafe { std::ptr::write_bytes(transient, 0xa5, 128) };
     dispatch(&ctx, pipeline, set_layout, layout, session, &[&x, &o]);
     let once = host_max_pool(&as_i8(&data), 8, 16, 4);
     assert_eq!(as_i8(&o.read_packed()), host_max_pool(&once, 4, 8, 4));
+    // The first pool's result went through the session's memory (the plan's arena).
+    // SAFETY: 128 mapped bytes; the dispatch finished.
+    let seen = unsafe { std::slice::from_raw_parts(transient, 128) };
+    assert_eq!(
+        as_i8(seen),
+        once,
+        "the intermediate tensor lives in the TRANSIENT memory"
+    );
+    // SAFETY: mapped above.
+    unsafe { ctx.device.unmap_memory(memory) };
     x.destroy(&ctx);
     o.destroy(&ctx);
 }

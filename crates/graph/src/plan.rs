@@ -149,8 +149,6 @@ pub struct Plan {
     kernels: Vec<Kernel>,
     /// Packed bytes of every constant value (empty for others).
     constants: Vec<Vec<u8>>,
-    /// For each value, the index of the last node that reads it (`usize::MAX`: none).
-    last_use: Vec<usize>,
     /// Per node: its constant weights packed for the int8 GEMM (int8 CONV2D only).
     packed: Vec<Option<PackedB>>,
     /// Per node: the values its kernel writes (its results; a fused CONV2D's are those of the
@@ -158,6 +156,72 @@ pub struct Plan {
     writes: Vec<Vec<usize>>,
     /// Per node: the RESCALE an int8 CONV2D applies to its results.
     requant: Vec<Option<Requant>>,
+    /// Per value: where it lives while a run makes and reads it (`None`: inputs, constants and
+    /// values no kernel writes).
+    places: Vec<Option<Place>>,
+    /// Bytes of the arena that holds every intermediate value (see [`Plan::transient_size`]).
+    arena_size: usize,
+}
+
+/// Where a value a kernel writes lives during a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Straight in output slice `i` (no later node reads it, one output interface takes it).
+    Output(usize),
+    /// `len` bytes at `offset` in the arena.
+    Arena { offset: usize, len: usize },
+}
+
+/// Alignment of each value in the arena, and of the arena [`Plan::run_in`] takes.
+pub const ARENA_ALIGNMENT: usize = 64;
+
+/// Places every value the kernels write: in its output slice when it can go there directly,
+/// else in the arena, each from the node that writes it to the last that reads it (to the end
+/// for graph outputs, which are copied out last), first fit at [`ARENA_ALIGNMENT`]. Returns the
+/// places and the arena size.
+fn place_values(
+    g: &Graph,
+    writes: &[Vec<usize>],
+    last_use: &[usize],
+) -> (Vec<Option<Place>>, usize) {
+    let end = g.nodes.len();
+    let mut places = vec![None; g.values.len()];
+    // (first node, last node, offset, bytes) of arena values placed so far.
+    let mut placed: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut size = 0usize;
+    for (n, values) in writes.iter().enumerate() {
+        for &v in values {
+            let read_later = last_use[v] != usize::MAX && last_use[v] >= n;
+            let mut outs = g.output_values.iter().enumerate().filter(|(_, o)| **o == v);
+            if let (false, Some((i, _)), None) = (read_later, outs.next(), outs.next()) {
+                places[v] = Some(Place::Output(i));
+                continue;
+            }
+            let len = nbytes(&g.values[v]);
+            let last = if g.output_values.contains(&v) {
+                end
+            } else if read_later {
+                last_use[v]
+            } else {
+                n
+            };
+            let bytes = len.div_ceil(ARENA_ALIGNMENT) * ARENA_ALIGNMENT;
+            let mut offset = 0;
+            loop {
+                let clash = placed.iter().find(|&&(a, b, o, l)| {
+                    a <= last && n <= b && o < offset + bytes && offset < o + l
+                });
+                match clash {
+                    Some(&(_, _, o, l)) => offset = o + l,
+                    None => break,
+                }
+            }
+            placed.push((n, last, offset, bytes));
+            size = size.max(offset + bytes);
+            places[v] = Some(Place::Arena { offset, len });
+        }
+    }
+    (places, size)
 }
 
 /// An owned value buffer, 8-byte aligned (so every element type can be viewed in place).
@@ -177,9 +241,6 @@ impl Buf {
         words.resize(n, 0);
         Ok(Buf { words, len })
     }
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.len]
-    }
     fn bytes_mut(&mut self) -> &mut [u8] {
         &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
     }
@@ -190,7 +251,8 @@ enum Slot {
     Empty,
     Input(usize),
     Constant,
-    Owned(Buf),
+    /// `len` bytes at `offset` in the arena.
+    Arena(usize, usize),
     /// Written into output slice `i`.
     Output(usize),
 }
@@ -331,15 +393,23 @@ impl Plan {
                 requant[n] = Some(q);
             }
         }
+        let (places, arena_size) = place_values(&graph, &writes, &last_use);
         Plan {
             graph,
             kernels,
             constants,
-            last_use,
             packed,
             writes,
             requant,
+            places,
+            arena_size,
         }
+    }
+
+    /// Bytes of transient memory a run needs for the graph's intermediate values (a multiple
+    /// of [`ARENA_ALIGNMENT`]; 0 when every result goes straight to an output).
+    pub fn transient_size(&self) -> usize {
+        self.arena_size
     }
 
     /// Checks that every node the reference kernels run stays within
@@ -386,12 +456,45 @@ impl Plan {
     }
 
     /// Runs the graph: `inputs[i]` holds input `i` packed, `outputs[i]` receives output `i`
-    /// packed. The output slices must not overlap the input slices.
+    /// packed. The output slices must not overlap the input slices. The intermediate values
+    /// live in an arena allocated for the run ([`Plan::run_in`] takes the caller's).
     ///
     /// # Errors
     /// Wrong slice sizes, a failing reference kernel, or out of memory.
     pub fn run(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<()> {
+        let mut arena = Buf::zeroed(self.arena_size)?;
+        self.run_in(inputs, outputs, arena.bytes_mut())
+    }
+
+    /// [`Plan::run`] with the intermediate values in `arena` (at least
+    /// [`Plan::transient_size`] bytes, 8-byte aligned; a data graph session's transient memory):
+    /// each value's bytes are cleared before its kernel writes them. `arena` must not overlap
+    /// the input or output slices.
+    ///
+    /// # Errors
+    /// As [`Plan::run`]; a short or misaligned arena.
+    pub fn run_in(
+        &self,
+        inputs: &[&[u8]],
+        outputs: &mut [&mut [u8]],
+        arena: &mut [u8],
+    ) -> Result<()> {
         let g = &self.graph;
+        if arena.len() < self.arena_size || !(arena.as_ptr() as usize).is_multiple_of(8) {
+            return Err(GraphError::new(
+                "Tessera",
+                format!(
+                    "the transient memory is {} bytes at an address {} 8-byte aligned; the graph needs {} aligned bytes",
+                    arena.len(),
+                    if (arena.as_ptr() as usize).is_multiple_of(8) {
+                        ""
+                    } else {
+                        "not"
+                    },
+                    self.arena_size
+                ),
+            ));
+        }
         if inputs.len() != g.inputs.len() || outputs.len() != g.outputs.len() {
             return Err(GraphError::new(
                 "Tessera",
@@ -434,6 +537,8 @@ impl Plan {
             .iter_mut()
             .map(|s| (s.as_mut_ptr(), s.len()))
             .collect();
+        let arena_len = arena.len();
+        let arena_ptr = arena.as_mut_ptr();
         let mut slots: Vec<Slot> = g
             .sources
             .iter()
@@ -447,55 +552,66 @@ impl Plan {
             if self.kernels[n] == Kernel::Fused {
                 continue;
             }
-            // Results go to a fresh buffer, or straight to the caller's output when no later node
-            // reads them and exactly one output interface takes them.
-            let mut results: Vec<(usize, Option<usize>)> = Vec::new();
-            for &v in &self.writes[n] {
-                let direct = if self.last_use[v] == usize::MAX || self.last_use[v] < n {
-                    let mut outs = g.output_values.iter().enumerate().filter(|(_, o)| **o == v);
-                    match (outs.next(), outs.next()) {
-                        (Some((i, _)), None) => Some(i),
-                        _ => None,
-                    }
-                } else {
-                    None
-                };
-                results.push((v, direct));
-            }
-            let mut owned: Vec<Buf> = Vec::new();
-            for &(v, direct) in &results {
-                owned.push(if direct.is_some() {
-                    Buf::default()
-                } else {
-                    Buf::zeroed(nbytes(&g.values[v]))?
-                });
-            }
+            let places: Vec<(usize, Place)> = self.writes[n]
+                .iter()
+                .map(|&v| {
+                    self.places[v].map(|p| (v, p)).ok_or_else(|| {
+                        GraphError::new("Tessera", format!("internal error: %{v} has no place"))
+                    })
+                })
+                .collect::<Result<_>>()?;
             {
                 let args: Vec<&[u8]> = node
                     .inputs
                     .iter()
-                    .map(|&v| self.bytes(&slots, v, inputs))
+                    .map(|&v| self.bytes(&slots, v, inputs, arena_ptr))
                     .collect::<Result<_>>()?;
                 let mut dests: Vec<&mut [u8]> = Vec::new();
-                for ((_, direct), b) in results.iter().zip(owned.iter_mut()) {
-                    match direct {
-                        Some(i) => {
-                            let (ptr, len) = out_raw[*i];
+                for &(_, place) in &places {
+                    match place {
+                        Place::Output(i) => {
+                            let (ptr, len) = out_raw[i];
                             // SAFETY: output slice `i`, which the caller's contract keeps
-                            // disjoint from the inputs; no argument is an output slice (a value
-                            // written there is read by no later node), and each output slice is
-                            // the destination of one value only.
+                            // disjoint from the inputs and the arena; no argument is an output
+                            // slice (a value placed there is read by no later node), and each
+                            // output slice is the place of one value only.
                             dests.push(unsafe { std::slice::from_raw_parts_mut(ptr, len) });
                         }
-                        None => dests.push(b.bytes_mut()),
+                        Place::Arena { offset, len } => {
+                            // The places of values live at the same node are disjoint
+                            // (`place_values`), so this range overlaps no argument of this
+                            // node and no other of its results; checked again here, since
+                            // an overlap would alias a `&mut`.
+                            let overlaps = places.iter().any(|&(_, other)| {
+                                matches!(other, Place::Arena { offset: o, len: l }
+                                    if o != offset && o < offset + len && offset < o + l)
+                            }) || node.inputs.iter().any(|&v| {
+                                matches!(slots[v], Slot::Arena(o, l)
+                                    if o < offset + len && offset < o + l)
+                            });
+                            if overlaps || offset + len > arena_len {
+                                return Err(GraphError::new(
+                                    "Tessera",
+                                    "internal error: overlapping arena values",
+                                ));
+                            }
+                            // SAFETY: `offset..offset + len` is inside the arena (checked), which
+                            // is borrowed mutably for the whole run, and overlaps no other slice
+                            // made for this node (checked above).
+                            let d = unsafe {
+                                std::slice::from_raw_parts_mut(arena_ptr.add(offset), len)
+                            };
+                            d.fill(0);
+                            dests.push(d);
+                        }
                     }
                 }
                 self.run_node(n, node, &args, &mut dests)?;
             }
-            for ((v, direct), buf) in results.into_iter().zip(owned) {
-                slots[v] = match direct {
-                    Some(i) => Slot::Output(i),
-                    None => Slot::Owned(buf),
+            for (v, place) in places {
+                slots[v] = match place {
+                    Place::Output(i) => Slot::Output(i),
+                    Place::Arena { offset, len } => Slot::Arena(offset, len),
                 };
             }
         }
@@ -504,25 +620,40 @@ impl Plan {
             if matches!(slots[v], Slot::Output(j) if j == i) {
                 continue;
             }
-            let src = self.bytes(&slots, v, inputs)?;
+            let src = self.bytes(&slots, v, inputs, arena_ptr)?;
             let (ptr, len) = out_raw[i];
             if src.len() != len {
                 return Err(GraphError::new("Tessera", "internal error: output size"));
             }
-            // SAFETY: output slice `i` (disjoint from the inputs, the constants and the owned
-            // buffers `src` may be).
+            // SAFETY: output slice `i` (disjoint from the inputs, the constants and the arena
+            // `src` may be in).
             unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), ptr, len) };
         }
         Ok(())
     }
 
     /// The bytes of value `v` (never one written into an output slice: no later node reads
-    /// those).
-    fn bytes<'s>(&'s self, slots: &'s [Slot], v: usize, inputs: &[&'s [u8]]) -> Result<&'s [u8]> {
+    /// those). Arena values are read through `arena` (the run's arena, whose values were placed
+    /// so that none is written while it is read).
+    fn bytes<'s>(
+        &'s self,
+        slots: &[Slot],
+        v: usize,
+        inputs: &[&'s [u8]],
+        arena: *mut u8,
+    ) -> Result<&'s [u8]> {
         match &slots[v] {
             Slot::Input(i) => Ok(inputs[*i]),
             Slot::Constant => Ok(&self.constants[v]),
-            Slot::Owned(b) => Ok(b.bytes()),
+            Slot::Arena(offset, len) => {
+                // SAFETY: `offset..offset + len` was checked inside the arena when the value was
+                // written; the arena is borrowed for the whole run (the only place these slices
+                // are used), and no kernel writes this range while a node reads it (checked
+                // when the writing slices are made).
+                let bytes =
+                    unsafe { std::slice::from_raw_parts(arena.add(*offset).cast_const(), *len) };
+                Ok(bytes)
+            }
             Slot::Output(_) | Slot::Empty => Err(GraphError::new(
                 "Tessera",
                 format!("internal error: %{v} read before it was made or after it was handed out"),
@@ -1445,6 +1576,45 @@ mod tests {
         );
         assert_eq!(fast, 3);
         assert_eq!(native, reference);
+    }
+
+    #[test]
+    fn intermediates_share_the_arena_by_lifetime() {
+        // x+y → t1, t1+y → t2, t2+y → t3, t3+y → out: t1 and t3 never live together, so the
+        // arena holds two values; the result goes straight to the output.
+        let mut a = Asm::new();
+        let f = a.float(32);
+        let t = a.tensor(f, &[1000]);
+        let x = a.input(t, 0);
+        let y = a.input(t, 1);
+        let mut v = x;
+        for _ in 0..4 {
+            v = a.op(t, ADD, &[v, y]);
+        }
+        a.output(v, t, 2);
+        let graph = compile(&a.finish(), "main", &Inputs::default()).unwrap();
+        let plan = Plan::new(graph);
+        let one = 1000 * 4usize;
+        let slot = one.div_ceil(ARENA_ALIGNMENT) * ARENA_ALIGNMENT;
+        assert_eq!(plan.transient_size(), 2 * slot);
+        let (xs, ys) = (values(1000, 1), values(1000, 2));
+        let (xb, yb) = (bytes(&xs), bytes(&ys));
+        let mut out = vec![0u8; 4000];
+        // A caller's arena (as a session's TRANSIENT memory is), filled with garbage first.
+        let mut words = vec![u64::MAX; plan.transient_size() / 8];
+        let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        plan.run_in(&[&xb, &yb], &mut [&mut out], arena).unwrap();
+        let want: Vec<f32> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| x + y + y + y + y)
+            .collect();
+        assert_eq!(out, bytes(&want));
+        // Too short an arena is an error, not a write past its end.
+        let e = plan
+            .run_in(&[&xb, &yb], &mut [&mut out], &mut arena[..slot])
+            .unwrap_err();
+        assert!(e.to_string().contains("transient memory"), "{e}");
     }
 
     fn close(native: &[f32], reference: &[f32], tolerance: f32) {

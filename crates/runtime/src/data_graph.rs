@@ -4,7 +4,9 @@
 //! module's `OpGraphEntryPointARM` with the application's constants and specialization values)
 //! plus the map from each interface tensor to its descriptor set and binding, the transient-memory
 //! plan of its intermediate tensors, its creation log and its identifier. Everything is decided at
-//! creation; a dispatch only resolves the bound tensors and runs the graph.
+//! creation; a dispatch only resolves the bound tensors and runs the graph, its intermediate
+//! tensors in the session's TRANSIENT memory (the plan's arena: [`Plan::transient_size`] bytes,
+//! each tensor at its planned offset).
 //!
 //! A [`GraphSource`] is everything a pipeline is built from. Its encoding is the pipeline-cache
 //! key, the cache's serialized entry and (hashed) the pipeline identifier, so a pipeline can be
@@ -24,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use tessera_graph::DType;
-use tessera_graph::ir::{Graph, Source, ValueInfo};
+use tessera_graph::ir::ValueInfo;
 use tessera_graph::plan::Plan;
 use vulkan_headers::vulkan::vulkan_core::*;
 
@@ -48,8 +50,8 @@ pub const PROPERTY_CREATION_LOG: i32 = VK_DATA_GRAPH_PIPELINE_PROPERTY_CREATION_
 pub const PROPERTY_IDENTIFIER: i32 = VK_DATA_GRAPH_PIPELINE_PROPERTY_IDENTIFIER_ARM;
 /// The properties every data graph pipeline reports, in this order.
 pub const PROPERTIES: [i32; 2] = [PROPERTY_CREATION_LOG, PROPERTY_IDENTIFIER];
-/// Alignment of the transient memory a session needs.
-pub const TRANSIENT_ALIGNMENT: u64 = 64;
+/// Alignment of the transient memory a session needs (the plan's arena alignment).
+pub const TRANSIENT_ALIGNMENT: u64 = tessera_graph::plan::ARENA_ALIGNMENT as u64;
 /// The bind point Tessera reports (`VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_TRANSIENT_ARM`).
 pub const BIND_POINT_TRANSIENT: i32 = VK_DATA_GRAPH_PIPELINE_SESSION_BIND_POINT_TRANSIENT_ARM;
 /// The rule named for a graph the front end rejects: the message begins with the precise
@@ -467,56 +469,6 @@ pub struct CompiledGraph {
     pub log: String,
 }
 
-/// Plans the intermediate tensors (node results that are not graph outputs) into one arena:
-/// each lives from its producer to its last consumer; first-fit placement at
-/// [`TRANSIENT_ALIGNMENT`]. Returns the arena size.
-fn plan_transient(graph: &Graph) -> u64 {
-    let n = graph.values.len();
-    let mut producer = vec![usize::MAX; n];
-    let mut last_use = vec![0usize; n];
-    for (i, node) in graph.nodes.iter().enumerate() {
-        for &v in &node.outputs {
-            if v < n {
-                producer[v] = i;
-                last_use[v] = i;
-            }
-        }
-        for &v in &node.inputs {
-            if v < n {
-                last_use[v] = last_use[v].max(i);
-            }
-        }
-    }
-    let outputs: std::collections::HashSet<usize> = graph.output_values.iter().copied().collect();
-    let align = |x: u64| x.div_ceil(TRANSIENT_ALIGNMENT) * TRANSIENT_ALIGNMENT;
-    // (start, end, offset, size) of placed values.
-    let mut placed: Vec<(usize, usize, u64, u64)> = Vec::new();
-    let mut size = 0u64;
-    for v in 0..n {
-        if !matches!(graph.sources[v], Source::Node { .. }) || outputs.contains(&v) {
-            continue;
-        }
-        let bytes = align((graph.values[v].elements() * graph.values[v].dtype.bytes()) as u64);
-        let (start, end) = (producer[v], last_use[v]);
-        let mut busy: Vec<(u64, u64)> = placed
-            .iter()
-            .filter(|p| p.0 <= end && start <= p.1)
-            .map(|p| (p.2, p.2 + p.3))
-            .collect();
-        busy.sort_unstable();
-        let mut offset = 0u64;
-        for (lo, hi) in busy {
-            if offset + bytes <= lo {
-                break;
-            }
-            offset = offset.max(hi);
-        }
-        placed.push((start, end, offset, bytes));
-        size = size.max(offset + bytes);
-    }
-    size
-}
-
 impl CompiledGraph {
     /// Compiles `source` against `layout`.
     ///
@@ -617,10 +569,11 @@ impl CompiledGraph {
                 source.entry
             );
         }
-        let transient_size = plan_transient(&graph);
         let plan = Plan::new(graph);
         plan.check_limits()
             .map_err(|e| Error::OutOfHostMemory(format!("data graph pipeline: {e}")))?;
+        // The plan's arena of intermediate values is the session's TRANSIENT memory.
+        let transient_size = plan.transient_size() as u64;
         let graph = plan.graph();
         let compiled_interface = inputs.iter().chain(&outputs);
         for b in compiled_interface {
@@ -1006,7 +959,11 @@ impl DataGraphPipeline {
     ///
     /// # Errors
     /// `DeviceLost` when a bound tensor lost its memory or the graph fails at run time.
-    pub fn execute(&self, sets: &[Option<BoundSet>]) -> Result<()> {
+    pub fn execute(
+        &self,
+        sets: &[Option<BoundSet>],
+        transient: Option<(Arc<DeviceMemory>, u64)>,
+    ) -> Result<()> {
         let c = &self.compiled;
         // Packed tensors are used in place; strided ones go through a packed copy. An output in
         // place must not overlap an input or another output (then it goes through a copy too).
@@ -1085,9 +1042,38 @@ impl DataGraphPipeline {
                     None => copy.as_mut_slice(),
                 })
                 .collect();
-            c.plan
-                .run(&inputs, &mut outputs)
-                .map_err(|e| Error::DeviceLost(format!("data graph dispatch failed: {e}")))?;
+            // The intermediate values go in the session's transient memory, unless it overlaps a
+            // bound tensor (which the application must not do); then in host memory.
+            let size = c.transient_size;
+            let arena = match &transient {
+                Some((memory, offset)) if size > 0 => {
+                    let start = memory.raw_range(*offset, size)?;
+                    let range = (start as usize, size as usize);
+                    if in_ranges
+                        .iter()
+                        .chain(&out_ranges)
+                        .any(|r| overlaps(*r, range))
+                    {
+                        tracing::warn!(
+                            "vkCmdDispatchDataGraphARM: the session's TRANSIENT memory overlaps a tensor of the dispatch (the implementation owns that memory while the dispatch runs: a data race); its intermediate values go to host memory instead"
+                        );
+                        None
+                    } else {
+                        Some((start, size as usize))
+                    }
+                }
+                _ => None,
+            };
+            let done = match arena {
+                // SAFETY: `size` bytes of the live allocation bound to the session (`transient`
+                // holds it), checked by `raw_range`, overlapping no tensor of this dispatch
+                // (checked above); the application may not use it while the dispatch runs.
+                Some((ptr, len)) => c.plan.run_in(&inputs, &mut outputs, unsafe {
+                    std::slice::from_raw_parts_mut(ptr, len)
+                }),
+                None => c.plan.run(&inputs, &mut outputs),
+            };
+            done.map_err(|e| Error::DeviceLost(format!("data graph dispatch failed: {e}")))?;
         }
         for (((memory, offset, desc), d), bytes) in
             out_places.iter().zip(&out_direct).zip(&out_copies)
@@ -1279,6 +1265,11 @@ impl DataGraphSession {
         );
         *slot = Some((memory, offset));
         Ok(())
+    }
+
+    /// The memory bound at the TRANSIENT bind point, and its offset.
+    pub fn transient_memory(&self) -> Option<(Arc<DeviceMemory>, u64)> {
+        self.transient.lock().clone()
     }
 
     /// Whether every reported bind point is bound.

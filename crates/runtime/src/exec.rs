@@ -131,7 +131,7 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
         }
         Command::Dispatch { state, base, count } => dispatch(ctx, state, *base, *count)?,
         Command::DispatchDataGraph { session, sets } => match session.pipeline() {
-            Some(pipeline) => pipeline.execute(sets)?,
+            Some(pipeline) => pipeline.execute(sets, session.transient_memory())?,
             None => {
                 return Err(Error::DeviceLost(
                     "a data graph session without its pipeline".into(),
