@@ -12,7 +12,8 @@
 //! int8 CONV2D (im2col chunks that stay in the L2 cache, then the exact int8 GEMM of
 //! [`crate::gemm_i8`] in the layout for this CPU: VNNI bytes or AVX2 i16 pairs), and
 //! DEPTHWISE_CONV2D, MAX_POOL2D and AVG_POOL2D in float32 and int8 ([`windows`]: the
-//! reference's taps in its order, the channels of a pixel as a vector: bit-exact) run natively; an int8 convolution whose only reader is a RESCALE to
+//! reference's taps in its order, the channels of a pixel as a vector: bit-exact) run natively;
+//! chains of same-shape float32 binary nodes run fused, chunk by chunk through every step; an int8 convolution whose only reader is a RESCALE to
 //! int8 applies it in its epilogue; every other node runs the reference kernel on a decoded copy of its operands
 //! (`exec`). Native float results are what TOSA allows: the elementwise ones are correctly rounded
 //! like the reference's, the dot products accumulate in float32 in `gemm`'s blocked order
@@ -73,7 +74,11 @@ enum Kernel {
     AvgPoolF32,
     /// int8 AVG_POOL2D (windows of at most 2^23 taps: their sums fit i32).
     AvgPoolI8,
-    /// Nothing: a RESCALE that the int8 convolution before it applies in its epilogue.
+    /// The last node of a chain of float32 binary nodes ([`Plan`]'s `chains[i]`), which runs
+    /// the whole chain chunk by chunk; the chain's other nodes are [`Kernel::Fused`].
+    Chain(usize),
+    /// Nothing: a RESCALE that the int8 convolution before it applies in its epilogue, or a
+    /// node of an elementwise chain that its last node runs.
     Fused,
 }
 
@@ -103,6 +108,24 @@ impl BinOp {
             BinOp::Sub => map2(o, a, b, |x, y| x - y),
             BinOp::Mul => map2(o, a, b, |x, y| x * y),
             other => map2(o, a, b, |x, y| other.apply(x, y)),
+        }
+    }
+
+    /// `o[i] = op(o[i], b[i])` (`prev_first`) or `op(b[i], o[i])`, the operator chosen once.
+    fn map_in_place(self, o: &mut [f32], b: &[f32], prev_first: bool) {
+        #[inline(always)]
+        fn go(o: &mut [f32], b: &[f32], f: impl Fn(f32, f32) -> f32) {
+            for (x, &y) in o.iter_mut().zip(b) {
+                *x = f(*x, y);
+            }
+        }
+        match (self, prev_first) {
+            (BinOp::Add, _) => go(o, b, |x, y| x + y),
+            (BinOp::Mul, _) => go(o, b, |x, y| x * y),
+            (BinOp::Sub, true) => go(o, b, |x, y| x - y),
+            (BinOp::Sub, false) => go(o, b, |x, y| y - x),
+            (other, true) => go(o, b, |x, y| other.apply(x, y)),
+            (other, false) => go(o, b, |x, y| other.apply(y, x)),
         }
     }
 
@@ -156,11 +179,94 @@ pub struct Plan {
     writes: Vec<Vec<usize>>,
     /// Per node: the RESCALE an int8 CONV2D applies to its results.
     requant: Vec<Option<Requant>>,
+    /// Elementwise chains (see [`Kernel::Chain`]).
+    chains: Vec<Chain>,
+    /// Per node: the values its kernel reads (a chain's last node reads every operand of the
+    /// chain; fused nodes read nothing).
+    reads: Vec<Vec<usize>>,
     /// Per value: where it lives while a run makes and reads it (`None`: inputs, constants and
     /// values no kernel writes).
     places: Vec<Option<Place>>,
     /// Bytes of the arena that holds every intermediate value (see [`Plan::transient_size`]).
     arena_size: usize,
+}
+
+/// A chain of same-shape float32 binary nodes, each result read only by the next: run as one
+/// pass over chunks of the result (each chunk through every step while it is in the cache).
+/// Each step rounds to float32 as the node alone does, so results are bit-exact.
+#[derive(Debug, Clone)]
+struct Chain {
+    /// The first step: `op(operands[0], operands[1])`.
+    first: BinOp,
+    /// Each later step: its operator and whether the running value is its left operand; its
+    /// other operand is `operands[2 + i]`.
+    steps: Vec<(BinOp, bool)>,
+    /// Values read, in order.
+    operands: Vec<usize>,
+}
+
+/// Finds the elementwise chains of at least two nodes (see [`Chain`]); returns each with its
+/// nodes.
+fn find_chains(g: &Graph, kernels: &[Kernel]) -> Vec<(Chain, Vec<usize>)> {
+    let same_shape = |n: usize| {
+        let node = &g.nodes[n];
+        matches!(kernels[n], Kernel::Binary(_))
+            && node.inputs.len() == 2
+            && node
+                .inputs
+                .iter()
+                .all(|&v| g.values[v].shape == node.out[0].shape)
+    };
+    let mut taken = vec![false; g.nodes.len()];
+    let mut chains = Vec::new();
+    for head in 0..g.nodes.len() {
+        if taken[head] || !same_shape(head) {
+            continue;
+        }
+        let Kernel::Binary(first) = kernels[head] else {
+            continue;
+        };
+        let mut nodes = vec![head];
+        let mut chain = Chain {
+            first,
+            steps: Vec::new(),
+            operands: g.nodes[head].inputs.clone(),
+        };
+        loop {
+            let cur = *nodes.last().unwrap_or(&head);
+            let v = g.nodes[cur].outputs[0];
+            if g.output_values.contains(&v) {
+                break;
+            }
+            let mut readers = g
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.inputs.contains(&v));
+            let (Some((r, reader)), None) = (readers.next(), readers.next()) else {
+                break;
+            };
+            let Kernel::Binary(op) = kernels[r] else {
+                break;
+            };
+            if r <= cur || taken[r] || !same_shape(r) || reader.inputs[0] == reader.inputs[1] {
+                break;
+            }
+            let prev_first = reader.inputs[0] == v;
+            chain.steps.push((op, prev_first));
+            chain
+                .operands
+                .push(reader.inputs[if prev_first { 1 } else { 0 }]);
+            nodes.push(r);
+        }
+        if nodes.len() >= 2 {
+            for &n in &nodes {
+                taken[n] = true;
+            }
+            chains.push((chain, nodes));
+        }
+    }
+    chains
 }
 
 /// Where a value a kernel writes lives during a run.
@@ -357,14 +463,6 @@ impl Plan {
                 _ => Vec::new(),
             })
             .collect();
-        let mut last_use = vec![usize::MAX; graph.values.len()];
-        for (i, n) in graph.nodes.iter().enumerate() {
-            for &v in &n.inputs {
-                if let Some(l) = last_use.get_mut(v) {
-                    *l = i;
-                }
-            }
-        }
         let packed = graph
             .nodes
             .iter()
@@ -393,6 +491,33 @@ impl Plan {
                 requant[n] = Some(q);
             }
         }
+        let mut reads: Vec<Vec<usize>> = graph.nodes.iter().map(|n| n.inputs.clone()).collect();
+        let mut chains = Vec::new();
+        for (chain, nodes) in find_chains(&graph, &kernels) {
+            let Some(&tail) = nodes.last() else { continue };
+            for &n in &nodes {
+                kernels[n] = Kernel::Fused;
+                writes[n].clear();
+                reads[n].clear();
+            }
+            kernels[tail] = Kernel::Chain(chains.len());
+            writes[tail] = graph.nodes[tail].outputs.clone();
+            reads[tail] = chain.operands.clone();
+            chains.push(chain);
+        }
+        for (n, k) in kernels.iter().enumerate() {
+            if *k == Kernel::Fused {
+                reads[n].clear();
+            }
+        }
+        let mut last_use = vec![usize::MAX; graph.values.len()];
+        for (i, values) in reads.iter().enumerate() {
+            for &v in values {
+                if let Some(l) = last_use.get_mut(v) {
+                    *l = i;
+                }
+            }
+        }
         let (places, arena_size) = place_values(&graph, &writes, &last_use);
         Plan {
             graph,
@@ -401,6 +526,8 @@ impl Plan {
             packed,
             writes,
             requant,
+            chains,
+            reads,
             places,
             arena_size,
         }
@@ -561,8 +688,7 @@ impl Plan {
                 })
                 .collect::<Result<_>>()?;
             {
-                let args: Vec<&[u8]> = node
-                    .inputs
+                let args: Vec<&[u8]> = self.reads[n]
                     .iter()
                     .map(|&v| self.bytes(&slots, v, inputs, arena_ptr))
                     .collect::<Result<_>>()?;
@@ -585,7 +711,7 @@ impl Plan {
                             let overlaps = places.iter().any(|&(_, other)| {
                                 matches!(other, Place::Arena { offset: o, len: l }
                                     if o != offset && o < offset + len && offset < o + l)
-                            }) || node.inputs.iter().any(|&v| {
+                            }) || self.reads[n].iter().any(|&v| {
                                 matches!(slots[v], Slot::Arena(o, l)
                                     if o < offset + len && offset < o + l)
                             });
@@ -718,6 +844,7 @@ impl Plan {
             Kernel::MaxPoolI8 => max_pool_i8(&self.graph, node, args, dests[0]),
             Kernel::AvgPoolF32 => avg_pool_f32(&self.graph, node, args, dests[0]),
             Kernel::AvgPoolI8 => avg_pool_i8(&self.graph, node, args, dests[0]),
+            Kernel::Chain(c) => chain(&self.chains[c], args, dests[0]),
             Kernel::Fused => Ok(()),
         }
     }
@@ -836,6 +963,43 @@ fn fusable_rescale(g: &Graph, n: usize, conv: &Node) -> Option<(usize, Requant)>
     let info = &g.values[v];
     let channels = info.shape.last().copied().unwrap_or(1);
     Requant::of(rescale, info, channels).map(|q| (r, q))
+}
+
+/// Runs an elementwise [`Chain`] into `dest`: chunks over the worker pool, each through every
+/// step in place.
+fn chain(c: &Chain, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
+    let operands: Vec<std::borrow::Cow<'_, [f32]>> = args.iter().map(|a| f32s(a)).collect();
+    let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
+        .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    let n = d.len();
+    if operands.len() != c.steps.len() + 2 || operands.iter().any(|o| o.len() != n) {
+        return Err(GraphError::new(
+            "Tessera",
+            "internal error: elementwise chain operands",
+        ));
+    }
+    // Chunks small enough that the running value stays in the L1/L2 cache between steps.
+    const STEP_CHUNK: usize = 1 << 13;
+    let chunks = n.div_ceil(STEP_CHUNK);
+    let tasks = if n >= CHUNK {
+        tessera_workers::global().threads().min(chunks)
+    } else {
+        1
+    };
+    let rows = chunks.div_ceil(tasks.max(1)) * STEP_CHUNK;
+    for_row_blocks(d, rows, tasks.max(1), tasks.max(1), &|t, _, block| {
+        let start = t * rows;
+        for (i, o) in block.chunks_mut(STEP_CHUNK).enumerate() {
+            let s = start + i * STEP_CHUNK;
+            let len = o.len();
+            let at = |k: usize| &operands[k][s..s + len];
+            c.first.map(o, at(0), at(1));
+            for (k, &(op, prev_first)) in c.steps.iter().enumerate() {
+                op.map_in_place(o, at(2 + k), prev_first);
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Float32 binary op with TOSA broadcasting (equal ranks, size-1 dimensions stretch).
@@ -1579,14 +1743,68 @@ mod tests {
     }
 
     #[test]
+    fn elementwise_chains_run_fused_and_bit_exact() {
+        // ((x + y) · z − x) then max(w, ·) and y − (·): one chain of five steps, operands on both
+        // sides; a second chain starts after a value that is also a graph output.
+        let mut a = Asm::new();
+        let f = a.float(32);
+        let t = a.tensor(f, &[3, 50_000]);
+        let x = a.input(t, 0);
+        let y = a.input(t, 1);
+        let z = a.input(t, 2);
+        let w = a.input(t, 3);
+        let i8t = a.int(8);
+        let shift = a.one(i8t, 0);
+        let s1 = a.op(t, ADD, &[x, y]);
+        let s2 = a.op(t, MUL, &[s1, z, shift]);
+        let s3 = a.op(t, SUB, &[s2, x]);
+        let i32t = a.int(32);
+        let propagate = a.scalar(i32t, 1);
+        let s4 = a.op(t, TosaOp::Maximum.opcode(), &[propagate, w, s3]);
+        let s5 = a.op(t, SUB, &[y, s4]);
+        let u1 = a.op(t, ADD, &[s5, z]);
+        let u2 = a.op(t, MUL, &[u1, u1, shift]);
+        a.output(s5, t, 4);
+        a.output(u2, t, 5);
+        let words = a.finish();
+        let plan = Plan::new(compile(&words, "main", &Inputs::default()).unwrap());
+        assert_eq!(plan.chains.len(), 1);
+        assert_eq!(plan.chains[0].steps.len(), 4);
+        assert_eq!(
+            plan.kernels.iter().filter(|k| **k == Kernel::Fused).count(),
+            4
+        );
+        let n = 150_000;
+        let mut xs = values(n, 1);
+        xs[7] = f32::NAN;
+        let (native, reference, _) = both(
+            &words,
+            &[
+                (vec![3, 50_000], xs),
+                (vec![3, 50_000], values(n, 2)),
+                (vec![3, 50_000], values(n, 3)),
+                (vec![3, 50_000], values(n, 4)),
+            ],
+        );
+        let bits = |v: &Vec<Vec<f32>>| -> Vec<Vec<u32>> {
+            v.iter()
+                .map(|o| o.iter().map(|x| x.to_bits()).collect())
+                .collect()
+        };
+        assert_eq!(bits(&native), bits(&reference));
+    }
+
+    #[test]
     fn intermediates_share_the_arena_by_lifetime() {
-        // x+y → t1, t1+y → t2, t2+y → t3, t3+y → out: t1 and t3 never live together, so the
-        // arena holds two values; the result goes straight to the output.
+        // x+y → t1, t1+y → t2, t2+y → t3, t3+y → out (y broadcast, so no elementwise chain):
+        // t1 and t3 never live together, so the arena holds two values; the result goes
+        // straight to the output.
         let mut a = Asm::new();
         let f = a.float(32);
         let t = a.tensor(f, &[1000]);
+        let t1 = a.tensor(f, &[1]);
         let x = a.input(t, 0);
-        let y = a.input(t, 1);
+        let y = a.input(t1, 1);
         let mut v = x;
         for _ in 0..4 {
             v = a.op(t, ADD, &[v, y]);
@@ -1597,18 +1815,15 @@ mod tests {
         let one = 1000 * 4usize;
         let slot = one.div_ceil(ARENA_ALIGNMENT) * ARENA_ALIGNMENT;
         assert_eq!(plan.transient_size(), 2 * slot);
-        let (xs, ys) = (values(1000, 1), values(1000, 2));
+        let (xs, ys) = (values(1000, 1), values(1, 2));
         let (xb, yb) = (bytes(&xs), bytes(&ys));
         let mut out = vec![0u8; 4000];
         // A caller's arena (as a session's TRANSIENT memory is), filled with garbage first.
         let mut words = vec![u64::MAX; plan.transient_size() / 8];
         let arena: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
         plan.run_in(&[&xb, &yb], &mut [&mut out], arena).unwrap();
-        let want: Vec<f32> = xs
-            .iter()
-            .zip(&ys)
-            .map(|(&x, &y)| x + y + y + y + y)
-            .collect();
+        let y = ys[0];
+        let want: Vec<f32> = xs.iter().map(|&x| x + y + y + y + y).collect();
         assert_eq!(out, bytes(&want));
         // Too short an arena is an error, not a write past its end.
         let e = plan
