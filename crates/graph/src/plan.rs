@@ -1281,28 +1281,17 @@ impl Im2col<'_> {
             let r = r0 + i;
             let (b, rem) = (r / (self.oh * self.ow), r % (self.oh * self.ow));
             let (oy, ox) = (rem / self.ow, rem % self.ow);
-            for ky in 0..self.kh {
-                let y = (oy * self.geo.stride[0] + ky * self.geo.dilation[0])
-                    .wrapping_sub(self.geo.pad[0]);
-                if y >= self.ih {
-                    continue;
+            let (input, kernel) = ((self.ih, self.iw), (self.kh, self.kw));
+            self.geo.each_tap(input, kernel, oy, ox, |ky, kx, y, xx| {
+                let src = ((b * self.ih + y) * self.iw + xx) * self.ic;
+                let dst = (ky * self.kw + kx) * self.ic;
+                for (d, &v) in row[dst..dst + self.ic]
+                    .iter_mut()
+                    .zip(&x[src..src + self.ic])
+                {
+                    *d = f(v);
                 }
-                for kx in 0..self.kw {
-                    let xx = (ox * self.geo.stride[1] + kx * self.geo.dilation[1])
-                        .wrapping_sub(self.geo.pad[2]);
-                    if xx >= self.iw {
-                        continue;
-                    }
-                    let src = ((b * self.ih + y) * self.iw + xx) * self.ic;
-                    let dst = (ky * self.kw + kx) * self.ic;
-                    for (d, &v) in row[dst..dst + self.ic]
-                        .iter_mut()
-                        .zip(&x[src..src + self.ic])
-                    {
-                        *d = f(v);
-                    }
-                }
-            }
+            });
         }
     }
 }

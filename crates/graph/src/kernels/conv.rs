@@ -42,6 +42,33 @@ pub(crate) struct Geometry {
     pub(crate) out: [usize; 4],
 }
 
+impl Geometry {
+    /// Calls `tap(ky, kx, y, x)` for each tap of output position `(oy, ox)` that reads inside
+    /// an `ih × iw` input (input row `y`, column `x`), in the pseudocode's (ky, kx) order.
+    #[inline]
+    pub(crate) fn each_tap(
+        &self,
+        (ih, iw): (usize, usize),
+        (kh, kw): (usize, usize),
+        oy: usize,
+        ox: usize,
+        mut tap: impl FnMut(usize, usize, usize, usize),
+    ) {
+        for ky in 0..kh {
+            let y = (oy * self.stride[0] + ky * self.dilation[0]).wrapping_sub(self.pad[0]);
+            if y >= ih {
+                continue;
+            }
+            for kx in 0..kw {
+                let x = (ox * self.stride[1] + kx * self.dilation[1]).wrapping_sub(self.pad[2]);
+                if x < iw {
+                    tap(ky, kx, y, x);
+                }
+            }
+        }
+    }
+}
+
 pub(crate) fn geometry(
     node: &Node,
     input: &ValueInfo,
@@ -261,33 +288,22 @@ fn conv_loop(
                 for o in 0..oc {
                     let out = ((b * oh + oy) * ow + ox) * oc + o;
                     emit(out, &mut |tap| {
-                        for ky in 0..kh {
-                            let y = (oy * g.stride[0] + ky * g.dilation[0]).wrapping_sub(g.pad[0]);
-                            if y >= ih {
-                                continue;
-                            }
-                            for kx in 0..kw {
-                                let x =
-                                    (ox * g.stride[1] + kx * g.dilation[1]).wrapping_sub(g.pad[2]);
-                                if x >= iw {
-                                    continue;
-                                }
-                                let pixel = ((b * ih + y) * iw + x) * ic;
-                                match depthwise_m {
-                                    None => {
-                                        let wbase = ((o * kh + ky) * kw + kx) * ic;
-                                        for c in 0..ic {
-                                            tap(pixel + c, wbase + c);
-                                        }
-                                    }
-                                    Some(m) => {
-                                        // Output channel o = c·M + mm reads input channel c.
-                                        let (c, mm) = (o / m, o % m);
-                                        tap(pixel + c, ((ky * kw + kx) * ic + c) * m + mm);
+                        g.each_tap((ih, iw), (kh, kw), oy, ox, |ky, kx, y, x| {
+                            let pixel = ((b * ih + y) * iw + x) * ic;
+                            match depthwise_m {
+                                None => {
+                                    let wbase = ((o * kh + ky) * kw + kx) * ic;
+                                    for c in 0..ic {
+                                        tap(pixel + c, wbase + c);
                                     }
                                 }
+                                Some(m) => {
+                                    // Output channel o = c·M + mm reads input channel c.
+                                    let (c, mm) = (o / m, o % m);
+                                    tap(pixel + c, ((ky * kw + kx) * ic + c) * m + mm);
+                                }
                             }
-                        }
+                        });
                     });
                 }
             }

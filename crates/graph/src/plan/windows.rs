@@ -112,23 +112,12 @@ impl Windows {
                 for ox in 0..ow {
                     acc.fill(init);
                     let mut taps = 0;
-                    for ky in 0..self.kh {
-                        let y = (oy * self.geo.stride[0] + ky * self.geo.dilation[0])
-                            .wrapping_sub(self.geo.pad[0]);
-                        if y >= self.ih {
-                            continue;
-                        }
-                        for kx in 0..self.kw {
-                            let xx = (ox * self.geo.stride[1] + kx * self.geo.dilation[1])
-                                .wrapping_sub(self.geo.pad[2]);
-                            if xx >= self.iw {
-                                continue;
-                            }
-                            let pixel = ((b * self.ih + y) * self.iw + xx) * self.ic;
-                            tap(&mut acc, pixel, (ky * self.kw + kx) * oc);
-                            taps += 1;
-                        }
-                    }
+                    let (input, kernel) = ((self.ih, self.iw), (self.kh, self.kw));
+                    self.geo.each_tap(input, kernel, oy, ox, |ky, kx, y, x| {
+                        let pixel = ((b * self.ih + y) * self.iw + x) * self.ic;
+                        tap(&mut acc, pixel, (ky * self.kw + kx) * oc);
+                        taps += 1;
+                    });
                     let at = (r * ow + ox) * oc;
                     finish(&acc, taps, &mut block[at..at + oc]);
                 }
@@ -149,68 +138,55 @@ fn per_channel<T: Copy + Default>(bias: &[T], oc: usize) -> Vec<T> {
         .collect()
 }
 
-/// `acc[c·m + j] += x[c]·w[c·m + j]` in float32 (product and sum each rounded, as the
-/// reference's float32 accumulator does), with AVX2 when the CPU has it.
-fn depthwise_mac_f32(avx2: bool, acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
+/// `acc[c·m + j] = mac(acc[c·m + j], x[c], w[c·m + j])` for a pixel's channels `c` and their
+/// `m` multipliers, with AVX2 when the CPU has it (the loops vectorise over the channels).
+fn multiply_add<A: Copy, X: Copy, W: Copy>(
+    avx2: bool,
+    acc: &mut [A],
+    x: &[X],
+    w: &[W],
+    m: usize,
+    mac: impl Fn(A, X, W) -> A + Copy,
+) {
     #[inline(always)]
-    fn body(acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
+    fn body<A: Copy, X: Copy, W: Copy>(
+        acc: &mut [A],
+        x: &[X],
+        w: &[W],
+        m: usize,
+        mac: impl Fn(A, X, W) -> A,
+    ) {
         if m == 1 {
             for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
-                *a += x * w;
+                *a = mac(*a, x, w);
             }
         } else {
             for ((a, w), &x) in acc.chunks_exact_mut(m).zip(w.chunks_exact(m)).zip(x) {
                 for (a, &w) in a.iter_mut().zip(w) {
-                    *a += x * w;
+                    *a = mac(*a, x, w);
                 }
             }
         }
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn with_avx2(acc: &mut [f32], x: &[f32], w: &[f32], m: usize) {
-        body(acc, x, w, m)
+    fn with_avx2<A: Copy, X: Copy, W: Copy>(
+        acc: &mut [A],
+        x: &[X],
+        w: &[W],
+        m: usize,
+        mac: impl Fn(A, X, W) -> A,
+    ) {
+        body(acc, x, w, m, mac)
     }
     #[cfg(target_arch = "x86_64")]
     if avx2 {
         // SAFETY: `avx2` says the CPU has AVX2.
-        unsafe { with_avx2(acc, x, w, m) };
+        unsafe { with_avx2(acc, x, w, m, mac) };
         return;
     }
     let _ = avx2;
-    body(acc, x, w, m)
-}
-
-/// `acc[c·m + j] += (x[c] − zp)·w[c·m + j]` in wrapping i32 (`w` already less its zero point),
-/// with AVX2 when the CPU has it.
-fn depthwise_mac_i8(avx2: bool, acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
-    #[inline(always)]
-    fn body(acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
-        if m == 1 {
-            for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
-                *a = a.wrapping_add((i32::from(x) - zp).wrapping_mul(w));
-            }
-        } else {
-            for ((a, w), &x) in acc.chunks_exact_mut(m).zip(w.chunks_exact(m)).zip(x) {
-                for (a, &w) in a.iter_mut().zip(w) {
-                    *a = a.wrapping_add((i32::from(x) - zp).wrapping_mul(w));
-                }
-            }
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn with_avx2(acc: &mut [i32], x: &[i8], zp: i32, w: &[i32], m: usize) {
-        body(acc, x, zp, w, m)
-    }
-    #[cfg(target_arch = "x86_64")]
-    if avx2 {
-        // SAFETY: `avx2` says the CPU has AVX2.
-        unsafe { with_avx2(acc, x, zp, w, m) };
-        return;
-    }
-    let _ = avx2;
-    body(acc, x, zp, w, m)
+    body(acc, x, w, m, mac)
 }
 
 fn has_avx2() -> bool {
@@ -239,7 +215,15 @@ pub(super) fn depthwise_f32(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [
         d,
         0.0,
         &|acc: &mut [f32], pixel, tap| {
-            depthwise_mac_f32(avx2, acc, &x[pixel..pixel + ic], &w[tap..tap + oc], m)
+            // Product and sum each rounded to float32, as the reference's accumulator does.
+            multiply_add(
+                avx2,
+                acc,
+                &x[pixel..pixel + ic],
+                &w[tap..tap + oc],
+                m,
+                |a, x, w| a + x * w,
+            )
         },
         &|acc, _, out| {
             for ((o, &a), &b) in out.iter_mut().zip(acc).zip(&bias) {
@@ -275,7 +259,15 @@ pub(super) fn depthwise_i8(
     let avx2 = has_avx2();
     let w = &w[..];
     let tap = |acc: &mut [i32], pixel: usize, tap: usize| {
-        depthwise_mac_i8(avx2, acc, &x[pixel..pixel + ic], izp, &w[tap..tap + oc], m)
+        // Wrapping i32, `w` already less its zero point.
+        multiply_add(
+            avx2,
+            acc,
+            &x[pixel..pixel + ic],
+            &w[tap..tap + oc],
+            m,
+            |a: i32, x: i8, w: i32| a.wrapping_add((i32::from(x) - izp).wrapping_mul(w)),
+        )
     };
     match requant {
         Some(q) => {
