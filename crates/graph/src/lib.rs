@@ -17,7 +17,7 @@ pub mod decode;
 pub mod dtype;
 pub mod error;
 pub mod exec;
-pub mod gemm_i8;
+pub mod gemm;
 pub mod ir;
 pub mod kernels;
 pub mod npy;

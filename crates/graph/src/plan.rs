@@ -7,19 +7,22 @@
 //! is an aligned buffer of its own, except a graph output that no later node reads, which its
 //! producer writes straight into the caller's output slice.
 //!
-//! Kernels: float32 ADD/SUB/MUL/MAXIMUM/MINIMUM (with broadcasting), float32 MATMUL (the `gemm`
-//! crate, rows split over the worker pool), float32 CONV2D (im2col then `gemm`, bias first) and
-//! int8 CONV2D (im2col chunks that stay in the L2 cache, then the exact int8 GEMM of
-//! [`crate::gemm_i8`] in the layout for this CPU: VNNI bytes or AVX2 i16 pairs), and
-//! DEPTHWISE_CONV2D, MAX_POOL2D and AVG_POOL2D in float32 and int8 ([`windows`]: the
-//! reference's taps in its order, the channels of a pixel as a vector: bit-exact) run natively;
-//! chains of same-shape float32 binary nodes run fused, chunk by chunk through every step; an int8 convolution whose only reader is a RESCALE to
-//! int8 applies it in its epilogue; every other node runs the reference kernel on a decoded copy of its operands
-//! (`exec`). Native float results are what TOSA allows: the elementwise ones are correctly rounded
-//! like the reference's, the dot products accumulate in float32 in `gemm`'s blocked order
-//! (TOSA allows any order). Small convolutions (fewer than [`CONV_GEMM_MIN_MACS`]
-//! multiply-adds) keep the reference kernel's pseudocode order, which the CTS compares against
-//! at 140 dB SNR.
+//! Kernels: float32 ADD/SUB/MUL/MAXIMUM/MINIMUM (with broadcasting); float32 MATMUL and
+//! CONV2D on the float32 GEMM of [`crate::gemm::f32`] (weights and constant right-hand sides
+//! packed at planning; a convolution reads its zero-padded input in place as runs of taps, with
+//! no im2col copy); int8 CONV2D on the exact int8 GEMM of [`crate::gemm::i8`] in the layout for
+//! this CPU (AVX2 i16 pairs reading the converted, padded input in place, or VNNI bytes from
+//! im2col chunks that stay in the L2 cache); DEPTHWISE_CONV2D, MAX_POOL2D and AVG_POOL2D in
+//! float32 and int8 ([`windows`]: the reference's taps in its order, the channels of a pixel as
+//! a vector: bit-exact). Chains of same-shape float32 binary nodes run fused, chunk by chunk
+//! through every step; an int8 convolution whose only reader is a RESCALE to int8 applies it in
+//! its epilogue; every other node runs the reference kernel on a decoded copy of its operands
+//! (`exec`). GEMM rows are split over the worker pool in four blocks per thread, handed out as
+//! threads come free. Native float results are what TOSA allows: the elementwise ones are
+//! correctly rounded like the reference's, the dot products accumulate in float32 in the GEMM's
+//! blocked order (TOSA allows any order). Small convolutions (fewer than
+//! [`CONV_GEMM_MIN_MACS`] multiply-adds) keep the reference kernel's pseudocode order, which the
+//! CTS compares against at 140 dB SNR.
 //!
 //! Invariants: every kernel reads only its operands' bytes and writes only its result's; sizes are
 //! checked against the value types before any kernel runs.
@@ -27,7 +30,9 @@
 use crate::dtype::DType;
 use crate::error::{GraphError, Result};
 use crate::exec::Tensor;
-use crate::gemm_i8::{Gathered, Layout, MR, PackedB, gemm_i16, gemm_i16_gathered, gemm_u8};
+use crate::gemm::f32::{Init, Isa, PackedF32};
+use crate::gemm::i8::{Layout, PackedB, gemm_i16, gemm_u8};
+use crate::gemm::{self, Rows, Starts};
 use crate::ir::{Graph, Node, Source, ValueInfo};
 use crate::kernels::quant::Requant;
 use crate::kernels::{self, NAN_IGNORE};
@@ -46,6 +51,15 @@ pub const CONV_GEMM_MIN_MACS: usize = 1 << 18;
 /// Elementwise work is split over the worker pool in chunks of this many elements.
 const CHUNK: usize = 1 << 16;
 
+/// Weights a node's GEMM packed at planning (constant operands).
+#[derive(Debug, Clone)]
+enum Packed {
+    /// int8 CONV2D weights.
+    I8(PackedB),
+    /// Float32 CONV2D weights (one matrix), or a MATMUL's right-hand side (one per batch).
+    F32(Vec<PackedF32>),
+}
+
 /// What runs a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kernel {
@@ -53,9 +67,9 @@ enum Kernel {
     Reference,
     /// Float32 binary elementwise.
     Binary(BinOp),
-    /// Float32 MATMUL through `gemm`.
+    /// Float32 MATMUL on the float32 GEMM.
     MatmulF32,
-    /// Float32 CONV2D through im2col and `gemm`.
+    /// Float32 CONV2D as an implicit GEMM on the float32 GEMM.
     Conv2dF32,
     /// int8 × int8 → int32 CONV2D through im2col and the exact int8 GEMM (and the RESCALE to
     /// int8 that reads it, when [`Plan`]'s `requant` has one).
@@ -172,8 +186,8 @@ pub struct Plan {
     kernels: Vec<Kernel>,
     /// Packed bytes of every constant value (empty for others).
     constants: Vec<Vec<u8>>,
-    /// Per node: its constant weights packed for the int8 GEMM (int8 CONV2D only).
-    packed: Vec<Option<PackedB>>,
+    /// Per node: its constant weights packed at planning for its GEMM.
+    packed: Vec<Option<Packed>>,
     /// Per node: the values its kernel writes (its results; a fused CONV2D's are those of the
     /// RESCALE it absorbed, which writes none).
     writes: Vec<Vec<usize>>,
@@ -471,7 +485,23 @@ impl Plan {
                 |(n, k)| match (k, n.inputs.get(1).and_then(|&w| graph.sources.get(w))) {
                     (Kernel::Conv2dI8, Some(Source::Constant(w))) => {
                         let zp = kernels::zero_point(n, "weight_zp").ok()?;
-                        Some(pack_conv_weights(w, zp))
+                        pack_conv_weights(w, zp).ok().map(Packed::I8)
+                    }
+                    (Kernel::Conv2dF32, Some(Source::Constant(w))) => {
+                        let (oc, k) = (w.shape[0], w.shape[1..].iter().product::<usize>());
+                        let b = PackedF32::new(Isa::detect(), &f32_values(w), k, oc, 1, k).ok()?;
+                        Some(Packed::F32(vec![b]))
+                    }
+                    (Kernel::MatmulF32, Some(Source::Constant(b))) => {
+                        let (batches, c, w) = (b.shape[0], b.shape[1], b.shape[2]);
+                        let v = f32_values(b);
+                        let per_batch = (0..batches)
+                            .map(|i| {
+                                let one = &v[i * c * w..(i + 1) * c * w];
+                                PackedF32::new(Isa::detect(), one, c, w, w, 1).ok()
+                            })
+                            .collect::<Option<Vec<_>>>()?;
+                        Some(Packed::F32(per_batch))
                     }
                     _ => None,
                 },
@@ -787,6 +817,14 @@ impl Plan {
         }
     }
 
+    /// Node `n`'s float32 weights packed at planning, if any (one matrix per batch).
+    fn f32_weights(&self, n: usize) -> Option<&[PackedF32]> {
+        match &self.packed[n] {
+            Some(Packed::F32(b)) => Some(b),
+            _ => None,
+        }
+    }
+
     fn run_node(
         &self,
         n: usize,
@@ -826,12 +864,15 @@ impl Plan {
                 Ok(())
             }
             Kernel::Binary(op) => binary(op, &self.graph, node, args, dests[0]),
-            Kernel::MatmulF32 => matmul(&self.graph, node, args, dests[0]),
-            Kernel::Conv2dF32 => conv2d(&self.graph, node, args, dests[0]),
+            Kernel::MatmulF32 => matmul(&self.graph, node, self.f32_weights(n), args, dests[0]),
+            Kernel::Conv2dF32 => conv2d(&self.graph, node, self.f32_weights(n), args, dests[0]),
             Kernel::Conv2dI8 => conv2d_i8(
                 &self.graph,
                 node,
-                self.packed[n].as_ref(),
+                match &self.packed[n] {
+                    Some(Packed::I8(b)) => Some(b),
+                    _ => None,
+                },
                 self.requant[n].as_ref(),
                 args,
                 dests[0],
@@ -1061,92 +1102,66 @@ fn binary(op: BinOp, g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) ->
     Ok(())
 }
 
-/// `dst[m×n] (row stride ldd) = a[m×k] (row stride lda) · b` where `b`'s element (k, n) is at
-/// `b[k·b_rs + n·b_cs]`; `accumulate` adds to `dst` instead of overwriting it. Rows are split
-/// over the worker pool when the product is large.
-#[allow(clippy::too_many_arguments)]
-fn sgemm(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: &mut [f32],
-    ldd: usize,
-    a: &[f32],
-    lda: usize,
-    b: &[f32],
-    b_rs: usize,
-    b_cs: usize,
-    accumulate: bool,
-) -> Result<()> {
-    // Each block's operands are bounds-checked by `sgemm_one`.
-    let threads = tessera_workers::global().threads();
-    let tasks = if m * n * k >= 1 << 20 {
-        threads.min(m.div_ceil(16))
+/// A float32 tensor's values as f32 (a constant's, decoded to f64, converted back exactly).
+fn f32_values(t: &Tensor) -> Vec<f32> {
+    t.floats().iter().map(|&v| v as f32).collect()
+}
+
+/// `b` (`k × n`, element `(kk, j)` at `b[kk·rs + j·cs]`) packed for this CPU's float32 GEMM,
+/// its panels split over the worker pool when it is large.
+fn pack_f32(b: &[f32], k: usize, n: usize, rs: usize, cs: usize) -> Result<PackedF32> {
+    let gemm_error = |e: &'static str| GraphError::new("Tessera", e);
+    let mut packed = PackedF32::zeroed(Isa::detect(), k, n).map_err(gemm_error)?;
+    let (nr, panels) = (packed.isa().nr(), packed.panels());
+    let (data, panel_len) = packed.panels_mut();
+    let tasks = if k * n >= 1 << 16 {
+        tessera_workers::global().threads().min(panels)
     } else {
         1
     };
+    for_row_blocks(data, panel_len, panels, tasks, &|p0, _, block| {
+        PackedF32::pack_panels(block, p0, k, n, nr, b, rs, cs).map_err(gemm_error)
+    })?;
+    Ok(packed)
+}
+
+/// How many row blocks a GEMM of `m` rows and `macs` multiply-adds is split into for the worker
+/// pool: one when it is small, else four per thread (the pool hands them out as threads come
+/// free, so a thread that starts late takes fewer), each at least 8 kernel blocks of `mr` rows.
+fn gemm_tasks(m: usize, macs: usize, mr: usize) -> usize {
+    if macs < 1 << 20 {
+        return 1;
+    }
+    let threads = tessera_workers::global().threads();
+    (4 * threads).min(m.div_ceil(8 * mr)).max(1)
+}
+
+/// `dst[r][j] = init + Σ_k a.row(r)[k]·b[k][j]` for `m` rows (row stride `ldd`), the rows split
+/// over the worker pool when the product is large.
+fn sgemm(
+    m: usize,
+    a: &Rows<'_, f32>,
+    b: &PackedF32,
+    init: Init<'_>,
+    dst: &mut [f32],
+    ldd: usize,
+) -> Result<()> {
+    let tasks = gemm_tasks(m, m * b.n() * b.k(), b.isa().mr());
     for_row_blocks(dst, ldd, m, tasks, &|r0, mr, block| {
-        let a = a.get(r0 * lda..).unwrap_or(&[]);
-        sgemm_one(mr, n, k, block, ldd, a, lda, b, b_rs, b_cs, accumulate)
+        gemm::f32::sgemm(mr, &a.skip(r0), b, init, block, ldd)
+            .map_err(|e| GraphError::new("Tessera", e))
     })
 }
 
-/// [`sgemm`] on the calling thread only.
-#[allow(clippy::too_many_arguments)]
-fn sgemm_one(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: &mut [f32],
-    ldd: usize,
-    a: &[f32],
-    lda: usize,
-    b: &[f32],
-    b_rs: usize,
-    b_cs: usize,
-    accumulate: bool,
+/// Float32 MATMUL: `[N,H,C] · [N,C,W] → [N,H,W]` per batch (float zero points are 0), with the
+/// right-hand side packed at planning when it is a constant (`packed`, one per batch).
+fn matmul(
+    g: &Graph,
+    node: &Node,
+    packed: Option<&[PackedF32]>,
+    args: &[&[u8]],
+    dest: &mut [u8],
 ) -> Result<()> {
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    let ok = (m - 1) * ldd + n <= dst.len()
-        && (k == 0 || (m - 1) * lda + k <= a.len())
-        && (k == 0 || (k - 1) * b_rs + (n - 1) * b_cs < b.len());
-    if !ok {
-        return Err(GraphError::new(
-            "Tessera",
-            "internal error: GEMM operands out of range",
-        ));
-    }
-    // SAFETY: every index gemm touches is inside the slices (checked above).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            ldd as isize,
-            accumulate,
-            a.as_ptr(),
-            1,
-            lda as isize,
-            b.as_ptr(),
-            b_cs as isize,
-            b_rs as isize,
-            if accumulate { 1.0f32 } else { 0.0f32 },
-            1.0f32,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-    Ok(())
-}
-
-/// Float32 MATMUL: `[N,H,C] · [N,C,W] → [N,H,W]` per batch (float zero points are 0).
-fn matmul(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
     let ia = &g.values[node.inputs[0]];
     let ib = &g.values[node.inputs[1]];
     let (batches, h, c) = (ia.shape[0], ia.shape[1], ia.shape[2]);
@@ -1155,26 +1170,44 @@ fn matmul(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()>
     let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
         .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
     for n in 0..batches {
+        let owned;
+        let bm = match packed.and_then(|p| p.get(n)) {
+            Some(p) => p,
+            None => {
+                owned = pack_f32(&b[n * c * w..(n + 1) * c * w], c, w, w, 1)?;
+                &owned
+            }
+        };
+        let rows = Rows {
+            data: &a[n * h * c..(n + 1) * h * c],
+            starts: Starts::Strided(c),
+            first: 0,
+            runs: &[0],
+            run: c,
+        };
         sgemm(
             h,
-            w,
-            c,
+            &rows,
+            bm,
+            Init::Zero,
             &mut d[n * h * w..(n + 1) * h * w],
             w,
-            &a[n * h * c..(n + 1) * h * c],
-            c,
-            &b[n * c * w..(n + 1) * c * w],
-            w,
-            1,
-            false,
         )?;
     }
     Ok(())
 }
 
-/// Float32 CONV2D as im2col + GEMM: `[N·OH·OW, KH·KW·IC] · weightᵀ`, the result rows starting
-/// from the bias. A 1×1, stride-1, unpadded convolution uses the input as it is.
-fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()> {
+/// Float32 CONV2D as an implicit GEMM: `[N·OH·OW, KH·KW·IC] · weightᵀ` from the bias, each GEMM
+/// row read in place from a zero-padded copy of the input (its runs of taps; float zero points
+/// are 0), or from the input itself for a 1×1, stride-1, unpadded convolution. The weights are
+/// packed at planning when they are a constant (`packed`).
+fn conv2d(
+    g: &Graph,
+    node: &Node,
+    packed: Option<&[PackedF32]>,
+    args: &[&[u8]],
+    dest: &mut [u8],
+) -> Result<()> {
     let x_info = &g.values[node.inputs[0]];
     let w_info = &g.values[node.inputs[1]];
     let (oc, kh, kw, ic) = (
@@ -1191,22 +1224,30 @@ fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()>
         x_info.shape[3],
     ];
     let [_, oh, ow, _] = geo.out;
-    let (x, w, bias) = (f32s(args[0]), f32s(args[1]), f32s(args[2]));
+    let (x, bias) = (f32s(args[0]), f32s(args[2]));
     let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
         .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
     let m = batches * oh * ow;
     let k = kh * kw * ic;
-    for row in d.chunks_exact_mut(oc) {
-        for (o, v) in row.iter_mut().enumerate() {
-            *v = bias[if bias.len() == 1 { 0 } else { o }];
+    let owned;
+    let b = match packed.and_then(|p| p.first()) {
+        Some(p) => p,
+        None => {
+            owned = pack_f32(&f32s(args[1]), k, oc, 1, k)?;
+            &owned
         }
-    }
+    };
     let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
     if direct {
-        return sgemm(m, oc, k, d, oc, &x, k, &w, 1, k, true);
+        let rows = Rows {
+            data: &x,
+            starts: Starts::Strided(ic),
+            first: 0,
+            runs: &[0],
+            run: ic,
+        };
+        return sgemm(m, &rows, b, Init::Bias(&bias), d, oc);
     }
-    // Row blocks over the worker pool, each building its own im2col rows (zeros in padded taps:
-    // float zero points are 0) and multiplying them.
     let shape = Im2col {
         ih,
         iw,
@@ -1217,34 +1258,10 @@ fn conv2d(g: &Graph, node: &Node, args: &[&[u8]], dest: &mut [u8]) -> Result<()>
         ow,
         geo: &geo,
     };
-    let tasks = tessera_workers::global()
-        .threads()
-        .min(m.div_ceil(64))
-        .max(1);
-    // Each task makes its im2col rows in chunks of about 256 KiB (one reused buffer, in the L2
-    // cache, no page faults of a fresh allocation per run) and multiplies each chunk.
-    let chunk = ((256 << 10) / (k.max(1) * 4)).clamp(16, 1024);
-    for_row_blocks(d, oc, m, tasks, &|r0, mr, c| {
-        let rows = chunk.min(mr);
-        let mut cols = Vec::new();
-        cols.try_reserve_exact(rows * k).map_err(|_| {
-            GraphError::new(
-                "Tessera",
-                format!("out of memory for {rows}×{k} im2col rows"),
-            )
-        })?;
-        cols.resize(rows * k, 0f32);
-        let mut done = 0;
-        while done < mr {
-            let n = chunk.min(mr - done);
-            let part = &mut cols[..n * k];
-            part.fill(0.0);
-            shape.fill(&x, r0 + done, n, k, part);
-            sgemm_one(n, oc, k, &mut c[done * oc..], oc, part, k, &w, 1, k, true)?;
-            done += n;
-        }
-        Ok(())
-    })
+    let tasks = tessera_workers::global().threads();
+    let image = PaddedImage::new(&shape, &x, |v| v, tasks)?;
+    let rows = image.rows();
+    sgemm(m, &rows, b, Init::Bias(&bias), d, oc)
 }
 
 /// The im2col view of an NHWC convolution input: row `r` (an output position `(n, oy, ox)`) is
@@ -1262,12 +1279,30 @@ struct Im2col<'g> {
 }
 
 impl Im2col<'_> {
-    /// Writes rows `r0..r0+rows` into `out`, `stride` (≥ `kh·kw·ic`) elements apart.
-    fn fill<T: Copy>(&self, x: &[T], r0: usize, rows: usize, stride: usize, out: &mut [T]) {
-        self.fill_map(x, r0, rows, stride, out, |v| v);
+    /// The padded input's height and width.
+    fn padded(&self) -> [usize; 2] {
+        let pad = self.geo.pad;
+        [self.ih + pad[0] + pad[1], self.iw + pad[2] + pad[3]]
     }
 
-    /// [`Im2col::fill`] with `f` applied to every copied element.
+    /// A GEMM row's runs in the padded input ([`PaddedImage`]): their offsets from the row's
+    /// top-left tap, and their length (one run per kernel row when its taps are adjacent,
+    /// else one per tap).
+    fn runs(&self) -> (Vec<usize>, usize) {
+        let (geo, ic) = (self.geo, self.ic);
+        let pw = self.padded()[1];
+        if geo.dilation[1] == 1 {
+            let runs = (0..self.kh).map(|ky| ky * geo.dilation[0] * pw * ic);
+            (runs.collect(), self.kw * ic)
+        } else {
+            let taps = (0..self.kh).flat_map(|ky| (0..self.kw).map(move |kx| (ky, kx)));
+            let runs = taps.map(|(ky, kx)| (ky * geo.dilation[0] * pw + kx * geo.dilation[1]) * ic);
+            (runs.collect(), ic)
+        }
+    }
+
+    /// Writes rows `r0..r0+rows` into `out`, `stride` (≥ `kh·kw·ic`) elements apart, with `f`
+    /// applied to every copied element.
     fn fill_map<S: Copy, T>(
         &self,
         x: &[S],
@@ -1298,7 +1333,7 @@ impl Im2col<'_> {
 
 /// OHWI int8 weights (zero point `zp`) as the GEMM's right-hand side: element (k, o) of
 /// `[K, OC]` is `w[o·K + k]`.
-fn pack_conv_weights(w: &Tensor, zp: i64) -> PackedB {
+fn pack_conv_weights(w: &Tensor, zp: i64) -> std::result::Result<PackedB, &'static str> {
     let oc = w.shape[0];
     let k: usize = w.shape[1..].iter().product();
     let raw: Vec<i8> = w.ints().iter().map(|&v| v as i8).collect();
@@ -1343,7 +1378,8 @@ fn conv2d_i8(
         Some(b) => b,
         None => {
             let w: &[i8] = bytemuck::cast_slice(args[1]);
-            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic, wzp);
+            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic, wzp)
+                .map_err(|e| GraphError::new("Tessera", e))?;
             &owned
         }
     };
@@ -1366,12 +1402,7 @@ fn conv2d_i8(
         ow,
         geo: &geo,
     };
-    let threads = tessera_workers::global().threads();
-    let tasks = if m * oc * k >= 1 << 20 {
-        threads.min(m.div_ceil(MR)).max(1)
-    } else {
-        1
-    };
+    let tasks = gemm_tasks(m, m * oc * k, b.block_rows());
     let row_len = b.row_len();
     // Rows per im2col chunk: about 128 KiB of converted rows, so they stay in the L2 cache
     // while every panel of the weights passes over them.
@@ -1431,10 +1462,17 @@ impl ConvI8<'_, '_, '_> {
         epilogue: E,
     ) -> Result<()> {
         let (b, izp, bias, oc, im2col) = (self.b, self.izp, self.bias, self.oc, self.im2col);
+        let row_len = im2col.row_len;
         // The i16 kernel reads a converted, zero-padded copy of the input in place (implicit
         // GEMM) when its runs of taps have even lengths; otherwise rows are copied (im2col).
+        let even_runs = im2col.shape.runs().1.is_multiple_of(2);
         let padded = match b.layout() {
-            Layout::I16 if !im2col.direct => PaddedImage::new(im2col.shape, xu, izp, self.tasks)?,
+            Layout::I16 if !im2col.direct && even_runs => Some(PaddedImage::new(
+                im2col.shape,
+                xu,
+                |v| i16::from(v as i8) - izp as i16,
+                self.tasks,
+            )?),
             _ => None,
         };
         for_row_blocks(d, oc, self.m, self.tasks, &|r0, mr, c| {
@@ -1453,15 +1491,10 @@ impl ConvI8<'_, '_, '_> {
                 }
             };
             if let Some(image) = &padded {
-                let row_start = |i: usize| image.row_start(r0 + i);
-                let rows = Gathered {
-                    image: &image.data,
-                    row_start: &row_start,
-                    runs: &image.runs,
-                    run: image.run,
-                };
-                return gemm_i16_gathered(mr, &rows, b, |r, j0, v| store(r0, r, j0, v))
-                    .map_err(|e| GraphError::new("Tessera", e));
+                return gemm_i16(mr, &image.rows().skip(r0), b, |r, j0, v| {
+                    store(r0, r, j0, v)
+                })
+                .map_err(|e| GraphError::new("Tessera", e));
             }
             match b.layout() {
                 Layout::U8 => im2col.run(
@@ -1478,17 +1511,27 @@ impl ConvI8<'_, '_, '_> {
                     mr,
                     |v| i16::from(v as i8) - izp as i16,
                     0i16,
-                    |first, n, rows| gemm_i16(n, rows, b, &mut |r, j0, v| store(first, r, j0, v)),
+                    |first, n, converted| {
+                        let rows = Rows {
+                            data: converted,
+                            starts: Starts::Strided(row_len),
+                            first: 0,
+                            runs: &[0],
+                            run: row_len,
+                        };
+                        gemm_i16(n, &rows, b, |r, j0, v| store(first, r, j0, v))
+                    },
                 ),
             }
         })
     }
 }
 
-/// An int8 convolution's input as the i16 implicit GEMM reads it: `x − zp` with the padding
-/// (zeros) around each image, and the runs of taps each GEMM row is made of.
-struct PaddedImage {
-    data: Vec<i16>,
+/// A convolution's input as an implicit GEMM reads it: each element converted (`x − zp` in i16
+/// for the int8 kernel, float32 as it is), zeros in the padding around each image, and the runs
+/// of taps each GEMM row is made of.
+struct PaddedImage<T> {
+    data: Vec<T>,
     /// Padded height and width.
     ph: usize,
     pw: usize,
@@ -1501,33 +1544,19 @@ struct PaddedImage {
     run: usize,
 }
 
-impl PaddedImage {
-    /// The padded image of `x` (NHWC bytes of i8), or `None` when the runs would have odd
-    /// lengths (the i16 kernel reads pairs).
-    fn new(shape: &Im2col<'_>, x: &[u8], zp: i32, tasks: usize) -> Result<Option<PaddedImage>> {
+impl<T: Copy + Default + Send> PaddedImage<T> {
+    /// The padded image of `x` (NHWC), each element `convert`ed, its rows made on up to `tasks`
+    /// pool threads.
+    fn new<S: Copy + Sync>(
+        shape: &Im2col<'_>,
+        x: &[S],
+        convert: impl Fn(S) -> T + Sync,
+        tasks: usize,
+    ) -> Result<PaddedImage<T>> {
         let geo = shape.geo;
-        let (ic, kh, kw) = (shape.ic, shape.kh, shape.kw);
-        let (ph, pw) = (
-            shape.ih + geo.pad[0] + geo.pad[1],
-            shape.iw + geo.pad[2] + geo.pad[3],
-        );
-        let (runs, run): (Vec<usize>, usize) = if geo.dilation[1] == 1 {
-            // One run per kernel row: its kw taps are adjacent.
-            (
-                (0..kh).map(|ky| ky * geo.dilation[0] * pw * ic).collect(),
-                kw * ic,
-            )
-        } else {
-            let taps = (0..kh).flat_map(|ky| (0..kw).map(move |kx| (ky, kx)));
-            (
-                taps.map(|(ky, kx)| (ky * geo.dilation[0] * pw + kx * geo.dilation[1]) * ic)
-                    .collect(),
-                ic,
-            )
-        };
-        if !run.is_multiple_of(2) {
-            return Ok(None);
-        }
+        let ic = shape.ic;
+        let [ph, pw] = shape.padded();
+        let (runs, run) = shape.runs();
         let batches = x.len() / (shape.ih * shape.iw * ic).max(1);
         let len = batches * ph * pw * ic;
         let mut data = Vec::new();
@@ -1537,7 +1566,7 @@ impl PaddedImage {
                 format!("out of memory for a {len}-element padded input"),
             )
         })?;
-        data.resize(len, 0i16);
+        data.resize(len, T::default());
         let row = pw * ic;
         let (top, left) = (geo.pad[0], geo.pad[2]);
         for_row_blocks(&mut data, row, batches * ph, tasks, &|r0, rows, block| {
@@ -1550,12 +1579,12 @@ impl PaddedImage {
                 let src = &x[src..src + shape.iw * ic];
                 let dst = &mut dst[left * ic..(left + shape.iw) * ic];
                 for (d, &v) in dst.iter_mut().zip(src) {
-                    *d = i16::from(v as i8) - zp as i16;
+                    *d = convert(v);
                 }
             }
             Ok(())
         })?;
-        Ok(Some(PaddedImage {
+        Ok(PaddedImage {
             data,
             ph,
             pw,
@@ -1565,14 +1594,24 @@ impl PaddedImage {
             stride: geo.stride,
             runs,
             run,
-        }))
+        })
     }
 
-    /// Where GEMM row `r` (output position `(n, oy, ox)`) starts: the top-left tap.
-    fn row_start(&self, r: usize) -> usize {
-        let (b, rem) = (r / (self.oh * self.ow), r % (self.oh * self.ow));
-        let (oy, ox) = (rem / self.ow, rem % self.ow);
-        ((b * self.ph + oy * self.stride[0]) * self.pw + ox * self.stride[1]) * self.ic
+    /// The GEMM rows: output position `(n, oy, ox)` starts at its top-left tap.
+    fn rows(&self) -> Rows<'_, T> {
+        Rows {
+            data: &self.data,
+            starts: Starts::Image {
+                oh: self.oh,
+                ow: self.ow,
+                image: self.ph * self.pw * self.ic,
+                row: self.stride[0] * self.pw * self.ic,
+                col: self.stride[1] * self.ic,
+            },
+            first: 0,
+            runs: &self.runs,
+            run: self.run,
+        }
     }
 }
 

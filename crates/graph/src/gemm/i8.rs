@@ -13,13 +13,16 @@
 //!   Rows of `a` come as `a + 128` bytes ([`gemm_u8`]); the kernel runs 12 rows × 32 columns.
 //! - [`Layout::I16`] (AVX2, and the portable loop): `b − zb` as i16 in 16-column panels of
 //!   2-row pairs (lane `j` of a pair group holds `b[k][j], b[k+1][j]`), K padded to even. Rows of
-//!   `a` come as `a − za` in i16 ([`gemm_i16`]); `vpmaddwd` multiplies the pairs exactly (each
-//!   product is at most 255², the pair sum fits i32), so no correction terms are needed. The
-//!   kernel runs 6 rows × 16 columns.
+//!   `a` come as `a − za` in i16, read in place through [`Rows`] ([`gemm_i16`]: converted rows,
+//!   or a convolution's converted, padded input image); `vpmaddwd` multiplies the pairs exactly
+//!   (each product is at most 255², the pair sum fits i32), so no correction terms are needed.
+//!   The kernel runs 6 rows × 16 columns.
 //!
 //! Every kernel keeps its accumulators in registers; each finished block goes to the caller's
 //! store function (which adds the bias, or rescales), so no i32 result is written twice.
 //! Everything reads only inside the slices it is given.
+
+use super::{Aligned, Rows, Seg, Starts, segments};
 
 /// Columns per panel.
 const NR: usize = 16;
@@ -59,20 +62,33 @@ pub struct PackedB {
     kp: usize,
     layout: Layout,
     /// [`Layout::U8`]: panels of `kp/4` groups of 64 bytes.
-    bytes: Vec<u8>,
+    bytes: Aligned<u8>,
     /// [`Layout::U8`]: `Σ_k b[k][j]` per column.
     col_sums: Vec<i32>,
     /// [`Layout::I16`]: panels of `kp/2` groups of 32 i16.
-    pairs: Vec<i16>,
+    pairs: Aligned<i16>,
 }
 
 impl PackedB {
     /// Packs `b` in the layout for this CPU.
-    pub fn new(b: &[i8], k: usize, n: usize, rs: usize, cs: usize, zb: i32) -> PackedB {
+    ///
+    /// # Errors
+    /// As [`PackedB::with_layout`].
+    pub fn new(
+        b: &[i8],
+        k: usize,
+        n: usize,
+        rs: usize,
+        cs: usize,
+        zb: i32,
+    ) -> Result<PackedB, &'static str> {
         PackedB::with_layout(Layout::for_this_cpu(), b, k, n, rs, cs, zb)
     }
 
     /// Packs `b` in `layout`.
+    ///
+    /// # Errors
+    /// When `b` is shorter than its shape, or the packed matrix is too large for memory.
     pub fn with_layout(
         layout: Layout,
         b: &[i8],
@@ -81,7 +97,10 @@ impl PackedB {
         rs: usize,
         cs: usize,
         zb: i32,
-    ) -> PackedB {
+    ) -> Result<PackedB, &'static str> {
+        if k > 0 && n > 0 && (k - 1) * rs + (n - 1) * cs >= b.len() {
+            return Err("int8 GEMM: B is shorter than its shape");
+        }
         let panels = n.div_ceil(NR);
         let mut packed = PackedB {
             k,
@@ -89,40 +108,42 @@ impl PackedB {
             zb,
             kp: 0,
             layout,
-            bytes: Vec::new(),
+            bytes: Aligned::zeroed(0)?,
             col_sums: Vec::new(),
-            pairs: Vec::new(),
+            pairs: Aligned::zeroed(0)?,
         };
         match layout {
             Layout::U8 => {
                 let k4 = k.div_ceil(4) * 4;
                 packed.kp = k4;
-                packed.bytes = vec![0u8; panels * k4 * NR];
+                packed.bytes = Aligned::zeroed(panels * k4 * NR)?;
                 packed.col_sums = vec![0i32; n];
+                let bytes = packed.bytes.as_mut_slice();
                 for j in 0..n {
                     let (p, lane) = (j / NR, j % NR);
                     for kk in 0..k {
                         let v = b[kk * rs + j * cs];
                         packed.col_sums[j] = packed.col_sums[j].wrapping_add(i32::from(v));
-                        packed.bytes[(p * (k4 / 4) + kk / 4) * 64 + lane * 4 + kk % 4] = v as u8;
+                        bytes[(p * (k4 / 4) + kk / 4) * 64 + lane * 4 + kk % 4] = v as u8;
                     }
                 }
             }
             Layout::I16 => {
                 let k2 = k.div_ceil(2) * 2;
                 packed.kp = k2;
-                packed.pairs = vec![0i16; panels * k2 * NR];
+                packed.pairs = Aligned::zeroed(panels * k2 * NR)?;
+                let pairs = packed.pairs.as_mut_slice();
                 for j in 0..n {
                     let (p, lane) = (j / NR, j % NR);
                     for kk in 0..k {
                         // In −255..=255: int8 values and zero points.
                         let v = (i32::from(b[kk * rs + j * cs]) - zb) as i16;
-                        packed.pairs[(p * (k2 / 2) + kk / 2) * 32 + lane * 2 + kk % 2] = v;
+                        pairs[(p * (k2 / 2) + kk / 2) * 32 + lane * 2 + kk % 2] = v;
                     }
                 }
             }
         }
-        packed
+        Ok(packed)
     }
 
     /// Columns.
@@ -192,7 +213,14 @@ pub fn gemm_i8(
                     *d = (i32::from(s) - za) as i16;
                 }
             }
-            gemm_i16(m, &v, b, store)
+            let rows = Rows {
+                data: &v,
+                starts: Starts::Strided(kp),
+                first: 0,
+                runs: &[0],
+                run: kp,
+            };
+            gemm_i16(m, &rows, b, store)
         }
     }
 }
@@ -257,7 +285,7 @@ pub fn gemm_u8(
                 simd,
                 block,
                 k4,
-                &b.bytes[p * k4 * NR..(p + np) * k4 * NR],
+                &b.bytes.as_slice()[p * k4 * NR..(p + np) * k4 * NR],
                 np,
                 &mut acc,
             );
@@ -277,92 +305,18 @@ pub fn gemm_u8(
     Ok(())
 }
 
-/// [`gemm_i8`] on rows already converted for [`Layout::I16`]: `v` holds `m` rows of
-/// [`PackedB::row_len`] i16, each `a − za` for its first `k` elements and 0 after. Rows are
-/// stored in order of [`MR16`]-row blocks, all columns of a block before the next.
+/// [`gemm_i8`] on rows already converted for [`Layout::I16`]: row `r` of `a` is `a − za` for
+/// its first `k` elements and 0 after, [`PackedB::row_len`] elements in all (runs of even
+/// length; a converted im2col row is one run, a convolution's padded image one run per kernel
+/// row). Rows are stored in order of [`MR16`]-row blocks, all columns of a block before the
+/// next.
 ///
 /// # Errors
-/// When `b` is not [`Layout::I16`] or `v` is too short for `m` rows.
+/// When `b` is not [`Layout::I16`], the runs do not make `b`'s padded K in pairs, or a row reads
+/// outside its data.
 pub fn gemm_i16(
     m: usize,
-    v: &[i16],
-    b: &PackedB,
-    store: &mut Store<'_>,
-) -> Result<(), &'static str> {
-    let (k2, n) = (b.kp, b.n);
-    if b.layout != Layout::I16 {
-        return Err("int8 GEMM: weights packed for the VNNI kernel");
-    }
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    if m * k2 > v.len() {
-        return Err("int8 GEMM operands out of range");
-    }
-    let simd = avx2_available();
-    let panels = n.div_ceil(NR);
-    let mut tail = Vec::new();
-    let mut r = 0;
-    while r < m {
-        let rows = MR16.min(m - r);
-        let mut block = &v[r * k2..(r + rows) * k2];
-        if rows < MR16 {
-            tail.clear();
-            tail.extend_from_slice(block);
-            tail.resize(MR16 * k2, 0);
-            block = &tail;
-        }
-        for p in 0..panels {
-            let mut acc = [[0i32; NR]; MR16];
-            dot_block_i16(
-                simd,
-                block,
-                k2,
-                &b.pairs[p * k2 * NR..(p + 1) * k2 * NR],
-                &mut acc,
-            );
-            let (c0, cols) = (p * NR, NR.min(n - p * NR));
-            for (i, row) in acc.iter().enumerate().take(rows) {
-                store(r + i, c0, &row[..cols]);
-            }
-        }
-        r += rows;
-    }
-    Ok(())
-}
-
-/// An implicit-GEMM view of [`Layout::I16`] rows (a convolution reading its converted,
-/// zero-padded input image in place, with no im2col copy): row `r`'s K elements are the runs
-/// `image[row_start(r) + offset .. + run]` for each `offset` of `runs`, in order.
-pub struct Gathered<'a> {
-    /// The converted image (`a − za`, padding 0).
-    pub image: &'a [i16],
-    /// Where each row's first run starts, less its offset.
-    pub row_start: &'a (dyn Fn(usize) -> usize + Sync),
-    /// Each run's offset from its row's start.
-    pub runs: &'a [usize],
-    /// Elements per run (even: the kernel reads pairs).
-    pub run: usize,
-}
-
-impl std::fmt::Debug for Gathered<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gathered")
-            .field("image", &self.image.len())
-            .field("runs", &self.runs)
-            .field("run", &self.run)
-            .finish()
-    }
-}
-
-/// [`gemm_i16`] on [`Gathered`] rows: the same results, stored in the same order.
-///
-/// # Errors
-/// When `b` is not [`Layout::I16`], the runs do not make `b`'s K, a run is odd, or a row reads
-/// outside the image.
-pub fn gemm_i16_gathered(
-    m: usize,
-    a: &Gathered<'_>,
+    a: &Rows<'_, i16>,
     b: &PackedB,
     mut store: impl FnMut(usize, usize, &[i32]),
 ) -> Result<(), &'static str> {
@@ -370,7 +324,7 @@ pub fn gemm_i16_gathered(
     if b.layout != Layout::I16 {
         return Err("int8 GEMM: weights packed for the VNNI kernel");
     }
-    if !a.run.is_multiple_of(2) || a.runs.len() * a.run != b.k || b.k != k2 {
+    if !a.run.is_multiple_of(2) || a.runs.len() * a.run != k2 {
         return Err("int8 GEMM: runs that do not make K in pairs");
     }
     if m == 0 || n == 0 {
@@ -379,33 +333,26 @@ pub fn gemm_i16_gathered(
     let last = a.runs.iter().copied().max().unwrap_or(0) + a.run;
     let simd = avx2_available();
     let panels = n.div_ceil(NR);
-    let pairs = a.run / 2;
+    let mut segs = Vec::new();
+    segments(a.runs, a.run, 0, k2, &mut segs);
     let mut r = 0;
     while r < m {
         let rows = MR16.min(m - r);
         let mut starts = [0usize; MR16];
-        for (i, s) in starts.iter_mut().enumerate() {
-            // Rows past the end repeat the block's first row (their results are dropped).
-            *s = (a.row_start)(r + if i < rows { i } else { 0 });
-            if s.checked_add(last).is_none_or(|end| end > a.image.len()) {
-                return Err("int8 GEMM: a row reads outside the image");
-            }
+        a.starts(r, &mut starts[..rows]);
+        // Rows past the end repeat the block's first row (their results are dropped).
+        let (have, pad) = starts.split_at_mut(rows);
+        pad.fill(have[0]);
+        if starts
+            .iter()
+            .any(|s| s.checked_add(last).is_none_or(|end| end > a.data.len()))
+        {
+            return Err("int8 GEMM: a row reads outside its data");
         }
         for p in 0..panels {
-            let panel = &b.pairs[p * k2 * NR..(p + 1) * k2 * NR];
+            let panel = &b.pairs.as_slice()[p * k2 * NR..(p + 1) * k2 * NR];
             let mut acc = [[0i32; NR]; MR16];
-            for (s, &offset) in a.runs.iter().enumerate() {
-                let group = s * pairs;
-                let rows_at = starts.map(|st| st + offset);
-                dot_runs_i16(
-                    simd,
-                    a.image,
-                    &rows_at,
-                    pairs,
-                    &panel[group * 32..(group + pairs) * 32],
-                    &mut acc,
-                );
-            }
+            dot_i16(simd, a.data, &starts, &segs, panel, &mut acc);
             let (c0, cols) = (p * NR, NR.min(n - p * NR));
             for (i, row) in acc.iter().enumerate().take(rows) {
                 store(r + i, c0, &row[..cols]);
@@ -416,34 +363,46 @@ pub fn gemm_i16_gathered(
     Ok(())
 }
 
-/// `acc[i][j] += Σ_g Σ_t image[rows[i] + 2g + t] · panel[g·32 + 2j + t]` for `pairs` pairs.
-fn dot_runs_i16(
+/// `acc[i][j] = Σ over segs, pairs g: Σ_t data[rows[i] + seg.offset + 2g + t] ·
+/// panel[(s + g)·32 + 2j + t]` (i16 × i16, exact pair sums, wrapping accumulation), `s`
+/// counting the pairs of the segments before.
+fn dot_i16(
     simd: bool,
-    image: &[i16],
+    data: &[i16],
     rows: &[usize; MR16],
-    pairs: usize,
+    segs: &[Seg],
     panel: &[i16],
     acc: &mut [[i32; NR]; MR16],
 ) {
-    if panel.len() < pairs * 32 || rows.iter().any(|&r| r + 2 * pairs > image.len()) {
-        return; // Not reached: `gemm_i16_gathered` checks every row.
+    let k: usize = segs.iter().map(|s| s.len).sum();
+    let fits = segs.iter().all(|s| {
+        s.len.is_multiple_of(2) && rows.iter().all(|&r| r + s.offset + s.len <= data.len())
+    });
+    if panel.len() < k * NR || !fits {
+        return; // Not reached: `gemm_i16` checks every row and run.
     }
     #[cfg(target_arch = "x86_64")]
     if simd {
-        // SAFETY: `simd` says the CPU has AVX2; the bounds were checked above.
-        unsafe { simd::dot_runs_i16(image, rows, pairs, panel, acc) };
+        let ptrs = rows.map(|r| data[r..].as_ptr());
+        // SAFETY: `simd` says the CPU has AVX2; every segment of every row and the panel's
+        // `k·16` elements were checked above.
+        unsafe { simd::dot_i16(&ptrs, segs, panel.as_ptr(), acc) };
         return;
     }
     let _ = simd;
-    for (row, &start) in acc.iter_mut().zip(rows) {
-        for g in 0..pairs {
-            let (x0, x1) = (image[start + 2 * g], image[start + 2 * g + 1]);
+    let mut g = 0;
+    for seg in segs {
+        for t in (0..seg.len).step_by(2) {
             let grp = &panel[g * 32..g * 32 + 32];
-            for (j, out) in row.iter_mut().enumerate() {
-                let s = i32::from(x0) * i32::from(grp[2 * j])
-                    + i32::from(x1) * i32::from(grp[2 * j + 1]);
-                *out = out.wrapping_add(s);
+            for (row, &start) in acc.iter_mut().zip(rows) {
+                let at = start + seg.offset + t;
+                let (x0, x1) = (i32::from(data[at]), i32::from(data[at + 1]));
+                for (j, out) in row.iter_mut().enumerate() {
+                    let s = x0 * i32::from(grp[2 * j]) + x1 * i32::from(grp[2 * j + 1]);
+                    *out = out.wrapping_add(s);
+                }
             }
+            g += 1;
         }
     }
 }
@@ -515,35 +474,9 @@ fn dot_block_u8(
     }
 }
 
-/// `acc[i][j] = Σ_g Σ_t v[i·k2 + 2g + t] · panel[g·32 + 2j + t]` (i16 × i16, exact pair sums,
-/// wrapping accumulation) for the [`MR16`] rows of `v` and one panel.
-fn dot_block_i16(simd: bool, v: &[i16], k2: usize, panel: &[i16], acc: &mut [[i32; NR]; MR16]) {
-    if v.len() < MR16 * k2 || panel.len() < k2 * NR {
-        return; // Not reached: `gemm_i16` passes whole blocks.
-    }
-    #[cfg(target_arch = "x86_64")]
-    if simd {
-        // SAFETY: `simd` says the CPU has AVX2; the lengths were checked above.
-        unsafe { simd::dot_block_i16(v, k2, panel, acc) };
-        return;
-    }
-    let _ = simd;
-    for (i, row) in acc.iter_mut().enumerate() {
-        let vr = &v[i * k2..(i + 1) * k2];
-        for g in 0..k2 / 2 {
-            let grp = &panel[g * 32..g * 32 + 32];
-            for (j, out) in row.iter_mut().enumerate() {
-                let s = i32::from(vr[2 * g]) * i32::from(grp[2 * j])
-                    + i32::from(vr[2 * g + 1]) * i32::from(grp[2 * j + 1]);
-                *out = out.wrapping_add(s);
-            }
-        }
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{MR, MR16, NR};
+    use super::{MR, MR16, NR, Seg};
     use std::arch::x86_64::*;
 
     /// [`super::dot_block_u8`] for `NP` panels: 12 rows × 16·`NP` columns, the accumulators in
@@ -594,88 +527,40 @@ mod simd {
         }
     }
 
-    /// [`super::dot_runs_i16`]: [`dot_block_i16`]'s loop on six row addresses, adding to
-    /// `acc`.
+    /// [`super::dot_i16`]: 6 rows × 16 columns with `vpmaddwd` (exact: no pair sum reaches
+    /// its saturating case, −32768·−32768 twice) and wrapping `vpaddd`, the 12 accumulators in
+    /// registers across every segment.
     ///
     /// # Safety
-    /// The CPU must have AVX2; `rows[i] + 2·pairs ≤ image.len()` for every row and
-    /// `panel.len() ≥ 32·pairs` (checked by the caller).
+    /// The CPU must have AVX2; `rows[i] + seg.offset + seg.len` is inside one allocation for
+    /// every row and segment, segment lengths are even, and `panel` holds 16 elements per K
+    /// element of the segments (checked by the caller).
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dot_runs_i16(
-        image: &[i16],
-        rows: &[usize; MR16],
-        pairs: usize,
-        panel: &[i16],
+    pub(super) unsafe fn dot_i16(
+        rows: &[*const i16; MR16],
+        segs: &[Seg],
+        panel: *const i16,
         acc: &mut [[i32; NR]; MR16],
     ) {
         let mut c0 = [_mm256_setzero_si256(); MR16];
         let mut c1 = [_mm256_setzero_si256(); MR16];
-        let base = image.as_ptr();
-        let ptrs = rows.map(|r| base.wrapping_add(r));
-        let pp = panel.as_ptr();
-        for g in 0..pairs {
-            // SAFETY: `g·32 + 32 ≤ 32·pairs ≤ panel.len()`.
-            let (b0, b1) = unsafe {
-                (
-                    _mm256_loadu_si256(pp.add(g * 32).cast()),
-                    _mm256_loadu_si256(pp.add(g * 32 + 16).cast()),
-                )
-            };
-            for i in 0..MR16 {
-                // SAFETY: `rows[i] + 2g + 2 ≤ rows[i] + 2·pairs ≤ image.len()`.
-                let pair = unsafe { std::ptr::read_unaligned(ptrs[i].add(2 * g).cast::<i32>()) };
-                let a = _mm256_set1_epi32(pair);
-                c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(a, b0));
-                c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(a, b1));
-            }
-        }
-        for i in 0..MR16 {
-            // SAFETY: each row of `acc` holds 16 i32: two loads and stores of 8.
-            unsafe {
-                let p = acc[i].as_mut_ptr();
-                let (s0, s1) = (
-                    _mm256_loadu_si256(p.cast()),
-                    _mm256_loadu_si256(p.add(8).cast()),
-                );
-                _mm256_storeu_si256(p.cast(), _mm256_add_epi32(s0, c0[i]));
-                _mm256_storeu_si256(p.add(8).cast(), _mm256_add_epi32(s1, c1[i]));
-            }
-        }
-    }
-
-    /// [`super::dot_block_i16`]: 6 rows × 16 columns with `vpmaddwd` (exact: no pair sum
-    /// reaches its saturating case, −32768·−32768 twice) and wrapping `vpaddd`, the 12
-    /// accumulators in registers.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2; `v.len() ≥ 6·k2` and `panel.len() ≥ k2·16` (checked by the
-    /// caller).
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dot_block_i16(
-        v: &[i16],
-        k2: usize,
-        panel: &[i16],
-        acc: &mut [[i32; NR]; MR16],
-    ) {
-        let mut c0 = [_mm256_setzero_si256(); MR16];
-        let mut c1 = [_mm256_setzero_si256(); MR16];
-        let vp = v.as_ptr();
-        let pp = panel.as_ptr();
-        for g in 0..k2 / 2 {
-            // SAFETY: `g·32 + 32 ≤ k2·16 ≤ panel.len()`.
-            let (b0, b1) = unsafe {
-                (
-                    _mm256_loadu_si256(pp.add(g * 32).cast()),
-                    _mm256_loadu_si256(pp.add(g * 32 + 16).cast()),
-                )
-            };
-            for i in 0..MR16 {
-                // SAFETY: `i·k2 + 2g + 2 ≤ 6·k2 ≤ v.len()`.
-                let pair =
-                    unsafe { std::ptr::read_unaligned(vp.add(i * k2 + 2 * g).cast::<i32>()) };
-                let a = _mm256_set1_epi32(pair);
-                c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(a, b0));
-                c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(a, b1));
+        let mut pp = panel;
+        for seg in segs {
+            let p = rows.map(|r| r.wrapping_add(seg.offset));
+            for g in 0..seg.len / 2 {
+                // SAFETY: the caller's contract: 32 panel elements per pair, and `seg.offset +
+                // 2g + 2 ≤ seg.offset + seg.len` inside every row.
+                unsafe {
+                    let b0 = _mm256_loadu_si256(pp.cast());
+                    let b1 = _mm256_loadu_si256(pp.add(16).cast());
+                    pp = pp.add(32);
+                    for i in 0..MR16 {
+                        let pair = std::ptr::read_unaligned(p[i].add(2 * g).cast::<i32>());
+                        let a = _mm256_set1_epi32(pair);
+                        c0[i] = _mm256_add_epi32(c0[i], _mm256_madd_epi16(a, b0));
+                        c1[i] = _mm256_add_epi32(c1[i], _mm256_madd_epi16(a, b1));
+                    }
+                }
             }
         }
         for i in 0..MR16 {
@@ -705,14 +590,22 @@ mod tests {
                 assert_eq!(a[i][..np * NR], b[i][..np * NR], "{np} panels");
             }
         }
-        let k2 = 38;
-        let v: Vec<i16> = (0..MR16 * k2)
+        // Two segments of each row (of 38 and 12 elements) in a 70-element stride.
+        let v: Vec<i16> = (0..MR16 * 70)
             .map(|i| (i * 37 % 511) as i16 - 255)
             .collect();
-        let panel: Vec<i16> = (0..k2 * 16).map(|i| (i * 91 % 511) as i16 - 255).collect();
+        let segs = [
+            Seg { offset: 2, len: 38 },
+            Seg {
+                offset: 50,
+                len: 12,
+            },
+        ];
+        let panel: Vec<i16> = (0..50 * 16).map(|i| (i * 91 % 511) as i16 - 255).collect();
+        let rows = [0, 70, 140, 210, 280, 350];
         let (mut a, mut b) = ([[0i32; NR]; MR16], [[0i32; NR]; MR16]);
-        dot_block_i16(avx2_available(), &v, k2, &panel, &mut a);
-        dot_block_i16(false, &v, k2, &panel, &mut b);
+        dot_i16(avx2_available(), &v, &rows, &segs, &panel, &mut a);
+        dot_i16(false, &v, &rows, &segs, &panel, &mut b);
         assert_eq!(a, b);
     }
 
@@ -737,7 +630,7 @@ mod tests {
             ] {
                 let a: Vec<i8> = (0..m * k).map(|_| next()).collect();
                 let b: Vec<i8> = (0..k * n).map(|_| next()).collect();
-                let packed = PackedB::with_layout(layout, &b, k, n, n, 1, zb);
+                let packed = PackedB::with_layout(layout, &b, k, n, n, 1, zb).unwrap();
                 let mut c = vec![0i32; m * n];
                 let mut seen = vec![0u8; m * n];
                 gemm_i8(m, &a, k, za, &packed, &mut |r, j0, v| {
