@@ -11,8 +11,9 @@
 //! CONV2D on the float32 GEMM of [`crate::gemm::f32`] (weights and constant right-hand sides
 //! packed at planning; a convolution reads its zero-padded input in place as runs of taps, with
 //! no im2col copy); int8 CONV2D on the exact int8 GEMM of [`crate::gemm::i8`] in the layout for
-//! this CPU (AVX2 i16 pairs reading the converted, padded input in place, or VNNI bytes from
-//! im2col chunks that stay in the L2 cache); DEPTHWISE_CONV2D, MAX_POOL2D and AVG_POOL2D in
+//! this CPU (VNNI bytes or AVX2 i16 pairs, reading the converted, padded input in place, or
+//! im2col chunks that stay in the L2 cache when the runs of taps do not suit the kernel);
+//! DEPTHWISE_CONV2D, MAX_POOL2D and AVG_POOL2D in
 //! float32 and int8 ([`windows`]: the reference's taps in its order, the channels of a pixel as
 //! a vector: bit-exact). Chains of same-shape float32 binary nodes run fused, chunk by chunk
 //! through every step; an int8 convolution whose only reader is a RESCALE to int8 applies it in
@@ -71,7 +72,7 @@ enum Kernel {
     MatmulF32,
     /// Float32 CONV2D as an implicit GEMM on the float32 GEMM.
     Conv2dF32,
-    /// int8 × int8 → int32 CONV2D through im2col and the exact int8 GEMM (and the RESCALE to
+    /// int8 × int8 → int32 CONV2D on the exact int8 GEMM (and the RESCALE to
     /// int8 that reads it, when [`Plan`]'s `requant` has one).
     Conv2dI8,
     /// Float32 DEPTHWISE_CONV2D (float32 accumulator): taps in the reference's order, the
@@ -1259,7 +1260,7 @@ fn conv2d(
         geo: &geo,
     };
     let tasks = tessera_workers::global().threads();
-    let image = PaddedImage::new(&shape, &x, |v| v, tasks)?;
+    let image = PaddedImage::new(&shape, &x, |v| v, 0.0, tasks)?;
     let rows = image.rows();
     sgemm(m, &rows, b, Init::Bias(&bias), d, oc)
 }
@@ -1463,16 +1464,27 @@ impl ConvI8<'_, '_, '_> {
     ) -> Result<()> {
         let (b, izp, bias, oc, im2col) = (self.b, self.izp, self.bias, self.oc, self.im2col);
         let row_len = im2col.row_len;
-        // The i16 kernel reads a converted, zero-padded copy of the input in place (implicit
-        // GEMM) when its runs of taps have even lengths; otherwise rows are copied (im2col).
-        let even_runs = im2col.shape.runs().1.is_multiple_of(2);
+        // The kernels read a converted, padded copy of the input in place (implicit GEMM) when
+        // its runs of taps suit them (even lengths for the i16 pairs, multiples of 4 for VNNI);
+        // otherwise rows are copied (im2col). Padded taps hold the input zero point, so they add
+        // (zp − zp)·w = 0.
+        let run = im2col.shape.runs().1;
         let padded = match b.layout() {
-            Layout::I16 if !im2col.direct && even_runs => Some(PaddedImage::new(
+            _ if im2col.direct => None,
+            Layout::I16 if run.is_multiple_of(2) => Some(Padded::I16(PaddedImage::new(
                 im2col.shape,
                 xu,
                 |v| i16::from(v as i8) - izp as i16,
+                0,
                 self.tasks,
-            )?),
+            )?)),
+            Layout::U8 if run.is_multiple_of(4) => Some(Padded::U8(PaddedImage::new(
+                im2col.shape,
+                xu,
+                |v| v ^ 0x80,
+                (izp as u8) ^ 0x80,
+                self.tasks,
+            )?)),
             _ => None,
         };
         for_row_blocks(d, oc, self.m, self.tasks, &|r0, mr, c| {
@@ -1491,10 +1503,15 @@ impl ConvI8<'_, '_, '_> {
                 }
             };
             if let Some(image) = &padded {
-                return gemm_i16(mr, &image.rows().skip(r0), b, |r, j0, v| {
-                    store(r0, r, j0, v)
-                })
-                .map_err(|e| GraphError::new("Tessera", e));
+                let done = match image {
+                    Padded::I16(image) => gemm_i16(mr, &image.rows().skip(r0), b, |r, j0, v| {
+                        store(r0, r, j0, v)
+                    }),
+                    Padded::U8(image) => gemm_u8(mr, &image.rows().skip(r0), izp, b, |r, j0, v| {
+                        store(r0, r, j0, v)
+                    }),
+                };
+                return done.map_err(|e| GraphError::new("Tessera", e));
             }
             match b.layout() {
                 Layout::U8 => im2col.run(
@@ -1503,7 +1520,16 @@ impl ConvI8<'_, '_, '_> {
                     mr,
                     |v| v ^ 0x80,
                     (izp as u8) ^ 0x80,
-                    |first, n, u| gemm_u8(n, u, izp, b, &mut |r, j0, v| store(first, r, j0, v)),
+                    |first, n, u| {
+                        let rows = Rows {
+                            data: u,
+                            starts: Starts::Strided(row_len),
+                            first: 0,
+                            runs: &[0],
+                            run: row_len,
+                        };
+                        gemm_u8(n, &rows, izp, b, |r, j0, v| store(first, r, j0, v))
+                    },
                 ),
                 Layout::I16 => im2col.run(
                     xu,
@@ -1527,9 +1553,17 @@ impl ConvI8<'_, '_, '_> {
     }
 }
 
+/// An int8 convolution's padded input, converted for the kernel of its weights' layout.
+enum Padded {
+    /// `x − zp` in i16 (zeros around), for [`Layout::I16`].
+    I16(PaddedImage<i16>),
+    /// `x ⊕ 0x80` (`zp ⊕ 0x80` around), for [`Layout::U8`].
+    U8(PaddedImage<u8>),
+}
+
 /// A convolution's input as an implicit GEMM reads it: each element converted (`x − zp` in i16
-/// for the int8 kernel, float32 as it is), zeros in the padding around each image, and the runs
-/// of taps each GEMM row is made of.
+/// or `x ⊕ 0x80` for the int8 kernels, float32 as it is), the zero point's value in the padding
+/// around each image, and the runs of taps each GEMM row is made of.
 struct PaddedImage<T> {
     data: Vec<T>,
     /// Padded height and width.
@@ -1544,13 +1578,14 @@ struct PaddedImage<T> {
     run: usize,
 }
 
-impl<T: Copy + Default + Send> PaddedImage<T> {
-    /// The padded image of `x` (NHWC), each element `convert`ed, its rows made on up to `tasks`
-    /// pool threads.
+impl<T: Copy + Send> PaddedImage<T> {
+    /// The padded image of `x` (NHWC), each element `convert`ed, `pad` around each image, its
+    /// rows made on up to `tasks` pool threads.
     fn new<S: Copy + Sync>(
         shape: &Im2col<'_>,
         x: &[S],
         convert: impl Fn(S) -> T + Sync,
+        pad: T,
         tasks: usize,
     ) -> Result<PaddedImage<T>> {
         let geo = shape.geo;
@@ -1566,7 +1601,7 @@ impl<T: Copy + Default + Send> PaddedImage<T> {
                 format!("out of memory for a {len}-element padded input"),
             )
         })?;
-        data.resize(len, T::default());
+        data.resize(len, pad);
         let row = pw * ic;
         let (top, left) = (geo.pad[0], geo.pad[2]);
         for_row_blocks(&mut data, row, batches * ph, tasks, &|r0, rows, block| {

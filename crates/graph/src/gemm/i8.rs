@@ -10,7 +10,9 @@
 //! [`PackedB`] holds `b` in one of two layouts, chosen for the CPU when it is packed:
 //! - [`Layout::U8`] (AVX-512 VNNI): 16-column panels of 4-row groups (64 bytes per group, lane
 //!   `j` has `b[k..k+4][n0+j]`), K padded with zero rows to a multiple of 4, and the column sums.
-//!   Rows of `a` come as `a + 128` bytes ([`gemm_u8`]); the kernel runs 12 rows × 32 columns.
+//!   Rows of `a` come as `a + 128` bytes, read in place through [`Rows`] ([`gemm_u8`]:
+//!   converted rows, or a convolution's converted, padded input image); the kernel runs 12 rows
+//!   × 32 columns.
 //! - [`Layout::I16`] (AVX2, and the portable loop): `b − zb` as i16 in 16-column panels of
 //!   2-row pairs (lane `j` of a pair group holds `b[k][j], b[k+1][j]`), K padded to even. Rows of
 //!   `a` come as `a − za` in i16, read in place through [`Rows`] ([`gemm_i16`]: converted rows,
@@ -204,7 +206,14 @@ pub fn gemm_i8(
                     *d = (s as u8) ^ 0x80;
                 }
             }
-            gemm_u8(m, &u, za, b, store)
+            let rows = Rows {
+                data: &u,
+                starts: Starts::Strided(kp),
+                first: 0,
+                runs: &[0],
+                run: kp,
+            };
+            gemm_u8(m, &rows, za, b, store)
         }
         Layout::I16 => {
             let mut v = vec![0i16; m * kp];
@@ -225,29 +234,34 @@ pub fn gemm_i8(
     }
 }
 
-/// [`gemm_i8`] on rows already converted for [`Layout::U8`]: `u` holds `m` rows of
-/// [`PackedB::row_len`] bytes, each `a + 128` (`a ⊕ 0x80`) for its first `k` bytes and 0 after.
-/// Rows are stored in order of [`MR`]-row blocks, all columns of a block before the next.
+/// [`gemm_i8`] on rows already converted for [`Layout::U8`]: row `r` of `a` is `a + 128`
+/// (`a ⊕ 0x80`) for its first `k` elements and 0 after, [`PackedB::row_len`] bytes in all, read
+/// in place through [`Rows`] (runs whose length is a multiple of 4: a converted im2col row is
+/// one run, a convolution's converted, padded input image one run per kernel row, its padding
+/// `za ⊕ 0x80`). Rows are stored in order of [`MR`]-row blocks, all columns of a block before
+/// the next.
 ///
 /// # Errors
-/// When `b` is not [`Layout::U8`] or `u` is too short for `m` rows.
+/// When `b` is not [`Layout::U8`], the runs do not make `b`'s padded K in groups of 4, or a row
+/// reads outside its data.
 pub fn gemm_u8(
     m: usize,
-    u: &[u8],
+    a: &Rows<'_, u8>,
     za: i32,
     b: &PackedB,
-    store: &mut Store<'_>,
+    mut store: impl FnMut(usize, usize, &[i32]),
 ) -> Result<(), &'static str> {
     let (k, k4, n, zb) = (b.k, b.kp, b.n, b.zb);
     if b.layout != Layout::U8 {
         return Err("int8 GEMM: weights packed for the i16 kernel");
     }
+    if !a.run.is_multiple_of(4) || a.runs.len() * a.run != k4 {
+        return Err("int8 GEMM: runs that do not make K in groups of 4");
+    }
     if m == 0 || n == 0 {
         return Ok(());
     }
-    if m * k4 > u.len() {
-        return Err("int8 GEMM operands out of range");
-    }
+    let last = a.runs.iter().copied().max().unwrap_or(0) + a.run;
     // −(128+za)·Σ_k b per column; −zb·Σ_k a + K·za·zb per row, with Σ_k a = Σ_k u − 128·k.
     let col_fix: Vec<i32> = b
         .col_sums
@@ -257,22 +271,29 @@ pub fn gemm_u8(
     let kzz = (k as i32).wrapping_mul(za).wrapping_mul(zb);
     let panels = n.div_ceil(NR);
     let simd = vnni_available();
-    let mut tail = Vec::new();
+    let mut segs = Vec::new();
+    segments(a.runs, a.run, 0, k4, &mut segs);
     let mut r = 0;
     while r < m {
         let rows = MR.min(m - r);
-        let mut block = &u[r * k4..(r + rows) * k4];
-        if rows < MR {
-            // The kernels always run MR rows: pad the last block with zero rows.
-            tail.clear();
-            tail.extend_from_slice(block);
-            tail.resize(MR * k4, 0);
-            block = &tail;
+        let mut starts = [0usize; MR];
+        a.starts(r, &mut starts[..rows]);
+        // Rows past the end repeat the block's first row (their results are dropped).
+        let (have, pad) = starts.split_at_mut(rows);
+        pad.fill(have[0]);
+        if starts
+            .iter()
+            .any(|s| s.checked_add(last).is_none_or(|end| end > a.data.len()))
+        {
+            return Err("int8 GEMM: a row reads outside its data");
         }
         let mut row_fix = [kzz; MR];
         if zb != 0 {
-            for (fix, row) in row_fix.iter_mut().zip(block.chunks_exact(k4)).take(rows) {
-                let sum_u = row.iter().fold(0u32, |s, &v| s.wrapping_add(u32::from(v)));
+            for (fix, &start) in row_fix.iter_mut().zip(&starts).take(rows) {
+                let sum_u = segs
+                    .iter()
+                    .flat_map(|s| &a.data[start + s.offset..start + s.offset + s.len])
+                    .fold(0u32, |s, &v| s.wrapping_add(u32::from(v)));
                 let sum_a = (sum_u as i32).wrapping_sub(128i32.wrapping_mul(k as i32));
                 *fix = kzz.wrapping_sub(zb.wrapping_mul(sum_a));
             }
@@ -283,8 +304,9 @@ pub fn gemm_u8(
             let mut acc = [[0i32; 2 * NR]; MR];
             dot_block_u8(
                 simd,
-                block,
-                k4,
+                a.data,
+                &starts,
+                &segs,
                 &b.bytes.as_slice()[p * k4 * NR..(p + np) * k4 * NR],
                 np,
                 &mut acc,
@@ -430,46 +452,58 @@ fn avx2_available() -> bool {
     }
 }
 
-/// `acc[i][16q + j] = Σ_g Σ_t u[i·k4 + 4g + t] · panels[q·k4·16 + g·64 + 4j + t]` (u8 × s8) for
-/// the [`MR`] rows of `u` and `np` ≤ 2 consecutive panels.
+/// `acc[i][16q + j] = Σ over segs, groups g: Σ_t data[rows[i] + seg.offset + 4g + t] ·
+/// panels[q·K·16 + (s + g)·64 + 4j + t]` (u8 × s8) for the [`MR`] rows and `np` ≤ 2
+/// consecutive panels, `K` the segments' total length and `s` counting the groups of the
+/// segments before.
 fn dot_block_u8(
     simd: bool,
-    u: &[u8],
-    k4: usize,
+    data: &[u8],
+    rows: &[usize; MR],
+    segs: &[Seg],
     panels: &[u8],
     np: usize,
     acc: &mut [[i32; 2 * NR]; MR],
 ) {
-    if np == 0 || np > 2 || u.len() < MR * k4 || panels.len() < np * k4 * NR {
-        return; // Not reached: `gemm_u8` passes whole blocks.
+    let k4: usize = segs.iter().map(|s| s.len).sum();
+    let fits = segs.iter().all(|s| {
+        s.len.is_multiple_of(4) && rows.iter().all(|&r| r + s.offset + s.len <= data.len())
+    });
+    if np == 0 || np > 2 || panels.len() < np * k4 * NR || !fits {
+        return; // Not reached: `gemm_u8` checks every row and run and passes whole panels.
     }
     #[cfg(target_arch = "x86_64")]
     if simd {
-        // SAFETY: `simd` says the CPU has the features; the lengths were checked above.
+        let ptrs = rows.map(|r| data[r..].as_ptr());
+        // SAFETY: `simd` says the CPU has the features; every segment of every row and the
+        // panels' `np·k4·16` bytes were checked above.
         unsafe {
             if np == 2 {
-                simd::dot_block_u8::<2>(u, k4, panels, acc)
+                simd::dot_block_u8::<2>(&ptrs, segs, panels.as_ptr(), k4, acc)
             } else {
-                simd::dot_block_u8::<1>(u, k4, panels, acc)
+                simd::dot_block_u8::<1>(&ptrs, segs, panels.as_ptr(), k4, acc)
             }
         };
         return;
     }
     let _ = simd;
-    for (i, row) in acc.iter_mut().enumerate() {
-        let ur = &u[i * k4..(i + 1) * k4];
-        for q in 0..np {
-            let panel = &panels[q * k4 * NR..(q + 1) * k4 * NR];
-            for g in 0..k4 / 4 {
-                let grp = &panel[g * 64..g * 64 + 64];
-                for j in 0..NR {
-                    let mut s = 0i32;
-                    for t in 0..4 {
-                        s += i32::from(ur[4 * g + t]) * i32::from(grp[4 * j + t] as i8);
+    for (row, &start) in acc.iter_mut().zip(rows) {
+        let mut g = 0;
+        for seg in segs {
+            let ur = &data[start + seg.offset..start + seg.offset + seg.len];
+            for (t, u4) in ur.chunks_exact(4).enumerate() {
+                for q in 0..np {
+                    let grp = &panels[q * k4 * NR + (g + t) * 64..][..64];
+                    for j in 0..NR {
+                        let mut s = 0i32;
+                        for (tt, &u) in u4.iter().enumerate() {
+                            s += i32::from(u) * i32::from(grp[4 * j + tt] as i8);
+                        }
+                        row[q * NR + j] = row[q * NR + j].wrapping_add(s);
                     }
-                    row[q * NR + j] = row[q * NR + j].wrapping_add(s);
                 }
             }
+            g += seg.len / 4;
         }
     }
 }
@@ -480,40 +514,49 @@ mod simd {
     use std::arch::x86_64::*;
 
     /// [`super::dot_block_u8`] for `NP` panels: 12 rows × 16·`NP` columns, the accumulators in
-    /// registers (the row loops have constant bounds and unroll).
+    /// registers across every segment (the row loops have constant bounds and unroll).
     ///
     /// # Safety
-    /// The CPU must have AVX-512F and AVX-512 VNNI; `NP` is 1 or 2, `u.len() ≥ 12·k4` and
-    /// `panels.len() ≥ NP·k4·16` (checked by the caller).
+    /// The CPU must have AVX-512F and AVX-512 VNNI; `NP` is 1 or 2; `rows[i] + seg.offset +
+    /// seg.len` is inside one allocation for every row and segment, segment lengths are
+    /// multiples of 4 summing to `k4`, and `panels` holds `NP·k4·16` bytes (checked by the
+    /// caller).
     #[target_feature(enable = "avx512f,avx512vnni")]
     pub(super) unsafe fn dot_block_u8<const NP: usize>(
-        u: &[u8],
+        rows: &[*const u8; MR],
+        segs: &[Seg],
+        panels: *const u8,
         k4: usize,
-        panels: &[u8],
         acc: &mut [[i32; 2 * NR]; MR],
     ) {
         let mut c0 = [_mm512_setzero_si512(); MR];
         let mut c1 = [_mm512_setzero_si512(); MR];
-        let up = u.as_ptr();
-        let p0 = panels.as_ptr();
-        let p1 = p0.wrapping_add(k4 * 16);
-        for g in 0..k4 / 4 {
-            // SAFETY: `g·64 + 64 ≤ k4·16`, inside each of the NP panels (the caller's contract).
-            let b0 = unsafe { _mm512_loadu_si512(p0.add(g * 64).cast()) };
-            let b1 = if NP == 2 {
-                // SAFETY: as above, in the second panel.
-                unsafe { _mm512_loadu_si512(p1.add(g * 64).cast()) }
-            } else {
-                b0
-            };
-            for i in 0..MR {
-                // SAFETY: `i·k4 + 4g + 4 ≤ 12·k4 ≤ u.len()`.
-                let a4 = unsafe { std::ptr::read_unaligned(up.add(i * k4 + 4 * g).cast::<i32>()) };
-                let a = _mm512_set1_epi32(a4);
-                c0[i] = _mm512_dpbusd_epi32(c0[i], a, b0);
-                if NP == 2 {
-                    c1[i] = _mm512_dpbusd_epi32(c1[i], a, b1);
+        let mut p0 = panels;
+        let mut p1 = panels.wrapping_add(k4 * 16);
+        for seg in segs {
+            let ptrs = rows.map(|r| r.wrapping_add(seg.offset));
+            for g in 0..seg.len / 4 {
+                // SAFETY: 64 bytes per group of 4 K elements inside each of the NP panels,
+                // and `seg.offset + 4g + 4 ≤ seg.offset + seg.len` inside every row (the
+                // caller's contract).
+                unsafe {
+                    let b0 = _mm512_loadu_si512(p0.cast());
+                    let b1 = if NP == 2 {
+                        _mm512_loadu_si512(p1.cast())
+                    } else {
+                        b0
+                    };
+                    for i in 0..MR {
+                        let a4 = std::ptr::read_unaligned(ptrs[i].add(4 * g).cast::<i32>());
+                        let a = _mm512_set1_epi32(a4);
+                        c0[i] = _mm512_dpbusd_epi32(c0[i], a, b0);
+                        if NP == 2 {
+                            c1[i] = _mm512_dpbusd_epi32(c1[i], a, b1);
+                        }
+                    }
                 }
+                p0 = p0.wrapping_add(64);
+                p1 = p1.wrapping_add(64);
             }
         }
         for i in 0..MR {
@@ -579,13 +622,22 @@ mod tests {
 
     #[test]
     fn the_simd_and_portable_blocks_agree() {
-        let k4 = 40;
-        let u: Vec<u8> = (0..MR * k4).map(|i| (i * 37 % 256) as u8).collect();
-        let panels: Vec<u8> = (0..2 * k4 * 16).map(|i| (i * 91 % 256) as u8).collect();
+        // Two segments of each row (of 28 and 12 bytes) in a 60-byte stride.
+        let u: Vec<u8> = (0..MR * 60).map(|i| (i * 37 % 256) as u8).collect();
+        let useg = [
+            Seg { offset: 4, len: 28 },
+            Seg {
+                offset: 40,
+                len: 12,
+            },
+        ];
+        let urows = std::array::from_fn(|i| i * 60);
+        let panels: Vec<u8> = (0..2 * 40 * 16).map(|i| (i * 91 % 256) as u8).collect();
         for np in 1..=2 {
             let (mut a, mut b) = ([[0i32; 2 * NR]; MR], [[0i32; 2 * NR]; MR]);
-            dot_block_u8(vnni_available(), &u, k4, &panels, np, &mut a);
-            dot_block_u8(false, &u, k4, &panels, np, &mut b);
+            dot_block_u8(vnni_available(), &u, &urows, &useg, &panels, np, &mut a);
+            dot_block_u8(false, &u, &urows, &useg, &panels, np, &mut b);
+            assert!(b.iter().any(|row| row.iter().any(|&v| v != 0)));
             for i in 0..MR {
                 assert_eq!(a[i][..np * NR], b[i][..np * NR], "{np} panels");
             }
