@@ -1128,13 +1128,15 @@ fn pack_f32(b: &[f32], k: usize, n: usize, rs: usize, cs: usize) -> Result<Packe
 
 /// How many row blocks a GEMM of `m` rows and `macs` multiply-adds is split into for the worker
 /// pool: one when it is small, else four per thread (the pool hands them out as threads come
-/// free, so a thread that starts late takes fewer), each at least 8 kernel blocks of `mr` rows.
+/// free, so a thread that starts late takes fewer), each at least 2 kernel blocks of `mr` rows
+/// (a 512-row MATMUL still feeds 16 threads; every block reads all of the packed B, which stays
+/// in the L2 cache).
 fn gemm_tasks(m: usize, macs: usize, mr: usize) -> usize {
     if macs < 1 << 20 {
         return 1;
     }
     let threads = tessera_workers::global().threads();
-    (4 * threads).min(m.div_ceil(8 * mr)).max(1)
+    (4 * threads).min(m.div_ceil(2 * mr)).max(1)
 }
 
 /// `dst[r][j] = init + Σ_k a.row(r)[k]·b[k][j]` for `m` rows (row stride `ldd`), the rows split
