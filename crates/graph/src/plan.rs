@@ -367,6 +367,59 @@ impl Buf {
     }
 }
 
+/// The arena of a run ([`Plan::run_in`]) as raw parts, for the slices its nodes read and write:
+/// disjoint ranges are written through `&mut` slices while other ranges are read, which one
+/// `&mut [u8]` cannot express. The slices live no longer than the caller's borrow `'a`; every
+/// range is checked inside the arena.
+#[derive(Clone, Copy)]
+struct Arena<'a> {
+    ptr: *mut u8,
+    len: usize,
+    _borrow: std::marker::PhantomData<&'a mut [u8]>,
+}
+
+impl<'a> Arena<'a> {
+    fn new(arena: &'a mut [u8]) -> Arena<'a> {
+        Arena {
+            ptr: arena.as_mut_ptr(),
+            len: arena.len(),
+            _borrow: std::marker::PhantomData,
+        }
+    }
+
+    fn check(&self, offset: usize, len: usize) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|end| end > self.len) {
+            return Err(GraphError::new(
+                "Tessera",
+                "internal error: a value outside the arena",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bytes `offset..offset + len`, to read.
+    ///
+    /// # Safety
+    /// No `&mut` slice of the range made by [`Arena::write`] is alive while the result is.
+    unsafe fn read(self, offset: usize, len: usize) -> Result<&'a [u8]> {
+        self.check(offset, len)?;
+        // SAFETY: inside the arena (checked), borrowed for `'a`; no writer (the contract).
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.add(offset).cast_const(), len) })
+    }
+
+    /// Bytes `offset..offset + len`, to write.
+    ///
+    /// # Safety
+    /// No other slice of the range (from [`Arena::read`] or [`Arena::write`]) is alive while
+    /// the result is.
+    unsafe fn write(self, offset: usize, len: usize) -> Result<&'a mut [u8]> {
+        self.check(offset, len)?;
+        // SAFETY: inside the arena (checked), borrowed mutably for `'a`; no other slice of the
+        // range (the contract).
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(offset), len) })
+    }
+}
+
 /// Where a value's bytes are during a run.
 enum Slot {
     Empty,
@@ -695,8 +748,7 @@ impl Plan {
             .iter_mut()
             .map(|s| (s.as_mut_ptr(), s.len()))
             .collect();
-        let arena_len = arena.len();
-        let arena_ptr = arena.as_mut_ptr();
+        let arena = Arena::new(arena);
         let mut slots: Vec<Slot> = g
             .sources
             .iter()
@@ -721,7 +773,7 @@ impl Plan {
             {
                 let args: Vec<&[u8]> = self.reads[n]
                     .iter()
-                    .map(|&v| self.bytes(&slots, v, inputs, arena_ptr))
+                    .map(|&v| self.bytes(&slots, v, inputs, arena))
                     .collect::<Result<_>>()?;
                 let mut dests: Vec<&mut [u8]> = Vec::new();
                 for &(_, place) in &places {
@@ -746,18 +798,16 @@ impl Plan {
                                 matches!(slots[v], Slot::Arena(o, l)
                                     if o < offset + len && offset < o + l)
                             });
-                            if overlaps || offset + len > arena_len {
+                            if overlaps {
                                 return Err(GraphError::new(
                                     "Tessera",
                                     "internal error: overlapping arena values",
                                 ));
                             }
-                            // SAFETY: `offset..offset + len` is inside the arena (checked), which
-                            // is borrowed mutably for the whole run, and overlaps no other slice
-                            // made for this node (checked above).
-                            let d = unsafe {
-                                std::slice::from_raw_parts_mut(arena_ptr.add(offset), len)
-                            };
+                            // SAFETY: the range overlaps no other slice made for this node
+                            // (checked above), and those are the only slices of the arena alive
+                            // while the node runs.
+                            let d = unsafe { arena.write(offset, len)? };
                             d.fill(0);
                             dests.push(d);
                         }
@@ -777,7 +827,7 @@ impl Plan {
             if matches!(slots[v], Slot::Output(j) if j == i) {
                 continue;
             }
-            let src = self.bytes(&slots, v, inputs, arena_ptr)?;
+            let src = self.bytes(&slots, v, inputs, arena)?;
             let (ptr, len) = out_raw[i];
             if src.len() != len {
                 return Err(GraphError::new("Tessera", "internal error: output size"));
@@ -792,25 +842,19 @@ impl Plan {
     /// The bytes of value `v` (never one written into an output slice: no later node reads
     /// those). Arena values are read through `arena` (the run's arena, whose values were placed
     /// so that none is written while it is read).
-    fn bytes<'s>(
-        &'s self,
+    fn bytes<'r>(
+        &'r self,
         slots: &[Slot],
         v: usize,
-        inputs: &[&'s [u8]],
-        arena: *mut u8,
-    ) -> Result<&'s [u8]> {
+        inputs: &[&'r [u8]],
+        arena: Arena<'r>,
+    ) -> Result<&'r [u8]> {
         match &slots[v] {
             Slot::Input(i) => Ok(inputs[*i]),
             Slot::Constant => Ok(&self.constants[v]),
-            Slot::Arena(offset, len) => {
-                // SAFETY: `offset..offset + len` was checked inside the arena when the value was
-                // written; the arena is borrowed for the whole run (the only place these slices
-                // are used), and no kernel writes this range while a node reads it (checked
-                // when the writing slices are made).
-                let bytes =
-                    unsafe { std::slice::from_raw_parts(arena.add(*offset).cast_const(), *len) };
-                Ok(bytes)
-            }
+            // SAFETY: no kernel writes this range while a node reads it (checked when the
+            // writing slices are made), and the run's slices of the arena die with the run.
+            Slot::Arena(offset, len) => unsafe { arena.read(*offset, *len) },
             Slot::Output(_) | Slot::Empty => Err(GraphError::new(
                 "Tessera",
                 format!("internal error: %{v} read before it was made or after it was handed out"),
@@ -1988,76 +2032,132 @@ mod tests {
         }
     }
 
-    #[test]
-    fn int8_convolutions_match_the_reference_exactly() {
-        // Odd runs of taps (im2col copies), even ones (the implicit GEMM on a padded copy),
-        // per-tap runs (dilation), 1×1 (the input itself).
-        for (h, w, ic, oc, k, stride, pad, dilation, izp, wzp, constant) in [
-            (9, 11, 5, 7, 3, 2, 1, 1, -128i32, 3i32, true),
-            (9, 11, 4, 7, 3, 2, 1, 1, -128, 3, true),
-            (8, 8, 16, 40, 1, 1, 0, 1, 0, 0, false),
-            (6, 6, 2, 4, 3, 1, 1, 1, -3, 0, true),
-            (10, 12, 6, 20, 3, 1, 2, 2, 7, -1, true),
-        ] {
-            let mut a = Asm::new();
+    /// The int8 CONV2D of the int8 tests: a `[1, h, w, ic]` input (binding 0), `[oc, k, k, ic]`
+    /// weights (graph constant 0, or input binding 1 when not `constant`), an int32 bias (graph
+    /// constant 1) and the two zero points.
+    #[derive(Debug, Clone, Copy)]
+    struct ConvI8 {
+        h: i32,
+        w: i32,
+        ic: u32,
+        oc: u32,
+        k: i32,
+        stride: i32,
+        pad: i32,
+        dilation: i32,
+        izp: i32,
+        wzp: i32,
+        constant: bool,
+    }
+
+    impl ConvI8 {
+        /// Output height and width.
+        fn out(&self) -> (u32, u32) {
+            let span = (self.k - 1) * self.dilation + 1;
+            let oh = (self.h + 2 * self.pad - span) / self.stride + 1;
+            let ow = (self.w + 2 * self.pad - span) / self.stride + 1;
+            (oh as u32, ow as u32)
+        }
+
+        /// Adds the node; returns its value and its `[1, oh, ow, oc]` int32 result type.
+        fn node(&self, a: &mut Asm) -> (u32, u32) {
             let i8t = a.int(8);
             let i32t = a.int(32);
-            let span = (k - 1) * dilation + 1;
-            let oh = (h + 2 * pad - span) / stride + 1;
-            let ow = (w + 2 * pad - span) / stride + 1;
-            let tin = a.tensor(i8t, &[1, h as u32, w as u32, ic]);
-            let tw = a.tensor(i8t, &[oc, k as u32, k as u32, ic]);
-            let tb = a.tensor(i32t, &[oc]);
-            let tout = a.tensor(i32t, &[1, oh as u32, ow as u32, oc]);
+            let (k, (oh, ow)) = (self.k as u32, self.out());
+            let tin = a.tensor(i8t, &[1, self.h as u32, self.w as u32, self.ic]);
+            let tw = a.tensor(i8t, &[self.oc, k, k, self.ic]);
+            let tb = a.tensor(i32t, &[self.oc]);
+            let tout = a.tensor(i32t, &[1, oh, ow, self.oc]);
             let x = a.input(tin, 0);
-            let n_w = (oc as usize) * (k * k) as usize * ic as usize;
-            let wvals: Vec<i64> = (0..n_w)
-                .map(|i| ((i * 29 + 7) % 256) as i64 - 128)
-                .collect();
-            let wt = if constant {
+            let wt = if self.constant {
                 a.graph_constant(tw, 0)
             } else {
                 a.input(tw, 1)
             };
             let b = a.graph_constant(tb, 1);
+            let pad = self.pad;
             let padc = a.i32s(&[pad, pad, pad, pad]);
-            let st = a.i32s(&[stride, stride]);
-            let dil = a.i32s(&[dilation, dilation]);
+            let st = a.i32s(&[self.stride, self.stride]);
+            let dil = a.i32s(&[self.dilation, self.dilation]);
             let acc = a.scalar(i32t, 1);
             let lb = a.boolc(false);
-            let zx = a.one(i8t, izp as u32 & 0xff);
-            let zw = a.one(i8t, wzp as u32 & 0xff);
+            let zx = a.one(i8t, self.izp as u32 & 0xff);
+            let zw = a.one(i8t, self.wzp as u32 & 0xff);
             let c = a.op(tout, CONV2D, &[padc, st, dil, acc, lb, x, wt, b, zx, zw]);
+            (c, tout)
+        }
+
+        /// The weights' bytes (every int8 value).
+        fn weights(&self) -> Vec<u8> {
+            let n = (self.oc * self.ic) as usize * (self.k * self.k) as usize;
+            (0..n).map(|i| ((i * 29 + 7) % 256) as u8).collect()
+        }
+
+        /// The input's bytes.
+        fn input(&self) -> Vec<u8> {
+            let n = (self.h * self.w) as usize * self.ic as usize;
+            (0..n).map(|i| ((i * 53 + 11) % 256) as u8).collect()
+        }
+
+        /// The graph constants: the weights when constant, and `bias(channel)`.
+        fn constants(&self, bias: impl Fn(i32) -> i32) -> Inputs {
+            let mut inputs = Inputs::default();
+            if self.constant {
+                inputs.graph_constants.insert(0, self.weights());
+            }
+            let bias = (0..self.oc as i32).flat_map(|o| bias(o).to_le_bytes());
+            inputs.graph_constants.insert(1, bias.collect());
+            inputs
+        }
+    }
+
+    #[test]
+    fn int8_convolutions_match_the_reference_exactly() {
+        // Runs of taps of every shape (multiples of 4: implicit GEMM on either kernel; even:
+        // implicit on the i16 kernel, im2col on VNNI; odd: im2col), per-tap runs (dilation),
+        // 1×1 (the input itself), weights given at dispatch.
+        for (h, w, ic, oc, k, stride, pad, dilation, izp, wzp, constant) in [
+            (9, 11, 5, 7, 3, 2, 1, 1, -128, 3, true),
+            (9, 11, 4, 7, 3, 2, 1, 1, -128, 3, true),
+            (8, 8, 16, 40, 1, 1, 0, 1, 0, 0, false),
+            (6, 6, 2, 4, 3, 1, 1, 1, -3, 0, true),
+            (10, 12, 6, 20, 3, 1, 2, 2, 7, -1, true),
+        ] {
+            let conv = ConvI8 {
+                h,
+                w,
+                ic,
+                oc,
+                k,
+                stride,
+                pad,
+                dilation,
+                izp,
+                wzp,
+                constant,
+            };
+            let mut a = Asm::new();
+            let (c, tout) = conv.node(&mut a);
             a.output(c, tout, 2);
             let words = a.finish();
-            let mut inputs = Inputs::default();
-            let wbytes: Vec<u8> = wvals.iter().map(|&v| v as i8 as u8).collect();
-            if constant {
-                inputs.graph_constants.insert(0, wbytes.clone());
-            }
-            let bias: Vec<u8> = (0..oc as i32)
-                .flat_map(|o| (o * 1000 - 3000).to_le_bytes())
-                .collect();
-            inputs.graph_constants.insert(1, bias);
+            let inputs = conv.constants(|o| o * 1000 - 3000);
             let graph = compile(&words, "main", &inputs).unwrap();
-            let n_x = (h * w) as usize * ic as usize;
-            let xbytes: Vec<u8> = (0..n_x).map(|i| ((i * 53 + 11) % 256) as u8).collect();
-            let mut tensors = vec![Tensor::from_bytes(&graph.inputs[0].info, &xbytes).unwrap()];
-            let mut in_bytes = vec![xbytes.clone()];
+            let mut in_bytes = vec![conv.input()];
             if !constant {
-                tensors.push(Tensor::from_bytes(&graph.inputs[1].info, &wbytes).unwrap());
-                in_bytes.push(wbytes.clone());
+                in_bytes.push(conv.weights());
             }
+            let tensors: Vec<Tensor> = in_bytes
+                .iter()
+                .zip(&graph.inputs)
+                .map(|(b, i)| Tensor::from_bytes(&i.info, b).unwrap())
+                .collect();
             let want = run(&graph, &tensors).unwrap()[0].to_bytes();
             let plan = Plan::new(graph);
             assert_eq!(plan.native_nodes(), 1);
             let in_refs: Vec<&[u8]> = in_bytes.iter().map(Vec::as_slice).collect();
             let mut out = vec![0u8; want.len()];
             plan.run(&in_refs, &mut [&mut out]).unwrap();
-            assert_eq!(
-                out, want,
-                "{h}x{w}x{ic}→{oc} k{k} s{stride} p{pad} d{dilation} zp {izp}/{wzp}"
-            );
+            assert_eq!(out, want, "{conv:?}");
         }
     }
 
@@ -2072,29 +2172,28 @@ mod tests {
             (false, false, false),
             (true, false, true),
         ] {
-            let (h, w, ic, oc) = (10u32, 9u32, 6u32, 20u32);
+            let conv = ConvI8 {
+                h: 10,
+                w: 9,
+                ic: 6,
+                oc: 20,
+                k: 3,
+                stride: 1,
+                pad: 1,
+                dilation: 1,
+                izp: -128,
+                wzp: 0,
+                constant: true,
+            };
+            let (oh, ow) = conv.out();
             let mut a = Asm::new();
             let i8t = a.int(8);
             let i32t = a.int(32);
-            let tin = a.tensor(i8t, &[1, h, w, ic]);
-            let tw = a.tensor(i8t, &[oc, 3, 3, ic]);
-            let tb = a.tensor(i32t, &[oc]);
-            let tacc = a.tensor(i32t, &[1, h, w, oc]);
-            let tout = a.tensor(i8t, &[1, h, w, oc]);
-            let x = a.input(tin, 0);
-            let wt = a.graph_constant(tw, 0);
-            let b = a.graph_constant(tb, 1);
-            let padc = a.i32s(&[1, 1, 1, 1]);
-            let st = a.i32s(&[1, 1]);
-            let dil = a.i32s(&[1, 1]);
-            let acc = a.scalar(i32t, 1);
-            let lb = a.boolc(false);
-            let zx = a.one(i8t, 0x80);
-            let zw = a.one(i8t, 0);
-            let c = a.op(tacc, CONV2D, &[padc, st, dil, acc, lb, x, wt, b, zx, zw]);
+            let (c, tacc) = conv.node(&mut a);
+            let tout = a.tensor(i8t, &[1, oh, ow, conv.oc]);
             let (t_, f_) = (a.boolc(true), a.boolc(false));
             let mode = a.scalar(i32t, if double_round { 3 } else { 1 });
-            let channels = if per_channel { oc as usize } else { 1 };
+            let channels = if per_channel { conv.oc as usize } else { 1 };
             let mults: Vec<i32> = (0..channels as i32)
                 .map(|i| (1 << 30) + i * 77_777)
                 .collect();
@@ -2116,19 +2215,9 @@ mod tests {
                 a.output(c, tacc, 3);
             }
             let words = a.finish();
-            let mut inputs = Inputs::default();
-            let wbytes: Vec<u8> = (0..(oc * 9 * ic) as usize)
-                .map(|i| ((i * 29 + 7) % 256) as u8)
-                .collect();
-            inputs.graph_constants.insert(0, wbytes);
-            let bias: Vec<u8> = (0..oc as i32)
-                .flat_map(|o| (o * 5000 - 40_000).to_le_bytes())
-                .collect();
-            inputs.graph_constants.insert(1, bias);
+            let inputs = conv.constants(|o| o * 5000 - 40_000);
             let graph = compile(&words, "main", &inputs).unwrap();
-            let xbytes: Vec<u8> = (0..(h * w * ic) as usize)
-                .map(|i| ((i * 53 + 11) % 256) as u8)
-                .collect();
+            let xbytes = conv.input();
             let tensors = vec![Tensor::from_bytes(&graph.inputs[0].info, &xbytes).unwrap()];
             let want: Vec<Vec<u8>> = run(&graph, &tensors)
                 .unwrap()
