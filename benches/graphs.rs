@@ -29,12 +29,12 @@
 //! `TESSERA_BENCH_STATUS` names a file, each step is appended to it before it runs, and a panic's
 //! message after it, so that a run that dies (a layer that aborts the process) says where.
 
-use std::ffi::CString;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use tessera_e2e::bench::BenchGpu;
+use tessera_e2e::data_graph::*;
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::vulkanalia::vk::{
     ArmDataGraphExtensionDeviceCommands, ArmTensorsExtensionDeviceCommands,
@@ -43,9 +43,6 @@ use tessera_e2e::*;
 use tessera_graph::testing::{ADD, Asm, CONV2D, MATMUL};
 
 mod common;
-
-/// `VK_TENSOR_USAGE_DATA_GRAPH_BIT_ARM` (64-bit usage; written with [`write_flags64`]).
-const DATA_GRAPH_USAGE: u64 = 1 << 5;
 
 /// The ADD tensors: [1, 4096, 4096] float32, 64 MiB each.
 const ADD_DIMS: [i64; 3] = [1, 4096, 4096];
@@ -117,24 +114,6 @@ impl GraphTensor {
     }
 }
 
-/// A packed linear tensor description with DATA_GRAPH usage (points into `dims`).
-fn description(format: vk::Format, dims: &[i64]) -> vk::TensorDescriptionARM {
-    let mut d = vk::TensorDescriptionARM {
-        tiling: vk::TensorTilingARM::LINEAR,
-        format,
-        dimension_count: dims.len() as u32,
-        dimensions: dims.as_ptr(),
-        strides: std::ptr::null(),
-        ..Default::default()
-    };
-    write_flags64(
-        &mut d,
-        std::mem::offset_of!(vk::TensorDescriptionARM, usage),
-        DATA_GRAPH_USAGE,
-    );
-    d
-}
-
 /// A graph to run: its module, its interface tensors' (binding, dims) and its constants'
 /// (id, dims, format, values).
 struct GraphSpec {
@@ -151,110 +130,13 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// A data graph pipeline create info and everything it points to, boxed so that the pointers
-/// stay valid.
-struct CreateInfo {
-    name: CString,
-    dims: Vec<Vec<i64>>,
-    descs: Vec<vk::TensorDescriptionARM>,
-    resources: Vec<vk::DataGraphPipelineResourceInfoARM>,
-    constant_dims: Vec<Vec<i64>>,
-    constant_descs: Vec<vk::TensorDescriptionARM>,
-    constant_data: Vec<Vec<u8>>,
-    constants: Vec<vk::DataGraphPipelineConstantARM>,
-    module_info: vk::DataGraphPipelineShaderModuleCreateInfoARM,
-    info: vk::DataGraphPipelineCreateInfoARM,
-}
-
-impl CreateInfo {
-    fn new(spec: &GraphSpec, module: vk::ShaderModule, layout: vk::PipelineLayout) -> Box<Self> {
-        let mut c = Box::new(CreateInfo {
-            name: CString::new("main").expect("no NUL"),
-            dims: spec.interface.iter().map(|(_, d)| d.clone()).collect(),
-            descs: Vec::new(),
-            resources: Vec::new(),
-            constant_dims: spec
-                .constants
-                .iter()
-                .map(|(_, d, _, _)| d.clone())
-                .collect(),
-            constant_descs: Vec::new(),
-            constant_data: spec
-                .constants
-                .iter()
-                .map(|(_, _, _, v)| v.clone())
-                .collect(),
-            constants: Vec::new(),
-            module_info: Default::default(),
-            info: Default::default(),
-        });
-        c.descs = c
-            .dims
-            .iter()
-            .zip(&spec.formats)
-            .map(|(d, f)| description(*f, d))
-            .collect();
-        c.resources = spec
-            .interface
-            .iter()
-            .zip(&c.descs)
-            .map(|((binding, _), d)| vk::DataGraphPipelineResourceInfoARM {
-                next: (d as *const vk::TensorDescriptionARM).cast(),
-                descriptor_set: 0,
-                binding: *binding,
-                array_element: 0,
-                ..Default::default()
-            })
-            .collect();
-        c.constant_descs = c
-            .constant_dims
-            .iter()
-            .zip(&spec.constants)
-            .map(|(d, (_, _, f, _))| description(*f, d))
-            .collect();
-        c.constants = spec
-            .constants
-            .iter()
-            .zip(&c.constant_descs)
-            .zip(&c.constant_data)
-            .map(
-                |(((id, _, _, _), d), data)| vk::DataGraphPipelineConstantARM {
-                    next: (d as *const vk::TensorDescriptionARM).cast(),
-                    id: *id,
-                    constant_data: data.as_ptr().cast(),
-                    ..Default::default()
-                },
-            )
-            .collect();
-        c.module_info = vk::DataGraphPipelineShaderModuleCreateInfoARM {
-            module,
-            name: c.name.as_ptr(),
-            constant_count: c.constants.len() as u32,
-            constants: if c.constants.is_empty() {
-                std::ptr::null()
-            } else {
-                c.constants.as_ptr()
-            },
-            ..Default::default()
-        };
-        c.info = vk::DataGraphPipelineCreateInfoARM {
-            next: (&c.module_info as *const vk::DataGraphPipelineShaderModuleCreateInfoARM).cast(),
-            layout,
-            resource_info_count: c.resources.len() as u32,
-            resource_infos: c.resources.as_ptr(),
-            ..Default::default()
-        };
-        c
-    }
-}
-
 /// A graph's pipeline, its session (with its bind-point memory), one descriptor set of its
 /// tensors and a command buffer recording one dispatch.
 struct Graph {
     module: vk::ShaderModule,
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
-    create: Box<CreateInfo>,
+    create: Box<GraphInfo>,
     pipeline: vk::Pipeline,
     session: vk::DataGraphPipelineSessionARM,
     session_memory: Vec<vk::DeviceMemory>,
@@ -311,213 +193,79 @@ impl Gpu {
         }
     }
 
-    /// `vkCreateDataGraphPipelinesARM` of one create info, no cache.
-    fn create_pipeline(&self, info: &vk::DataGraphPipelineCreateInfoARM) -> vk::Pipeline {
-        let mut pipeline = vk::Pipeline::null();
-        // SAFETY: a complete create info whose pointers live in `CreateInfo`; room for one
-        // handle.
-        let r = unsafe {
-            (self.device.commands().create_data_graph_pipelines_arm)(
-                self.device.handle(),
-                vk::DeferredOperationKHR::null(),
-                vk::PipelineCache::null(),
-                1,
-                info,
-                std::ptr::null(),
-                &mut pipeline,
-            )
-        };
-        assert_eq!(r, vk::Result::SUCCESS, "vkCreateDataGraphPipelinesARM");
-        pipeline
-    }
-
     /// Builds `spec`'s pipeline and session and records one dispatch of it on `tensors` (in the
     /// order of `spec.interface`).
     fn graph(&self, spec: &GraphSpec, tensors: &[&GraphTensor]) -> Graph {
         assert_eq!(tensors.len(), spec.interface.len());
         let name = spec.name;
-        let bindings: Vec<_> = spec
+        let device = &self.device;
+        let resources: Vec<Resource> = spec
             .interface
             .iter()
-            .map(|(binding, _)| {
-                vk::DescriptorSetLayoutBinding::builder()
-                    .binding(*binding)
-                    .descriptor_type(vk::DescriptorType::TENSOR_ARM)
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::ALL)
-                    .build()
-            })
+            .zip(&spec.formats)
+            .map(|((binding, dims), &format)| Resource::new(*binding, format, dims))
             .collect();
-        // SAFETY: valid create infos on a live device; every pointer outlives its call.
-        unsafe {
-            let module = self
-                .device
-                .create_shader_module(
-                    &vk::ShaderModuleCreateInfo::builder()
-                        .code_size(spec.words.len() * 4)
-                        .code(&spec.words),
-                    None,
-                )
-                .expect("vkCreateShaderModule");
-            let set_layout = self
-                .device
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::builder().bindings(&bindings),
-                    None,
-                )
-                .expect("vkCreateDescriptorSetLayout");
-            let set_layouts = [set_layout];
-            let layout = self
-                .device
-                .create_pipeline_layout(
-                    &vk::PipelineLayoutCreateInfo::builder().set_layouts(&set_layouts),
-                    None,
-                )
-                .expect("vkCreatePipelineLayout");
-            let create = CreateInfo::new(spec, module, layout);
-            status(&format!("{name}: vkCreateDataGraphPipelinesARM"));
-            let pipeline = self.create_pipeline(&create.info);
+        let constants: Vec<Constant> = spec
+            .constants
+            .iter()
+            .map(|(id, dims, format, data)| (*id, *format, dims.clone(), data.clone()))
+            .collect();
+        let (set_layout, layout) = layouts(device, &resources);
+        let create = GraphInfo::new(device, &spec.words, layout, &resources, &constants);
+        status(&format!("{name}: vkCreateDataGraphPipelinesARM"));
+        let pipeline = self.create_pipeline(&create.info);
 
-            status(&format!("{name}: session and its memory"));
-            let mut session_info = vk::DataGraphPipelineSessionCreateInfoARM {
-                data_graph_pipeline: pipeline,
-                ..Default::default()
-            };
-            write_flags64(
-                &mut session_info,
-                std::mem::offset_of!(vk::DataGraphPipelineSessionCreateInfoARM, flags),
-                0,
-            );
-            let session = self
-                .device
-                .create_data_graph_pipeline_session_arm(&session_info, None)
-                .expect("vkCreateDataGraphPipelineSessionARM");
-            let req_info = vk::DataGraphPipelineSessionBindPointRequirementsInfoARM {
-                session,
-                ..Default::default()
-            };
-            let reqs = self
-                .device
-                .get_data_graph_pipeline_session_bind_point_requirements_arm(&req_info)
-                .expect("vkGetDataGraphPipelineSessionBindPointRequirementsARM");
-            let mut session_memory = Vec::new();
-            for r in reqs {
-                for object in 0..r.num_objects.max(1) {
-                    let mem_info = vk::DataGraphPipelineSessionMemoryRequirementsInfoARM {
-                        session,
-                        bind_point: r.bind_point,
-                        object_index: object,
-                        ..Default::default()
-                    };
-                    let mut req = vk::MemoryRequirements2::default();
-                    self.device
-                        .get_data_graph_pipeline_session_memory_requirements_arm(
-                            &mem_info, &mut req,
-                        );
-                    let reqs = req.memory_requirements;
-                    if reqs.size == 0 {
-                        continue;
-                    }
-                    let (memory, _) = self.mapped_memory(reqs);
-                    let bind = vk::BindDataGraphPipelineSessionMemoryInfoARM {
-                        session,
-                        bind_point: r.bind_point,
-                        object_index: object,
-                        memory,
-                        memory_offset: 0,
-                        ..Default::default()
-                    };
-                    self.device
-                        .bind_data_graph_pipeline_session_memory_arm(&[bind])
-                        .expect("vkBindDataGraphPipelineSessionMemoryARM");
-                    session_memory.push(memory);
-                }
-            }
+        status(&format!("{name}: session and its memory"));
+        let (session, bound) = session(device, pipeline, |reqs| self.mapped_memory(reqs).0);
+        let session_memory = bound.iter().map(|&(_, _, memory)| memory).collect();
+        let views: Vec<(u32, vk::TensorViewARM)> = spec
+            .interface
+            .iter()
+            .zip(tensors)
+            .map(|((binding, _), t)| (*binding, t.view))
+            .collect();
+        let (pool, set) = tensor_set(device, set_layout, &views);
 
-            let sizes = [vk::DescriptorPoolSize {
-                type_: vk::DescriptorType::TENSOR_ARM,
-                descriptor_count: tensors.len() as u32,
-            }];
-            let pool = self
-                .device
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::builder()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .expect("vkCreateDescriptorPool");
-            let set = self
-                .device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::builder()
-                        .descriptor_pool(pool)
-                        .set_layouts(&set_layouts),
-                )
-                .expect("vkAllocateDescriptorSets")[0];
-            let views: Vec<[vk::TensorViewARM; 1]> = tensors.iter().map(|t| [t.view]).collect();
-            let tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = views
-                .iter()
-                .map(|v| vk::WriteDescriptorSetTensorARM {
-                    tensor_view_count: 1,
-                    tensor_views: v.as_ptr(),
-                    ..Default::default()
-                })
-                .collect();
-            let writes: Vec<vk::WriteDescriptorSet> = spec
-                .interface
-                .iter()
-                .zip(&tensor_writes)
-                .map(|((binding, _), w)| vk::WriteDescriptorSet {
-                    next: (w as *const vk::WriteDescriptorSetTensorARM).cast(),
-                    dst_set: set,
-                    dst_binding: *binding,
-                    descriptor_count: 1,
-                    descriptor_type: vk::DescriptorType::TENSOR_ARM,
-                    ..Default::default()
-                })
-                .collect();
-            self.device
-                .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet]);
-
-            status(&format!("{name}: recording vkCmdDispatchDataGraphARM"));
-            let alloc = vk::CommandBufferAllocateInfo::builder()
-                .command_pool(self.pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            let cb = self
-                .device
+        status(&format!("{name}: recording vkCmdDispatchDataGraphARM"));
+        let alloc = vk::CommandBufferAllocateInfo::builder()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid allocate and begin infos on a live device; `cb` is recorded once.
+        let cb = unsafe {
+            let cb = device
                 .allocate_command_buffers(&alloc)
                 .expect("vkAllocateCommandBuffers")[0];
-            self.device
+            device
                 .begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())
                 .expect("vkBeginCommandBuffer");
-            self.device
-                .cmd_bind_pipeline(cb, vk::PipelineBindPoint::DATA_GRAPH_ARM, pipeline);
-            self.device.cmd_bind_descriptor_sets(
-                cb,
-                vk::PipelineBindPoint::DATA_GRAPH_ARM,
-                layout,
-                0,
-                &[set],
-                &[],
-            );
-            self.device.cmd_dispatch_data_graph_arm(cb, session, None);
-            self.device
-                .end_command_buffer(cb)
-                .expect("vkEndCommandBuffer");
-            Graph {
-                module,
-                set_layout,
-                layout,
-                create,
-                pipeline,
-                session,
-                session_memory,
-                pool,
-                cb,
-            }
+            cb
+        };
+        record_dispatch(device, cb, pipeline, layout, set, session);
+        // SAFETY: `cb` is recording.
+        unsafe { device.end_command_buffer(cb) }.expect("vkEndCommandBuffer");
+        Graph {
+            module: create.module(),
+            set_layout,
+            layout,
+            create,
+            pipeline,
+            session,
+            session_memory,
+            pool,
+            cb,
         }
+    }
+
+    /// `vkCreateDataGraphPipelinesARM` of one create info, no cache.
+    fn create_pipeline(&self, info: &vk::DataGraphPipelineCreateInfoARM) -> vk::Pipeline {
+        let (r, pipelines) = create_pipelines(
+            &self.device,
+            vk::PipelineCache::null(),
+            std::slice::from_ref(info),
+        );
+        assert_eq!(r, vk::Result::SUCCESS, "vkCreateDataGraphPipelinesARM");
+        pipelines[0]
     }
 
     fn submit_wait(&self, cb: vk::CommandBuffer) {

@@ -23,6 +23,7 @@
 
 pub mod bench;
 pub mod compute;
+pub mod data_graph;
 
 use std::ffi::{CStr, CString, OsString, c_void};
 use std::fmt;

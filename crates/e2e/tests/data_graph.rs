@@ -12,6 +12,7 @@
 
 use std::ffi::{CStr, CString, c_void};
 
+use tessera_e2e::data_graph::*;
 use tessera_e2e::*;
 use tessera_graph::testing::{ADD, Asm, CONV2D, MAX_POOL2D, SUB};
 use vulkanalia::prelude::v1_3::*;
@@ -19,33 +20,6 @@ use vulkanalia::vk::{
     ArmDataGraphExtensionDeviceCommands, ArmDataGraphExtensionInstanceCommands,
     ArmTensorsExtensionDeviceCommands,
 };
-
-/// `VK_TENSOR_USAGE_DATA_GRAPH_BIT_ARM` (vulkanalia declares the 64-bit tensor usage as 32-bit,
-/// so it is written with [`write_flags64`]).
-const DATA_GRAPH_USAGE: u64 = 1 << 5;
-
-/// A tensor description with DATA_GRAPH usage.
-fn graph_description(
-    tiling: vk::TensorTilingARM,
-    format: vk::Format,
-    dims: &[i64],
-    strides: Option<&[i64]>,
-) -> vk::TensorDescriptionARM {
-    let mut d = vk::TensorDescriptionARM {
-        tiling,
-        format,
-        dimension_count: dims.len() as u32,
-        dimensions: dims.as_ptr(),
-        strides: strides.map_or(std::ptr::null(), |s| s.as_ptr()),
-        ..Default::default()
-    };
-    write_flags64(
-        &mut d,
-        std::mem::offset_of!(vk::TensorDescriptionARM, usage),
-        DATA_GRAPH_USAGE,
-    );
-    d
-}
 
 // ------------------------------------------------------------------------------- graphs
 
@@ -110,59 +84,6 @@ fn add_sub_module() -> Vec<u32> {
 }
 
 // ------------------------------------------------------------------------------- helpers
-
-/// One interface tensor: binding, format, dimensions, strides (None: packed).
-#[derive(Clone)]
-struct Resource {
-    binding: u32,
-    format: vk::Format,
-    dims: Vec<i64>,
-    strides: Option<Vec<i64>>,
-    tiling: vk::TensorTilingARM,
-}
-
-impl Resource {
-    fn new(binding: u32, format: vk::Format, dims: &[i64]) -> Self {
-        Resource {
-            binding,
-            format,
-            dims: dims.to_vec(),
-            strides: None,
-            tiling: vk::TensorTilingARM::LINEAR,
-        }
-    }
-
-    /// Every outer stride multiplied by `k` (the CTS's non-packed layout).
-    fn strided(mut self, k: i64) -> Self {
-        let elem = tensor_format_size(self.format) as i64;
-        let mut strides = packed_strides(elem as u64, &self.dims);
-        let last = strides.len() - 1;
-        for s in &mut strides[..last] {
-            *s *= k;
-        }
-        self.strides = Some(strides);
-        self
-    }
-
-    fn elem(&self) -> u64 {
-        tensor_format_size(self.format)
-    }
-
-    fn effective_strides(&self) -> Vec<i64> {
-        self.strides
-            .clone()
-            .unwrap_or_else(|| packed_strides(self.elem(), &self.dims))
-    }
-
-    fn description(&self) -> vk::TensorDescriptionARM {
-        graph_description(
-            self.tiling,
-            self.format,
-            &self.dims,
-            self.strides.as_deref(),
-        )
-    }
-}
 
 /// A bound tensor with its own host-visible memory, and a view.
 struct BoundTensor {
@@ -284,242 +205,14 @@ impl BoundTensor {
     }
 }
 
-/// A descriptor set layout of tensor bindings (stage ALL) and a pipeline layout of it.
-fn layouts(ctx: &Ctx, resources: &[Resource]) -> (vk::DescriptorSetLayout, vk::PipelineLayout) {
-    let bindings: Vec<_> = resources
-        .iter()
-        .map(|r| {
-            vk::DescriptorSetLayoutBinding::builder()
-                .binding(r.binding)
-                .descriptor_type(vk::DescriptorType::TENSOR_ARM)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::ALL)
-                .build()
-        })
-        .collect();
-    let info = vk::DescriptorSetLayoutCreateInfo::builder().bindings(&bindings);
-    // SAFETY: valid create info.
-    let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }.unwrap();
-    let set_layouts = [set_layout];
-    let info = vk::PipelineLayoutCreateInfo::builder().set_layouts(&set_layouts);
-    // SAFETY: valid create info.
-    let layout = unsafe { ctx.device.create_pipeline_layout(&info, None) }.unwrap();
-    (set_layout, layout)
-}
-
-/// The pieces of a data graph pipeline create info, kept alive together.
-struct GraphInfo {
-    name: CString,
-    descs: Vec<vk::TensorDescriptionARM>,
-    resources: Vec<vk::DataGraphPipelineResourceInfoARM>,
-    constant_descs: Vec<vk::TensorDescriptionARM>,
-    constant_dims: Vec<Vec<i64>>,
-    constant_data: Vec<Vec<u8>>,
-    constants: Vec<vk::DataGraphPipelineConstantARM>,
-    shader_info: vk::DataGraphPipelineShaderModuleCreateInfoARM,
-    feedback: vk::PipelineCreationFeedback,
-    feedback_info: vk::PipelineCreationFeedbackCreateInfo,
-    info: vk::DataGraphPipelineCreateInfoARM,
-    /// The resources (the descriptions point into their dimensions and strides).
-    declared: Vec<Resource>,
-}
-
-impl GraphInfo {
-    /// `constants`: (id, format, dims, data).
-    fn new(
-        ctx: &Ctx,
-        words: &[u32],
-        layout: vk::PipelineLayout,
-        resources: &[Resource],
-        constants: &[(u32, vk::Format, Vec<i64>, Vec<u8>)],
-    ) -> Box<Self> {
-        let info = vk::ShaderModuleCreateInfo::builder()
-            .code_size(words.len() * 4)
-            .code(words);
-        // SAFETY: valid create info.
-        let module = unsafe { ctx.device.create_shader_module(&info, None) }.unwrap();
-        let mut g = Box::new(GraphInfo {
-            name: CString::new("main").unwrap(),
-            descs: Vec::new(),
-            resources: Vec::new(),
-            constant_descs: Vec::new(),
-            constant_dims: constants.iter().map(|c| c.2.clone()).collect(),
-            constant_data: constants.iter().map(|c| c.3.clone()).collect(),
-            constants: Vec::new(),
-            shader_info: Default::default(),
-            feedback: Default::default(),
-            feedback_info: Default::default(),
-            info: Default::default(),
-            declared: resources.to_vec(),
-        });
-        g.descs = g.declared.iter().map(Resource::description).collect();
-        for (r, d) in g.declared.iter().zip(&g.descs) {
-            g.resources.push(vk::DataGraphPipelineResourceInfoARM {
-                next: (d as *const vk::TensorDescriptionARM).cast(),
-                descriptor_set: 0,
-                binding: r.binding,
-                array_element: 0,
-                ..Default::default()
-            });
-        }
-        for (i, c) in constants.iter().enumerate() {
-            let dims = &g.constant_dims[i];
-            g.constant_descs.push(graph_description(
-                vk::TensorTilingARM::LINEAR,
-                c.1,
-                dims,
-                None,
-            ));
-        }
-        for (i, c) in constants.iter().enumerate() {
-            g.constants.push(vk::DataGraphPipelineConstantARM {
-                next: (&g.constant_descs[i] as *const vk::TensorDescriptionARM).cast(),
-                id: c.0,
-                constant_data: g.constant_data[i].as_ptr().cast(),
-                ..Default::default()
-            });
-        }
-        g.shader_info = vk::DataGraphPipelineShaderModuleCreateInfoARM {
-            module,
-            name: g.name.as_ptr(),
-            constant_count: g.constants.len() as u32,
-            constants: if g.constants.is_empty() {
-                std::ptr::null()
-            } else {
-                g.constants.as_ptr()
-            },
-            ..Default::default()
-        };
-        g.feedback_info = vk::PipelineCreationFeedbackCreateInfo {
-            next: (&g.shader_info as *const vk::DataGraphPipelineShaderModuleCreateInfoARM).cast(),
-            pipeline_creation_feedback: &mut g.feedback,
-            ..Default::default()
-        };
-        g.info = vk::DataGraphPipelineCreateInfoARM {
-            next: (&g.feedback_info as *const vk::PipelineCreationFeedbackCreateInfo).cast(),
-            layout,
-            resource_info_count: g.resources.len() as u32,
-            resource_infos: g.resources.as_ptr(),
-            ..Default::default()
-        };
-        g
-    }
-
-    fn with_flags(mut self: Box<Self>, flags: vk::PipelineCreateFlags2) -> Box<Self> {
-        self.info.flags = flags;
-        self
-    }
-}
-
-/// `vkCreateDataGraphPipelinesARM` through the raw command: (result, handles).
-fn create_raw(
-    ctx: &Ctx,
-    cache: vk::PipelineCache,
-    infos: &[vk::DataGraphPipelineCreateInfoARM],
-) -> (vk::Result, Vec<vk::Pipeline>) {
-    let mut out = vec![vk::Pipeline::null(); infos.len()];
-    // SAFETY: valid create infos and room for their handles.
-    let r = unsafe {
-        (ctx.device.commands().create_data_graph_pipelines_arm)(
-            ctx.device.handle(),
-            vk::DeferredOperationKHR::null(),
-            cache,
-            infos.len() as u32,
-            infos.as_ptr(),
-            std::ptr::null(),
-            out.as_mut_ptr(),
-        )
-    };
-    (r, out)
-}
-
 fn create_one(ctx: &Ctx, g: &GraphInfo) -> vk::Pipeline {
-    let (r, p) = create_raw(
-        ctx,
+    let (r, p) = create_pipelines(
+        &ctx.device,
         vk::PipelineCache::null(),
         std::slice::from_ref(&g.info),
     );
     assert_eq!(r, vk::Result::SUCCESS, "vkCreateDataGraphPipelinesARM");
     p[0]
-}
-
-/// A session create info (its 64-bit flags zeroed whole: vulkanalia declares them 32-bit).
-fn session_info(pipeline: vk::Pipeline) -> vk::DataGraphPipelineSessionCreateInfoARM {
-    let mut info = vk::DataGraphPipelineSessionCreateInfoARM {
-        data_graph_pipeline: pipeline,
-        ..Default::default()
-    };
-    write_flags64(
-        &mut info,
-        std::mem::offset_of!(vk::DataGraphPipelineSessionCreateInfoARM, flags),
-        0,
-    );
-    info
-}
-
-/// A bind point's requirement, the memory size it asked for and the memory bound there.
-type BoundPoint = (
-    vk::DataGraphPipelineSessionBindPointRequirementARM,
-    u64,
-    vk::DeviceMemory,
-);
-
-/// A session with every reported bind point bound to fresh (host-visible) memory; also
-/// returns the requirements reported and the memory bound.
-fn session(
-    ctx: &Ctx,
-    pipeline: vk::Pipeline,
-) -> (vk::DataGraphPipelineSessionARM, Vec<BoundPoint>) {
-    let info = session_info(pipeline);
-    // SAFETY: valid create info.
-    let session = unsafe {
-        ctx.device
-            .create_data_graph_pipeline_session_arm(&info, None)
-    }
-    .unwrap();
-    let req_info = vk::DataGraphPipelineSessionBindPointRequirementsInfoARM {
-        session,
-        ..Default::default()
-    };
-    // SAFETY: valid info.
-    let reqs = unsafe {
-        ctx.device
-            .get_data_graph_pipeline_session_bind_point_requirements_arm(&req_info)
-    }
-    .unwrap();
-    let mut out = Vec::new();
-    for r in reqs {
-        let mem_info = vk::DataGraphPipelineSessionMemoryRequirementsInfoARM {
-            session,
-            bind_point: r.bind_point,
-            object_index: 0,
-            ..Default::default()
-        };
-        let mut req = vk::MemoryRequirements2::default();
-        // SAFETY: valid structs.
-        unsafe {
-            ctx.device
-                .get_data_graph_pipeline_session_memory_requirements_arm(&mem_info, &mut req)
-        };
-        let size = req.memory_requirements.size;
-        let memory = ctx.memory(size);
-        let bind = vk::BindDataGraphPipelineSessionMemoryInfoARM {
-            session,
-            bind_point: r.bind_point,
-            object_index: 0,
-            memory,
-            memory_offset: 0,
-            ..Default::default()
-        };
-        // SAFETY: valid bind info.
-        unsafe {
-            ctx.device
-                .bind_data_graph_pipeline_session_memory_arm(&[bind])
-        }
-        .unwrap();
-        out.push((r, size, memory));
-    }
-    (session, out)
 }
 
 /// Runs `pipeline` on `tensors` (each at its resource's binding of set 0).
@@ -531,62 +224,12 @@ fn dispatch(
     session: vk::DataGraphPipelineSessionARM,
     tensors: &[&BoundTensor],
 ) {
-    let sizes = [vk::DescriptorPoolSize {
-        type_: vk::DescriptorType::TENSOR_ARM,
-        descriptor_count: tensors.len() as u32,
-    }];
-    let info = vk::DescriptorPoolCreateInfo::builder()
-        .max_sets(1)
-        .pool_sizes(&sizes);
-    // SAFETY: valid create info.
-    let pool = unsafe { ctx.device.create_descriptor_pool(&info, None) }.unwrap();
-    let set_layouts = [set_layout];
-    let info = vk::DescriptorSetAllocateInfo::builder()
-        .descriptor_pool(pool)
-        .set_layouts(&set_layouts);
-    // SAFETY: valid allocate info.
-    let set = unsafe { ctx.device.allocate_descriptor_sets(&info) }.unwrap()[0];
-    let views: Vec<[vk::TensorViewARM; 1]> = tensors.iter().map(|t| [t.view]).collect();
-    let mut tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = views
+    let views: Vec<(u32, vk::TensorViewARM)> = tensors
         .iter()
-        .map(|v| vk::WriteDescriptorSetTensorARM {
-            tensor_view_count: 1,
-            tensor_views: v.as_ptr(),
-            ..Default::default()
-        })
+        .map(|t| (t.resource.binding, t.view))
         .collect();
-    let writes: Vec<vk::WriteDescriptorSet> = tensors
-        .iter()
-        .zip(tensor_writes.iter_mut())
-        .map(|(t, w)| vk::WriteDescriptorSet {
-            next: (w as *mut vk::WriteDescriptorSetTensorARM).cast::<c_void>(),
-            dst_set: set,
-            dst_binding: t.resource.binding,
-            descriptor_count: 1,
-            descriptor_type: vk::DescriptorType::TENSOR_ARM,
-            ..Default::default()
-        })
-        .collect();
-    // SAFETY: valid writes.
-    unsafe {
-        ctx.device
-            .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet])
-    };
-    ctx.run(|d, cb| {
-        // SAFETY: recording into `cb`.
-        unsafe {
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::DATA_GRAPH_ARM, pipeline);
-            d.cmd_bind_descriptor_sets(
-                cb,
-                vk::PipelineBindPoint::DATA_GRAPH_ARM,
-                layout,
-                0,
-                &[set],
-                &[],
-            );
-            d.cmd_dispatch_data_graph_arm(cb, session, None);
-        }
-    });
+    let (pool, set) = tensor_set(&ctx.device, set_layout, &views);
+    ctx.run(|d, cb| record_dispatch(d, cb, pipeline, layout, set, session));
     // SAFETY: the work is done.
     unsafe { ctx.device.destroy_descriptor_pool(pool, None) };
 }
@@ -805,16 +448,16 @@ fn max_pool_runs_on_strided_tensors_without_a_session_memory() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]).strided(3);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 4, 8, 4]).strided(5);
-    let (set_layout, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
+    let (set_layout, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
     let g = GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &max_pool_module(false),
         layout,
         &[input.clone(), output.clone()],
         &[],
     );
     let pipeline = create_one(&ctx, &g);
-    let (session, reqs) = session(&ctx, pipeline);
+    let (session, reqs) = session(&ctx.device, pipeline, |r| ctx.memory(r.size));
     assert!(
         reqs.is_empty(),
         "no intermediate tensor, no bind point: {reqs:?}"
@@ -837,16 +480,16 @@ fn chained_max_pools_need_and_use_transient_memory() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 2, 4, 4]);
-    let (set_layout, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
+    let (set_layout, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
     let g = GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &max_pool_module(true),
         layout,
         &[input.clone(), output.clone()],
         &[],
     );
     let pipeline = create_one(&ctx, &g);
-    let (session, reqs) = session(&ctx, pipeline);
+    let (session, reqs) = session(&ctx.device, pipeline, |r| ctx.memory(r.size));
     assert_eq!(reqs.len(), 1);
     assert_eq!(
         reqs[0].0.bind_point,
@@ -896,13 +539,13 @@ fn conv2d_reads_its_constants_and_runs_from_an_inline_module() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(0, vk::Format::R32_SFLOAT, &[1, 8, 16, 4]);
     let output = Resource::new(1, vk::Format::R32_SFLOAT, &[1, 4, 8, 4]).strided(2);
-    let (set_layout, layout) = layouts(&ctx, &[input.clone(), output.clone()]);
+    let (set_layout, layout) = layouts(&ctx.device, &[input.clone(), output.clone()]);
     let weights: Vec<f32> = (0..64).map(|i| 1.5 + i as f32).collect();
     let bias: Vec<f32> = (0..4).map(|i| 2.25 + i as f32).collect();
     let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let words = conv_module();
     let mut g = GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &words,
         layout,
         &[input.clone(), output.clone()],
@@ -921,7 +564,7 @@ fn conv2d_reads_its_constants_and_runs_from_an_inline_module() {
     g.shader_info.module = vk::ShaderModule::null();
     g.info.next = (&inline as *const vk::ShaderModuleCreateInfo).cast();
     let pipeline = create_one(&ctx, &g);
-    let (session, reqs) = session(&ctx, pipeline);
+    let (session, reqs) = session(&ctx.device, pipeline, |r| ctx.memory(r.size));
     assert!(reqs.is_empty());
     let x = BoundTensor::new(&ctx, &input);
     let o = BoundTensor::new(&ctx, &output);
@@ -964,10 +607,10 @@ fn add_and_sub_write_two_outputs_at_swapped_bindings() {
     let s_r = Resource::new(1, vk::Format::R32_SINT, &dims);
     let d_r = Resource::new(0, vk::Format::R32_SINT, &dims).strided(6);
     let all = [x_r.clone(), y_r.clone(), s_r.clone(), d_r.clone()];
-    let (set_layout, layout) = layouts(&ctx, &all);
-    let g = GraphInfo::new(&ctx, &add_sub_module(), layout, &all, &[]);
+    let (set_layout, layout) = layouts(&ctx.device, &all);
+    let g = GraphInfo::new(&ctx.device, &add_sub_module(), layout, &all, &[]);
     let pipeline = create_one(&ctx, &g);
-    let (session, _) = session(&ctx, pipeline);
+    let (session, _) = session(&ctx.device, pipeline, |r| ctx.memory(r.size));
     let t: Vec<BoundTensor> = all.iter().map(|r| BoundTensor::new(&ctx, r)).collect();
     let n = 8 * 16 * 4;
     let xs: Vec<i32> = (0..n).map(|i| i + 5).collect();
@@ -993,8 +636,14 @@ fn properties_report_a_creation_log_and_an_identifier() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 4, 8, 4]);
-    let (_, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
-    let g = GraphInfo::new(&ctx, &max_pool_module(false), layout, &[input, output], &[]);
+    let (_, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
+    let g = GraphInfo::new(
+        &ctx.device,
+        &max_pool_module(false),
+        layout,
+        &[input, output],
+        &[],
+    );
     let pipeline = create_one(&ctx, &g);
     let info = vk::DataGraphPipelineInfoARM {
         data_graph_pipeline: pipeline,
@@ -1089,13 +738,19 @@ fn cache_hits_misses_and_feedback_follow_the_flags() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 4, 8, 4]);
-    let (_, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
+    let (_, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
     let words = max_pool_module(false);
     let fail_on = vk::PipelineCreateFlags2::FAIL_ON_PIPELINE_COMPILE_REQUIRED;
     let early = vk::PipelineCreateFlags2::EARLY_RETURN_ON_FAILURE;
     let make = |input: &Resource, flags| {
-        GraphInfo::new(&ctx, &words, layout, &[input.clone(), output.clone()], &[])
-            .with_flags(flags)
+        GraphInfo::new(
+            &ctx.device,
+            &words,
+            layout,
+            &[input.clone(), output.clone()],
+            &[],
+        )
+        .with_flags(flags)
     };
     let new_cache = |data: &[u8]| {
         let info = vk::PipelineCacheCreateInfo::builder().initial_data(data);
@@ -1105,21 +760,21 @@ fn cache_hits_misses_and_feedback_follow_the_flags() {
     let cache = new_cache(&[]);
     // Fill, then a hit in a second call: feedback says so.
     let fill = make(&input, vk::PipelineCreateFlags2::empty());
-    let (r, p) = create_raw(&ctx, cache, &[fill.info]);
+    let (r, p) = create_pipelines(&ctx.device, cache, &[fill.info]);
     assert_eq!(r, vk::Result::SUCCESS);
     assert!(!p[0].is_null());
     let valid = vk::PipelineCreationFeedbackFlags::VALID;
     let hit_bit = vk::PipelineCreationFeedbackFlags::APPLICATION_PIPELINE_CACHE_HIT;
     assert_eq!(fill.feedback.flags, valid);
     let hit = make(&input, fail_on);
-    let (r, p) = create_raw(&ctx, cache, &[hit.info]);
+    let (r, p) = create_pipelines(&ctx.device, cache, &[hit.info]);
     assert_eq!(r, vk::Result::SUCCESS);
     assert!(!p[0].is_null());
     assert_eq!(hit.feedback.flags, valid | hit_bit);
     // A different input layout (strides) is a miss: COMPILE_REQUIRED, NULL handle.
     let strided = input.clone().strided(3);
     let miss = make(&strided, fail_on);
-    let (r, p) = create_raw(&ctx, cache, &[miss.info]);
+    let (r, p) = create_pipelines(&ctx.device, cache, &[miss.info]);
     assert_eq!(r, vk::Result::PIPELINE_COMPILE_REQUIRED);
     assert!(p[0].is_null());
     // One call: Fill, Hit, Miss, Hit — each entry sees the ones before it.
@@ -1131,7 +786,7 @@ fn cache_hits_misses_and_feedback_follow_the_flags() {
         make(&strided, fail_on),
     ];
     let infos: Vec<_> = entries.iter().map(|e| e.info).collect();
-    let (r, p) = create_raw(&ctx, cache2, &infos);
+    let (r, p) = create_pipelines(&ctx.device, cache2, &infos);
     assert_eq!(r, vk::Result::PIPELINE_COMPILE_REQUIRED);
     assert_eq!(
         p.iter().map(|h| h.is_null()).collect::<Vec<_>>(),
@@ -1146,7 +801,7 @@ fn cache_hits_misses_and_feedback_follow_the_flags() {
         make(&input, fail_on),
     ];
     let infos: Vec<_> = entries.iter().map(|e| e.info).collect();
-    let (r, p) = create_raw(&ctx, cache3, &infos);
+    let (r, p) = create_pipelines(&ctx.device, cache3, &infos);
     assert_eq!(r, vk::Result::PIPELINE_COMPILE_REQUIRED);
     assert_eq!(
         p.iter().map(|h| h.is_null()).collect::<Vec<_>>(),
@@ -1159,7 +814,7 @@ fn cache_hits_misses_and_feedback_follow_the_flags() {
     assert!(data.len() > 32, "header + the graph entry");
     let reloaded = new_cache(&data);
     let again = make(&input, fail_on);
-    let (r, p) = create_raw(&ctx, reloaded, &[again.info]);
+    let (r, p) = create_pipelines(&ctx.device, reloaded, &[again.info]);
     assert_eq!(r, vk::Result::SUCCESS);
     assert!(!p[0].is_null());
     assert_eq!(again.feedback.flags, valid | hit_bit);
@@ -1167,11 +822,11 @@ fn cache_hits_misses_and_feedback_follow_the_flags() {
     let merged = new_cache(&[]);
     // SAFETY: valid caches.
     unsafe { ctx.device.merge_pipeline_caches(merged, &[cache]) }.unwrap();
-    let (r, _) = create_raw(&ctx, merged, &[make(&input, fail_on).info]);
+    let (r, _) = create_pipelines(&ctx.device, merged, &[make(&input, fail_on).info]);
     assert_eq!(r, vk::Result::SUCCESS);
     // Garbage initial data is ignored.
     let junk = new_cache(&[1, 2, 3, 4, 5, 6, 7, 8]);
-    let (r, _) = create_raw(&ctx, junk, &[make(&input, fail_on).info]);
+    let (r, _) = create_pipelines(&ctx.device, junk, &[make(&input, fail_on).info]);
     assert_eq!(r, vk::Result::PIPELINE_COMPILE_REQUIRED);
 }
 
@@ -1180,9 +835,9 @@ fn a_pipeline_is_recreated_from_its_identifier() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 4, 8, 4]);
-    let (set_layout, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
+    let (set_layout, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
     let g = GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &max_pool_module(false),
         layout,
         &[input.clone(), output.clone()],
@@ -1191,7 +846,7 @@ fn a_pipeline_is_recreated_from_its_identifier() {
     let cache_info = vk::PipelineCacheCreateInfo::builder();
     // SAFETY: valid create info.
     let cache = unsafe { ctx.device.create_pipeline_cache(&cache_info, None) }.unwrap();
-    let (r, p) = create_raw(&ctx, cache, &[g.info]);
+    let (r, p) = create_pipelines(&ctx.device, cache, &[g.info]);
     assert_eq!(r, vk::Result::SUCCESS);
     let info = vk::DataGraphPipelineInfoARM {
         data_graph_pipeline: p[0],
@@ -1221,10 +876,10 @@ fn a_pipeline_is_recreated_from_its_identifier() {
         layout,
         ..Default::default()
     };
-    let (r, p2) = create_raw(&ctx, cache, &[from_id]);
+    let (r, p2) = create_pipelines(&ctx.device, cache, &[from_id]);
     assert_eq!(r, vk::Result::SUCCESS);
     // It runs like the original.
-    let (session, _) = session(&ctx, p2[0]);
+    let (session, _) = session(&ctx.device, p2[0], |r| ctx.memory(r.size));
     let x = BoundTensor::new(&ctx, &input);
     let o = BoundTensor::new(&ctx, &output);
     let data = ramp_i8(8 * 16 * 4, -60);
@@ -1243,10 +898,10 @@ fn a_pipeline_is_recreated_from_its_identifier() {
     };
     let mut unknown = from_id;
     unknown.next = (&by_other as *const vk::DataGraphPipelineIdentifierCreateInfoARM).cast();
-    let (r, p3) = create_raw(&ctx, cache, &[unknown]);
+    let (r, p3) = create_pipelines(&ctx.device, cache, &[unknown]);
     assert_eq!(r, vk::Result::PIPELINE_COMPILE_REQUIRED);
     assert!(p3[0].is_null());
-    let (r, _) = create_raw(&ctx, vk::PipelineCache::null(), &[from_id]);
+    let (r, _) = create_pipelines(&ctx.device, vk::PipelineCache::null(), &[from_id]);
     assert_eq!(r, vk::Result::ERROR_VALIDATION_FAILED);
     x.destroy(&ctx);
     o.destroy(&ctx);
@@ -1259,11 +914,11 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 4, 8, 4]);
-    let (_, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
+    let (_, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
     let words = max_pool_module(false);
     let fails = |g: &GraphInfo| {
-        let (r, p) = create_raw(
-            &ctx,
+        let (r, p) = create_pipelines(
+            &ctx.device,
             vk::PipelineCache::null(),
             std::slice::from_ref(&g.info),
         );
@@ -1272,7 +927,7 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
     };
     // A missing resource info.
     fails(&GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &words,
         layout,
         std::slice::from_ref(&input),
@@ -1281,7 +936,7 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
     // Dimensions that differ from the graph's.
     let wrong = Resource::new(0, vk::Format::R8_SINT, &[1, 4, 8, 2]);
     fails(&GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &words,
         layout,
         &[input.clone(), wrong],
@@ -1290,7 +945,7 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
     // A format that does not carry the graph's element type.
     let wrong = Resource::new(0, vk::Format::R32_SFLOAT, &[1, 4, 8, 4]);
     fails(&GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &words,
         layout,
         &[input.clone(), wrong],
@@ -1299,9 +954,9 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
     // The conv graph without its constants.
     let f_in = Resource::new(0, vk::Format::R32_SFLOAT, &[1, 8, 16, 4]);
     let f_out = Resource::new(1, vk::Format::R32_SFLOAT, &[1, 4, 8, 4]);
-    let (_, conv_layout) = layouts(&ctx, &[f_in.clone(), f_out.clone()]);
+    let (_, conv_layout) = layouts(&ctx.device, &[f_in.clone(), f_out.clone()]);
     fails(&GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &conv_module(),
         conv_layout,
         &[f_in, f_out],
@@ -1310,7 +965,7 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
     // Truncated and garbage modules: errors, never crashes.
     for cut in [5usize, words.len() / 2, words.len() - 1] {
         fails(&GraphInfo::new(
-            &ctx,
+            &ctx.device,
             &words[..cut],
             layout,
             &[input.clone(), output.clone()],
@@ -1322,21 +977,27 @@ fn bad_graphs_and_descriptions_fail_creation_with_null_handles() {
         *w ^= (i as u32).wrapping_mul(0x9e37_79b9);
     }
     fails(&GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &garbage,
         layout,
         &[input.clone(), output.clone()],
         &[],
     ));
     // An unknown entry point name.
-    let mut g = GraphInfo::new(&ctx, &words, layout, &[input.clone(), output.clone()], &[]);
+    let mut g = GraphInfo::new(
+        &ctx.device,
+        &words,
+        layout,
+        &[input.clone(), output.clone()],
+        &[],
+    );
     g.name = CString::new("nope").unwrap();
     g.shader_info.name = g.name.as_ptr();
     fails(&g);
     // A layout without the tensor bindings.
-    let (_, empty_layout) = layouts(&ctx, &[]);
+    let (_, empty_layout) = layouts(&ctx.device, &[]);
     fails(&GraphInfo::new(
-        &ctx,
+        &ctx.device,
         &words,
         empty_layout,
         &[input, output],
@@ -1349,8 +1010,14 @@ fn dispatch_rules_are_checked_when_recording() {
     let ctx = Ctx::with_data_graph();
     let input = Resource::new(1, vk::Format::R8_SINT, &[1, 8, 16, 4]);
     let output = Resource::new(0, vk::Format::R8_SINT, &[1, 2, 4, 4]);
-    let (_, layout) = layouts(&ctx, &[output.clone(), input.clone()]);
-    let g = GraphInfo::new(&ctx, &max_pool_module(true), layout, &[input, output], &[]);
+    let (_, layout) = layouts(&ctx.device, &[output.clone(), input.clone()]);
+    let g = GraphInfo::new(
+        &ctx.device,
+        &max_pool_module(true),
+        layout,
+        &[input, output],
+        &[],
+    );
     let pipeline = create_one(&ctx, &g);
     let info = session_info(pipeline);
     // SAFETY: valid create info.
