@@ -98,6 +98,11 @@ pub const TOSA_EXTENSIONS: &[TosaClaim] = &[
         name: "EXT-DOUBLEROUND",
         quality: EXPERIMENTAL,
     },
+    // RESCALE's INEXACT_ROUND runs as an exact single rounding, which its bound always admits.
+    TosaClaim {
+        name: "EXT-INEXACTROUND",
+        quality: EXPERIMENTAL,
+    },
 ];
 
 /// One `VkDataGraphPipelineConstantARM`, its data repacked row-major.
