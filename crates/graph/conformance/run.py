@@ -67,6 +67,80 @@ def spirv_and_constants(test_dir, desc, work):
 OPERAND_LIST_ERRORS = ("_ERRORIF_WrongInputList_", "_ERRORIF_WrongOutputList_")
 
 
+def scenario(vgf, info, inputs, work):
+    """A scenario-runner scenario that dispatches the VGF's graph on `inputs` (.npy files, in the
+    order of the graph's inputs) and writes each output to `work/icd/output_<i>.npy`; None when
+    a resource has no Vulkan tensor format (int48 results) or is rank 0 (scenario-runner's
+    tensors have a rank of 1 or more)."""
+    seq = info["model_sequence"]
+    resources = {r["index"]: r for r in info["resources"]}
+    entries, bindings = [{"graph": {"uid": "graph", "src": vgf}}], []
+    for kind, items, files in (("in", seq["inputs"], inputs), ("out", seq["outputs"], None)):
+        for i, item in enumerate(sorted(items, key=lambda x: x["index"])):
+            res = resources[item["mrt_index"]]
+            if not res.get("vk_format", "").startswith("VK_FORMAT_") or not res["shape"]:
+                return None
+            tensor = {"uid": f"{kind}{i}", "dims": res["shape"], "format": res["vk_format"]}
+            if kind == "in":
+                tensor.update(shader_access="readonly", src=files[i])
+            else:
+                tensor.update(shader_access="writeonly", dst=os.path.join(work, "icd", f"output_{i}.npy"))
+            entries.append({"tensor": tensor})
+            bindings.append({"set": 0, "id": item["binding"], "resource_ref": f"{kind}{i}"})
+    return {"resources": entries, "commands": [{"dispatch_vgf": {"graph_ref": "graph", "bindings": bindings}}]}
+
+
+def run_icd(test_dir, desc, work, icd):
+    """Runs the test's VGF through the Vulkan loader and Tessera's ICD with scenario-runner (no
+    layer): None when it ran (outputs in `work/icd`), else the reason it did not."""
+    runner, manifest = icd
+    rc, out = sh(["vgf_dump", "-i", os.path.join(work, "t.vgf"), "-o", "-"])
+    if rc != 0:
+        return "vgf_dump failed"
+    info = json.loads(out[out.index("{"):])
+    os.makedirs(os.path.join(work, "icd"), exist_ok=True)
+    inputs = [os.path.join(test_dir, f) for f in desc["ifm_file"]]
+    sc = scenario(os.path.join(work, "t.vgf"), info, inputs, work)
+    if sc is None:
+        return "skip"
+    path = os.path.join(work, "scenario.json")
+    json.dump(sc, open(path, "w"), indent=1)
+    env = dict(os.environ, VK_DRIVER_FILES=manifest, VK_ICD_FILENAMES=manifest, VK_LOADER_LAYERS_DISABLE="*")
+    for k in ("VK_ADD_LAYER_PATH", "VK_ADD_DRIVER_FILES", "VK_INSTANCE_LAYERS", "VK_LAYER_PATH"):
+        env.pop(k, None)
+    r = subprocess.run([runner, "--scenario", path, "--output", os.path.join(work, "icd")],
+                       capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        lines = (r.stdout + r.stderr).strip().splitlines()
+        return "scenario-runner: " + (lines[-1] if lines else f"exit {r.returncode}")
+    return None
+
+
+def verify(desc, test_dir, ref, got_dir, prefix=""):
+    """tosa_verify of every output in `got_dir` against the reference: None, or the failure."""
+    for i, (name, f) in enumerate(zip(desc["ofm_name"], desc["ofm_file"])):
+        got = os.path.join(got_dir, f"output_{i}.npy")
+        if not os.path.exists(got):
+            return f"{prefix}{name}: no output"
+        # TOSA's rank-0 tensors are [1] in SPIR-V (and so in our output); give the verifier
+        # the reference's shape.
+        want = numpy.load(os.path.join(ref, f), mmap_mode="r")
+        have = numpy.load(got)
+        if want.shape == () and have.shape == (1,):
+            numpy.save(got, have.reshape(()))
+        cmd = ["tosa_verify", "--test_desc", os.path.join(test_dir, "desc.json"), "--ofm_name", name,
+               "--imp_result_file", got, "--ref_result_file", os.path.join(ref, f)]
+        # Dot-product and absolute-error rules also need the bounds the precise reference run
+        # writes beside its result.
+        bounds = os.path.join(ref, "bounds_" + f)
+        if os.path.exists(bounds):
+            cmd += ["--bnd_result_file", bounds]
+        rc, out = sh(cmd)
+        if rc != 0:
+            return f"{prefix}{name}: " + (out.splitlines()[-1] if out else "tosa_verify failed")
+    return None
+
+
 def run_negative(test_dir, desc, graph_run):
     """An ERROR_IF test: Tessera must reject the graph (model-converter may refuse it first)."""
     work = os.path.join(test_dir, "tessera")
@@ -87,7 +161,7 @@ def run_negative(test_dir, desc, graph_run):
     return "fail", "an ERROR_IF graph was accepted"
 
 
-def run_test(test_dir, graph_run):
+def run_test(test_dir, graph_run, icd=None):
     desc = json.load(open(os.path.join(test_dir, "desc.json")))
     if desc.get("expected_failure"):
         return run_negative(test_dir, desc, graph_run)
@@ -119,24 +193,19 @@ def run_test(test_dir, graph_run):
     if rc != 0:
         reason = out.splitlines()[-1] if out else "graph-run failed"
         return "rejected", reason
-    for i, (name, f) in enumerate(zip(desc["ofm_name"], desc["ofm_file"])):
-        got = os.path.join(imp, f"output_{i}.npy")
-        # TOSA's rank-0 tensors are [1] in SPIR-V (and so in our output); give the verifier
-        # the reference's shape.
-        want = numpy.load(os.path.join(ref, f), mmap_mode="r")
-        have = numpy.load(got)
-        if want.shape == () and have.shape == (1,):
-            numpy.save(got, have.reshape(()))
-        cmd = ["tosa_verify", "--test_desc", os.path.join(test_dir, "desc.json"), "--ofm_name", name,
-               "--imp_result_file", got, "--ref_result_file", os.path.join(ref, f)]
-        # Dot-product and absolute-error rules also need the bounds the precise reference run
-        # writes beside its result.
-        bounds = os.path.join(ref, "bounds_" + f)
-        if os.path.exists(bounds):
-            cmd += ["--bnd_result_file", bounds]
-        rc, out = sh(cmd)
-        if rc != 0:
-            return "fail", f"{name}: " + (out.splitlines()[-1] if out else "tosa_verify failed")
+    why = verify(desc, test_dir, ref, imp)
+    if why:
+        return "fail", why
+    if icd:
+        why = run_icd(test_dir, desc, work, icd)
+        if why == "skip":
+            return "pass", "graph-run only (a rank-0 tensor, or a result with no Vulkan tensor format)"
+        if why:
+            return "rejected", "icd: " + why
+        why = verify(desc, test_dir, ref, os.path.join(work, "icd"), "icd: ")
+        if why:
+            return "fail", why
+        return "pass", "icd"
     return "pass", ""
 
 
@@ -170,6 +239,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--reuse", action="store_true",
                     help="run the tests already generated under --work instead of generating them")
+    ap.add_argument("--scenario-runner",
+                    help="also run each positive test through the Vulkan loader and Tessera's ICD "
+                         "with this scenario-runner (Arm's ML SDK), and verify those outputs too")
+    ap.add_argument("--icd-manifest", help="the ICD manifest for --scenario-runner")
     ap.add_argument("--per-op", type=int, default=0,
                     help="run only the first N tests (by name) of each operator (0: all)")
     a = ap.parse_args()
@@ -193,7 +266,8 @@ def main():
         tests = kept
     results = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for t, r in zip(tests, pool.map(lambda t: run_test(t, a.graph_run), tests)):
+        icd = (os.path.abspath(a.scenario_runner), os.path.abspath(a.icd_manifest)) if a.scenario_runner else None
+        for t, r in zip(tests, pool.map(lambda t: run_test(t, a.graph_run, icd), tests)):
             results[os.path.relpath(t, gen)] = r
     per_op = defaultdict(Counter)
     reasons = defaultdict(Counter)
@@ -213,6 +287,10 @@ def main():
     for op in sorted(reasons):
         for why, n in reasons[op].most_common(3):
             print(f"  {op}: {n}× {why}")
+    if a.scenario_runner:
+        through = sum(1 for status, why in results.values() if status == "pass" and why == "icd")
+        print(f"{through} of the passing tests also passed through the loader and Tessera's ICD "
+              "(scenario-runner); the others have rank-0 tensors or results with no Vulkan tensor format")
     if a.json:
         json.dump({k: list(v) for k, v in results.items()}, open(a.json, "w"), indent=1)
     sys.exit(1 if total["fail"] else 0)
