@@ -67,20 +67,22 @@ pub struct TosaClaim {
     pub quality: u32,
 }
 
-/// `VK_DATA_GRAPH_TOSA_QUALITY_EXPERIMENTAL_ARM`: every operator is implemented for the
-/// profile's or extension's types, and the sampled conformance tests pass, but the whole TOSA
-/// 1.0.2 conformance suite has not been run (CONFORMANT is for then).
-const EXPERIMENTAL: u32 = crate::vk::abi::VK_DATA_GRAPH_TOSA_QUALITY_EXPERIMENTAL_ARM;
+/// `VK_DATA_GRAPH_TOSA_QUALITY_CONFORMANT_ARM`: every positive test of Arm's TOSA 1.0.2
+/// conformance suite (tosa-tools 2026.8.0) for the claimed profiles and extensions passes
+/// `tosa_verify` (`cargo xtask conformance`, which also runs them through this ICD with
+/// scenario-runner), and no negative (ERROR_IF) test that reaches the driver is accepted. A
+/// profile or extension is claimed only then.
+const CONFORMANT: u32 = crate::vk::abi::VK_DATA_GRAPH_TOSA_QUALITY_CONFORMANT_ARM;
 
 /// The TOSA profiles the `TOSA.001000.1` operation set supports (level 8K).
 pub const TOSA_PROFILES: &[TosaClaim] = &[
     TosaClaim {
         name: "PRO-INT",
-        quality: EXPERIMENTAL,
+        quality: CONFORMANT,
     },
     TosaClaim {
         name: "PRO-FP",
-        quality: EXPERIMENTAL,
+        quality: CONFORMANT,
     },
 ];
 
@@ -88,20 +90,20 @@ pub const TOSA_PROFILES: &[TosaClaim] = &[
 pub const TOSA_EXTENSIONS: &[TosaClaim] = &[
     TosaClaim {
         name: "EXT-INT16",
-        quality: EXPERIMENTAL,
+        quality: CONFORMANT,
     },
     TosaClaim {
         name: "EXT-FFT",
-        quality: EXPERIMENTAL,
+        quality: CONFORMANT,
     },
     TosaClaim {
         name: "EXT-DOUBLEROUND",
-        quality: EXPERIMENTAL,
+        quality: CONFORMANT,
     },
     // RESCALE's INEXACT_ROUND runs as an exact single rounding, which its bound always admits.
     TosaClaim {
         name: "EXT-INEXACTROUND",
-        quality: EXPERIMENTAL,
+        quality: CONFORMANT,
     },
 ];
 
