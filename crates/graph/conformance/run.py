@@ -15,6 +15,7 @@ rebuilds the broken operand list (WrongInputList/WrongOutputList) into a valid m
 Usage: run.py --graph-run PATH --work DIR [--ops add,mul,...] [--profile tosa-pro-int ...]
               [--extension ...] [--test-type positive|negative|both] [--per-op N]
               [--json report.json] [--jobs N]
+              [--scenario-runner PATH --icd-manifest FILE]   (also through the loader and the ICD)
 Needs tosa_verif_conformance_generator, tosa_reference_model, model-converter, vgf_dump and
 tosa_verify on PATH (`cargo xtask conformance` installs them into target/tosa-venv).
 """
