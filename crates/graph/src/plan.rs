@@ -1225,13 +1225,7 @@ fn matmul(
                 &owned
             }
         };
-        let rows = Rows {
-            data: &a[n * h * c..(n + 1) * h * c],
-            starts: Starts::Strided(c),
-            first: 0,
-            runs: &[0],
-            run: c,
-        };
+        let rows = Rows::matrix(&a[n * h * c..(n + 1) * h * c], c, c);
         sgemm(
             h,
             &rows,
@@ -1286,13 +1280,7 @@ fn conv2d(
     };
     let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
     if direct {
-        let rows = Rows {
-            data: &x,
-            starts: Starts::Strided(ic),
-            first: 0,
-            runs: &[0],
-            run: ic,
-        };
+        let rows = Rows::matrix(&x, ic, ic);
         return sgemm(m, &rows, b, Init::Bias(&bias), d, oc);
     }
     let shape = Im2col {
@@ -1567,13 +1555,7 @@ impl ConvI8<'_, '_, '_> {
                     |v| v ^ 0x80,
                     (izp as u8) ^ 0x80,
                     |first, n, u| {
-                        let rows = Rows {
-                            data: u,
-                            starts: Starts::Strided(row_len),
-                            first: 0,
-                            runs: &[0],
-                            run: row_len,
-                        };
+                        let rows = Rows::matrix(u, row_len, row_len);
                         gemm_u8(n, &rows, izp, b, |r, j0, v| store(first, r, j0, v))
                     },
                 ),
@@ -1584,13 +1566,7 @@ impl ConvI8<'_, '_, '_> {
                     |v| i16::from(v as i8) - izp as i16,
                     0i16,
                     |first, n, converted| {
-                        let rows = Rows {
-                            data: converted,
-                            starts: Starts::Strided(row_len),
-                            first: 0,
-                            runs: &[0],
-                            run: row_len,
-                        };
+                        let rows = Rows::matrix(converted, row_len, row_len);
                         gemm_i16(n, &rows, b, |r, j0, v| store(first, r, j0, v))
                     },
                 ),

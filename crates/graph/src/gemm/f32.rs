@@ -300,13 +300,11 @@ fn drive<const MR: usize, const NR: usize>(
         }
         return Ok(());
     }
-    let last = a.runs.iter().copied().max().unwrap_or(0) + a.run;
     let mc = 16 * MR;
     // K blocks of equal size whose panel blocks fill the L1 cache at most.
     let blocks = k.div_ceil(PANEL_BLOCK / NR);
     let kcb = k.div_ceil(blocks);
     let mut segs = Vec::new();
-    let mut starts = [0usize; MR];
     let mut tile = [[0f32; NR]; MR];
     let mut k0 = 0;
     while k0 < k {
@@ -324,18 +322,9 @@ fn drive<const MR: usize, const NR: usize>(
                 let mut g = 0;
                 while g < rows_here {
                     let rows = MR.min(rows_here - g);
-                    a.starts(r0 + g, &mut starts[..rows]);
-                    // Rows past the end repeat the group's first row (results dropped).
-                    let (have, pad) = starts.split_at_mut(rows);
-                    pad.fill(have[0]);
-                    if starts
-                        .iter()
-                        .any(|s| s.checked_add(last).is_none_or(|end| end > a.data.len()))
-                    {
-                        return Err("float GEMM: a row reads outside its data");
-                    }
+                    let starts = a.block_starts::<MR>(r0 + g, rows)?;
                     let ptrs = starts.map(|s| a.data[s..].as_ptr());
-                    // SAFETY: every row's runs were checked inside `a.data` above; `panel`
+                    // SAFETY: every row's runs were checked inside `a.data` (`block_starts`); `panel`
                     // holds `kc·NR` elements, the segments' total; `b.isa` (this kernel) was
                     // checked available.
                     unsafe { kernel(&ptrs, &segs, panel.as_ptr(), &mut tile) };
@@ -481,7 +470,6 @@ mod simd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gemm::Starts;
 
     fn values(n: usize, seed: u32) -> Vec<f32> {
         let mut x = seed.wrapping_mul(2654435761).max(1);
@@ -516,11 +504,9 @@ mod tests {
                 let row_len = runs.last().map_or(0, |&l| l + run) + 2;
                 let data = values(m * row_len, 7);
                 let rows = Rows {
-                    data: &data,
-                    starts: Starts::Strided(row_len),
-                    first: 0,
                     runs: &runs,
                     run,
+                    ..Rows::matrix(&data, row_len, 0)
                 };
                 let start = |r: usize| r * row_len;
                 let bm = values(k * n, 11);
@@ -549,13 +535,7 @@ mod tests {
     fn rows_outside_their_data_and_short_results_are_errors() {
         let b = PackedF32::new(Isa::Portable, &[1.0; 8], 2, 4, 4, 1).unwrap();
         let data = [1.0f32; 5];
-        let rows = Rows {
-            data: &data,
-            starts: Starts::Strided(2),
-            first: 0,
-            runs: &[0],
-            run: 2,
-        };
+        let rows = Rows::matrix(&data, 2, 2);
         let mut c = vec![0f32; 12];
         assert!(sgemm(3, &rows, &b, Init::Zero, &mut c, 4).is_err());
         assert!(sgemm(2, &rows, &b, Init::Zero, &mut c[..7], 4).is_err());

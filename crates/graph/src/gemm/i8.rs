@@ -24,7 +24,7 @@
 //! store function (which adds the bias, or rescales), so no i32 result is written twice.
 //! Everything reads only inside the slices it is given.
 
-use super::{Aligned, Rows, Seg, Starts, segments};
+use super::{Aligned, Rows, Seg, segments};
 
 /// Columns per panel.
 const NR: usize = 16;
@@ -206,13 +206,7 @@ pub fn gemm_i8(
                     *d = (s as u8) ^ 0x80;
                 }
             }
-            let rows = Rows {
-                data: &u,
-                starts: Starts::Strided(kp),
-                first: 0,
-                runs: &[0],
-                run: kp,
-            };
+            let rows = Rows::matrix(&u, kp, kp);
             gemm_u8(m, &rows, za, b, store)
         }
         Layout::I16 => {
@@ -222,13 +216,7 @@ pub fn gemm_i8(
                     *d = (i32::from(s) - za) as i16;
                 }
             }
-            let rows = Rows {
-                data: &v,
-                starts: Starts::Strided(kp),
-                first: 0,
-                runs: &[0],
-                run: kp,
-            };
+            let rows = Rows::matrix(&v, kp, kp);
             gemm_i16(m, &rows, b, store)
         }
     }
@@ -261,7 +249,6 @@ pub fn gemm_u8(
     if m == 0 || n == 0 {
         return Ok(());
     }
-    let last = a.runs.iter().copied().max().unwrap_or(0) + a.run;
     // −(128+za)·Σ_k b per column; −zb·Σ_k a + K·za·zb per row, with Σ_k a = Σ_k u − 128·k.
     let col_fix: Vec<i32> = b
         .col_sums
@@ -276,17 +263,7 @@ pub fn gemm_u8(
     let mut r = 0;
     while r < m {
         let rows = MR.min(m - r);
-        let mut starts = [0usize; MR];
-        a.starts(r, &mut starts[..rows]);
-        // Rows past the end repeat the block's first row (their results are dropped).
-        let (have, pad) = starts.split_at_mut(rows);
-        pad.fill(have[0]);
-        if starts
-            .iter()
-            .any(|s| s.checked_add(last).is_none_or(|end| end > a.data.len()))
-        {
-            return Err("int8 GEMM: a row reads outside its data");
-        }
+        let starts = a.block_starts::<MR>(r, rows)?;
         let mut row_fix = [kzz; MR];
         if zb != 0 {
             for (fix, &start) in row_fix.iter_mut().zip(&starts).take(rows) {
@@ -352,7 +329,6 @@ pub fn gemm_i16(
     if m == 0 || n == 0 {
         return Ok(());
     }
-    let last = a.runs.iter().copied().max().unwrap_or(0) + a.run;
     let simd = avx2_available();
     let panels = n.div_ceil(NR);
     let mut segs = Vec::new();
@@ -360,17 +336,7 @@ pub fn gemm_i16(
     let mut r = 0;
     while r < m {
         let rows = MR16.min(m - r);
-        let mut starts = [0usize; MR16];
-        a.starts(r, &mut starts[..rows]);
-        // Rows past the end repeat the block's first row (their results are dropped).
-        let (have, pad) = starts.split_at_mut(rows);
-        pad.fill(have[0]);
-        if starts
-            .iter()
-            .any(|s| s.checked_add(last).is_none_or(|end| end > a.data.len()))
-        {
-            return Err("int8 GEMM: a row reads outside its data");
-        }
+        let starts = a.block_starts::<MR16>(r, rows)?;
         for p in 0..panels {
             let panel = &b.pairs.as_slice()[p * k2 * NR..(p + 1) * k2 * NR];
             let mut acc = [[0i32; NR]; MR16];

@@ -98,7 +98,44 @@ pub enum Starts {
     },
 }
 
-impl<T> Rows<'_, T> {
+impl<'a, T> Rows<'a, T> {
+    /// A row-major matrix: row `r` is the `len` elements at `data[r·stride..]`.
+    pub fn matrix(data: &'a [T], stride: usize, len: usize) -> Self {
+        Rows {
+            data,
+            starts: Starts::Strided(stride),
+            first: 0,
+            runs: &[0],
+            run: len,
+        }
+    }
+
+    /// The starts of the `MR` rows of the kernel block at row `r` (of which `rows` exist: the
+    /// rest repeat the first, their results to be dropped), each checked to have all its runs
+    /// inside `data`.
+    ///
+    /// # Errors
+    /// When a row reads outside its data.
+    pub fn block_starts<const MR: usize>(
+        &self,
+        r: usize,
+        rows: usize,
+    ) -> Result<[usize; MR], &'static str> {
+        let mut starts = [0usize; MR];
+        let rows = rows.clamp(1, MR);
+        self.starts(r, &mut starts[..rows]);
+        let (have, pad) = starts.split_at_mut(rows);
+        pad.fill(have[0]);
+        let last = self.runs.iter().copied().max().unwrap_or(0) + self.run;
+        if starts
+            .iter()
+            .any(|s| s.checked_add(last).is_none_or(|end| end > self.data.len()))
+        {
+            return Err("GEMM: a row reads outside its data");
+        }
+        Ok(starts)
+    }
+
     /// The rows from row `rows` on.
     pub fn skip(&self, rows: usize) -> Self
     where
