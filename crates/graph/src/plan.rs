@@ -39,7 +39,9 @@ use crate::kernels::quant::Requant;
 use crate::kernels::{self, NAN_IGNORE};
 use crate::tosa::TosaOp;
 
+mod scratch;
 mod windows;
+use scratch::{Scratch, ScratchSize};
 use windows::{avg_pool_f32, avg_pool_i8, depthwise_f32, depthwise_i8, max_pool_f32, max_pool_i8};
 
 /// The largest tensor (in elements) a reference kernel may read or make: it holds 8 bytes per
@@ -202,6 +204,9 @@ pub struct Plan {
     /// Per value: where it lives while a run makes and reads it (`None`: inputs, constants and
     /// values no kernel writes).
     places: Vec<Option<Place>>,
+    /// Per node: where its kernel's scratch memory lives in the arena (`(offset, bytes)`;
+    /// `None` when it needs none).
+    scratch: Vec<Option<(usize, usize)>>,
     /// Bytes of the arena that holds every intermediate value (see [`Plan::transient_size`]).
     arena_size: usize,
 }
@@ -298,18 +303,36 @@ pub const ARENA_ALIGNMENT: usize = 64;
 
 /// Places every value the kernels write: in its output slice when it can go there directly,
 /// else in the arena, each from the node that writes it to the last that reads it (to the end
-/// for graph outputs, which are copied out last), first fit at [`ARENA_ALIGNMENT`]. Returns the
-/// places and the arena size.
+/// for graph outputs, which are copied out last); and each node's scratch memory
+/// (`scratch[n]` bytes, live while node `n` runs). First fit at [`ARENA_ALIGNMENT`].
 fn place_values(
     g: &Graph,
     writes: &[Vec<usize>],
     last_use: &[usize],
-) -> (Vec<Option<Place>>, usize) {
+    scratch: &[usize],
+) -> Placement {
     let end = g.nodes.len();
     let mut places = vec![None; g.values.len()];
-    // (first node, last node, offset, bytes) of arena values placed so far.
+    let mut scratch_places = vec![None; g.nodes.len()];
+    // (first node, last node, offset, bytes) of arena ranges placed so far.
     let mut placed: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut size = 0usize;
+    let mut place = |first: usize, last: usize, len: usize| {
+        let bytes = len.div_ceil(ARENA_ALIGNMENT) * ARENA_ALIGNMENT;
+        let mut offset = 0;
+        loop {
+            let clash = placed.iter().find(|&&(a, b, o, l)| {
+                a <= last && first <= b && o < offset + bytes && offset < o + l
+            });
+            match clash {
+                Some(&(_, _, o, l)) => offset = o + l,
+                None => break,
+            }
+        }
+        placed.push((first, last, offset, bytes));
+        size = size.max(offset + bytes);
+        offset
+    };
     for (n, values) in writes.iter().enumerate() {
         for &v in values {
             let read_later = last_use[v] != usize::MAX && last_use[v] >= n;
@@ -326,23 +349,28 @@ fn place_values(
             } else {
                 n
             };
-            let bytes = len.div_ceil(ARENA_ALIGNMENT) * ARENA_ALIGNMENT;
-            let mut offset = 0;
-            loop {
-                let clash = placed.iter().find(|&&(a, b, o, l)| {
-                    a <= last && n <= b && o < offset + bytes && offset < o + l
-                });
-                match clash {
-                    Some(&(_, _, o, l)) => offset = o + l,
-                    None => break,
-                }
-            }
-            placed.push((n, last, offset, bytes));
-            size = size.max(offset + bytes);
+            let offset = place(n, last, len);
             places[v] = Some(Place::Arena { offset, len });
         }
+        if let Some(&len) = scratch.get(n).filter(|&&len| len > 0) {
+            scratch_places[n] = Some((place(n, n, len), len));
+        }
     }
-    (places, size)
+    Placement {
+        values: places,
+        scratch: scratch_places,
+        size,
+    }
+}
+
+/// What [`place_values`] decides.
+struct Placement {
+    /// Per value, as [`Plan`]'s `places`.
+    values: Vec<Option<Place>>,
+    /// Per node, as [`Plan`]'s `scratch`.
+    scratch: Vec<Option<(usize, usize)>>,
+    /// Bytes of the arena.
+    size: usize,
 }
 
 /// An owned value buffer, 8-byte aligned (so every element type can be viewed in place).
@@ -531,7 +559,7 @@ impl Plan {
                 _ => Vec::new(),
             })
             .collect();
-        let packed = graph
+        let packed: Vec<Option<Packed>> = graph
             .nodes
             .iter()
             .zip(&kernels)
@@ -562,6 +590,15 @@ impl Plan {
             )
             .collect();
         let mut kernels = kernels;
+        // Each fast kernel's scratch memory (a kernel whose scratch cannot be sized runs the
+        // reference kernel instead; decided before any fusion).
+        let mut scratch = vec![0usize; graph.nodes.len()];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            match node_scratch(&graph, node, kernels[n], packed[n].is_some()) {
+                Ok(size) => scratch[n] = size.bytes(),
+                Err(_) => kernels[n] = Kernel::Reference,
+            }
+        }
         let mut writes: Vec<Vec<usize>> = graph.nodes.iter().map(|n| n.outputs.clone()).collect();
         let mut requant: Vec<Option<Requant>> = vec![None; graph.nodes.len()];
         for (n, node) in graph.nodes.iter().enumerate() {
@@ -602,7 +639,7 @@ impl Plan {
                 }
             }
         }
-        let (places, arena_size) = place_values(&graph, &writes, &last_use);
+        let placement = place_values(&graph, &writes, &last_use, &scratch);
         Plan {
             graph,
             kernels,
@@ -612,13 +649,15 @@ impl Plan {
             requant,
             chains,
             reads,
-            places,
-            arena_size,
+            places: placement.values,
+            scratch: placement.scratch,
+            arena_size: placement.size,
         }
     }
 
-    /// Bytes of transient memory a run needs for the graph's intermediate values (a multiple
-    /// of [`ARENA_ALIGNMENT`]; 0 when every result goes straight to an output).
+    /// Bytes of transient memory a run needs for the graph's intermediate values and its
+    /// kernels' scratch memory (a multiple of [`ARENA_ALIGNMENT`]; 0 when every result goes
+    /// straight to an output and no kernel needs scratch).
     pub fn transient_size(&self) -> usize {
         self.arena_size
     }
@@ -813,7 +852,30 @@ impl Plan {
                         }
                     }
                 }
-                self.run_node(n, node, &args, &mut dests)?;
+                let scratch: &mut [u8] = match self.scratch[n] {
+                    Some((offset, len)) => {
+                        // Placed apart from every value live at this node (`place_values`);
+                        // checked again, as for the results.
+                        let overlaps = places.iter().any(|&(_, p)| {
+                            matches!(p, Place::Arena { offset: o, len: l }
+                                if o < offset + len && offset < o + l)
+                        }) || self.reads[n].iter().any(|&v| {
+                            matches!(slots[v], Slot::Arena(o, l)
+                                if o < offset + len && offset < o + l)
+                        });
+                        if overlaps {
+                            return Err(GraphError::new(
+                                "Tessera",
+                                "internal error: scratch memory overlapping a value",
+                            ));
+                        }
+                        // SAFETY: the range overlaps no other slice made for this node
+                        // (checked above).
+                        unsafe { arena.write(offset, len)? }
+                    }
+                    None => &mut [],
+                };
+                self.run_node(n, node, &args, &mut dests, Scratch::new(scratch))?;
             }
             for (v, place) in places {
                 slots[v] = match place {
@@ -876,6 +938,7 @@ impl Plan {
         node: &Node,
         args: &[&[u8]],
         dests: &mut [&mut [u8]],
+        scratch: Scratch<'_>,
     ) -> Result<()> {
         match self.kernels[n] {
             Kernel::Reference => {
@@ -909,8 +972,22 @@ impl Plan {
                 Ok(())
             }
             Kernel::Binary(op) => binary(op, &self.graph, node, args, dests[0]),
-            Kernel::MatmulF32 => matmul(&self.graph, node, self.f32_weights(n), args, dests[0]),
-            Kernel::Conv2dF32 => conv2d(&self.graph, node, self.f32_weights(n), args, dests[0]),
+            Kernel::MatmulF32 => matmul(
+                &self.graph,
+                node,
+                self.f32_weights(n),
+                args,
+                dests[0],
+                scratch,
+            ),
+            Kernel::Conv2dF32 => conv2d(
+                &self.graph,
+                node,
+                self.f32_weights(n),
+                args,
+                dests[0],
+                scratch,
+            ),
             Kernel::Conv2dI8 => conv2d_i8(
                 &self.graph,
                 node,
@@ -921,6 +998,7 @@ impl Plan {
                 self.requant[n].as_ref(),
                 args,
                 dests[0],
+                scratch,
             ),
             Kernel::DepthwiseF32 => depthwise_f32(&self.graph, node, args, dests[0]),
             Kernel::DepthwiseI8 => {
@@ -1152,22 +1230,34 @@ fn f32_values(t: &Tensor) -> Vec<f32> {
     t.floats().iter().map(|&v| v as f32).collect()
 }
 
-/// `b` (`k × n`, element `(kk, j)` at `b[kk·rs + j·cs]`) packed for this CPU's float32 GEMM,
-/// its panels split over the worker pool when it is large.
-fn pack_f32(b: &[f32], k: usize, n: usize, rs: usize, cs: usize) -> Result<PackedF32> {
+/// `b` (`k × n`, element `(kk, j)` at `b[kk·rs + j·cs]`) packed for this CPU's float32 GEMM
+/// into `dst` (scratch memory of [`PackedF32::len`] elements; every element is written), its
+/// panels split over the worker pool when it is large.
+fn pack_f32<'d>(
+    dst: &'d mut [f32],
+    b: &[f32],
+    k: usize,
+    n: usize,
+    rs: usize,
+    cs: usize,
+) -> Result<PackedF32<&'d [f32]>> {
     let gemm_error = |e: &'static str| GraphError::new("Tessera", e);
-    let mut packed = PackedF32::zeroed(Isa::detect(), k, n).map_err(gemm_error)?;
-    let (nr, panels) = (packed.isa().nr(), packed.panels());
-    let (data, panel_len) = packed.panels_mut();
+    let isa = Isa::detect();
+    if PackedF32::len(isa, k, n) != Some(dst.len()) {
+        return Err(gemm_error(
+            "internal error: packing space of the wrong size",
+        ));
+    }
+    let (nr, panels) = (isa.nr(), n.div_ceil(isa.nr()));
     let tasks = if k * n >= 1 << 16 {
         tessera_workers::global().threads().min(panels)
     } else {
         1
     };
-    for_row_blocks(data, panel_len, panels, tasks, &|p0, _, block| {
+    for_row_blocks(dst, k * nr, panels, tasks, &|p0, _, block| {
         PackedF32::pack_panels(block, p0, k, n, nr, b, rs, cs).map_err(gemm_error)
     })?;
-    Ok(packed)
+    PackedF32::from_panels(isa, k, n, dst).map_err(gemm_error)
 }
 
 /// How many row blocks a GEMM of `m` rows and `macs` multiply-adds is split into for the worker
@@ -1188,7 +1278,7 @@ fn gemm_tasks(m: usize, macs: usize, mr: usize) -> usize {
 fn sgemm(
     m: usize,
     a: &Rows<'_, f32>,
-    b: &PackedF32,
+    b: &PackedF32<&[f32]>,
     init: Init<'_>,
     dst: &mut [f32],
     ldd: usize,
@@ -1200,14 +1290,57 @@ fn sgemm(
     })
 }
 
+/// The scratch memory node `node` needs when `kernel` runs it (`weights_packed`: its constant
+/// weights were packed at planning): what the kernel below takes, piece by piece, in the same
+/// order.
+///
+/// # Errors
+/// When a size overflows.
+fn node_scratch(
+    g: &Graph,
+    node: &Node,
+    kernel: Kernel,
+    weights_packed: bool,
+) -> Result<ScratchSize> {
+    let none = ScratchSize::default();
+    let too_large = || GraphError::new("Tessera", "a packed matrix too large for memory");
+    match kernel {
+        Kernel::MatmulF32 if !weights_packed => {
+            let b = &g.values[node.inputs[1]];
+            let len =
+                PackedF32::len(Isa::detect(), b.shape[1], b.shape[2]).ok_or_else(too_large)?;
+            none.add::<f32>(len)
+        }
+        Kernel::Conv2dF32 => {
+            let conv = Im2col::new(g, node)?;
+            let mut size = none;
+            if !weights_packed {
+                let len = PackedF32::len(Isa::detect(), conv.k(), conv.oc).ok_or_else(too_large)?;
+                size = size.add::<f32>(len)?;
+            }
+            if !conv.direct() {
+                size = size.add::<f32>(conv.image_len()?)?;
+            }
+            Ok(size)
+        }
+        Kernel::Conv2dI8 => {
+            let conv = Im2col::new(g, node)?;
+            ConvI8Form::new(&conv, Layout::for_this_cpu()).scratch(&conv, weights_packed)
+        }
+        _ => Ok(none),
+    }
+}
+
 /// Float32 MATMUL: `[N,H,C] · [N,C,W] → [N,H,W]` per batch (float zero points are 0), with the
-/// right-hand side packed at planning when it is a constant (`packed`, one per batch).
+/// right-hand side packed at planning when it is a constant (`packed`, one per batch), else
+/// into the node's scratch memory, batch by batch.
 fn matmul(
     g: &Graph,
     node: &Node,
     packed: Option<&[PackedF32]>,
     args: &[&[u8]],
     dest: &mut [u8],
+    mut scratch: Scratch<'_>,
 ) -> Result<()> {
     let ia = &g.values[node.inputs[0]];
     let ib = &g.values[node.inputs[1]];
@@ -1216,20 +1349,29 @@ fn matmul(
     let (a, b) = (f32s(args[0]), f32s(args[1]));
     let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
         .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
+    let mut space = match packed {
+        Some(_) => None,
+        None => {
+            let len = PackedF32::len(Isa::detect(), c, w).unwrap_or(usize::MAX);
+            Some(scratch.take::<f32>(len)?)
+        }
+    };
     for n in 0..batches {
-        let owned;
-        let bm = match packed.and_then(|p| p.get(n)) {
-            Some(p) => p,
-            None => {
-                owned = pack_f32(&b[n * c * w..(n + 1) * c * w], c, w, w, 1)?;
-                &owned
+        let bm = match (packed.and_then(|p| p.get(n)), space.as_deref_mut()) {
+            (Some(p), _) => p.view(),
+            (None, Some(space)) => pack_f32(space, &b[n * c * w..(n + 1) * c * w], c, w, w, 1)?,
+            (None, None) => {
+                return Err(GraphError::new(
+                    "Tessera",
+                    "internal error: a MATMUL without its packed right-hand side",
+                ));
             }
         };
         let rows = Rows::matrix(&a[n * h * c..(n + 1) * h * c], c, c);
         sgemm(
             h,
             &rows,
-            bm,
+            &bm,
             Init::Zero,
             &mut d[n * h * w..(n + 1) * h * w],
             w,
@@ -1241,68 +1383,44 @@ fn matmul(
 /// Float32 CONV2D as an implicit GEMM: `[N·OH·OW, KH·KW·IC] · weightᵀ` from the bias, each GEMM
 /// row read in place from a zero-padded copy of the input (its runs of taps; float zero points
 /// are 0), or from the input itself for a 1×1, stride-1, unpadded convolution. The weights are
-/// packed at planning when they are a constant (`packed`).
+/// packed at planning when they are a constant (`packed`); the weights packed at dispatch and
+/// the padded input live in the node's scratch memory.
 fn conv2d(
     g: &Graph,
     node: &Node,
     packed: Option<&[PackedF32]>,
     args: &[&[u8]],
     dest: &mut [u8],
+    mut scratch: Scratch<'_>,
 ) -> Result<()> {
-    let x_info = &g.values[node.inputs[0]];
-    let w_info = &g.values[node.inputs[1]];
-    let (oc, kh, kw, ic) = (
-        w_info.shape[0],
-        w_info.shape[1],
-        w_info.shape[2],
-        w_info.shape[3],
-    );
-    let geo = kernels::conv::geometry(node, x_info, kh, kw, oc)?;
-    let [batches, ih, iw, _] = [
-        x_info.shape[0],
-        x_info.shape[1],
-        x_info.shape[2],
-        x_info.shape[3],
-    ];
-    let [_, oh, ow, _] = geo.out;
+    let shape = Im2col::new(g, node)?;
     let (x, bias) = (f32s(args[0]), f32s(args[2]));
     let d: &mut [f32] = bytemuck::try_cast_slice_mut(dest)
         .map_err(|_| GraphError::new("Tessera", "internal error: misaligned result buffer"))?;
-    let m = batches * oh * ow;
-    let k = kh * kw * ic;
-    let owned;
+    let (m, k, oc) = (shape.m(), shape.k(), shape.oc);
     let b = match packed.and_then(|p| p.first()) {
-        Some(p) => p,
+        Some(p) => p.view(),
         None => {
-            owned = pack_f32(&f32s(args[1]), k, oc, 1, k)?;
-            &owned
+            let len = PackedF32::len(Isa::detect(), k, oc).unwrap_or(usize::MAX);
+            pack_f32(scratch.take::<f32>(len)?, &f32s(args[1]), k, oc, 1, k)?
         }
     };
-    let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
-    if direct {
-        let rows = Rows::matrix(&x, ic, ic);
-        return sgemm(m, &rows, b, Init::Bias(&bias), d, oc);
+    if shape.direct() {
+        let rows = Rows::matrix(&x, shape.ic, shape.ic);
+        return sgemm(m, &rows, &b, Init::Bias(&bias), d, oc);
     }
-    let shape = Im2col {
-        ih,
-        iw,
-        ic,
-        kh,
-        kw,
-        oh,
-        ow,
-        geo: &geo,
-    };
     let tasks = tessera_workers::global().threads();
-    let image = PaddedImage::new(&shape, &x, |v| v, 0.0, tasks)?;
+    let buf = scratch.take::<f32>(shape.image_len()?)?;
+    let image = PaddedImage::new(&shape, &x, |v| v, 0.0, tasks, buf)?;
     let rows = image.rows();
-    sgemm(m, &rows, b, Init::Bias(&bias), d, oc)
+    sgemm(m, &rows, &b, Init::Bias(&bias), d, oc)
 }
 
-/// The im2col view of an NHWC convolution input: row `r` (an output position `(n, oy, ox)`) is
-/// the `kh·kw·ic` input values its taps read, in (ky, kx, c) order; padded taps keep what the
-/// buffer holds (the caller fills it with the pad value).
-struct Im2col<'g> {
+/// The im2col view of an NHWC convolution input (CONV2D's operands 0 and 1): row `r` (an output
+/// position `(n, oy, ox)`) is the `kh·kw·ic` input values its taps read, in (ky, kx, c) order;
+/// padded taps keep what the buffer holds (the caller fills it with the pad value).
+struct Im2col {
+    batches: usize,
     ih: usize,
     iw: usize,
     ic: usize,
@@ -1310,14 +1428,64 @@ struct Im2col<'g> {
     kw: usize,
     oh: usize,
     ow: usize,
-    geo: &'g kernels::conv::Geometry,
+    /// Output channels (the weights' first dimension).
+    oc: usize,
+    geo: kernels::conv::Geometry,
 }
 
-impl Im2col<'_> {
+impl Im2col {
+    /// The view of CONV2D `node`'s input and weights.
+    ///
+    /// # Errors
+    /// When the attributes do not make a valid geometry.
+    fn new(g: &Graph, node: &Node) -> Result<Im2col> {
+        let x = &g.values[node.inputs[0]];
+        let w = &g.values[node.inputs[1]];
+        let (oc, kh, kw, ic) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3]);
+        let geo = kernels::conv::geometry(node, x, kh, kw, oc)?;
+        let [_, oh, ow, _] = geo.out;
+        Ok(Im2col {
+            batches: x.shape[0],
+            ih: x.shape[1],
+            iw: x.shape[2],
+            ic,
+            kh,
+            kw,
+            oh,
+            ow,
+            oc,
+            geo,
+        })
+    }
+
+    /// GEMM rows: output positions.
+    fn m(&self) -> usize {
+        self.batches * self.oh * self.ow
+    }
+
+    /// GEMM K: taps times input channels.
+    fn k(&self) -> usize {
+        self.kh * self.kw * self.ic
+    }
+
+    /// A 1×1, stride-1, unpadded convolution: the GEMM rows are the input's own.
+    fn direct(&self) -> bool {
+        self.kh == 1 && self.kw == 1 && self.geo.stride == [1, 1] && self.geo.pad == [0; 4]
+    }
+
     /// The padded input's height and width.
     fn padded(&self) -> [usize; 2] {
         let pad = self.geo.pad;
         [self.ih + pad[0] + pad[1], self.iw + pad[2] + pad[3]]
+    }
+
+    /// Elements of the padded input ([`PaddedImage`]).
+    fn image_len(&self) -> Result<usize> {
+        let [ph, pw] = self.padded();
+        [ph, pw, self.ic]
+            .iter()
+            .try_fold(self.batches, |a, &b| a.checked_mul(b))
+            .ok_or_else(|| GraphError::new("Tessera", "a padded input too large for memory"))
     }
 
     /// A GEMM row's runs in the padded input ([`PaddedImage`]): their offsets from the row's
@@ -1375,8 +1543,80 @@ fn pack_conv_weights(w: &Tensor, zp: i64) -> std::result::Result<PackedB, &'stat
     PackedB::new(&raw, k, oc, 1, k, zp as i32)
 }
 
-/// int8 CONV2D (int32 accumulators, exact): im2col with the input zero point in padded taps (so
-/// they add `(zp − zp)·w = 0`, as TOSA says), then the int8 GEMM from the bias.
+/// How an int8 CONV2D runs, decided alike when it is planned (to size its scratch memory) and
+/// when it runs.
+struct ConvI8Form {
+    layout: Layout,
+    /// Elements per converted row (K rounded up for the layout).
+    row_len: usize,
+    /// Row blocks for the worker pool (at most the rows).
+    tasks: usize,
+    /// Rows per im2col chunk: about 128 KiB of converted rows, so they stay in the L2 cache
+    /// while every panel of the weights passes over them.
+    chunk: usize,
+    /// The kernels read a converted, padded copy of the input in place (implicit GEMM): its
+    /// runs of taps suit them (even lengths for the i16 pairs, multiples of 4 for VNNI).
+    /// Otherwise rows are copied chunk by chunk (im2col).
+    padded: bool,
+}
+
+impl ConvI8Form {
+    fn new(shape: &Im2col, layout: Layout) -> ConvI8Form {
+        let (m, k) = (shape.m(), shape.k());
+        let row_len = layout.row_len(k);
+        let block = layout.block_rows();
+        let run = shape.runs().1;
+        ConvI8Form {
+            layout,
+            row_len,
+            tasks: gemm_tasks(m, m * shape.oc * k, block).clamp(1, m.max(1)),
+            chunk: ((128 << 10) / (row_len.max(1) * 2)).clamp(1, 64) * block,
+            padded: !shape.direct()
+                && match layout {
+                    Layout::I16 => run.is_multiple_of(2),
+                    Layout::U8 => run.is_multiple_of(4),
+                },
+        }
+    }
+
+    /// Bytes of one task's im2col chunk (when not [`ConvI8Form::padded`]).
+    fn chunk_scratch(&self, m: usize) -> Result<ScratchSize> {
+        let len = self
+            .chunk
+            .min(m.div_ceil(self.tasks))
+            .checked_mul(self.row_len)
+            .ok_or_else(|| GraphError::new("Tessera", "im2col rows too large for memory"))?;
+        match self.layout {
+            Layout::U8 => ScratchSize::default().add::<u8>(len),
+            Layout::I16 => ScratchSize::default().add::<i16>(len),
+        }
+    }
+
+    /// The scratch memory of a run: the weights packed at dispatch (unless `weights_packed`),
+    /// then the padded image or one im2col chunk per task.
+    fn scratch(&self, shape: &Im2col, weights_packed: bool) -> Result<ScratchSize> {
+        let mut size = ScratchSize::default();
+        if !weights_packed {
+            let len = PackedB::len(self.layout, shape.k(), shape.oc)
+                .ok_or_else(|| GraphError::new("Tessera", "int8 weights too large for memory"))?;
+            size = size.add::<u8>(len)?;
+        }
+        if self.padded {
+            let len = shape.image_len()?;
+            match self.layout {
+                Layout::U8 => size.add::<u8>(len),
+                Layout::I16 => size.add::<i16>(len),
+            }
+        } else {
+            size.then(self.chunk_scratch(shape.m())?.times(self.tasks)?)
+        }
+    }
+}
+
+/// int8 CONV2D (int32 accumulators, exact): the input converted and padded with its zero point
+/// (so padded taps add `(zp − zp)·w = 0`, as TOSA says), read in place as an implicit GEMM or
+/// copied chunk by chunk (im2col), then the int8 GEMM from the bias. Weights packed at dispatch,
+/// the padded input and the im2col chunks live in the node's scratch memory.
 fn conv2d_i8(
     g: &Graph,
     node: &Node,
@@ -1384,80 +1624,65 @@ fn conv2d_i8(
     requant: Option<&Requant>,
     args: &[&[u8]],
     dest: &mut [u8],
+    mut scratch: Scratch<'_>,
 ) -> Result<()> {
-    let x_info = &g.values[node.inputs[0]];
-    let w_info = &g.values[node.inputs[1]];
-    let (oc, kh, kw, ic) = (
-        w_info.shape[0],
-        w_info.shape[1],
-        w_info.shape[2],
-        w_info.shape[3],
-    );
-    let geo = kernels::conv::geometry(node, x_info, kh, kw, oc)?;
-    let [batches, ih, iw, _] = [
-        x_info.shape[0],
-        x_info.shape[1],
-        x_info.shape[2],
-        x_info.shape[3],
-    ];
-    let [_, oh, ow, _] = geo.out;
+    let shape = Im2col::new(g, node)?;
     let izp = kernels::zero_point(node, "input_zp")? as i32;
     let wzp = kernels::zero_point(node, "weight_zp")? as i32;
-    let x: &[i8] = bytemuck::cast_slice(args[0]);
+    let (m, k, oc) = (shape.m(), shape.k(), shape.oc);
+    let layout = packed.map_or_else(Layout::for_this_cpu, PackedB::layout);
+    let form = ConvI8Form::new(&shape, layout);
+    let b = match packed {
+        Some(b) => b.view(),
+        None => {
+            let w: &[i8] = bytemuck::cast_slice(args[1]);
+            let len = PackedB::len(layout, k, oc).unwrap_or(usize::MAX);
+            PackedB::pack_into(layout, scratch.take::<u8>(len)?, w, k, oc, 1, k, wzp)
+                .map_err(|e| GraphError::new("Tessera", e))?
+        }
+    };
     let bias: Vec<i32> = args[2]
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    let owned;
-    let b = match packed {
-        Some(b) => b,
-        None => {
-            let w: &[i8] = bytemuck::cast_slice(args[1]);
-            owned = PackedB::new(w, kh * kw * ic, oc, 1, kh * kw * ic, wzp)
-                .map_err(|e| GraphError::new("Tessera", e))?;
-            &owned
-        }
-    };
-    let m = batches * oh * ow;
-    let k = kh * kw * ic;
     let bias: Vec<i32> = (0..oc)
         .map(|o| {
             let at = if bias.len() == 1 { 0 } else { o };
             bias.get(at).copied().unwrap_or(0)
         })
         .collect();
-    let direct = kh == 1 && kw == 1 && geo.stride == [1, 1] && geo.pad == [0, 0, 0, 0];
-    let shape = Im2col {
-        ih,
-        iw,
-        ic,
-        kh,
-        kw,
-        oh,
-        ow,
-        geo: &geo,
-    };
-    let tasks = gemm_tasks(m, m * oc * k, b.block_rows());
-    let row_len = b.row_len();
-    // Rows per im2col chunk: about 128 KiB of converted rows, so they stay in the L2 cache
-    // while every panel of the weights passes over them.
-    let chunk = ((128 << 10) / (row_len.max(1) * 2)).clamp(1, 64) * b.block_rows();
-    let xu: &[u8] = bytemuck::cast_slice(x);
-    let im2col = ChunkedIm2col {
-        shape: &shape,
-        direct,
-        k,
-        row_len,
-        chunk,
+    let xu: &[u8] = args[0];
+    let source = if form.padded {
+        RowSource::Padded(match layout {
+            Layout::I16 => Padded::I16(PaddedImage::new(
+                &shape,
+                xu,
+                |v| i16::from(v as i8) - izp as i16,
+                0,
+                form.tasks,
+                scratch.take::<i16>(shape.image_len()?)?,
+            )?),
+            Layout::U8 => Padded::U8(PaddedImage::new(
+                &shape,
+                xu,
+                |v| v ^ 0x80,
+                (izp as u8) ^ 0x80,
+                form.tasks,
+                scratch.take::<u8>(shape.image_len()?)?,
+            )?),
+        })
+    } else {
+        let each = form.chunk_scratch(m)?.bytes();
+        let parts = scratch.split(form.tasks, each)?;
+        RowSource::Chunks(parts.into_iter().map(std::sync::Mutex::new).collect())
     };
     let job = ConvI8 {
-        im2col: &im2col,
-        b,
+        shape: &shape,
+        form: &form,
+        b: &b,
         izp,
         bias: &bias,
-        oc,
-        m,
-        tasks,
+        source,
     };
     match requant {
         // Fused RESCALE: int8 results straight from the accumulators.
@@ -1474,20 +1699,26 @@ fn conv2d_i8(
     }
 }
 
+/// Where an int8 convolution's GEMM rows come from.
+enum RowSource<'s> {
+    /// The converted, padded input, read in place.
+    Padded(Padded<'s>),
+    /// One scratch buffer per pool task for im2col chunks (each locked by its one task).
+    Chunks(Vec<std::sync::Mutex<&'s mut [u8]>>),
+}
+
 /// The parts of an int8 CONV2D run that [`ConvI8::run`] splits over the worker pool.
-struct ConvI8<'a, 's, 'g> {
-    im2col: &'a ChunkedIm2col<'s, 'g>,
-    b: &'a PackedB,
+struct ConvI8<'a, 's> {
+    shape: &'a Im2col,
+    form: &'a ConvI8Form,
+    b: &'a PackedB<&'a [u8]>,
     izp: i32,
     /// One per output channel.
     bias: &'a [i32],
-    oc: usize,
-    /// Result rows (output positions).
-    m: usize,
-    tasks: usize,
+    source: RowSource<'s>,
 }
 
-impl ConvI8<'_, '_, '_> {
+impl ConvI8<'_, '_> {
     /// Runs the convolution into `d` (`m` rows of `oc`), each result `epilogue(sum + bias,
     /// channel)`.
     fn run<T: Copy + Send, E: Fn(i32, usize) -> T + Sync>(
@@ -1496,35 +1727,18 @@ impl ConvI8<'_, '_, '_> {
         d: &mut [T],
         epilogue: E,
     ) -> Result<()> {
-        let (b, izp, bias, oc, im2col) = (self.b, self.izp, self.bias, self.oc, self.im2col);
-        let row_len = im2col.row_len;
-        // The kernels read a converted, padded copy of the input in place (implicit GEMM) when
-        // its runs of taps suit them (even lengths for the i16 pairs, multiples of 4 for VNNI);
-        // otherwise rows are copied (im2col). Padded taps hold the input zero point, so they add
-        // (zp − zp)·w = 0.
-        let run = im2col.shape.runs().1;
-        let padded = match b.layout() {
-            _ if im2col.direct => None,
-            Layout::I16 if run.is_multiple_of(2) => Some(Padded::I16(PaddedImage::new(
-                im2col.shape,
-                xu,
-                |v| i16::from(v as i8) - izp as i16,
-                0,
-                self.tasks,
-            )?)),
-            Layout::U8 if run.is_multiple_of(4) => Some(Padded::U8(PaddedImage::new(
-                im2col.shape,
-                xu,
-                |v| v ^ 0x80,
-                (izp as u8) ^ 0x80,
-                self.tasks,
-            )?)),
-            _ => None,
+        let (b, izp, bias, oc) = (self.b, self.izp, self.bias, self.shape.oc);
+        let (form, m) = (self.form, self.shape.m());
+        let row_len = form.row_len;
+        let im2col = ChunkedIm2col {
+            shape: self.shape,
+            direct: self.shape.direct(),
+            k: self.shape.k(),
+            row_len,
+            chunk: form.chunk,
         };
-        for_row_blocks(d, oc, self.m, self.tasks, &|r0, mr, c| {
-            // Each chunk: its im2col rows converted for the GEMM's layout (padded taps hold the
-            // input zero point, so they add (zp − zp)·w = 0), then the GEMM, its results plus the
-            // bias stored in `c`.
+        for_row_blocks(d, oc, m, form.tasks, &|r0, mr, c| {
+            // Each block's results plus the bias, through the epilogue, stored in `c`.
             let mut store = |first: usize, r: usize, j0: usize, v: &[i32]| {
                 let at = (first - r0 + r) * oc + j0;
                 for (j, ((d, &x), &bias)) in c[at..at + v.len()]
@@ -1536,17 +1750,32 @@ impl ConvI8<'_, '_, '_> {
                     *d = epilogue(x.wrapping_add(bias), j0 + j);
                 }
             };
-            if let Some(image) = &padded {
-                let done = match image {
-                    Padded::I16(image) => gemm_i16(mr, &image.rows().skip(r0), b, |r, j0, v| {
-                        store(r0, r, j0, v)
-                    }),
-                    Padded::U8(image) => gemm_u8(mr, &image.rows().skip(r0), izp, b, |r, j0, v| {
-                        store(r0, r, j0, v)
-                    }),
-                };
-                return done.map_err(|e| GraphError::new("Tessera", e));
-            }
+            let chunks = match &self.source {
+                RowSource::Padded(image) => {
+                    let done = match image {
+                        Padded::I16(image) => {
+                            gemm_i16(mr, &image.rows().skip(r0), b, |r, j0, v| {
+                                store(r0, r, j0, v)
+                            })
+                        }
+                        Padded::U8(image) => {
+                            gemm_u8(mr, &image.rows().skip(r0), izp, b, |r, j0, v| {
+                                store(r0, r, j0, v)
+                            })
+                        }
+                    };
+                    return done.map_err(|e| GraphError::new("Tessera", e));
+                }
+                RowSource::Chunks(chunks) => chunks,
+            };
+            // This block's own buffer: block `t` starts at row `t·⌈m/tasks⌉`.
+            let task = r0 / m.div_ceil(form.tasks).max(1);
+            let mut part = chunks
+                .get(task)
+                .and_then(|p| p.lock().ok())
+                .ok_or_else(|| GraphError::new("Tessera", "internal error: no im2col buffer"))?;
+            let mut space = Scratch::new(&mut part);
+            let capacity = form.chunk.min(mr) * row_len;
             match b.layout() {
                 Layout::U8 => im2col.run(
                     xu,
@@ -1554,6 +1783,7 @@ impl ConvI8<'_, '_, '_> {
                     mr,
                     |v| v ^ 0x80,
                     (izp as u8) ^ 0x80,
+                    space.take::<u8>(capacity)?,
                     |first, n, u| {
                         let rows = Rows::matrix(u, row_len, row_len);
                         gemm_u8(n, &rows, izp, b, |r, j0, v| store(first, r, j0, v))
@@ -1565,6 +1795,7 @@ impl ConvI8<'_, '_, '_> {
                     mr,
                     |v| i16::from(v as i8) - izp as i16,
                     0i16,
+                    space.take::<i16>(capacity)?,
                     |first, n, converted| {
                         let rows = Rows::matrix(converted, row_len, row_len);
                         gemm_i16(n, &rows, b, |r, j0, v| store(first, r, j0, v))
@@ -1576,18 +1807,19 @@ impl ConvI8<'_, '_, '_> {
 }
 
 /// An int8 convolution's padded input, converted for the kernel of its weights' layout.
-enum Padded {
+enum Padded<'s> {
     /// `x − zp` in i16 (zeros around), for [`Layout::I16`].
-    I16(PaddedImage<i16>),
+    I16(PaddedImage<'s, i16>),
     /// `x ⊕ 0x80` (`zp ⊕ 0x80` around), for [`Layout::U8`].
-    U8(PaddedImage<u8>),
+    U8(PaddedImage<'s, u8>),
 }
 
 /// A convolution's input as an implicit GEMM reads it: each element converted (`x − zp` in i16
 /// or `x ⊕ 0x80` for the int8 kernels, float32 as it is), the zero point's value in the padding
-/// around each image, and the runs of taps each GEMM row is made of.
-struct PaddedImage<T> {
-    data: Vec<T>,
+/// around each image, and the runs of taps each GEMM row is made of. The elements live in the
+/// node's scratch memory.
+struct PaddedImage<'s, T> {
+    data: &'s [T],
     /// Padded height and width.
     ph: usize,
     pw: usize,
@@ -1600,42 +1832,45 @@ struct PaddedImage<T> {
     run: usize,
 }
 
-impl<T: Copy + Send> PaddedImage<T> {
-    /// The padded image of `x` (NHWC), each element `convert`ed, `pad` around each image, its
-    /// rows made on up to `tasks` pool threads.
+impl<'s, T: Copy + Send + Sync> PaddedImage<'s, T> {
+    /// The padded image of `x` (NHWC) in `data` ([`Im2col::image_len`] elements, every one
+    /// written): each element `convert`ed, `pad` around each image, its rows made on up to
+    /// `tasks` pool threads.
     fn new<S: Copy + Sync>(
-        shape: &Im2col<'_>,
+        shape: &Im2col,
         x: &[S],
         convert: impl Fn(S) -> T + Sync,
         pad: T,
         tasks: usize,
-    ) -> Result<PaddedImage<T>> {
+        data: &'s mut [T],
+    ) -> Result<PaddedImage<'s, T>> {
         let geo = shape.geo;
         let ic = shape.ic;
         let [ph, pw] = shape.padded();
         let (runs, run) = shape.runs();
-        let batches = x.len() / (shape.ih * shape.iw * ic).max(1);
-        let len = batches * ph * pw * ic;
-        let mut data = Vec::new();
-        data.try_reserve_exact(len).map_err(|_| {
-            GraphError::new(
+        let batches = shape.batches;
+        if data.len() != shape.image_len()? || x.len() != batches * shape.ih * shape.iw * ic {
+            return Err(GraphError::new(
                 "Tessera",
-                format!("out of memory for a {len}-element padded input"),
-            )
-        })?;
-        data.resize(len, pad);
+                "internal error: a padded input of the wrong size",
+            ));
+        }
         let row = pw * ic;
         let (top, left) = (geo.pad[0], geo.pad[2]);
-        for_row_blocks(&mut data, row, batches * ph, tasks, &|r0, rows, block| {
+        for_row_blocks(data, row, batches * ph, tasks, &|r0, rows, block| {
             for (i, dst) in block.chunks_exact_mut(row).take(rows).enumerate() {
                 let (b, y) = ((r0 + i) / ph, (r0 + i) % ph);
                 if y < top || y >= top + shape.ih {
+                    dst.fill(pad);
                     continue;
                 }
                 let src = ((b * shape.ih + y - top) * shape.iw) * ic;
                 let src = &x[src..src + shape.iw * ic];
-                let dst = &mut dst[left * ic..(left + shape.iw) * ic];
-                for (d, &v) in dst.iter_mut().zip(src) {
+                let (head, rest) = dst.split_at_mut(left * ic);
+                let (body, tail) = rest.split_at_mut(shape.iw * ic);
+                head.fill(pad);
+                tail.fill(pad);
+                for (d, &v) in body.iter_mut().zip(src) {
                     *d = convert(v);
                 }
             }
@@ -1657,7 +1892,7 @@ impl<T: Copy + Send> PaddedImage<T> {
     /// The GEMM rows: output position `(n, oy, ox)` starts at its top-left tap.
     fn rows(&self) -> Rows<'_, T> {
         Rows {
-            data: &self.data,
+            data: self.data,
             starts: Starts::Image {
                 oh: self.oh,
                 ow: self.ow,
@@ -1673,8 +1908,8 @@ impl<T: Copy + Send> PaddedImage<T> {
 }
 
 /// Im2col rows of an int8 convolution made chunk by chunk into one reused buffer.
-struct ChunkedIm2col<'s, 'g> {
-    shape: &'s Im2col<'g>,
+struct ChunkedIm2col<'s> {
+    shape: &'s Im2col,
     /// A 1×1, stride-1, unpadded convolution: rows are the input's.
     direct: bool,
     /// Elements per im2col row, and per converted row (`k` rounded up for the GEMM).
@@ -1684,9 +1919,11 @@ struct ChunkedIm2col<'s, 'g> {
     chunk: usize,
 }
 
-impl ChunkedIm2col<'_, '_> {
-    /// For rows `r0..r0+rows`, chunk by chunk: fills the chunk's rows with `convert(x)` (`pad`
-    /// in padded taps, zero past `k`) and calls `gemm(first row, rows, converted rows)`.
+impl ChunkedIm2col<'_> {
+    /// For rows `r0..r0+rows`, chunk by chunk in `buf` (room for `min(chunk, rows)` converted
+    /// rows): fills the chunk's rows with `convert(x)` (`pad` in padded taps, zero past `k`)
+    /// and calls `gemm(first row, rows, converted rows)`.
+    #[allow(clippy::too_many_arguments)]
     fn run<T: Copy + Default>(
         &self,
         x: &[u8],
@@ -1694,18 +1931,16 @@ impl ChunkedIm2col<'_, '_> {
         rows: usize,
         convert: impl Fn(u8) -> T,
         pad: T,
+        buf: &mut [T],
         mut gemm: impl FnMut(usize, usize, &[T]) -> std::result::Result<(), &'static str>,
     ) -> Result<()> {
         let (k, len) = (self.k, self.row_len);
-        let capacity = self.chunk.min(rows);
-        let mut buf: Vec<T> = Vec::new();
-        buf.try_reserve_exact(capacity * len).map_err(|_| {
-            GraphError::new(
+        if buf.len() < self.chunk.min(rows) * len {
+            return Err(GraphError::new(
                 "Tessera",
-                format!("out of memory for {capacity}×{len} im2col rows"),
-            )
-        })?;
-        buf.resize(capacity * len, T::default());
+                "internal error: an im2col buffer too short",
+            ));
+        }
         let mut done = 0;
         while done < rows {
             let n = self.chunk.min(rows - done);
@@ -1717,10 +1952,12 @@ impl ChunkedIm2col<'_, '_> {
                     for (d, &s) in row.iter_mut().zip(src) {
                         *d = convert(s);
                     }
+                    row[k..].fill(T::default());
                 }
             } else {
                 for row in u.chunks_exact_mut(len) {
                     row[..k].fill(pad);
+                    row[k..].fill(T::default());
                 }
                 self.shape.fill_map(x, first, n, len, u, &convert);
             }
@@ -1764,6 +2001,14 @@ mod tests {
         .unwrap()
     }
 
+    /// Runs `plan` with an arena full of garbage, as a session's TRANSIENT memory may be (at
+    /// an odd offset from a line, so scratch pieces must align themselves).
+    fn run_dirty(plan: &Plan, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
+        let mut words = vec![0xA5A5_A5A5_A5A5_A5A5u64; plan.transient_size() / 8 + 2];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        plan.run_in(inputs, outputs, &mut bytes[8..]).unwrap();
+    }
+
     /// Runs `words` with the plan and with the reference executor; returns both outputs.
     fn both(
         words: &[u32],
@@ -1786,7 +2031,7 @@ mod tests {
             .map(|o| vec![0u8; nbytes(&o.info)])
             .collect();
         let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
-        plan.run(&in_refs, &mut out_refs).unwrap();
+        run_dirty(&plan, &in_refs, &mut out_refs);
         let native = outs
             .iter()
             .map(|b| {
@@ -2098,6 +2343,12 @@ mod tests {
             (8, 8, 16, 40, 1, 1, 0, 1, 0, 0, false),
             (6, 6, 2, 4, 3, 1, 1, 1, -3, 0, true),
             (10, 12, 6, 20, 3, 1, 2, 2, 7, -1, true),
+            (9, 11, 4, 7, 3, 2, 1, 1, 5, 3, false),
+            (9, 11, 5, 37, 3, 1, 1, 1, -7, 2, false),
+            (10, 12, 6, 20, 3, 1, 2, 2, 7, -1, false),
+            // Large enough to split over the pool: one im2col buffer per task.
+            (40, 40, 5, 40, 3, 1, 1, 1, 3, -2, false),
+            (40, 40, 8, 40, 3, 1, 1, 1, 3, -2, false),
         ] {
             let conv = ConvI8 {
                 h,
@@ -2132,8 +2383,14 @@ mod tests {
             assert_eq!(plan.native_nodes(), 1);
             let in_refs: Vec<&[u8]> = in_bytes.iter().map(Vec::as_slice).collect();
             let mut out = vec![0u8; want.len()];
-            plan.run(&in_refs, &mut [&mut out]).unwrap();
+            run_dirty(&plan, &in_refs, &mut [&mut out]);
             assert_eq!(out, want, "{conv:?}");
+            if !constant {
+                assert!(
+                    plan.transient_size() > 0,
+                    "weights packed in scratch: {conv:?}"
+                );
+            }
         }
     }
 

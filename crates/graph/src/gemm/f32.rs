@@ -86,35 +86,23 @@ impl Isa {
 }
 
 /// `B` (`k × n`) packed for one [`Isa`]'s kernel: panel `p` holds columns `p·NR..p·NR+NR`,
-/// row by row (`data[(p·k + kk)·NR + j] = B[kk][p·NR + j]`), zeros past column `n`.
+/// row by row (`data[(p·k + kk)·NR + j] = B[kk][p·NR + j]`), zeros past column `n`. The
+/// elements are `D`'s: an owned [`Aligned`] buffer (weights packed at pipeline creation) or a
+/// slice of a run's scratch memory (a right-hand side packed at dispatch).
 #[derive(Debug, Clone)]
-pub struct PackedF32 {
+pub struct PackedF32<D = Aligned<f32>> {
     k: usize,
     n: usize,
     isa: Isa,
-    data: Aligned<f32>,
+    data: D,
 }
 
 impl PackedF32 {
-    /// A zeroed `k × n` matrix for `isa`, to fill with [`PackedF32::pack_panels`] (a caller
-    /// can fill disjoint panels from several threads through [`PackedF32::panels_mut`]).
+    /// `b` packed for `isa` into a buffer of its own: element `(kk, j)` of `B` is
+    /// `b[kk·rs + j·cs]`.
     ///
     /// # Errors
-    /// When the size overflows or the memory cannot be had.
-    pub fn zeroed(isa: Isa, k: usize, n: usize) -> Result<PackedF32, &'static str> {
-        let len = n
-            .div_ceil(isa.nr())
-            .checked_mul(isa.nr())
-            .and_then(|c| c.checked_mul(k))
-            .ok_or("float GEMM: the packed matrix is too large")?;
-        let data = Aligned::zeroed(len)?;
-        Ok(PackedF32 { k, n, isa, data })
-    }
-
-    /// `b` packed for `isa`: element `(kk, j)` of `B` is `b[kk·rs + j·cs]`.
-    ///
-    /// # Errors
-    /// As [`PackedF32::zeroed`]; when `b` is too short.
+    /// When the size overflows, the memory cannot be had, or `b` is too short.
     pub fn new(
         isa: Isa,
         b: &[f32],
@@ -123,15 +111,32 @@ impl PackedF32 {
         rs: usize,
         cs: usize,
     ) -> Result<PackedF32, &'static str> {
-        let mut packed = PackedF32::zeroed(isa, k, n)?;
-        let (nr, panels) = (isa.nr(), packed.panels());
-        Self::pack_panels(packed.data.as_mut_slice(), 0, k, n, nr, b, rs, cs)?;
-        debug_assert_eq!(packed.data.as_slice().len(), panels * k * nr);
-        Ok(packed)
+        let len = PackedF32::len(isa, k, n).ok_or("float GEMM: the packed matrix is too large")?;
+        let mut data = Aligned::zeroed(len)?;
+        Self::pack_panels(data.as_mut_slice(), 0, k, n, isa.nr(), b, rs, cs)?;
+        Ok(PackedF32 { k, n, isa, data })
+    }
+
+    /// Elements of a `k × n` matrix packed for `isa` (whole panels), if that fits `usize`.
+    pub fn len(isa: Isa, k: usize, n: usize) -> Option<usize> {
+        n.div_ceil(isa.nr())
+            .checked_mul(isa.nr())
+            .and_then(|c| c.checked_mul(k))
+    }
+
+    /// The matrix as a borrowed view, what [`sgemm`] takes.
+    pub fn view(&self) -> PackedF32<&[f32]> {
+        PackedF32 {
+            k: self.k,
+            n: self.n,
+            isa: self.isa,
+            data: self.data.as_slice(),
+        }
     }
 
     /// Writes panels `first..` of `b` (`k × n`, element `(kk, j)` at `b[kk·rs + j·cs]`) into
-    /// `dst`, whole panels of `k·nr` elements as [`PackedF32::panels_mut`] cuts them.
+    /// `dst`, whole panels of `k·nr` elements, every element of them (zeros past column `n`),
+    /// so `dst` need not be cleared first.
     ///
     /// # Errors
     /// When `b` is too short for `k × n`.
@@ -165,13 +170,35 @@ impl PackedF32 {
                         for (j, d) in row[..cols].iter_mut().enumerate() {
                             *d = b[kk * rs + (c0 + j) * cs];
                         }
+                        row[cols..].fill(0.0);
                     }
                 }
             }
         }
         Ok(())
     }
+}
 
+impl<'a> PackedF32<&'a [f32]> {
+    /// A view of `data`, already filled by [`PackedF32::pack_panels`] as a `k × n` matrix for
+    /// `isa`.
+    ///
+    /// # Errors
+    /// When `data` is not [`PackedF32::len`] elements.
+    pub fn from_panels(
+        isa: Isa,
+        k: usize,
+        n: usize,
+        data: &'a [f32],
+    ) -> Result<PackedF32<&'a [f32]>, &'static str> {
+        if PackedF32::len(isa, k, n) != Some(data.len()) {
+            return Err("float GEMM: packed panels of the wrong size");
+        }
+        Ok(PackedF32 { k, n, isa, data })
+    }
+}
+
+impl<D> PackedF32<D> {
     /// The kernel the matrix is packed for.
     pub fn isa(&self) -> Isa {
         self.isa
@@ -190,13 +217,6 @@ impl PackedF32 {
     /// Panels of [`Isa::nr`] columns.
     pub fn panels(&self) -> usize {
         self.n.div_ceil(self.isa.nr())
-    }
-
-    /// The packed elements, and how many make a panel (`k·nr`), to fill with
-    /// [`PackedF32::pack_panels`].
-    pub fn panels_mut(&mut self) -> (&mut [f32], usize) {
-        let len = self.k * self.isa.nr();
-        (self.data.as_mut_slice(), len)
     }
 }
 
@@ -232,7 +252,7 @@ pub enum Init<'a> {
 pub fn sgemm(
     m: usize,
     a: &Rows<'_, f32>,
-    b: &PackedF32,
+    b: &PackedF32<&[f32]>,
     init: Init<'_>,
     c: &mut [f32],
     ldc: usize,
@@ -256,6 +276,9 @@ pub fn sgemm(
     if !b.isa.available() {
         return Err("float GEMM: weights packed for a kernel this CPU lacks");
     }
+    if PackedF32::len(b.isa, k, n) != Some(b.data.len()) {
+        return Err("float GEMM: packed panels of the wrong size");
+    }
     match b.isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 => drive::<8, 32>(simd::kernel_avx512, m, a, b, init, c, ldc),
@@ -265,22 +288,28 @@ pub fn sgemm(
     }
 }
 
-/// A kernel: `tile[i][j] = Σ over segs, t: rows[i][seg.offset + t] · panel[(s + t)·NR + j]`
-/// where `s` counts the steps before (the panel pointer is at the block's first row of B).
+/// A kernel: for `i < MR`, `j < NR`, `C[i][j] = S[i][j] + Σ over segs, t: rows[i][seg.offset +
+/// t] · panel[(s + t)·NR + j]`, where C's row `i` is the `NR` floats at `c + i·ldc`, `S` is
+/// the row `init` (`NR` floats, the same for every row) or, when `init` is null, C itself, and
+/// `s` counts the steps before (the panel pointer is at the block's first row of B). The sums
+/// stay in registers; C is read (when `init` is null) and written once.
 ///
 /// # Safety
 /// Every `rows[i] + seg.offset + seg.len` is inside one allocation, as is `panel` for the
-/// segments' total length times `NR`; the CPU has the kernel's features.
+/// segments' total length times `NR`; `c + i·ldc .. + NR` for every `i < MR` is inside one
+/// writable allocation that nothing else accesses during the call; `init` is null or `NR`
+/// readable floats; the CPU has the kernel's features.
 type Kernel<const MR: usize, const NR: usize> =
-    unsafe fn(&[*const f32; MR], &[Seg], *const f32, &mut [[f32; NR]; MR]);
+    unsafe fn(&[*const f32; MR], &[Seg], *const f32, *mut f32, usize, *const f32);
 
-/// The blocked loops around a kernel.
+/// The blocked loops around a kernel. Whole `MR × NR` blocks of C are summed straight into C;
+/// edge blocks go through a tile on the stack.
 #[allow(clippy::too_many_arguments)]
 fn drive<const MR: usize, const NR: usize>(
     kernel: Kernel<MR, NR>,
     m: usize,
     a: &Rows<'_, f32>,
-    b: &PackedF32,
+    b: &PackedF32<&[f32]>,
     init: Init<'_>,
     c: &mut [f32],
     ldc: usize,
@@ -300,6 +329,7 @@ fn drive<const MR: usize, const NR: usize>(
         }
         return Ok(());
     }
+    // Rows per block: 16 kernel blocks (`groups` below).
     let mc = 16 * MR;
     // K blocks of equal size whose panel blocks fill the L1 cache at most.
     let blocks = k.div_ceil(PANEL_BLOCK / NR);
@@ -314,31 +344,63 @@ fn drive<const MR: usize, const NR: usize>(
         let mut r0 = 0;
         while r0 < m {
             let rows_here = mc.min(m - r0);
+            // Each group's row pointers, made once for every panel.
+            let mut groups = [[std::ptr::null::<f32>(); MR]; 16];
+            let mut g = 0;
+            while g < rows_here {
+                let rows = MR.min(rows_here - g);
+                let starts = a.block_starts::<MR>(r0 + g, rows)?;
+                groups[g / MR] = starts.map(|s| a.data[s..].as_ptr());
+                g += rows;
+            }
             for p in 0..panels {
                 // SAFETY (for the kernel): panel `p`'s rows k0..k0+kc are inside `b.data`
-                // (`PackedF32` holds `panels·k·NR` elements).
-                let panel = &b.data.as_slice()[(p * k + k0) * NR..(p * k + k0 + kc) * NR];
+                // (checked to hold `panels·k·NR` elements).
+                let panel = &b.data[(p * k + k0) * NR..(p * k + k0 + kc) * NR];
                 let (c0, cols) = (p * NR, NR.min(n - p * NR));
+                let start = if first {
+                    start_row[c0..c0 + NR].as_ptr()
+                } else {
+                    std::ptr::null()
+                };
                 let mut g = 0;
                 while g < rows_here {
                     let rows = MR.min(rows_here - g);
-                    let starts = a.block_starts::<MR>(r0 + g, rows)?;
-                    let ptrs = starts.map(|s| a.data[s..].as_ptr());
-                    // SAFETY: every row's runs were checked inside `a.data` (`block_starts`); `panel`
-                    // holds `kc·NR` elements, the segments' total; `b.isa` (this kernel) was
-                    // checked available.
-                    unsafe { kernel(&ptrs, &segs, panel.as_ptr(), &mut tile) };
-                    for (i, t) in tile.iter().enumerate().take(rows) {
-                        let at = (r0 + g + i) * ldc + c0;
-                        let out = &mut c[at..at + cols];
-                        if first {
-                            for ((o, &v), &s) in out.iter_mut().zip(t).zip(&start_row[c0..]) {
-                                *o = s + v;
+                    let ptrs = groups[g / MR];
+                    let at = (r0 + g) * ldc + c0;
+                    if rows == MR && cols == NR {
+                        // A whole block: rows r0+g.. of C, columns c0..c0+NR (inside `c`: the
+                        // slice below is bounds-checked).
+                        let block = &mut c[at..at + (MR - 1) * ldc + NR];
+                        // SAFETY: every row's runs were checked inside `a.data`
+                        // (`block_starts`); `panel` holds `kc·NR` elements, the segments'
+                        // total; `block` holds every row `i·ldc .. i·ldc + NR` and is borrowed
+                        // mutably; `start` is null or NR floats of `start_row`; `b.isa` (this
+                        // kernel) was checked available.
+                        unsafe {
+                            kernel(&ptrs, &segs, panel.as_ptr(), block.as_mut_ptr(), ldc, start)
+                        };
+                    } else {
+                        if !first {
+                            for (i, t) in tile.iter_mut().enumerate().take(rows) {
+                                let row = at + i * ldc;
+                                t[..cols].copy_from_slice(&c[row..row + cols]);
                             }
-                        } else {
-                            for (o, &v) in out.iter_mut().zip(t) {
-                                *o += v;
-                            }
+                        }
+                        // SAFETY: as above, with the tile (MR rows of NR, row stride NR) as C.
+                        unsafe {
+                            kernel(
+                                &ptrs,
+                                &segs,
+                                panel.as_ptr(),
+                                tile.as_mut_ptr().cast(),
+                                NR,
+                                start,
+                            )
+                        };
+                        for (i, t) in tile.iter().enumerate().take(rows) {
+                            let row = at + i * ldc;
+                            c[row..row + cols].copy_from_slice(&t[..cols]);
                         }
                     }
                     g += rows;
@@ -359,9 +421,22 @@ unsafe fn kernel_portable(
     rows: &[*const f32; 4],
     segs: &[Seg],
     panel: *const f32,
-    tile: &mut [[f32; 16]; 4],
+    c: *mut f32,
+    ldc: usize,
+    init: *const f32,
 ) {
     let mut acc = [[0f32; 16]; 4];
+    for (i, acc) in acc.iter_mut().enumerate() {
+        // SAFETY: `init` is null or 16 floats; C's row `i` holds 16 floats (the contract).
+        let start = unsafe {
+            if init.is_null() {
+                &*c.add(i * ldc).cast::<[f32; 16]>()
+            } else {
+                &*init.cast::<[f32; 16]>()
+            }
+        };
+        *acc = *start;
+    }
     let mut bp = panel;
     for seg in segs {
         for t in 0..seg.len {
@@ -378,7 +453,10 @@ unsafe fn kernel_portable(
             bp = unsafe { bp.add(16) };
         }
     }
-    *tile = acc;
+    for (i, acc) in acc.iter().enumerate() {
+        // SAFETY: C's row `i` holds 16 writable floats (the contract).
+        unsafe { *c.add(i * ldc).cast::<[f32; 16]>() = *acc };
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -396,10 +474,24 @@ mod simd {
         rows: &[*const f32; 6],
         segs: &[Seg],
         panel: *const f32,
-        tile: &mut [[f32; 16]; 6],
+        c: *mut f32,
+        ldc: usize,
+        init: *const f32,
     ) {
         let mut c0 = [_mm256_setzero_ps(); 6];
         let mut c1 = [_mm256_setzero_ps(); 6];
+        for i in 0..6 {
+            // SAFETY: `init` is null or 16 floats; C's row `i` holds 16 floats (the contract).
+            unsafe {
+                let s = if init.is_null() {
+                    c.add(i * ldc).cast_const()
+                } else {
+                    init
+                };
+                c0[i] = _mm256_loadu_ps(s);
+                c1[i] = _mm256_loadu_ps(s.add(8));
+            }
+        }
         let mut bp = panel;
         for seg in segs {
             let p = rows.map(|r| r.wrapping_add(seg.offset));
@@ -419,10 +511,10 @@ mod simd {
             }
         }
         for i in 0..6 {
-            // SAFETY: each row of `tile` holds 16 floats: two stores of 8.
+            // SAFETY: C's row `i` holds 16 writable floats: two stores of 8.
             unsafe {
-                _mm256_storeu_ps(tile[i].as_mut_ptr(), c0[i]);
-                _mm256_storeu_ps(tile[i].as_mut_ptr().add(8), c1[i]);
+                _mm256_storeu_ps(c.add(i * ldc), c0[i]);
+                _mm256_storeu_ps(c.add(i * ldc + 8), c1[i]);
             }
         }
     }
@@ -436,10 +528,24 @@ mod simd {
         rows: &[*const f32; 8],
         segs: &[Seg],
         panel: *const f32,
-        tile: &mut [[f32; 32]; 8],
+        c: *mut f32,
+        ldc: usize,
+        init: *const f32,
     ) {
         let mut c0 = [_mm512_setzero_ps(); 8];
         let mut c1 = [_mm512_setzero_ps(); 8];
+        for i in 0..8 {
+            // SAFETY: `init` is null or 32 floats; C's row `i` holds 32 floats (the contract).
+            unsafe {
+                let s = if init.is_null() {
+                    c.add(i * ldc).cast_const()
+                } else {
+                    init
+                };
+                c0[i] = _mm512_loadu_ps(s);
+                c1[i] = _mm512_loadu_ps(s.add(16));
+            }
+        }
         let mut bp = panel;
         for seg in segs {
             let p = rows.map(|r| r.wrapping_add(seg.offset));
@@ -458,10 +564,10 @@ mod simd {
             }
         }
         for i in 0..8 {
-            // SAFETY: each row of `tile` holds 32 floats: two stores of 16.
+            // SAFETY: C's row `i` holds 32 writable floats: two stores of 16.
             unsafe {
-                _mm512_storeu_ps(tile[i].as_mut_ptr(), c0[i]);
-                _mm512_storeu_ps(tile[i].as_mut_ptr().add(16), c1[i]);
+                _mm512_storeu_ps(c.add(i * ldc), c0[i]);
+                _mm512_storeu_ps(c.add(i * ldc + 16), c1[i]);
             }
         }
     }
@@ -514,7 +620,7 @@ mod tests {
                 let bias = values(n, 3);
                 let ldc = n + 3;
                 let mut c = vec![f32::NAN; m * ldc];
-                sgemm(m, &rows, &packed, Init::Bias(&bias), &mut c, ldc).unwrap();
+                sgemm(m, &rows, &packed.view(), Init::Bias(&bias), &mut c, ldc).unwrap();
                 for r in 0..m {
                     for j in 0..n {
                         let mut want = bias[j];
@@ -537,6 +643,7 @@ mod tests {
         let data = [1.0f32; 5];
         let rows = Rows::matrix(&data, 2, 2);
         let mut c = vec![0f32; 12];
+        let b = b.view();
         assert!(sgemm(3, &rows, &b, Init::Zero, &mut c, 4).is_err());
         assert!(sgemm(2, &rows, &b, Init::Zero, &mut c[..7], 4).is_err());
         assert!(sgemm(2, &rows, &b, Init::Zero, &mut c, 4).is_ok());

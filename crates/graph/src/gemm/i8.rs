@@ -54,21 +54,20 @@ impl Layout {
 }
 
 /// `b` (`k × n`, element `(k, j)` at `b[k·rs + j·cs]`, zero point `zb`) packed for
-/// [`gemm_u8`] or [`gemm_i16`].
+/// [`gemm_u8`] or [`gemm_i16`], in the bytes of `D`: an owned [`Aligned`] buffer (weights
+/// packed at pipeline creation) or a slice of a run's scratch memory (weights that are a
+/// dispatch input).
 #[derive(Debug, Clone)]
-pub struct PackedB {
+pub struct PackedB<D = Aligned<u8>> {
     k: usize,
     n: usize,
     zb: i32,
     /// K rounded up to the layout's group (4 or 2).
     kp: usize,
     layout: Layout,
-    /// [`Layout::U8`]: panels of `kp/4` groups of 64 bytes.
-    bytes: Aligned<u8>,
-    /// [`Layout::U8`]: `Σ_k b[k][j]` per column.
-    col_sums: Vec<i32>,
-    /// [`Layout::I16`]: panels of `kp/2` groups of 32 i16.
-    pairs: Aligned<i16>,
+    /// [`Layout::U8`]: panels of `kp/4` groups of 64 bytes, then `Σ_k b[k][j]` per column as
+    /// i32. [`Layout::I16`]: panels of `kp/2` groups of 32 i16.
+    data: D,
 }
 
 impl PackedB {
@@ -87,7 +86,7 @@ impl PackedB {
         PackedB::with_layout(Layout::for_this_cpu(), b, k, n, rs, cs, zb)
     }
 
-    /// Packs `b` in `layout`.
+    /// Packs `b` in `layout` into a buffer of its own.
     ///
     /// # Errors
     /// When `b` is shorter than its shape, or the packed matrix is too large for memory.
@@ -100,54 +99,131 @@ impl PackedB {
         cs: usize,
         zb: i32,
     ) -> Result<PackedB, &'static str> {
-        if k > 0 && n > 0 && (k - 1) * rs + (n - 1) * cs >= b.len() {
-            return Err("int8 GEMM: B is shorter than its shape");
-        }
-        let panels = n.div_ceil(NR);
-        let mut packed = PackedB {
+        let len = PackedB::len(layout, k, n).ok_or("int8 GEMM: the packed matrix is too large")?;
+        let mut data = Aligned::zeroed(len)?;
+        let kp = pack(layout, data.as_mut_slice(), b, k, n, rs, cs, zb)?;
+        Ok(PackedB {
             k,
             n,
             zb,
-            kp: 0,
+            kp,
             layout,
-            bytes: Aligned::zeroed(0)?,
-            col_sums: Vec::new(),
-            pairs: Aligned::zeroed(0)?,
-        };
-        match layout {
-            Layout::U8 => {
-                let k4 = k.div_ceil(4) * 4;
-                packed.kp = k4;
-                packed.bytes = Aligned::zeroed(panels * k4 * NR)?;
-                packed.col_sums = vec![0i32; n];
-                let bytes = packed.bytes.as_mut_slice();
-                for j in 0..n {
-                    let (p, lane) = (j / NR, j % NR);
-                    for kk in 0..k {
-                        let v = b[kk * rs + j * cs];
-                        packed.col_sums[j] = packed.col_sums[j].wrapping_add(i32::from(v));
-                        bytes[(p * (k4 / 4) + kk / 4) * 64 + lane * 4 + kk % 4] = v as u8;
-                    }
-                }
-            }
-            Layout::I16 => {
-                let k2 = k.div_ceil(2) * 2;
-                packed.kp = k2;
-                packed.pairs = Aligned::zeroed(panels * k2 * NR)?;
-                let pairs = packed.pairs.as_mut_slice();
-                for j in 0..n {
-                    let (p, lane) = (j / NR, j % NR);
-                    for kk in 0..k {
-                        // In −255..=255: int8 values and zero points.
-                        let v = (i32::from(b[kk * rs + j * cs]) - zb) as i16;
-                        pairs[(p * (k2 / 2) + kk / 2) * 32 + lane * 2 + kk % 2] = v;
-                    }
-                }
-            }
-        }
-        Ok(packed)
+            data,
+        })
     }
 
+    /// Bytes of a `k × n` matrix packed in `layout`, if that fits `usize`.
+    pub fn len(layout: Layout, k: usize, n: usize) -> Option<usize> {
+        let panels = n.div_ceil(NR);
+        match layout {
+            Layout::U8 => k
+                .div_ceil(4)
+                .checked_mul(4 * NR)?
+                .checked_mul(panels)?
+                .checked_add(n.checked_mul(4)?),
+            Layout::I16 => k.div_ceil(2).checked_mul(4 * NR)?.checked_mul(panels),
+        }
+    }
+
+    /// The matrix as a borrowed view, what the GEMMs take.
+    pub fn view(&self) -> PackedB<&[u8]> {
+        PackedB {
+            k: self.k,
+            n: self.n,
+            zb: self.zb,
+            kp: self.kp,
+            layout: self.layout,
+            data: self.data.as_slice(),
+        }
+    }
+}
+
+impl<'a> PackedB<&'a [u8]> {
+    /// Packs `b` in `layout` into `dst` ([`PackedB::len`] bytes, 4-byte aligned; every byte is
+    /// written).
+    ///
+    /// # Errors
+    /// When `dst` has the wrong size or alignment, or `b` is shorter than its shape.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pack_into(
+        layout: Layout,
+        dst: &'a mut [u8],
+        b: &[i8],
+        k: usize,
+        n: usize,
+        rs: usize,
+        cs: usize,
+        zb: i32,
+    ) -> Result<PackedB<&'a [u8]>, &'static str> {
+        if PackedB::len(layout, k, n) != Some(dst.len())
+            || !(dst.as_ptr() as usize).is_multiple_of(4)
+        {
+            return Err("int8 GEMM: packing space of the wrong size or alignment");
+        }
+        dst.fill(0);
+        let kp = pack(layout, dst, b, k, n, rs, cs, zb)?;
+        Ok(PackedB {
+            k,
+            n,
+            zb,
+            kp,
+            layout,
+            data: dst,
+        })
+    }
+}
+
+/// Writes `b` packed in `layout` into the zeroed `dst` ([`PackedB::len`] bytes, 4-byte
+/// aligned); returns K rounded up to the layout's group.
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    layout: Layout,
+    dst: &mut [u8],
+    b: &[i8],
+    k: usize,
+    n: usize,
+    rs: usize,
+    cs: usize,
+    zb: i32,
+) -> Result<usize, &'static str> {
+    if k > 0 && n > 0 && (k - 1) * rs + (n - 1) * cs >= b.len() {
+        return Err("int8 GEMM: B is shorter than its shape");
+    }
+    let panels = n.div_ceil(NR);
+    match layout {
+        Layout::U8 => {
+            let k4 = k.div_ceil(4) * 4;
+            let (bytes, sums) = dst.split_at_mut(panels * k4 * NR);
+            let sums: &mut [i32] = bytemuck::try_cast_slice_mut(sums)
+                .map_err(|_| "int8 GEMM: misaligned packing space")?;
+            for (j, sum) in sums.iter_mut().enumerate().take(n) {
+                let (p, lane) = (j / NR, j % NR);
+                for kk in 0..k {
+                    let v = b[kk * rs + j * cs];
+                    *sum = sum.wrapping_add(i32::from(v));
+                    bytes[(p * (k4 / 4) + kk / 4) * 64 + lane * 4 + kk % 4] = v as u8;
+                }
+            }
+            Ok(k4)
+        }
+        Layout::I16 => {
+            let k2 = k.div_ceil(2) * 2;
+            let pairs: &mut [i16] = bytemuck::try_cast_slice_mut(dst)
+                .map_err(|_| "int8 GEMM: misaligned packing space")?;
+            for j in 0..n {
+                let (p, lane) = (j / NR, j % NR);
+                for kk in 0..k {
+                    // In −255..=255: int8 values and zero points.
+                    let v = (i32::from(b[kk * rs + j * cs]) - zb) as i16;
+                    pairs[(p * (k2 / 2) + kk / 2) * 32 + lane * 2 + kk % 2] = v;
+                }
+            }
+            Ok(k2)
+        }
+    }
+}
+
+impl<D> PackedB<D> {
     /// Columns.
     pub fn n(&self) -> usize {
         self.n
@@ -166,10 +242,42 @@ impl PackedB {
 
     /// Rows per kernel step: converted row buffers are best a multiple of this long.
     pub fn block_rows(&self) -> usize {
-        match self.layout {
+        self.layout.block_rows()
+    }
+}
+
+impl Layout {
+    /// Rows per kernel step of this layout's kernel.
+    pub fn block_rows(self) -> usize {
+        match self {
             Layout::U8 => MR,
             Layout::I16 => MR16,
         }
+    }
+
+    /// Elements per converted row of `a` for a K of `k`.
+    pub fn row_len(self, k: usize) -> usize {
+        match self {
+            Layout::U8 => k.div_ceil(4) * 4,
+            Layout::I16 => k.div_ceil(2) * 2,
+        }
+    }
+}
+
+impl PackedB<&[u8]> {
+    /// The [`Layout::U8`] panels and column sums, if the data holds them.
+    fn u8_parts(&self) -> Option<(&[u8], &[i32])> {
+        let panels = self.n.div_ceil(NR);
+        let (bytes, sums) = self.data.split_at_checked(panels * self.kp * NR)?;
+        let sums = bytemuck::try_cast_slice(sums).ok()?;
+        (self.layout == Layout::U8 && sums.len() == self.n).then_some((bytes, sums))
+    }
+
+    /// The [`Layout::I16`] panels, if the data holds them.
+    fn i16_panels(&self) -> Option<&[i16]> {
+        let pairs: &[i16] = bytemuck::try_cast_slice(self.data).ok()?;
+        let want = self.n.div_ceil(NR) * self.kp * NR;
+        (self.layout == Layout::I16 && pairs.len() == want).then_some(pairs)
     }
 }
 
@@ -187,7 +295,7 @@ pub fn gemm_i8(
     a: &[i8],
     lda: usize,
     za: i32,
-    b: &PackedB,
+    b: &PackedB<&[u8]>,
     store: &mut Store<'_>,
 ) -> Result<(), &'static str> {
     let (k, kp) = (b.k, b.kp);
@@ -236,13 +344,13 @@ pub fn gemm_u8(
     m: usize,
     a: &Rows<'_, u8>,
     za: i32,
-    b: &PackedB,
+    b: &PackedB<&[u8]>,
     mut store: impl FnMut(usize, usize, &[i32]),
 ) -> Result<(), &'static str> {
     let (k, k4, n, zb) = (b.k, b.kp, b.n, b.zb);
-    if b.layout != Layout::U8 {
-        return Err("int8 GEMM: weights packed for the i16 kernel");
-    }
+    let Some((packed, col_sums)) = b.u8_parts() else {
+        return Err("int8 GEMM: weights not packed for the VNNI kernel");
+    };
     if !a.run.is_multiple_of(4) || a.runs.len() * a.run != k4 {
         return Err("int8 GEMM: runs that do not make K in groups of 4");
     }
@@ -250,8 +358,7 @@ pub fn gemm_u8(
         return Ok(());
     }
     // −(128+za)·Σ_k b per column; −zb·Σ_k a + K·za·zb per row, with Σ_k a = Σ_k u − 128·k.
-    let col_fix: Vec<i32> = b
-        .col_sums
+    let col_fix: Vec<i32> = col_sums
         .iter()
         .map(|&s| 128i32.wrapping_add(za).wrapping_mul(s).wrapping_neg())
         .collect();
@@ -284,7 +391,7 @@ pub fn gemm_u8(
                 a.data,
                 &starts,
                 &segs,
-                &b.bytes.as_slice()[p * k4 * NR..(p + np) * k4 * NR],
+                &packed[p * k4 * NR..(p + np) * k4 * NR],
                 np,
                 &mut acc,
             );
@@ -316,13 +423,13 @@ pub fn gemm_u8(
 pub fn gemm_i16(
     m: usize,
     a: &Rows<'_, i16>,
-    b: &PackedB,
+    b: &PackedB<&[u8]>,
     mut store: impl FnMut(usize, usize, &[i32]),
 ) -> Result<(), &'static str> {
     let (k2, n) = (b.kp, b.n);
-    if b.layout != Layout::I16 {
-        return Err("int8 GEMM: weights packed for the VNNI kernel");
-    }
+    let Some(pairs) = b.i16_panels() else {
+        return Err("int8 GEMM: weights not packed for the i16 kernel");
+    };
     if !a.run.is_multiple_of(2) || a.runs.len() * a.run != k2 {
         return Err("int8 GEMM: runs that do not make K in pairs");
     }
@@ -338,7 +445,7 @@ pub fn gemm_i16(
         let rows = MR16.min(m - r);
         let starts = a.block_starts::<MR16>(r, rows)?;
         for p in 0..panels {
-            let panel = &b.pairs.as_slice()[p * k2 * NR..(p + 1) * k2 * NR];
+            let panel = &pairs[p * k2 * NR..(p + 1) * k2 * NR];
             let mut acc = [[0i32; NR]; MR16];
             dot_i16(simd, a.data, &starts, &segs, panel, &mut acc);
             let (c0, cols) = (p * NR, NR.min(n - p * NR));
@@ -651,7 +758,7 @@ mod tests {
                 let packed = PackedB::with_layout(layout, &b, k, n, n, 1, zb).unwrap();
                 let mut c = vec![0i32; m * n];
                 let mut seen = vec![0u8; m * n];
-                gemm_i8(m, &a, k, za, &packed, &mut |r, j0, v| {
+                gemm_i8(m, &a, k, za, &packed.view(), &mut |r, j0, v| {
                     for (j, &x) in v.iter().enumerate() {
                         c[r * n + j0 + j] = x;
                         seen[r * n + j0 + j] += 1;

@@ -35,6 +35,7 @@ fn matmul_result_type(a: DType, b: DType) -> Option<DType> {
 }
 
 /// Geometry of a 2-D convolution.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Geometry {
     pub(crate) pad: [usize; 4],
     pub(crate) stride: [usize; 2],
