@@ -8,13 +8,14 @@
 //!
 //! Graph modules are assembled with `tessera_graph::testing::Asm` (the shapes and operators the
 //! CTS `dEQP-VK.data_graph` cases use: MAX_POOL2D, two chained MAX_POOL2Ds with an intermediate
-//! tensor, CONV2D with constant weights, ADD + SUB with two outputs).
+//! tensor, CONV2D with constant weights, ADD + SUB with two outputs), and a MATMUL whose
+//! right-hand side is bound at dispatch.
 
 use std::ffi::{CStr, CString, c_void};
 
 use tessera_e2e::data_graph::*;
 use tessera_e2e::*;
-use tessera_graph::testing::{ADD, Asm, CONV2D, MAX_POOL2D, SUB};
+use tessera_graph::testing::{ADD, Asm, CONV2D, MATMUL, MAX_POOL2D, SUB};
 use vulkanalia::prelude::v1_3::*;
 use vulkanalia::vk::{
     ArmDataGraphExtensionDeviceCommands, ArmDataGraphExtensionInstanceCommands,
@@ -66,6 +67,21 @@ fn conv_module() -> Vec<u32> {
     let zp = a.one(f32t, 0);
     let c = a.op(tout, CONV2D, &[pad, stride, dil, acc, lb, x, w, b, zp, zp]);
     a.output(c, tout, 1);
+    a.finish()
+}
+
+/// `out[1,24,40] = a[1,24,19] · b[1,19,40]` (f32); bindings a = 0, b = 1, out = 2.
+fn matmul_module() -> Vec<u32> {
+    let mut a = Asm::new();
+    let f32t = a.float(32);
+    let ta = a.tensor(f32t, &[1, 24, 19]);
+    let tb = a.tensor(f32t, &[1, 19, 40]);
+    let to = a.tensor(f32t, &[1, 24, 40]);
+    let x = a.input(ta, 0);
+    let y = a.input(tb, 1);
+    let zp = a.one(f32t, 0);
+    let m = a.op(to, MATMUL, &[x, y, zp, zp]);
+    a.output(m, to, 2);
     a.finish()
 }
 
@@ -539,6 +555,63 @@ fn chained_max_pools_need_and_use_transient_memory() {
     unsafe { ctx.device.unmap_memory(memory) };
     x.destroy(&ctx);
     o.destroy(&ctx);
+}
+
+#[test]
+fn matmul_packs_its_dispatch_operand_in_the_transient_memory() {
+    let ctx = Ctx::with_data_graph();
+    let ra = Resource::new(0, vk::Format::R32_SFLOAT, &[1, 24, 19]);
+    let rb = Resource::new(1, vk::Format::R32_SFLOAT, &[1, 19, 40]).strided(2);
+    let ro = Resource::new(2, vk::Format::R32_SFLOAT, &[1, 24, 40]);
+    let all = [ra.clone(), rb.clone(), ro.clone()];
+    let (set_layout, layout) = layouts(&ctx.device, &all);
+    let g = GraphInfo::new(&ctx.device, &matmul_module(), layout, &all, &[]);
+    let pipeline = create_one(&ctx, &g);
+    let (session, reqs) = session(&ctx.device, pipeline, |r| ctx.memory(r.size));
+    // No intermediate tensor, but the GEMM packs B (19 × 40, in panels of 16 or 32 columns)
+    // at dispatch: that scratch memory is the session's, not the dispatch's.
+    assert_eq!(reqs.len(), 1, "{reqs:?}");
+    assert_eq!(
+        reqs[0].0.bind_point,
+        vk::DataGraphPipelineSessionBindPointARM::TRANSIENT
+    );
+    assert!(reqs[0].1 >= 19 * 48 * 4, "{}", reqs[0].1);
+    // Whatever the memory held before must not matter.
+    let (memory, size) = (reqs[0].2, reqs[0].1);
+    // SAFETY: host-visible memory of `size` bytes, not mapped.
+    let transient = unsafe {
+        ctx.device
+            .map_memory(memory, 0, size, vk::MemoryMapFlags::empty())
+    }
+    .expect("vkMapMemory")
+    .cast::<u8>();
+    // SAFETY: `size` mapped bytes, no dispatch running.
+    unsafe { std::ptr::write_bytes(transient, 0xa5, size as usize) };
+    // SAFETY: mapped above.
+    unsafe { ctx.device.unmap_memory(memory) };
+    let t: Vec<BoundTensor> = all.iter().map(|r| BoundTensor::new(&ctx, r)).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let xa: Vec<f32> = (0..24 * 19).map(|i| (i % 9) as f32 - 4.0).collect();
+    let xb: Vec<f32> = (0..19 * 40).map(|i| (i % 5) as f32 * 0.5 - 1.0).collect();
+    t[0].write_packed(&bytes(&xa));
+    t[1].write_packed(&bytes(&xb));
+    let refs: Vec<&BoundTensor> = t.iter().collect();
+    dispatch(&ctx, pipeline, set_layout, layout, session, &refs);
+    let got: Vec<f32> = t[2]
+        .read_packed()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for r in 0..24 {
+        for j in 0..40 {
+            let want: f32 = (0..19).map(|k| xa[r * 19 + k] * xb[k * 40 + j]).sum();
+            // Small integers and halves: exact in f32 in any order.
+            assert_eq!(got[r * 40 + j], want, "[{r}][{j}]");
+        }
+    }
+    for x in t {
+        x.destroy(&ctx);
+    }
 }
 
 #[test]

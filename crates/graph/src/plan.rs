@@ -4,8 +4,11 @@
 //!
 //! Values live as packed little-endian bytes in the element type's container ([`DType::bytes`]):
 //! graph inputs are the caller's slices (no copy), constants are the plan's, every other value
-//! is an aligned buffer of its own, except a graph output that no later node reads, which its
-//! producer writes straight into the caller's output slice.
+//! has its planned range of the run's arena (a data graph session's TRANSIENT memory), except a
+//! graph output that no later node reads, which its producer writes straight into the caller's
+//! output slice. A fast kernel's scratch memory (a right-hand side packed at dispatch, a
+//! convolution's padded input, im2col chunks: [`scratch`]) is planned in the arena too, live
+//! only while its node runs, so a run allocates nothing for them.
 //!
 //! Kernels: float32 ADD/SUB/MUL/MAXIMUM/MINIMUM (with broadcasting); float32 MATMUL and
 //! CONV2D on the float32 GEMM of [`crate::gemm::f32`] (weights and constant right-hand sides
@@ -1318,7 +1321,7 @@ fn node_scratch(
                 let len = PackedF32::len(Isa::detect(), conv.k(), conv.oc).ok_or_else(too_large)?;
                 size = size.add::<f32>(len)?;
             }
-            if !conv.direct() {
+            if !conv.direct() && !conv.unpadded() {
                 size = size.add::<f32>(conv.image_len()?)?;
             }
             Ok(size)
@@ -1382,7 +1385,7 @@ fn matmul(
 
 /// Float32 CONV2D as an implicit GEMM: `[N·OH·OW, KH·KW·IC] · weightᵀ` from the bias, each GEMM
 /// row read in place from a zero-padded copy of the input (its runs of taps; float zero points
-/// are 0), or from the input itself for a 1×1, stride-1, unpadded convolution. The weights are
+/// are 0), or from the input itself when the convolution has no padding. The weights are
 /// packed at planning when they are a constant (`packed`); the weights packed at dispatch and
 /// the padded input live in the node's scratch memory.
 fn conv2d(
@@ -1409,9 +1412,13 @@ fn conv2d(
         let rows = Rows::matrix(&x, shape.ic, shape.ic);
         return sgemm(m, &rows, &b, Init::Bias(&bias), d, oc);
     }
-    let tasks = tessera_workers::global().threads();
-    let buf = scratch.take::<f32>(shape.image_len()?)?;
-    let image = PaddedImage::new(&shape, &x, |v| v, 0.0, tasks, buf)?;
+    let image = if shape.unpadded() {
+        PaddedImage::in_place(&shape, &x)?
+    } else {
+        let tasks = tessera_workers::global().threads();
+        let buf = scratch.take::<f32>(shape.image_len()?)?;
+        PaddedImage::new(&shape, &x, |v| v, 0.0, tasks, buf)?
+    };
     let rows = image.rows();
     sgemm(m, &rows, &b, Init::Bias(&bias), d, oc)
 }
@@ -1471,6 +1478,11 @@ impl Im2col {
     /// A 1×1, stride-1, unpadded convolution: the GEMM rows are the input's own.
     fn direct(&self) -> bool {
         self.kh == 1 && self.kw == 1 && self.geo.stride == [1, 1] && self.geo.pad == [0; 4]
+    }
+
+    /// No padding: a float32 convolution's GEMM rows are the input's own taps.
+    fn unpadded(&self) -> bool {
+        self.geo.pad == [0; 4]
     }
 
     /// The padded input's height and width.
@@ -1889,6 +1901,28 @@ impl<'s, T: Copy + Send + Sync> PaddedImage<'s, T> {
         })
     }
 
+    /// The input `x` itself as the image of a convolution without padding.
+    fn in_place(shape: &Im2col, x: &'s [T]) -> Result<PaddedImage<'s, T>> {
+        if !shape.unpadded() || x.len() != shape.image_len()? {
+            return Err(GraphError::new(
+                "Tessera",
+                "internal error: an input read in place that is padded or of the wrong size",
+            ));
+        }
+        let (runs, run) = shape.runs();
+        Ok(PaddedImage {
+            data: x,
+            ph: shape.ih,
+            pw: shape.iw,
+            ic: shape.ic,
+            oh: shape.oh,
+            ow: shape.ow,
+            stride: shape.geo.stride,
+            runs,
+            run,
+        })
+    }
+
     /// The GEMM rows: output position `(n, oy, ox)` starts at its top-left tap.
     fn rows(&self) -> Rows<'_, T> {
         Rows {
@@ -2233,7 +2267,9 @@ mod tests {
     fn big_convolutions_run_as_gemm_small_ones_keep_the_reference_order() {
         for (h, w, ic, oc, k, stride, pad, fast) in [
             (20, 24, 16, 24, 3, 1, 1, 1),
+            (20, 24, 16, 24, 3, 1, 0, 1),
             (29, 25, 8, 32, 3, 2, 1, 1),
+            (29, 25, 8, 32, 3, 2, 0, 1),
             (32, 32, 32, 16, 1, 1, 0, 1),
             (8, 16, 4, 4, 2, 2, 0, 0),
         ] {

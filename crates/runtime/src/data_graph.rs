@@ -5,15 +5,16 @@
 //! plus the map from each interface tensor to its descriptor set and binding, the transient-memory
 //! plan of its intermediate tensors, its creation log and its identifier. Everything is decided at
 //! creation; a dispatch only resolves the bound tensors and runs the graph, its intermediate
-//! tensors in the session's TRANSIENT memory (the plan's arena: [`Plan::transient_size`] bytes,
-//! each tensor at its planned offset).
+//! tensors and its kernels' scratch memory (a right-hand side packed at dispatch, a convolution's
+//! padded input) in the session's TRANSIENT memory (the plan's arena: [`Plan::transient_size`]
+//! bytes, each at its planned offset): a dispatch allocates nothing for them.
 //!
 //! A [`GraphSource`] is everything a pipeline is built from. Its encoding is the pipeline-cache
 //! key, the cache's serialized entry and (hashed) the pipeline identifier, so a pipeline can be
 //! rebuilt from a cache, from serialized cache data or from its identifier alone.
 //!
 //! A [`DataGraphSession`] holds its pipeline and the memory bound to its one bind point
-//! (`TRANSIENT`, reported only when the graph has intermediate tensors).
+//! (`TRANSIENT`, reported only when the graph has intermediate tensors or kernel scratch memory).
 //!
 //! Invariants: a pipeline's interface bindings match its graph's inputs and outputs one to one
 //! and each names a tensor binding of the layout; dispatch never reads or writes outside the

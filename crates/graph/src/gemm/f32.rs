@@ -316,16 +316,17 @@ fn drive<const MR: usize, const NR: usize>(
 ) -> Result<(), &'static str> {
     let (k, n) = (b.k, b.n);
     let panels = n.div_ceil(NR);
-    // What each column starts from, padded to whole panels.
-    let mut start_row = vec![0f32; panels * NR];
-    if let Init::Bias(v) = init {
-        for (j, s) in start_row[..n].iter_mut().enumerate() {
-            *s = if v.len() == 1 { v[0] } else { v[j] };
-        }
-    }
+    // What column `j` starts from.
+    let start_of = |j: usize| match init {
+        Init::Bias(v) if v.len() == 1 => v[0],
+        Init::Bias(v) => v[j],
+        Init::Zero => 0.0,
+    };
     if k == 0 {
         for r in 0..m {
-            c[r * ldc..r * ldc + n].copy_from_slice(&start_row[..n]);
+            for (j, o) in c[r * ldc..r * ldc + n].iter_mut().enumerate() {
+                *o = start_of(j);
+            }
         }
         return Ok(());
     }
@@ -358,8 +359,13 @@ fn drive<const MR: usize, const NR: usize>(
                 // (checked to hold `panels·k·NR` elements).
                 let panel = &b.data[(p * k + k0) * NR..(p * k + k0 + kc) * NR];
                 let (c0, cols) = (p * NR, NR.min(n - p * NR));
+                // The panel's starting row (zeros past `n`), for the first K block.
+                let mut start_row = [0f32; NR];
+                for (j, s) in start_row.iter_mut().enumerate().take(cols) {
+                    *s = start_of(c0 + j);
+                }
                 let start = if first {
-                    start_row[c0..c0 + NR].as_ptr()
+                    start_row.as_ptr()
                 } else {
                     std::ptr::null()
                 };
@@ -375,7 +381,7 @@ fn drive<const MR: usize, const NR: usize>(
                         // SAFETY: every row's runs were checked inside `a.data`
                         // (`block_starts`); `panel` holds `kc·NR` elements, the segments'
                         // total; `block` holds every row `i·ldc .. i·ldc + NR` and is borrowed
-                        // mutably; `start` is null or NR floats of `start_row`; `b.isa` (this
+                        // mutably; `start` is null or the NR floats of `start_row`; `b.isa` (this
                         // kernel) was checked available.
                         unsafe {
                             kernel(&ptrs, &segs, panel.as_ptr(), block.as_mut_ptr(), ldc, start)
