@@ -43,6 +43,7 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use tessera_e2e::bench::BenchGpu;
+use tessera_e2e::descriptors::{Descriptor, descriptor_set};
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::vulkanalia::vk::ArmTensorsExtensionDeviceCommands;
 use tessera_e2e::*;
@@ -122,13 +123,6 @@ struct BoundBuffer {
     mem: Mapped,
 }
 
-/// What a binding of a kernel's set 0 holds.
-#[derive(Clone, Copy)]
-enum Binding {
-    Tensor(vk::TensorViewARM),
-    Buffer(vk::Buffer),
-}
-
 /// A compute pipeline with its one descriptor set, and a command buffer recording one dispatch.
 struct Kernel {
     module: vk::ShaderModule,
@@ -194,36 +188,19 @@ impl Gpu {
     }
 
     /// Builds the pipeline of `spv` with set 0 = `bindings` and records `dispatch` once.
-    fn kernel(&self, spv: &[u8], bindings: &[Binding], groups: [u32; 3]) -> Kernel {
+    fn kernel(&self, spv: &[u8], bindings: &[Descriptor], groups: [u32; 3]) -> Kernel {
         let code = words(spv);
-        let type_of = |b: &Binding| match b {
-            Binding::Tensor(_) => vk::DescriptorType::TENSOR_ARM,
-            Binding::Buffer(_) => vk::DescriptorType::STORAGE_BUFFER,
-        };
         let layout_bindings: Vec<_> = bindings
             .iter()
             .enumerate()
             .map(|(i, b)| {
                 vk::DescriptorSetLayoutBinding::builder()
                     .binding(i as u32)
-                    .descriptor_type(type_of(b))
+                    .descriptor_type(b.type_())
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
-        let count = |t: vk::DescriptorType| bindings.iter().filter(|b| type_of(b) == t).count();
-        let sizes: Vec<_> = [
-            vk::DescriptorType::TENSOR_ARM,
-            vk::DescriptorType::STORAGE_BUFFER,
-        ]
-        .into_iter()
-        .filter(|&t| count(t) > 0)
-        .map(|t| {
-            vk::DescriptorPoolSize::builder()
-                .type_(t)
-                .descriptor_count(count(t) as u32)
-        })
-        .collect();
         // SAFETY: valid create infos on a live device; every pointer outlives its call.
         unsafe {
             let module = self
@@ -262,77 +239,13 @@ impl Gpu {
                 .create_compute_pipelines(vk::PipelineCache::null(), &pinfo, None)
                 .expect("vkCreateComputePipelines")
                 .0[0];
-            let pool = self
-                .device
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::builder()
-                        .max_sets(1)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .expect("vkCreateDescriptorPool");
-            let set = self
-                .device
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::builder()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-                .expect("vkAllocateDescriptorSets")[0];
-            // Per-binding payloads, kept alive until the update.
-            let views: Vec<[vk::TensorViewARM; 1]> = bindings
-                .iter()
-                .map(|b| match b {
-                    Binding::Tensor(v) => [*v],
-                    Binding::Buffer(_) => [vk::TensorViewARM::null()],
-                })
-                .collect();
-            let tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = views
-                .iter()
-                .map(|v| vk::WriteDescriptorSetTensorARM {
-                    tensor_view_count: 1,
-                    tensor_views: v.as_ptr(),
-                    ..Default::default()
-                })
-                .collect();
-            let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
-                .iter()
-                .map(|b| {
-                    let buffer = match b {
-                        Binding::Buffer(buf) => *buf,
-                        Binding::Tensor(_) => vk::Buffer::null(),
-                    };
-                    [vk::DescriptorBufferInfo {
-                        buffer,
-                        offset: 0,
-                        range: vk::WHOLE_SIZE,
-                    }]
-                })
-                .collect();
-            let writes: Vec<vk::WriteDescriptorSet> = bindings
+            let descriptors: Vec<(u32, Descriptor)> = bindings
                 .iter()
                 .enumerate()
-                .map(|(i, b)| match b {
-                    Binding::Tensor(_) => vk::WriteDescriptorSet {
-                        next: (&tensor_writes[i] as *const vk::WriteDescriptorSetTensorARM).cast(),
-                        dst_set: set,
-                        dst_binding: i as u32,
-                        descriptor_count: 1,
-                        descriptor_type: vk::DescriptorType::TENSOR_ARM,
-                        ..Default::default()
-                    },
-                    Binding::Buffer(_) => vk::WriteDescriptorSet {
-                        dst_set: set,
-                        dst_binding: i as u32,
-                        descriptor_count: 1,
-                        descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
-                        buffer_info: buffer_infos[i].as_ptr(),
-                        ..Default::default()
-                    },
-                })
+                .map(|(i, &b)| (i as u32, b))
                 .collect();
-            self.device
-                .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet]);
+            let (pool, set) = descriptor_set(&self.device, set_layout, &descriptors)
+                .expect("the kernel's descriptor set");
 
             let alloc = vk::CommandBufferAllocateInfo::builder()
                 .command_pool(self.pool)
@@ -649,9 +562,9 @@ fn shaders(c: &mut Criterion) {
         let k = gpu.kernel(
             TENSOR_ADD_SPV,
             &[
-                Binding::Tensor(a.view),
-                Binding::Tensor(b.view),
-                Binding::Tensor(out.view),
+                Descriptor::Tensor(a.view),
+                Descriptor::Tensor(b.view),
+                Descriptor::Tensor(out.view),
             ],
             [(N / 256) as u32, N as u32, 1],
         );
@@ -679,7 +592,10 @@ fn shaders(c: &mut Criterion) {
         sums.mem.fill(0xEE);
         let k = gpu.kernel(
             ROW_SUM_SPV,
-            &[Binding::Tensor(src.view), Binding::Buffer(sums.buffer)],
+            &[
+                Descriptor::Tensor(src.view),
+                Descriptor::Buffer(sums.buffer),
+            ],
             [N as u32, 1, 1],
         );
         gpu.submit_wait(k.cb);
@@ -706,7 +622,7 @@ fn shaders(c: &mut Criterion) {
         dst.mem.fill(0xEE);
         let k = gpu.kernel(
             TRANSPOSE_SPV,
-            &[Binding::Tensor(src.view), Binding::Tensor(dst.view)],
+            &[Descriptor::Tensor(src.view), Descriptor::Tensor(dst.view)],
             [(N / 16) as u32, (N / 16) as u32, 1],
         );
         gpu.submit_wait(k.cb);
@@ -730,7 +646,7 @@ fn shaders(c: &mut Criterion) {
         dst.mem.fill(0xEE);
         let k = gpu.kernel(
             TINY_GROUPS_SPV,
-            &[Binding::Tensor(dst.view)],
+            &[Descriptor::Tensor(dst.view)],
             [TINY_GRID[0], TINY_GRID[1], 1],
         );
         gpu.submit_wait(k.cb);
@@ -766,9 +682,9 @@ fn shaders(c: &mut Criterion) {
         let k = gpu.kernel(
             I8_MUL_SPV,
             &[
-                Binding::Tensor(a.view),
-                Binding::Tensor(b.view),
-                Binding::Tensor(out.view),
+                Descriptor::Tensor(a.view),
+                Descriptor::Tensor(b.view),
+                Descriptor::Tensor(out.view),
             ],
             [d3.div_ceil(256), d2, d0 * d1],
         );
@@ -798,7 +714,7 @@ fn shaders(c: &mut Criterion) {
         dst.mem.fill(0xEE);
         let k = gpu.kernel(
             RGBA_SWIZZLE_SPV,
-            &[Binding::Tensor(src.view), Binding::Tensor(dst.view)],
+            &[Descriptor::Tensor(src.view), Descriptor::Tensor(dst.view)],
             [(w as u32).div_ceil(256), h as u32, 1],
         );
         gpu.submit_wait(k.cb);
@@ -829,9 +745,9 @@ fn shaders(c: &mut Criterion) {
         let k = gpu.kernel(
             F16_ADD_SPV,
             &[
-                Binding::Tensor(a.view),
-                Binding::Tensor(b.view),
-                Binding::Tensor(out.view),
+                Descriptor::Tensor(a.view),
+                Descriptor::Tensor(b.view),
+                Descriptor::Tensor(out.view),
             ],
             [(N / 256) as u32, N as u32, 1],
         );
@@ -868,10 +784,10 @@ fn shaders(c: &mut Criterion) {
         let k = gpu.kernel(
             DENSE_SPV,
             &[
-                Binding::Tensor(w.view),
-                Binding::Tensor(x.view),
-                Binding::Tensor(b.view),
-                Binding::Tensor(y.view),
+                Descriptor::Tensor(w.view),
+                Descriptor::Tensor(x.view),
+                Descriptor::Tensor(b.view),
+                Descriptor::Tensor(y.view),
             ],
             [(rows as u32).div_ceil(DENSE_GROUP), 1, 1],
         );

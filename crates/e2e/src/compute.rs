@@ -2,6 +2,7 @@
 //! layouts with one push-constant range, compute pipelines with the workgroup width as
 //! specialization constant 0, and [`BufferPipeline`], all of it bound to a [`Ctx`].
 
+use crate::descriptors::{Descriptor, descriptor_set};
 use crate::vulkanalia::prelude::v1_3::*;
 use crate::{Ctx, VkResult};
 
@@ -109,47 +110,13 @@ impl BufferPipeline {
         let layout = pipeline_layout(ctx, set_layout, push);
         let pipeline =
             compute_pipeline(ctx, module, layout, local_x).expect("vkCreateComputePipelines");
-        let sizes = [vk::DescriptorPoolSize::builder()
-            .type_(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(buffers.len() as u32)];
-        let info = vk::DescriptorPoolCreateInfo::builder()
-            .max_sets(1)
-            .pool_sizes(&sizes);
-        // SAFETY: valid create info on a live device.
-        let pool = unsafe { ctx.device.create_descriptor_pool(&info, None) }
-            .expect("vkCreateDescriptorPool");
-        let layouts = [set_layout];
-        let alloc = vk::DescriptorSetAllocateInfo::builder()
-            .descriptor_pool(pool)
-            .set_layouts(&layouts);
-        // SAFETY: valid allocate info on a live device.
-        let set = unsafe { ctx.device.allocate_descriptor_sets(&alloc) }
-            .expect("vkAllocateDescriptorSets")[0];
-        let infos: Vec<_> = buffers
-            .iter()
-            .map(|&b| {
-                [vk::DescriptorBufferInfo::builder()
-                    .buffer(b)
-                    .offset(0)
-                    .range(vk::WHOLE_SIZE)]
-            })
-            .collect();
-        let writes: Vec<_> = infos
+        let descriptors: Vec<(u32, Descriptor)> = buffers
             .iter()
             .enumerate()
-            .map(|(i, info)| {
-                vk::WriteDescriptorSet::builder()
-                    .dst_set(set)
-                    .dst_binding(i as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
-            })
+            .map(|(i, &b)| (i as u32, Descriptor::Buffer(b)))
             .collect();
-        // SAFETY: the writes name live objects of this device.
-        unsafe {
-            ctx.device
-                .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet])
-        };
+        let (pool, set) = descriptor_set(&ctx.device, set_layout, &descriptors)
+            .expect("the storage buffer descriptor set");
         BufferPipeline {
             module,
             set_layout,

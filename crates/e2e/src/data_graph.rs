@@ -13,6 +13,7 @@ use std::ffi::CString;
 use vulkanalia::prelude::v1_3::*;
 use vulkanalia::vk::ArmDataGraphExtensionDeviceCommands;
 
+use crate::descriptors::{Descriptor, descriptor_set};
 use crate::{packed_strides, tensor_format_size, write_flags64};
 
 /// `VK_TENSOR_USAGE_DATA_GRAPH_BIT_ARM` (vulkanalia declares the 64-bit tensor usage as 32-bit,
@@ -383,47 +384,11 @@ pub fn tensor_set(
     set_layout: vk::DescriptorSetLayout,
     tensors: &[(u32, vk::TensorViewARM)],
 ) -> (vk::DescriptorPool, vk::DescriptorSet) {
-    let sizes = [vk::DescriptorPoolSize {
-        type_: vk::DescriptorType::TENSOR_ARM,
-        descriptor_count: tensors.len() as u32,
-    }];
-    let info = vk::DescriptorPoolCreateInfo::builder()
-        .max_sets(1)
-        .pool_sizes(&sizes);
-    // SAFETY: valid create info on a live device.
-    let pool =
-        unsafe { device.create_descriptor_pool(&info, None) }.expect("vkCreateDescriptorPool");
-    let set_layouts = [set_layout];
-    let info = vk::DescriptorSetAllocateInfo::builder()
-        .descriptor_pool(pool)
-        .set_layouts(&set_layouts);
-    // SAFETY: valid allocate info.
-    let set =
-        unsafe { device.allocate_descriptor_sets(&info) }.expect("vkAllocateDescriptorSets")[0];
-    let views: Vec<[vk::TensorViewARM; 1]> = tensors.iter().map(|&(_, v)| [v]).collect();
-    let tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = views
+    let descriptors: Vec<(u32, Descriptor)> = tensors
         .iter()
-        .map(|v| vk::WriteDescriptorSetTensorARM {
-            tensor_view_count: 1,
-            tensor_views: v.as_ptr(),
-            ..Default::default()
-        })
+        .map(|&(binding, view)| (binding, Descriptor::Tensor(view)))
         .collect();
-    let writes: Vec<vk::WriteDescriptorSet> = tensors
-        .iter()
-        .zip(&tensor_writes)
-        .map(|(&(binding, _), w)| vk::WriteDescriptorSet {
-            next: (w as *const vk::WriteDescriptorSetTensorARM).cast(),
-            dst_set: set,
-            dst_binding: binding,
-            descriptor_count: 1,
-            descriptor_type: vk::DescriptorType::TENSOR_ARM,
-            ..Default::default()
-        })
-        .collect();
-    // SAFETY: valid writes whose pointers live until the call returns.
-    unsafe { device.update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet]) };
-    (pool, set)
+    descriptor_set(device, set_layout, &descriptors).expect("the tensor descriptor set")
 }
 
 /// Records binding `pipeline` and `set` (set 0 of `layout`) at the DATA_GRAPH bind point and

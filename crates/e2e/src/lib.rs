@@ -24,6 +24,7 @@
 pub mod bench;
 pub mod compute;
 pub mod data_graph;
+pub mod descriptors;
 
 use std::ffi::{CStr, CString, OsString, c_void};
 use std::fmt;

@@ -3,6 +3,7 @@
 //! and the errors for shaders or bindings the device cannot run.
 
 use tessera_e2e::compute::*;
+use tessera_e2e::descriptors::{Descriptor, descriptor_set};
 use tessera_e2e::vulkanalia::prelude::v1_3::*;
 use tessera_e2e::vulkanalia::vk::KhrMaintenance6ExtensionDeviceCommands;
 use tessera_e2e::*;
@@ -316,64 +317,16 @@ fn tensor_shader_reads_writes_and_queries() {
             .create_compute_pipelines(vk::PipelineCache::null(), &pinfo, None)
             .expect("tensor pipeline")
             .0[0];
-        let sizes = [
-            vk::DescriptorPoolSize::builder()
-                .type_(vk::DescriptorType::TENSOR_ARM)
-                .descriptor_count(2),
-            vk::DescriptorPoolSize::builder()
-                .type_(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1),
-        ];
-        let pool = ctx
-            .device
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::builder()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .expect("pool");
-        let set = ctx
-            .device
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::builder()
-                    .descriptor_pool(pool)
-                    .set_layouts(&layouts),
-            )
-            .expect("set")[0];
-        let views = [[src_view], [dst_view]];
-        let tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = views
-            .iter()
-            .map(|v| vk::WriteDescriptorSetTensorARM {
-                tensor_view_count: 1,
-                tensor_views: v.as_ptr(),
-                ..Default::default()
-            })
-            .collect();
-        let buffer_info = [vk::DescriptorBufferInfo::builder()
-            .buffer(oob.buffer)
-            .range(vk::WHOLE_SIZE)];
-        let mut writes: Vec<vk::WriteDescriptorSet> = tensor_writes
-            .iter()
-            .enumerate()
-            .map(|(i, tw)| vk::WriteDescriptorSet {
-                next: (tw as *const vk::WriteDescriptorSetTensorARM).cast(),
-                dst_set: set,
-                dst_binding: i as u32,
-                descriptor_count: 1,
-                descriptor_type: vk::DescriptorType::TENSOR_ARM,
-                ..Default::default()
-            })
-            .collect();
-        writes.push(
-            *vk::WriteDescriptorSet::builder()
-                .dst_set(set)
-                .dst_binding(2)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&buffer_info),
-        );
-        ctx.device
-            .update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet]);
+        let (pool, set) = descriptor_set(
+            &ctx.device,
+            set_layout,
+            &[
+                (0, Descriptor::Tensor(src_view)),
+                (1, Descriptor::Tensor(dst_view)),
+                (2, Descriptor::Buffer(oob.buffer)),
+            ],
+        )
+        .expect("the descriptor set");
         let groups = ((rows * cols) as u32).div_ceil(16);
         ctx.run(|d, cb| {
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);

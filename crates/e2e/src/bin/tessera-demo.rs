@@ -18,6 +18,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use tessera_e2e::descriptors::{Descriptor, descriptor_set};
 use tessera_e2e::*;
 use vulkanalia::prelude::v1_3::*;
 
@@ -342,13 +343,10 @@ fn shader_part(ctx: &Ctx) -> Result<(), String> {
                 .stage_flags(vk::ShaderStageFlags::COMPUTE)
         })
         .collect();
-    let pool_sizes = [vk::DescriptorPoolSize::builder()
-        .type_(vk::DescriptorType::TENSOR_ARM)
-        .descriptor_count(4)];
     let device = &ctx.device;
     // SAFETY: valid create infos on a live device; every pointer outlives its call, and the
     // objects are destroyed below after the device has finished with them.
-    let (module, set_layout, layout, pipeline, pool, set) = unsafe {
+    let (module, set_layout, layout, pipeline) = unsafe {
         let module = device
             .create_shader_module(
                 &vk::ShaderModuleCreateInfo::builder()
@@ -381,47 +379,15 @@ fn shader_part(ctx: &Ctx) -> Result<(), String> {
             .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
             .map_err(|e| format!("vkCreateComputePipelines: {e:?}"))?
             .0[0];
-        let pool = device
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::builder()
-                    .max_sets(1)
-                    .pool_sizes(&pool_sizes),
-                None,
-            )
-            .map_err(|e| format!("vkCreateDescriptorPool: {e:?}"))?;
-        let set = device
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::builder()
-                    .descriptor_pool(pool)
-                    .set_layouts(&layouts),
-            )
-            .map_err(|e| format!("vkAllocateDescriptorSets: {e:?}"))?[0];
-        (module, set_layout, layout, pipeline, pool, set)
+        (module, set_layout, layout, pipeline)
     };
-    let view_arrays: Vec<[vk::TensorViewARM; 1]> = views.iter().map(|&v| [v]).collect();
-    let tensor_writes: Vec<vk::WriteDescriptorSetTensorARM> = view_arrays
-        .iter()
-        .map(|v| vk::WriteDescriptorSetTensorARM {
-            tensor_view_count: 1,
-            tensor_views: v.as_ptr(),
-            ..Default::default()
-        })
-        .collect();
-    let writes: Vec<vk::WriteDescriptorSet> = tensor_writes
+    let descriptors: Vec<(u32, Descriptor)> = views
         .iter()
         .enumerate()
-        .map(|(i, tw)| vk::WriteDescriptorSet {
-            next: (tw as *const vk::WriteDescriptorSetTensorARM).cast(),
-            dst_set: set,
-            dst_binding: i as u32,
-            descriptor_count: 1,
-            descriptor_type: vk::DescriptorType::TENSOR_ARM,
-            ..Default::default()
-        })
+        .map(|(i, &v)| (i as u32, Descriptor::Tensor(v)))
         .collect();
-    // SAFETY: the writes (and the views they point at) name live objects of this device.
-    unsafe { device.update_descriptor_sets(&writes, &[] as &[vk::CopyDescriptorSet]) };
-
+    let (pool, set) = descriptor_set(device, set_layout, &descriptors)
+        .map_err(|e| format!("the descriptor set: {e:?}"))?;
     let cmd_pool = ctx.command_pool(vk::CommandPoolCreateFlags::empty());
     let cb = ctx.command_buffer(cmd_pool);
     ctx.begin(cb, vk::CommandBufferUsageFlags::empty());
