@@ -3,8 +3,9 @@
 //!
 //! Element types by `descr`: `|b1` bool, `|i1`/`|u1` i8, `<i2`/`<u2` i16, `<i4`/`<u4` i32, `<i8`
 //! i48 (TOSA's int48 in 64-bit containers), `<f2` f16, `<f4` f32. bf16 and fp8, which numpy has
-//! no standard code for, are read and written as their raw bits with `<u2` / `|u1` when the
-//! caller names the TOSA type. Never panics on a malformed file.
+//! no standard code for, are their raw bits as TOSA's tools write them: `<V2` bf16, `<V1`
+//! fp8e4m3, `|u1` fp8e5m2 (raw `<u2` / `|u1` / `|V…` files are read too when the caller names
+//! the TOSA type). Never panics on a malformed file.
 
 use crate::dtype::DType;
 use crate::error::{GraphError, Result};
@@ -24,9 +25,10 @@ pub fn descr(dtype: DType) -> &'static str {
         DType::I32 => "<i4",
         DType::I48 => "<i8",
         DType::F16 => "<f2",
-        DType::Bf16 => "<u2",
+        DType::Bf16 => "<V2",
         DType::F32 => "<f4",
-        DType::Fp8E4m3 | DType::Fp8E5m2 => "|u1",
+        DType::Fp8E4m3 => "<V1",
+        DType::Fp8E5m2 => "|u1",
     }
 }
 
@@ -69,6 +71,9 @@ pub fn read(bytes: &[u8], want: &ValueInfo) -> Result<Tensor> {
             DType::I16 => descr_s == "<u2",
             DType::I32 => descr_s == "<u4",
             DType::Bool => descr_s == "|u1",
+            DType::Bf16 => ["<u2", "|V2"].contains(&descr_s.as_str()),
+            DType::Fp8E4m3 => ["|u1", "|V1"].contains(&descr_s.as_str()),
+            DType::Fp8E5m2 => ["<V1", "|V1"].contains(&descr_s.as_str()),
             _ => false,
         };
     if !ok {
