@@ -694,6 +694,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn packing_into_dirty_scratch_matches_an_owned_packing() {
+        for layout in [Layout::U8, Layout::I16] {
+            for (k, n) in [(1usize, 1usize), (7, 17), (33, 40)] {
+                let b: Vec<i8> = (0..k * n).map(|i| (i * 31 % 256) as u8 as i8).collect();
+                let owned = PackedB::with_layout(layout, &b, k, n, n, 1, -3).unwrap();
+                let len = PackedB::len(layout, k, n).unwrap();
+                let mut words = vec![u32::MAX; len.div_ceil(4)];
+                let dst = &mut bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..len];
+                let view = PackedB::pack_into(layout, dst, &b, k, n, n, 1, -3).unwrap();
+                assert_eq!(view.data, owned.view().data, "{layout:?} {k}×{n}");
+                assert_eq!((view.kp, view.n, view.zb), (owned.kp, owned.n, owned.zb));
+            }
+        }
+        let mut short = [0u8; 8];
+        assert!(PackedB::pack_into(Layout::U8, &mut short, &[1; 4], 2, 2, 2, 1, 0).is_err());
+    }
+
+    #[test]
     fn the_simd_and_portable_blocks_agree() {
         // Two segments of each row (of 28 and 12 bytes) in a 60-byte stride.
         let u: Vec<u8> = (0..MR * 60).map(|i| (i * 37 % 256) as u8).collect();
