@@ -433,6 +433,7 @@ fn the_tosa_instruction_set_reports_its_profiles_extensions_and_level() {
         extension_names,
         [
             "EXT-INT16",
+            "EXT-BF16",
             "EXT-FFT",
             "EXT-DOUBLEROUND",
             "EXT-INEXACTROUND"

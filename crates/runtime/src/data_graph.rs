@@ -93,6 +93,11 @@ pub const TOSA_EXTENSIONS: &[TosaClaim] = &[
         name: "EXT-INT16",
         quality: CONFORMANT,
     },
+    // bf16 runs on the reference kernels: computed in float32/float64, rounded to bf16 once.
+    TosaClaim {
+        name: "EXT-BF16",
+        quality: CONFORMANT,
+    },
     TosaClaim {
         name: "EXT-FFT",
         quality: CONFORMANT,
