@@ -434,6 +434,8 @@ fn the_tosa_instruction_set_reports_its_profiles_extensions_and_level() {
         [
             "EXT-INT16",
             "EXT-BF16",
+            "EXT-FP8E4M3",
+            "EXT-FP8E5M2",
             "EXT-FFT",
             "EXT-DOUBLEROUND",
             "EXT-INEXACTROUND"

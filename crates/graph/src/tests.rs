@@ -565,6 +565,18 @@ fn reductions_and_nan_modes() {
     )
     .unwrap();
     assert_eq!(r.ints(), &[2, 2]);
+    // EXT-FP8E4M3 / EXT-FP8E5M2: ARGMAX takes fp8 inputs (fp8 → i32).
+    for t in [DType::Fp8E4m3, DType::Fp8E5m2] {
+        let f = floats_t(t, &[4], &[0.5, -2.0, 3.0, 1.0]);
+        let r = apply(
+            TosaOp::ArgMax,
+            &[("axis", scalar_i32(0)), ("nan_mode", scalar_i32(1))],
+            &[&f],
+            (DType::I32, &[1]),
+        )
+        .unwrap();
+        assert_eq!(r.ints(), &[2], "{t:?}");
+    }
     let b = ints_t(DType::I32, &[2, 2], &[1, 2, 3, i64::from(i32::MAX)]);
     let r = apply(
         TosaOp::ReduceSum,

@@ -93,9 +93,18 @@ pub const TOSA_EXTENSIONS: &[TosaClaim] = &[
         name: "EXT-INT16",
         quality: CONFORMANT,
     },
-    // bf16 runs on the reference kernels: computed in float32/float64, rounded to bf16 once.
+    // bf16 and fp8 run on the reference kernels: computed wide, rounded to the type once (fp8
+    // dot products accumulate in fp16 as their acc_type says).
     TosaClaim {
         name: "EXT-BF16",
+        quality: CONFORMANT,
+    },
+    TosaClaim {
+        name: "EXT-FP8E4M3",
+        quality: CONFORMANT,
+    },
+    TosaClaim {
+        name: "EXT-FP8E5M2",
         quality: CONFORMANT,
     },
     TosaClaim {

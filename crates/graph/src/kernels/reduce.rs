@@ -43,9 +43,12 @@ pub(crate) fn shape(node: &Node, a: &ValueInfo) -> Result<ValueInfo> {
             a.dtype
         }
         TosaOp::ArgMax => {
+            // EXT-FP8E4M3 / EXT-FP8E5M2 add their types (fp8 → i32).
+            let fp8 = [DType::Fp8E4m3, DType::Fp8E5m2];
             let ok: Vec<DType> = [DType::I8, DType::I16]
                 .iter()
                 .chain(&floats)
+                .chain(&fp8)
                 .copied()
                 .collect();
             one_of(node, "input", a.dtype, &ok)?;
