@@ -817,8 +817,19 @@ impl Plan {
                     .iter()
                     .map(|&v| self.bytes(&slots, v, inputs, arena))
                     .collect::<Result<_>>()?;
+                // Whether `offset..offset + len` meets an arena range in use at this node (its
+                // arguments, and its results other than value `own`).
+                let in_use = |offset: usize, len: usize, own: Option<usize>| {
+                    let meets = |o: usize, l: usize| o < offset + len && offset < o + l;
+                    places.iter().any(|&(v, p)| {
+                        Some(v) != own
+                            && matches!(p, Place::Arena { offset: o, len: l } if meets(o, l))
+                    }) || self.reads[n]
+                        .iter()
+                        .any(|&v| matches!(slots[v], Slot::Arena(o, l) if meets(o, l)))
+                };
                 let mut dests: Vec<&mut [u8]> = Vec::new();
-                for &(_, place) in &places {
+                for &(v, place) in &places {
                     match place {
                         Place::Output(i) => {
                             let (ptr, len) = out_raw[i];
@@ -833,14 +844,7 @@ impl Plan {
                             // (`place_values`), so this range overlaps no argument of this
                             // node and no other of its results; checked again here, since
                             // an overlap would alias a `&mut`.
-                            let overlaps = places.iter().any(|&(_, other)| {
-                                matches!(other, Place::Arena { offset: o, len: l }
-                                    if o != offset && o < offset + len && offset < o + l)
-                            }) || self.reads[n].iter().any(|&v| {
-                                matches!(slots[v], Slot::Arena(o, l)
-                                    if o < offset + len && offset < o + l)
-                            });
-                            if overlaps {
+                            if in_use(offset, len, Some(v)) {
                                 return Err(GraphError::new(
                                     "Tessera",
                                     "internal error: overlapping arena values",
@@ -859,14 +863,7 @@ impl Plan {
                     Some((offset, len)) => {
                         // Placed apart from every value live at this node (`place_values`);
                         // checked again, as for the results.
-                        let overlaps = places.iter().any(|&(_, p)| {
-                            matches!(p, Place::Arena { offset: o, len: l }
-                                if o < offset + len && offset < o + l)
-                        }) || self.reads[n].iter().any(|&v| {
-                            matches!(slots[v], Slot::Arena(o, l)
-                                if o < offset + len && offset < o + l)
-                        });
-                        if overlaps {
+                        if in_use(offset, len, None) {
                             return Err(GraphError::new(
                                 "Tessera",
                                 "internal error: scratch memory overlapping a value",
