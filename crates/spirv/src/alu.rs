@@ -260,48 +260,14 @@ pub fn f_get(w: u8, a: u64) -> f64 {
 #[inline(always)]
 pub fn f_put(w: u8, v: f64) -> u64 {
     match w {
-        // An f64 that is exactly an f32 (every f16/f32 result) takes the fast f32 path; any
-        // other is rounded once first (see `round_f64`).
-        16 => {
-            let f = v as f32;
-            if f64::from(f) == v || v.is_nan() {
-                u64::from(f16::from_f32(f).to_bits())
-            } else {
-                u64::from(f16::from_f64(round_f64(v, 10, -14, 65504.0)).to_bits())
-            }
-        }
+        // Rounded once (`tessera_coop::float`): through f32 first would round twice.
+        16 => u64::from(tessera_coop::float::f16_bits(v)),
         32 => u64::from((v as f32).to_bits()),
-        W_BF16 => {
-            let f = v as f32;
-            if f64::from(f) == v || v.is_nan() {
-                u64::from(half::bf16::from_f32(f).to_bits())
-            } else {
-                u64::from(half::bf16::from_f64(round_f64(v, 7, -126, BF16_MAX)).to_bits())
-            }
-        }
+        W_BF16 => u64::from(tessera_coop::float::bf16_bits(v)),
         W_E4M3 => u64::from(fp8_encode(v, false)),
         W_E5M2 => u64::from(fp8_encode(v, true)),
         _ => v.to_bits(),
     }
-}
-
-/// The largest finite bfloat16.
-const BF16_MAX: f64 = 3.389_531_389_251_535_5e38;
-
-/// `v` rounded once, to nearest with ties to even, to a binary format with `mbits` mantissa bits,
-/// minimum normal exponent `emin` and largest finite value `max` (beyond it: infinity). The result
-/// is exactly representable in that format, so a later conversion to it is exact; converting
-/// through f32 first would round twice.
-fn round_f64(v: f64, mbits: i32, emin: i32, max: f64) -> f64 {
-    if !v.is_finite() || v == 0.0 {
-        return v;
-    }
-    let a = v.abs();
-    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
-    let quantum = 2f64.powi(e - mbits);
-    let r = (a / quantum).round_ties_even() * quantum;
-    let r = if r > max { f64::INFINITY } else { r };
-    r.copysign(v)
 }
 
 /// A narrowing float conversion with a directed rounding (the `FPRoundingMode` decoration):
@@ -348,72 +314,7 @@ pub(crate) fn f_put_directed(w: u8, v: f64, dir: u8) -> u64 {
     }
 }
 
-/// Decodes float8: E4M3 (bias 7, no infinities, NaN = S.1111.111) or E5M2 (bias 15, IEEE-like).
-pub(crate) fn fp8_decode(b: u8, e5m2: bool) -> f64 {
-    let (mbits, bias) = if e5m2 { (2, 15) } else { (3, 7) };
-    let sign = if b & 0x80 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((b & 0x7f) >> mbits);
-    let mant = f64::from(b & ((1 << mbits) - 1));
-    let emax = if e5m2 { 31 } else { 15 };
-    if exp == emax {
-        if e5m2 {
-            return if mant == 0.0 {
-                sign * f64::INFINITY
-            } else {
-                f64::NAN
-            };
-        }
-        if mant == 7.0 {
-            return f64::NAN;
-        }
-    }
-    let scale = f64::from(1u32 << mbits);
-    if exp == 0 {
-        sign * mant / scale * 2f64.powi(1 - bias)
-    } else {
-        sign * (1.0 + mant / scale) * 2f64.powi(exp - bias)
-    }
-}
-
-/// Encodes float8 with round-to-nearest-even. Out-of-range values become NaN (E4M3, which has no
-/// infinity) or infinity (E5M2), the non-saturating conversion of SPV_EXT_float8.
-pub(crate) fn fp8_encode(v: f64, e5m2: bool) -> u8 {
-    let (mbits, bias, max, nan, inf) = if e5m2 {
-        (2i32, 15i32, 57344.0, 0x7e, 0x7c)
-    } else {
-        (3, 7, 448.0, 0x7f, 0x7f)
-    };
-    let sign = if v.is_sign_negative() { 0x80u8 } else { 0 };
-    if v.is_nan() {
-        return sign | nan;
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        return sign;
-    }
-    if a.is_infinite() {
-        return sign | inf;
-    }
-    let emin = 1 - bias;
-    // Exponent of `a` from its bits (a is finite, non-zero; tiny values clamp to emin anyway).
-    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
-    let quantum = 2f64.powi(e - mbits);
-    let r = (a / quantum).round_ties_even() * quantum;
-    if r > max {
-        return sign | inf;
-    }
-    if r == 0.0 {
-        return sign;
-    }
-    let re = (((r.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(emin);
-    let code = if r < 2f64.powi(emin) {
-        (r / 2f64.powi(emin - mbits)) as u32
-    } else {
-        let mant = (r / 2f64.powi(re - mbits)) as u32 - (1 << mbits);
-        (((re + bias) as u32) << mbits) | mant
-    };
-    sign | (code as u8 & 0x7f)
-}
+pub(crate) use tessera_coop::float::{fp8_decode, fp8_encode};
 
 /// Float binary operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
