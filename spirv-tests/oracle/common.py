@@ -69,6 +69,26 @@ def _mask_bytes(mask, n):
     return None if m.all() else m.astype(np.uint8).tobytes()
 
 
+# VkComponentTypeKHR and VkCooperativeVectorMatrixLayoutNV values
+COMPONENT = {"f16": 0, "f32": 1, "f64": 2, "i8": 3, "i16": 4, "i32": 5, "i64": 6, "u8": 7,
+             "u16": 8, "u32": 9, "u64": 10, "e4m3": 1000491002, "e5m2": 1000491003}
+LAYOUT = {"row": 0, "col": 1, "inferencing": 2, "training": 3}
+
+
+def matrix(binding, src_at, rows, cols, component, src_stride, layout, dst_at, capacity,
+           dst_stride=0, set=0):
+    """A cooperative-vector matrix the backend converts before the dispatch (with
+    vkConvertCooperativeVectorMatrixNV through the loader): the row-major matrix at byte `src_at`
+    of buffer binding `binding` becomes `layout` ("row", "col", "inferencing", "training") at
+    byte `dst_at`, which has `capacity` bytes of room."""
+    d = {"binding": [set, binding], "src_at": src_at, "src_stride": src_stride, "rows": rows,
+         "cols": cols, "component": COMPONENT[component], "layout": LAYOUT[layout],
+         "dst_at": dst_at, "capacity": capacity}
+    if dst_stride:
+        d["dst_stride"] = dst_stride
+    return d
+
+
 def address(of, at, into=None, add=0, set=0):
     """A device address the backend writes before the dispatch: that of buffer binding `of`
     (in `set`) plus `add`, as a little-endian u64 at byte `at` of the push constants, or of
@@ -189,14 +209,15 @@ class Case:
         self.runs = []
 
     def run(self, dispatch, bindings, name=None, shader="shader.spv", entry="main", push=None,
-            spec=(), base=None, addresses=()):
+            spec=(), base=None, addresses=(), matrices=()):
         """One dispatch: `dispatch` workgroup counts (from workgroup `base`, default 0), push
         constant bytes, specialization constants as (id, size, little-endian value) triples,
         device addresses the backend writes before the dispatch (see `address`)."""
         assert shader in [s["spv"] for s in self.shaders], shader
         self.runs.append(dict(name=name, shader=shader, entry=entry, dispatch=list(dispatch),
                               base=None if base is None else list(base), push=push,
-                              spec=list(spec), bindings=bindings, addresses=list(addresses)))
+                              spec=list(spec), bindings=bindings, addresses=list(addresses),
+                              matrices=list(matrices)))
 
     def write(self, out):
         """Writes case.json and the .bin files into the folder `out`."""
@@ -234,6 +255,8 @@ class Case:
                 jr["spec"] = [{"id": i, "size": s, "value": v} for i, s, v in r["spec"]]
             if r["addresses"]:
                 jr["addresses"] = r["addresses"]
+            if r["matrices"]:
+                jr["matrices"] = r["matrices"]
             jr["bindings"] = []
             for b in r["bindings"]:
                 jb = {"set": b["set"], "binding": b["binding"], "kind": b["kind"], "elements": []}

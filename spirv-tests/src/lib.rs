@@ -194,6 +194,31 @@ struct RawRun {
     bindings: Vec<RawBinding>,
     #[serde(default)]
     addresses: Vec<AddressPatch>,
+    #[serde(default)]
+    matrices: Vec<MatrixConversion>,
+}
+
+/// A cooperative-vector matrix the backend converts before the dispatch, as an application does
+/// with `vkConvertCooperativeVectorMatrixNV`: the row-major `rows × cols` matrix of component
+/// type `component` (`VkComponentTypeKHR`) at byte `src_at` of buffer binding `binding` (first
+/// element), `src_stride` bytes per row, becomes a matrix of the same type in `layout`
+/// (`VkCooperativeVectorMatrixLayoutNV`; `dst_stride` for row- and column-major) at byte
+/// `dst_at`, which has room for `capacity` bytes (the oracle cannot know an optimal layout's
+/// size: the backend checks that the driver's fits).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixConversion {
+    pub binding: [u32; 2],
+    pub src_at: usize,
+    pub src_stride: usize,
+    pub rows: u32,
+    pub cols: u32,
+    pub component: u32,
+    pub layout: u32,
+    #[serde(default)]
+    pub dst_stride: usize,
+    pub dst_at: usize,
+    pub capacity: usize,
 }
 
 /// A device address the backend writes before the dispatch: the buffer device address of
@@ -376,6 +401,8 @@ pub struct Run {
     pub bindings: Vec<Binding>,
     /// Device addresses to write before the dispatch (buffers only).
     pub addresses: Vec<AddressPatch>,
+    /// Matrices to convert before the dispatch (after the address patches).
+    pub matrices: Vec<MatrixConversion>,
 }
 
 impl Run {
@@ -476,6 +503,7 @@ impl Case {
                 bindings.push(load_binding(&run_name, b, &read)?);
             }
             check_addresses(&run_name, &r.addresses, &bindings, push.len())?;
+            check_matrices(&run_name, &r.matrices, &bindings)?;
             runs.push(Run {
                 name: run_name,
                 entry: r.entry,
@@ -487,6 +515,7 @@ impl Case {
                 spec: r.spec,
                 bindings,
                 addresses: r.addresses,
+                matrices: r.matrices,
             });
         }
         Ok(Case {
@@ -496,6 +525,33 @@ impl Case {
             runs,
         })
     }
+}
+
+/// Every matrix conversion names a buffer binding of the run and fits in it.
+fn check_matrices(
+    run: &str,
+    conversions: &[MatrixConversion],
+    bindings: &[Binding],
+) -> Result<(), String> {
+    for c in conversions {
+        let Some(len) = bindings
+            .iter()
+            .find(|b| b.set == c.binding[0] && b.binding == c.binding[1] && b.kind != Kind::Tensor)
+            .map(|b| b.elements[0].init.len())
+        else {
+            return Err(format!(
+                "{run}: matrix conversion in {:?}, which is not a buffer binding",
+                c.binding
+            ));
+        };
+        let src_end = c.src_at + c.rows as usize * c.src_stride;
+        if src_end > len || c.dst_at.checked_add(c.capacity).is_none_or(|end| end > len) {
+            return Err(format!(
+                "{run}: matrix conversion outside its {len}-byte buffer"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every address patch names buffer bindings of the run and fits in its target.

@@ -11,6 +11,7 @@ pub mod component;
 pub mod convert;
 pub mod float;
 pub mod layout;
+pub mod matrix;
 pub mod vector;
 
 pub use component::ComponentType;

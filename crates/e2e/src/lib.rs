@@ -23,6 +23,7 @@
 
 pub mod bench;
 pub mod compute;
+pub mod cooperative;
 pub mod data_graph;
 pub mod descriptors;
 
@@ -70,6 +71,8 @@ pub const REQUIRED_DEVICE_EXTENSIONS: &[&str] = &[
     "VK_KHR_maintenance6",
     "VK_KHR_shader_bfloat16",
     "VK_EXT_shader_float8",
+    "VK_NV_cooperative_vector",
+    "VK_KHR_cooperative_matrix",
 ];
 
 /// The workspace root (two levels above this crate).
@@ -609,6 +612,7 @@ impl Ctx {
         let mut bf16 = vk::PhysicalDeviceShaderBfloat16FeaturesKHR {
             shader_b_float16_type: vk::TRUE,
             shader_b_float_16dot_product: vk::TRUE,
+            shader_b_float16_cooperative_matrix: vk::TRUE,
             ..Default::default()
         };
         let mut fp8 = vk::PhysicalDeviceShaderFloat8FeaturesEXT {
@@ -620,6 +624,22 @@ impl Ctx {
         }
         if shader_features && has("VK_EXT_shader_float8") {
             info = info.push_next(&mut fp8);
+        }
+        let mut coop_vector = vk::PhysicalDeviceCooperativeVectorFeaturesNV {
+            cooperative_vector: vk::TRUE,
+            cooperative_vector_training: vk::TRUE,
+            ..Default::default()
+        };
+        if shader_features && has("VK_NV_cooperative_vector") {
+            info = info.push_next(&mut coop_vector);
+        }
+        let mut coop_matrix = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR {
+            cooperative_matrix: vk::TRUE,
+            cooperative_matrix_robust_buffer_access: vk::TRUE,
+            ..Default::default()
+        };
+        if shader_features && has("VK_KHR_cooperative_matrix") {
+            info = info.push_next(&mut coop_matrix);
         }
         let mut graph_features = vk::PhysicalDeviceDataGraphFeaturesARM {
             data_graph: vk::TRUE,

@@ -382,7 +382,15 @@ fn results(ir: &Ir, cls: &[Class], op: &Op) -> Vec<(Reg, Class)> {
         }
         // Atomics and subgroup operations run in the interpreter; their results vary.
         Op::Atomic { dst, .. } | Op::Subgroup { dst, .. } => vec![(dst, Varying)],
-        Op::Store { .. } | Op::TensorWrite { .. } | Op::Barrier {} => Vec::new(),
+        Op::CoopMatVec { ref dsts, .. }
+        | Op::CoopMatLoad { ref dsts, .. }
+        | Op::CoopMatMulAdd { ref dsts, .. } => dsts.iter().map(|&d| (d, Varying)).collect(),
+        Op::Store { .. }
+        | Op::TensorWrite { .. }
+        | Op::Barrier {}
+        | Op::CoopOuterProduct { .. }
+        | Op::CoopReduceSum { .. }
+        | Op::CoopMatStore { .. } => Vec::new(),
     }
 }
 

@@ -132,6 +132,7 @@ pub struct Ctx {
     pub run_op_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
     pub poll_fn: unsafe extern "C" fn(*mut Ctx) -> u32,
     pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
+    pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
     /// Where a checked access that fails goes instead (loads read these bytes and are then
     /// replaced by 0; stores land here). Large enough for the widest vector access.
     pub scratch: [u8; 512],
@@ -152,6 +153,8 @@ pub const POLL_EVERY: u32 = 1 << 14;
 pub struct CallbackData {
     /// Ops compiled code hands to the interpreter, by index.
     pub ops: Vec<Op>,
+    /// Cooperative-vector ops compiled code runs through `coop`, by index.
+    pub natives: Vec<Op>,
     /// Run-time counts (see `JitKernel::run_stats`).
     pub callouts: std::sync::atomic::AtomicU64,
     pub hand_backs: std::sync::atomic::AtomicU64,
@@ -188,6 +191,25 @@ pub unsafe extern "C" fn run_op(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         worker.run_op(op, lo, lo + LANES);
         0
+    }))
+    .unwrap_or(1)
+}
+
+/// Runs cooperative op `index` of the kernel's native list over chunk `chunk`'s lanes with
+/// `tessera-coop`'s batched kernels (its operands are in the register file; its results go
+/// there). Returns 0, or 1 if the dispatch must stop.
+///
+/// # Safety
+/// See [`parts`].
+pub unsafe extern "C" fn coop(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded contract.
+        let (_, worker, data) = unsafe { parts(ctx) };
+        let Some(op) = data.natives.get(index as usize) else {
+            return 1;
+        };
+        let lo = chunk as usize * LANES;
+        u32::from(!worker.run_coop(op, lo, lo + LANES))
     }))
     .unwrap_or(1)
 }

@@ -124,6 +124,7 @@ pub(crate) fn run_groups(
         run_op_fn: ctx::run_op,
         poll_fn: ctx::poll,
         physical_fn: ctx::physical,
+        coop_fn: ctx::coop,
         scratch: [0; 512],
     });
     let fuse = ir_fuse(worker);

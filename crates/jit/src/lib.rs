@@ -14,7 +14,10 @@
 //! jumps on to the other target with pure ops, loads and buffer or shared stores: that arm runs
 //! under the branch's mask (inactive lanes' stores go to a scratch slot) and the chunk goes on
 //! natively. Ops without a native lowering run in the interpreter
-//! for the chunk (`ctx::run_op`). Sync ops (barriers, subgroup operations, atomics) end a
+//! for the chunk (`ctx::run_op`). Cooperative-vector and cooperative-matrix ops run as native
+//! kernels (`tessera-coop`, through `ctx::coop` and `Worker::run_coop`): operands to the register
+//! file, the kernel over the chunk (a chunk's matrix-vector products as one GEMM, a half-subgroup's
+//! matrix multiply-add), results back. Sync ops (barriers, subgroup operations, atomics) end a
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
 //! interpreter, and compiled code resumes the chunks after it (`driver`). When every chunk of a
 //! call waits at the same barrier-only block, compiled code moves them past it itself and runs
@@ -111,6 +114,11 @@ impl JitKernel {
 
     pub fn op_counts(&self) -> (usize, usize) {
         (self.out.native_ops, self.data.ops.len())
+    }
+
+    /// The ops compiled code hands to the interpreter (their debug form, operands included).
+    pub fn interpreted_ops(&self) -> Vec<String> {
+        self.data.ops.iter().map(|op| format!("{op:?}")).collect()
     }
 
     /// What ran on the interpreter so far (see [`RunStats`]).
@@ -231,6 +239,7 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     };
     let data = Arc::new(ctx::CallbackData {
         ops: out.callouts.clone(),
+        natives: out.natives.clone(),
         callouts: Default::default(),
         hand_backs: Default::default(),
     });

@@ -62,3 +62,39 @@ fn every_committed_shader_compiles() {
     );
     assert!(compiled > 100, "only {compiled} entry points compiled");
 }
+
+/// The cooperative-vector and cooperative-matrix cases compile with no op handed to the
+/// interpreter: their ops run as native kernels (`tessera-coop`), everything around them as
+/// compiled code.
+#[test]
+fn cooperative_shaders_have_no_interpreted_op() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spirv-tests/cases");
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("coop") {
+            spv_files(&e.path(), &mut files);
+        }
+    }
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no cooperative cases under {}",
+        root.display()
+    );
+    let mut interpreted = Vec::new();
+    for f in &files {
+        let module = Module::parse_bytes(&std::fs::read(f).unwrap()).unwrap();
+        let program = Program::new(&module, "main", &[]).unwrap();
+        let kernel = tessera_jit::compile(&program).unwrap();
+        let (native, through_interpreter) = kernel.op_counts();
+        assert!(native > 0, "{}", f.display());
+        if through_interpreter != 0 || kernel.lockstep().is_some() {
+            interpreted.push(format!(
+                "{}: {kernel:?} {:?}",
+                f.display(),
+                kernel.interpreted_ops()
+            ));
+        }
+    }
+    assert!(interpreted.is_empty(), "{}", interpreted.join("\n"));
+}

@@ -130,6 +130,9 @@ fn execute_one(ctx: &ExecContext<'_>, cmd: &Command) -> Result<()> {
             DeviceMemory::copy_strided(plan, &s.memory, s.offset, &d.memory, d.offset)?;
         }
         Command::Dispatch { state, base, count } => dispatch(ctx, state, *base, *count)?,
+        Command::ConvertCooperativeVectorMatrix { conversions } => {
+            crate::cooperative::run_device_conversions(&ctx.live_memory.snapshot(), conversions);
+        }
         Command::DispatchDataGraph { session, sets } => match session.pipeline() {
             Some(pipeline) => pipeline.execute(sets, session.transient_memory())?,
             None => {

@@ -18,6 +18,7 @@
 
 pub mod buffer;
 pub mod cmd;
+pub mod cooperative;
 pub mod data_graph;
 pub mod deferred;
 pub mod descriptor;

@@ -270,6 +270,12 @@ fn properties() -> Properties {
     p
 }
 
+fn features_and_properties() -> (Features, Properties) {
+    let (mut f, mut p) = (features(), properties());
+    crate::cooperative::set_caps(&mut f, &mut p);
+    (f, p)
+}
+
 fn features() -> Features {
     let mut f = Features::default();
     let v10 = &mut f.vulkan10;
@@ -366,9 +372,10 @@ impl PhysicalDevice {
             size: heap_size(),
             flags: VK_MEMORY_HEAP_DEVICE_LOCAL_BIT,
         };
+        let (features, properties) = features_and_properties();
         PhysicalDevice {
-            properties: properties(),
-            features: features(),
+            properties,
+            features,
             memory,
             queue_family: vk::QueueFamilyProperties {
                 queue_flags: VK_QUEUE_COMPUTE_BIT

@@ -255,6 +255,7 @@ impl ComputePipeline {
         let spec = specialization(&stage.specialization_info)?;
         let pipeline = Self::new(module, &stage.name, &spec, layout)?;
         pipeline.check_limits(device.physical().limits())?;
+        crate::cooperative::check_program(pipeline.program(), device.features())?;
         Ok(pipeline)
     }
 

@@ -407,10 +407,26 @@ pub struct PhysicalRange {
     pub len: usize,
 }
 
+/// What a program uses of `SPV_NV_cooperative_vector` and `SPV_KHR_cooperative_matrix`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cooperative {
+    /// Every distinct matrix-vector product form.
+    pub mat_vecs: Vec<tessera_coop::MatVec>,
+    /// The most components of a cooperative vector type (0 without any).
+    pub max_vector_components: u32,
+    /// Uses the training instructions (`CooperativeVectorTrainingNV`).
+    pub training: bool,
+    /// Every distinct cooperative matrix type.
+    pub matrix_types: Vec<tessera_coop::matrix::MatrixType>,
+    /// Every distinct multiply-add form.
+    pub mul_adds: Vec<tessera_coop::matrix::MulAdd>,
+}
+
 /// A specialised, lowered entry point: immutable and shareable.
 #[derive(Debug)]
 pub struct Program {
     pub(crate) ir: ir::Ir,
+    pub(crate) cooperative: Cooperative,
     pub(crate) local_size: [u32; 3],
     pub(crate) resources: Vec<ResourceDecl>,
     pub(crate) push_size: u32,
@@ -438,6 +454,12 @@ impl Program {
             lower::lower(module, entry_point, spec)
         }))
         .unwrap_or_else(|_| Err(SpirvError::new("internal error: lowering panicked")))
+    }
+
+    /// What the program uses of cooperative vectors and matrices (the runtime checks it against
+    /// the device's property lists).
+    pub fn cooperative(&self) -> &Cooperative {
+        &self.cooperative
     }
 
     /// Things the module does that Vulkan forbids but the interpreter tolerates, one sentence each

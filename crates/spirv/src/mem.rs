@@ -42,6 +42,9 @@ pub enum AtomicOp {
     UMax,
     SMin,
     SMax,
+    /// Float add: `v` is the addend as f64 bits, the sum is rounded once to the word's format
+    /// (binary16, 32 or 64 by its size).
+    FAdd,
 }
 
 /// Applies an atomic op to `old`, returning the new value (`w` = 32 or 64).
@@ -66,6 +69,10 @@ fn rmw(op: AtomicOp, w: u8, old: u64, v: u64, cmp: u64) -> u64 {
         AtomicOp::UMax => ibin(IBin::UMax, w, old, v),
         AtomicOp::SMin => ibin(IBin::SMin, w, old, v),
         AtomicOp::SMax => ibin(IBin::SMax, w, old, v),
+        AtomicOp::FAdd => {
+            let sum = crate::alu::f_get(w, old) + f64::from_bits(v);
+            crate::alu::f_put(w, sum)
+        }
     }
 }
 
@@ -206,7 +213,8 @@ impl Raw {
         }
     }
 
-    /// Atomic op on a 4- or 8-byte word at `off`; returns the old value, `None` if out of range.
+    /// Atomic op on a 2-, 4- or 8-byte word at `off` (a 2-byte one through its aligned 4-byte
+    /// word when that lies in the window); returns the old value, `None` if out of range.
     pub(crate) fn atomic(
         &self,
         off: u64,
@@ -252,6 +260,28 @@ impl Raw {
                     .unwrap_or_else(|x| x),
             };
             Some(old)
+        } else if size == 2
+            && (p as usize).is_multiple_of(2)
+            && let Some(word_start) = self.range(off & !3, 4)
+        {
+            // SAFETY: the aligned word holding the half-word is in range.
+            let wp = unsafe { self.ptr.add(word_start) };
+            if !(wp as usize).is_multiple_of(4) {
+                let old = self.load(off, size)?;
+                self.store(off, size, rmw(op, w, old, v, cmp));
+                return Some(old);
+            }
+            let shift = 8 * (off & 2) as u32;
+            // SAFETY: `wp` is aligned, in range and only accessed atomically or raw.
+            let a = unsafe { AtomicU32::from_ptr(wp as *mut u32) };
+            let word = a
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |word| {
+                    let old = u64::from((word >> shift) & 0xffff);
+                    let new = (rmw(op, w, old, v, cmp) & 0xffff) as u32;
+                    Some((word & !(0xffff << shift)) | (new << shift))
+                })
+                .unwrap_or_else(|x| x);
+            Some(u64::from((word >> shift) & 0xffff))
         } else {
             // Misaligned: cannot be atomic; do a plain read-modify-write.
             let old = self.load(off, size)?;

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use tessera_spirv::{BoundResource, Module, PhysicalRange, Program, Resources, TensorElement};
-use tessera_spirv_tests::{Elem, Kind, Run};
+use tessera_spirv_tests::{Elem, Kind, MatrixConversion, Run};
 
 use crate::{Backend, check};
 
@@ -140,6 +140,11 @@ fn dispatch(
             }
         },
     );
+    for c in &run.matrices {
+        let i = index(c.binding).ok_or("a matrix conversion names no binding")?;
+        let converted = convert_matrix(c, &memories[i][0].bytes())?;
+        memories[i][0].write(c.dst_at, &converted);
+    }
     let mut res = Res(HashMap::new(), Vec::new());
     for (b, mems) in run.bindings.iter().zip(memories.iter_mut()) {
         for (k, (e, m)) in b.elements.iter().zip(mems.iter_mut()).enumerate() {
@@ -184,6 +189,36 @@ fn dispatch(
         .iter()
         .map(|mems| mems.iter().map(Memory::bytes).collect())
         .collect())
+}
+
+/// What `vkConvertCooperativeVectorMatrixNV` makes of conversion `c` of `memory`: the
+/// destination bytes (checked to fit the oracle's room).
+fn convert_matrix(c: &MatrixConversion, memory: &[u8]) -> Result<Vec<u8>, String> {
+    use tessera_coop::{ComponentType, Matrix, MatrixLayout};
+    let ty = ComponentType::from_raw(c.component).ok_or("unknown component type")?;
+    let src = Matrix {
+        rows: c.rows,
+        cols: c.cols,
+        ty,
+        layout: MatrixLayout::RowMajor,
+        stride: c.src_stride,
+    };
+    let dst = Matrix {
+        layout: MatrixLayout::from_raw(c.layout).ok_or("unknown matrix layout")?,
+        stride: c.dst_stride,
+        ..src
+    };
+    tessera_coop::check(&src, &dst).map_err(|e| e.to_string())?;
+    if dst.size() > c.capacity {
+        return Err(format!(
+            "the converted matrix takes {} bytes; the case has room for {}",
+            dst.size(),
+            c.capacity
+        ));
+    }
+    let mut out = memory[c.dst_at..c.dst_at + dst.size()].to_vec();
+    tessera_coop::convert(&src, &memory[c.src_at..], &dst, &mut out);
+    Ok(out)
 }
 
 fn check_declarations(run: &Run, program: &Program) -> Result<(), String> {

@@ -378,6 +378,62 @@ fn execute(ctx: &Ctx, run: &Run) -> Result<Vec<Vec<Vec<u8>>>, String> {
         }
     });
     push.resize(push.len().next_multiple_of(4), 0);
+    for c in &run.matrices {
+        let i = index(c.binding).ok_or("a matrix conversion names no binding")?;
+        let Resource::Buffer { memory, .. } = &resources[i][0] else {
+            return Err("a matrix conversion names a tensor".into());
+        };
+        let init = &run.bindings[i].elements[0].init;
+        let conversion = cooperative::MatrixConversion {
+            rows: c.rows,
+            cols: c.cols,
+            src_type: vk::ComponentTypeKHR::from_raw(c.component as i32),
+            dst_type: vk::ComponentTypeKHR::from_raw(c.component as i32),
+            src_layout: vk::CooperativeVectorMatrixLayoutNV::ROW_MAJOR,
+            src_stride: c.src_stride,
+            dst_layout: vk::CooperativeVectorMatrixLayoutNV::from_raw(c.layout as i32),
+            dst_stride: c.dst_stride,
+        };
+        let src = &init[c.src_at..c.src_at + c.rows as usize * c.src_stride];
+        let converted = cooperative::convert_matrix(&ctx.device, &conversion, src)
+            .map_err(|e| format!("vkConvertCooperativeVectorMatrixNV: {e:?}"))?;
+        if converted.len() > c.capacity {
+            return Err(format!(
+                "the converted matrix takes {} bytes; the case has room for {}",
+                converted.len(),
+                c.capacity
+            ));
+        }
+        memory.write(c.dst_at as u64, &converted);
+    }
+    for c in &run.matrices {
+        let i = index(c.binding).ok_or("a matrix conversion names no binding")?;
+        let Resource::Buffer { memory, .. } = &resources[i][0] else {
+            return Err("a matrix conversion names a tensor".into());
+        };
+        let init = &run.bindings[i].elements[0].init;
+        let conversion = cooperative::MatrixConversion {
+            rows: c.rows,
+            cols: c.cols,
+            src_type: vk::ComponentTypeKHR::from_raw(c.component as i32),
+            dst_type: vk::ComponentTypeKHR::from_raw(c.component as i32),
+            src_layout: vk::CooperativeVectorMatrixLayoutNV::ROW_MAJOR,
+            src_stride: c.src_stride,
+            dst_layout: vk::CooperativeVectorMatrixLayoutNV::from_raw(c.layout as i32),
+            dst_stride: c.dst_stride,
+        };
+        let src = &init[c.src_at..c.src_at + c.rows as usize * c.src_stride];
+        let converted = cooperative::convert_matrix(&ctx.device, &conversion, src)
+            .map_err(|e| format!("vkConvertCooperativeVectorMatrixNV: {e:?}"))?;
+        if converted.len() > c.capacity {
+            return Err(format!(
+                "the converted matrix takes {} bytes; the case has room for {}",
+                converted.len(),
+                c.capacity
+            ));
+        }
+        memory.write(c.dst_at as u64, &converted);
+    }
 
     // Descriptor pool and sets.
     let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();

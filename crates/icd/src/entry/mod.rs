@@ -11,6 +11,7 @@
 
 pub mod buffer;
 pub mod command;
+pub mod cooperative;
 pub mod data_graph;
 pub mod descriptor;
 pub mod device;

@@ -59,6 +59,34 @@ pub unsafe fn write_features(
                 )
             };
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR => {
+            let mut out: VkPhysicalDeviceCooperativeMatrixFeaturesKHR = zeroed();
+            out.cooperativeMatrix = VkBool32::from(src.cooperative_matrix_khr.cooperative_matrix);
+            out.cooperativeMatrixRobustBufferAccess = VkBool32::from(
+                src.cooperative_matrix_khr
+                    .cooperative_matrix_robust_buffer_access,
+            );
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe {
+                write_whole(
+                    &mut *p.cast::<VkPhysicalDeviceCooperativeMatrixFeaturesKHR>(),
+                    &out,
+                )
+            };
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV => {
+            let mut out: VkPhysicalDeviceCooperativeVectorFeaturesNV = zeroed();
+            out.cooperativeVector = VkBool32::from(src.cooperative_vector_nv.cooperative_vector);
+            out.cooperativeVectorTraining =
+                VkBool32::from(src.cooperative_vector_nv.cooperative_vector_training);
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe {
+                write_whole(
+                    &mut *p.cast::<VkPhysicalDeviceCooperativeVectorFeaturesNV>(),
+                    &out,
+                )
+            };
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM => {
             let mut out: VkPhysicalDeviceDataGraphFeaturesARM = zeroed();
             out.dataGraph = VkBool32::from(src.data_graph_arm.data_graph);
@@ -744,6 +772,21 @@ pub unsafe fn read_features(
             dst.vulkan12.buffer_device_address_multi_device |=
                 s.bufferDeviceAddressMultiDevice != VK_FALSE;
         }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR => {
+            // SAFETY: the sType names this structure (the caller's contract).
+            let s = unsafe { &*p.cast::<VkPhysicalDeviceCooperativeMatrixFeaturesKHR>() };
+            dst.cooperative_matrix_khr.cooperative_matrix |= s.cooperativeMatrix != VK_FALSE;
+            dst.cooperative_matrix_khr
+                .cooperative_matrix_robust_buffer_access |=
+                s.cooperativeMatrixRobustBufferAccess != VK_FALSE;
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_FEATURES_NV => {
+            // SAFETY: the sType names this structure (the caller's contract).
+            let s = unsafe { &*p.cast::<VkPhysicalDeviceCooperativeVectorFeaturesNV>() };
+            dst.cooperative_vector_nv.cooperative_vector |= s.cooperativeVector != VK_FALSE;
+            dst.cooperative_vector_nv.cooperative_vector_training |=
+                s.cooperativeVectorTraining != VK_FALSE;
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DATA_GRAPH_FEATURES_ARM => {
             // SAFETY: the sType names this structure (the caller's contract).
             let s = unsafe { &*p.cast::<VkPhysicalDeviceDataGraphFeaturesARM>() };
@@ -1237,6 +1280,42 @@ pub unsafe fn write_properties(
     src: &vk::properties::Properties,
 ) -> bool {
     match stype {
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR => {
+            let mut out: VkPhysicalDeviceCooperativeMatrixPropertiesKHR = zeroed();
+            out.cooperativeMatrixSupportedStages = src
+                .cooperative_matrix_khr
+                .cooperative_matrix_supported_stages;
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe {
+                write_whole(
+                    &mut *p.cast::<VkPhysicalDeviceCooperativeMatrixPropertiesKHR>(),
+                    &out,
+                )
+            };
+        }
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_VECTOR_PROPERTIES_NV => {
+            let mut out: VkPhysicalDeviceCooperativeVectorPropertiesNV = zeroed();
+            out.cooperativeVectorSupportedStages = src
+                .cooperative_vector_nv
+                .cooperative_vector_supported_stages;
+            out.cooperativeVectorTrainingFloat16Accumulation = VkBool32::from(
+                src.cooperative_vector_nv
+                    .cooperative_vector_training_float16_accumulation,
+            );
+            out.cooperativeVectorTrainingFloat32Accumulation = VkBool32::from(
+                src.cooperative_vector_nv
+                    .cooperative_vector_training_float32_accumulation,
+            );
+            out.maxCooperativeVectorComponents =
+                src.cooperative_vector_nv.max_cooperative_vector_components;
+            // SAFETY: the sType names this structure (the caller's contract).
+            unsafe {
+                write_whole(
+                    &mut *p.cast::<VkPhysicalDeviceCooperativeVectorPropertiesNV>(),
+                    &out,
+                )
+            };
+        }
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_STENCIL_RESOLVE_PROPERTIES => {
             let mut out: VkPhysicalDeviceDepthStencilResolveProperties = zeroed();
             out.supportedDepthResolveModes = src.vulkan12.supported_depth_resolve_modes;

@@ -239,6 +239,13 @@ pub static ENTRIES: &[Entry] = &[
         Requirement::Core(1, 0)
     ),
     entry!(
+        "vkCmdConvertCooperativeVectorMatrixNV",
+        NonNullPFN_vkCmdConvertCooperativeVectorMatrixNV,
+        entrypoints::vkCmdConvertCooperativeVectorMatrixNV,
+        Scope::Device,
+        Requirement::Extension("VK_NV_cooperative_vector")
+    ),
+    entry!(
         "vkCmdCopyBuffer",
         NonNullPFN_vkCmdCopyBuffer,
         entrypoints::vkCmdCopyBuffer,
@@ -804,6 +811,13 @@ pub static ENTRIES: &[Entry] = &[
         entrypoints::vkCmdWriteTimestamp2,
         Scope::Device,
         Requirement::Extension("VK_KHR_synchronization2")
+    ),
+    entry!(
+        "vkConvertCooperativeVectorMatrixNV",
+        NonNullPFN_vkConvertCooperativeVectorMatrixNV,
+        entrypoints::vkConvertCooperativeVectorMatrixNV,
+        Scope::Device,
+        Requirement::Extension("VK_NV_cooperative_vector")
     ),
     entry!(
         "vkCreateBuffer",
@@ -1602,6 +1616,20 @@ pub static ENTRIES: &[Entry] = &[
         entrypoints::vkGetInstanceProcAddr,
         Scope::Instance,
         Requirement::Core(1, 0)
+    ),
+    entry!(
+        "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
+        NonNullPFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR,
+        entrypoints::vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR,
+        Scope::PhysicalDevice,
+        Requirement::Extension("VK_KHR_cooperative_matrix")
+    ),
+    entry!(
+        "vkGetPhysicalDeviceCooperativeVectorPropertiesNV",
+        NonNullPFN_vkGetPhysicalDeviceCooperativeVectorPropertiesNV,
+        entrypoints::vkGetPhysicalDeviceCooperativeVectorPropertiesNV,
+        Scope::PhysicalDevice,
+        Requirement::Extension("VK_NV_cooperative_vector")
     ),
     entry!(
         "vkGetPhysicalDeviceExternalBufferProperties",

@@ -353,6 +353,41 @@ pub unsafe extern "system" fn vkCmdBindPipeline(
     })
 }
 
+/// `vkCmdConvertCooperativeVectorMatrixNV`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkCmdConvertCooperativeVectorMatrixNV(
+    commandBuffer: VkCommandBuffer,
+    infoCount: u32,
+    pInfos: *const VkConvertCooperativeVectorMatrixInfoNV,
+) {
+    boundary::command(
+        "vkCmdConvertCooperativeVectorMatrixNV",
+        commandBuffer,
+        |rec| {
+            // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+            unsafe {
+                ensure!(
+                    infoCount != 0,
+                    "VUID-vkCmdConvertCooperativeVectorMatrixNV-infoCount-arraylength",
+                    "infoCount is 0"
+                );
+                let infos = array(
+                    pInfos,
+                    infoCount as usize,
+                    false,
+                    "VUID-vkCmdConvertCooperativeVectorMatrixNV-pInfos-parameter",
+                )?
+                .iter()
+                .map(|s| read_convert_cooperative_vector_matrix_info_nv(s))
+                .collect::<Result<Vec<_>>>()?;
+                entry::cooperative::cmd_convert_cooperative_vector_matrix_nv(rec, infos)
+            }
+        },
+    )
+}
+
 /// `vkCmdCopyBuffer`.
 ///
 /// # Safety
@@ -1148,6 +1183,31 @@ pub unsafe extern "system" fn vkCmdWriteTimestamp2(
                 "VUID-vkCmdWriteTimestamp2-queryPool-parameter",
             )?;
             entry::command::cmd_write_timestamp2(rec, stage, query_pool, query)
+        }
+    })
+}
+
+/// `vkConvertCooperativeVectorMatrixNV`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkConvertCooperativeVectorMatrixNV(
+    device: VkDevice,
+    pInfo: *const VkConvertCooperativeVectorMatrixInfoNV,
+) -> VkResult {
+    boundary::result("vkConvertCooperativeVectorMatrixNV", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let device = handle::lookup::<tessera_runtime::device::Device>(
+                device.raw(),
+                "VUID-vkConvertCooperativeVectorMatrixNV-device-parameter",
+            )?;
+            let info = required(
+                pInfo,
+                "VUID-vkConvertCooperativeVectorMatrixNV-pInfo-parameter",
+                read_convert_cooperative_vector_matrix_info_nv,
+            )?;
+            entry::cooperative::convert_cooperative_vector_matrix_nv(device, info)
         }
     })
 }
@@ -3209,6 +3269,56 @@ pub unsafe extern "system" fn vkGetInstanceProcAddr(
             )?;
             let name = cstr_param(pName, "VUID-vkGetInstanceProcAddr-pName-parameter")?;
             entry::instance::get_instance_proc_addr(instance, name)
+        }
+    })
+}
+
+/// `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(
+    physicalDevice: VkPhysicalDevice,
+    pPropertyCount: *mut u32,
+    pProperties: *mut VkCooperativeMatrixPropertiesKHR,
+) -> VkResult {
+    boundary::result("vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let physical_device = handle::lookup::<tessera_runtime::physical_device::PhysicalDevice>(
+                physicalDevice.raw(),
+                "VUID-vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR-physicalDevice-parameter",
+            )?;
+            entry::cooperative::get_physical_device_cooperative_matrix_properties_khr(
+                physical_device,
+                pPropertyCount,
+                pProperties,
+            )
+        }
+    })
+}
+
+/// `vkGetPhysicalDeviceCooperativeVectorPropertiesNV`.
+///
+/// # Safety
+/// The Vulkan spec's valid-usage contract for the          pointers; every other rule is checked.
+pub unsafe extern "system" fn vkGetPhysicalDeviceCooperativeVectorPropertiesNV(
+    physicalDevice: VkPhysicalDevice,
+    pPropertyCount: *mut u32,
+    pProperties: *mut VkCooperativeVectorPropertiesNV,
+) -> VkResult {
+    boundary::result("vkGetPhysicalDeviceCooperativeVectorPropertiesNV", || {
+        // SAFETY: the application's pointers are valid per the spec (the entry point's contract); every conversion reads only what the registry says they point to.
+        unsafe {
+            let physical_device = handle::lookup::<tessera_runtime::physical_device::PhysicalDevice>(
+                physicalDevice.raw(),
+                "VUID-vkGetPhysicalDeviceCooperativeVectorPropertiesNV-physicalDevice-parameter",
+            )?;
+            entry::cooperative::get_physical_device_cooperative_vector_properties_nv(
+                physical_device,
+                pPropertyCount,
+                pProperties,
+            )
         }
     })
 }

@@ -748,6 +748,70 @@ pub unsafe fn read_compute_pipeline_create_info(
     })
 }
 
+/// Reads a `VkConvertCooperativeVectorMatrixInfoNV`.
+///
+/// # Safety
+/// `s` must be valid per the spec: its pointers, arrays and `pNext` chain too.
+#[allow(unused_unsafe, clippy::needless_question_mark)]
+pub unsafe fn read_convert_cooperative_vector_matrix_info_nv(
+    s: &VkConvertCooperativeVectorMatrixInfoNV,
+) -> Result<vk::ConvertCooperativeVectorMatrixInfoNV> {
+    check_stype(
+        s.sType,
+        VK_STRUCTURE_TYPE_CONVERT_COOPERATIVE_VECTOR_MATRIX_INFO_NV,
+        "VUID-VkConvertCooperativeVectorMatrixInfoNV-sType-sType",
+    )?;
+    // SAFETY: the caller's contract covers every pointer read here.
+    Ok(unsafe {
+        vk::ConvertCooperativeVectorMatrixInfoNV {
+            src_size: s.srcSize,
+            src_data: {
+                // SAFETY: both members of the union are 64 bits wide.
+                unsafe { s.srcData.deviceAddress }
+            },
+            dst_size: s.pDstSize as usize,
+            dst_data: {
+                // SAFETY: both members of the union are 64 bits wide.
+                unsafe { s.dstData.deviceAddress }
+            },
+            src_component_type: check_enum(
+                s.srcComponentType,
+                &[
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1000141000, 1000491000, 1000491001,
+                    1000491002, 1000491003,
+                ],
+                "VUID-VkConvertCooperativeVectorMatrixInfoNV-srcComponentType-parameter",
+                "VkComponentTypeKHR",
+            )?,
+            dst_component_type: check_enum(
+                s.dstComponentType,
+                &[
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1000141000, 1000491000, 1000491001,
+                    1000491002, 1000491003,
+                ],
+                "VUID-VkConvertCooperativeVectorMatrixInfoNV-dstComponentType-parameter",
+                "VkComponentTypeKHR",
+            )?,
+            num_rows: s.numRows,
+            num_columns: s.numColumns,
+            src_layout: check_enum(
+                s.srcLayout,
+                &[0, 1, 2, 3],
+                "VUID-VkConvertCooperativeVectorMatrixInfoNV-srcLayout-parameter",
+                "VkCooperativeVectorMatrixLayoutNV",
+            )?,
+            src_stride: s.srcStride,
+            dst_layout: check_enum(
+                s.dstLayout,
+                &[0, 1, 2, 3],
+                "VUID-VkConvertCooperativeVectorMatrixInfoNV-dstLayout-parameter",
+                "VkCooperativeVectorMatrixLayoutNV",
+            )?,
+            dst_stride: s.dstStride,
+        }
+    })
+}
+
 /// Reads a `VkCopyBufferInfo2`.
 ///
 /// # Safety

@@ -19,6 +19,64 @@ pub fn to_vk_conformance_version(src: &vk::ConformanceVersion) -> VkConformanceV
     out
 }
 
+/// Writes a `VkCooperativeMatrixPropertiesKHR` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
+///
+/// # Safety
+/// `dst` must point to a writable `VkCooperativeMatrixPropertiesKHR` with a valid output chain.
+pub unsafe fn write_cooperative_matrix_properties_khr(
+    dst: *mut VkCooperativeMatrixPropertiesKHR,
+    src: &vk::CooperativeMatrixPropertiesKHR,
+) {
+    let mut out: VkCooperativeMatrixPropertiesKHR = zeroed();
+    out.MSize = src.m_size;
+    out.NSize = src.n_size;
+    out.KSize = src.k_size;
+    out.AType = src.a_type;
+    out.BType = src.b_type;
+    out.CType = src.c_type;
+    out.ResultType = src.result_type;
+    out.saturatingAccumulation = VkBool32::from(src.saturating_accumulation);
+    out.scope = src.scope;
+    // SAFETY: the caller's contract: `dst` is a writable `VkCooperativeMatrixPropertiesKHR`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).MSize).write(out.MSize);
+        std::ptr::addr_of_mut!((*dst).NSize).write(out.NSize);
+        std::ptr::addr_of_mut!((*dst).KSize).write(out.KSize);
+        std::ptr::addr_of_mut!((*dst).AType).write(out.AType);
+        std::ptr::addr_of_mut!((*dst).BType).write(out.BType);
+        std::ptr::addr_of_mut!((*dst).CType).write(out.CType);
+        std::ptr::addr_of_mut!((*dst).ResultType).write(out.ResultType);
+        std::ptr::addr_of_mut!((*dst).saturatingAccumulation).write(out.saturatingAccumulation);
+        std::ptr::addr_of_mut!((*dst).scope).write(out.scope);
+    }
+}
+
+/// Writes a `VkCooperativeVectorPropertiesNV` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
+///
+/// # Safety
+/// `dst` must point to a writable `VkCooperativeVectorPropertiesNV` with a valid output chain.
+pub unsafe fn write_cooperative_vector_properties_nv(
+    dst: *mut VkCooperativeVectorPropertiesNV,
+    src: &vk::CooperativeVectorPropertiesNV,
+) {
+    let mut out: VkCooperativeVectorPropertiesNV = zeroed();
+    out.inputType = src.input_type;
+    out.inputInterpretation = src.input_interpretation;
+    out.matrixInterpretation = src.matrix_interpretation;
+    out.biasInterpretation = src.bias_interpretation;
+    out.resultType = src.result_type;
+    out.transpose = VkBool32::from(src.transpose);
+    // SAFETY: the caller's contract: `dst` is a writable `VkCooperativeVectorPropertiesNV`.
+    unsafe {
+        std::ptr::addr_of_mut!((*dst).inputType).write(out.inputType);
+        std::ptr::addr_of_mut!((*dst).inputInterpretation).write(out.inputInterpretation);
+        std::ptr::addr_of_mut!((*dst).matrixInterpretation).write(out.matrixInterpretation);
+        std::ptr::addr_of_mut!((*dst).biasInterpretation).write(out.biasInterpretation);
+        std::ptr::addr_of_mut!((*dst).resultType).write(out.resultType);
+        std::ptr::addr_of_mut!((*dst).transpose).write(out.transpose);
+    }
+}
+
 /// Writes a `VkDataGraphPipelineSessionBindPointRequirementARM` and the structures of its chain that Tessera knows (every member of each is written; `sType`, `pNext` and padding are kept).
 ///
 /// # Safety

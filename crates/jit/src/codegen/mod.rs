@@ -60,6 +60,8 @@ pub(crate) struct Output {
     pub(crate) sites: Sites,
     /// Ops handed to the interpreter by `ctx::run_op`, by index.
     pub(crate) callouts: Vec<Op>,
+    /// Cooperative-vector ops run by `ctx::coop` (native kernels), by index.
+    pub(crate) natives: Vec<Op>,
     pub(crate) has_sync: bool,
     /// Guarded latches (`tessera_spirv::ir::sched::guarded_latches`), by block.
     pub(crate) guarded: Vec<bool>,
@@ -85,6 +87,8 @@ pub(crate) struct Output {
 /// Signatures of the callbacks, and the watchdog poll's trampoline.
 pub(crate) struct Sigs {
     pub(crate) run_op: SigRef,
+    /// `ctx::physical`: (ctx, device address, size) → host address or null.
+    pub(crate) physical: SigRef,
     pub(crate) poll: FuncRef,
 }
 
@@ -123,6 +127,7 @@ pub(crate) struct Gen<'a> {
     pub(crate) sigs: Sigs,
     pub(crate) sites: Sites,
     pub(crate) callouts: Vec<Op>,
+    pub(crate) natives: Vec<Op>,
     pub(crate) native_ops: usize,
     has_sync: bool,
     builtin_rows: bool,
@@ -478,8 +483,14 @@ pub(crate) fn build(
         .params
         .extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
     run_op.returns.push(AbiParam::new(I32));
+    let mut physical = Signature::new(call_conv);
+    physical
+        .params
+        .extend([AbiParam::new(ptr), AbiParam::new(I64), AbiParam::new(I64)]);
+    physical.returns.push(AbiParam::new(ptr));
     let sigs = Sigs {
         run_op: func.import_signature(run_op),
+        physical: func.import_signature(physical),
         poll,
     };
     let mut b = FunctionBuilder::new(func, fctx);
@@ -560,6 +571,7 @@ pub(crate) fn build(
         sigs,
         sites: Sites::default(),
         callouts: Vec::new(),
+        natives: Vec::new(),
         native_ops: 0,
         has_sync,
         builtin_rows: false,
@@ -589,6 +601,7 @@ pub(crate) fn build(
         b,
         sites,
         callouts,
+        natives,
         native_ops,
         builtin_rows,
         guarded,
@@ -605,6 +618,7 @@ pub(crate) fn build(
         barrier_jumps,
         sites,
         callouts,
+        natives,
         has_sync,
         has_guard: guarded.iter().any(|&g| g),
         guarded,
@@ -1603,6 +1617,17 @@ impl Gen<'_> {
     /// Hands op `op` to the interpreter: its operands go to the register file, the interpreter
     /// runs it over the chunk, its results come back.
     pub(crate) fn callout(&mut self, op: &Op) -> Result<(), String> {
+        self.call_rust(op, false)
+    }
+
+    /// Runs cooperative op `op` through `ctx::coop`: its operands go to the register file,
+    /// `tessera-coop`'s kernels run it over the chunk, its results come back.
+    pub(crate) fn native_call(&mut self, op: &Op) -> Result<(), String> {
+        self.call_rust(op, true)
+    }
+
+    /// [`Self::callout`] (`native` false) or [`Self::native_call`].
+    fn call_rust(&mut self, op: &Op, native: bool) -> Result<(), String> {
         let mut uses = Vec::new();
         let mut defs = Vec::new();
         op.clone().visit_regs(&mut |r, role| match role {
@@ -1620,9 +1645,19 @@ impl Gen<'_> {
         for &r in &uses {
             self.spill(r, false);
         }
-        let index = self.callouts.len() as i64;
-        self.callouts.push(op.clone());
-        let f = self.ctx_load(I64, field!(run_op_fn));
+        let (index, f) = if native {
+            self.natives.push(op.clone());
+            (
+                self.natives.len() as i64 - 1,
+                self.ctx_load(I64, field!(coop_fn)),
+            )
+        } else {
+            self.callouts.push(op.clone());
+            (
+                self.callouts.len() as i64 - 1,
+                self.ctx_load(I64, field!(run_op_fn)),
+            )
+        };
         let idx = self.b.ins().iconst(I32, index);
         let c = self.chunk();
         let call = self

@@ -7,8 +7,9 @@
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Type, Value};
+use tessera_spirv::alu::Tern;
 use tessera_spirv::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, width_bytes};
-use tessera_spirv::ir::Op;
+use tessera_spirv::ir::{Op, Reg, Var};
 
 use super::Gen;
 use super::values::{JVal, lane_flags, per_vec, scalar_ty, vec_ty};
@@ -114,12 +115,48 @@ impl Gen<'_> {
                 if_true,
                 if_false,
             } => self.select(*dst, *cond, *if_true, *if_false)?,
+            Op::Tern {
+                op,
+                width,
+                dst,
+                src0,
+                src1,
+                src2,
+            } => self.tern(*op, *width, *dst, [*src0, *src1, *src2])?,
+            Op::LoadVar {
+                dst,
+                var,
+                offset,
+                index,
+            } => {
+                let choices: Vec<Reg> = (var.base..var.base + var.len).collect();
+                self.pick_uniform(*dst, *index, *offset, &choices)?
+            }
+            Op::Pick {
+                dst,
+                index,
+                choices,
+            } => self.pick_uniform(*dst, *index, 0, choices)?,
+            Op::StoreVar {
+                var,
+                offset,
+                index,
+                value,
+            } => self.store_var_uniform(*var, *offset, *index, *value)?,
             Op::Load { .. }
             | Op::Store { .. }
             | Op::TensorRead { .. }
             | Op::TensorWrite { .. }
             | Op::TensorQuery { .. }
             | Op::ArrayLength { .. } => self.memory(op)?,
+            Op::CoopMatVec { .. }
+            | Op::CoopOuterProduct { .. }
+            | Op::CoopReduceSum { .. }
+            | Op::CoopMatLoad { .. }
+            | Op::CoopMatMulAdd { .. } => {
+                self.native_call(op)?;
+                true
+            }
             _ => false,
         };
         if done {
@@ -206,11 +243,12 @@ impl Gen<'_> {
             IBin::AddCarry => {
                 let s = self.b.ins().iadd(a, b);
                 let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, a);
-                self.b.ins().uextend(ty, c)
+                // (An 8-bit carry is the comparison's own I8.)
+                self.fit(c, ty)
             }
             IBin::SubBorrow => {
                 let c = self.b.ins().icmp(IntCC::UnsignedLessThan, a, b);
-                self.b.ins().uextend(ty, c)
+                self.fit(c, ty)
             }
             IBin::SMod => return None,
         })
@@ -791,6 +829,39 @@ impl Gen<'_> {
     }
 
     fn fun(&mut self, op: FUn, width: u8, dst: u32, src: u32) -> Result<bool, String> {
+        if is_half(width) && matches!(op, FUn::Neg | FUn::Abs) {
+            // Sign-bit operations on the bits, as `alu::fun` does.
+            let a = self.get(src);
+            let r = match (&a, op) {
+                (JVal::Const(x), _) => JVal::Const(alu::fun(op, width, *x)),
+                _ if a.is_scalar() => {
+                    let x = self.scalar(&a, 2).ok_or("scalar")?;
+                    JVal::Uniform(if op == FUn::Neg {
+                        self.b.ins().bxor_imm_s(x, 0x8000)
+                    } else {
+                        self.b.ins().band_imm_s(x, 0x7fff)
+                    })
+                }
+                _ => {
+                    let xs = self.vectors(&a, 2);
+                    let k = if op == FUn::Neg { 0x8000 } else { 0x7fff };
+                    let mask = self.const_vec(2, 0, |_| k);
+                    JVal::Varying(
+                        xs.iter()
+                            .map(|&x| {
+                                if op == FUn::Neg {
+                                    self.b.ins().bxor(x, mask)
+                                } else {
+                                    self.b.ins().band(x, mask)
+                                }
+                            })
+                            .collect(),
+                    )
+                }
+            };
+            self.set(dst, r)?;
+            return Ok(true);
+        }
         let Some(fty) = float_ty(width) else {
             return Ok(false);
         };
@@ -1176,6 +1247,35 @@ impl Gen<'_> {
                     })
                 }
             }
+            Conv::FToF if (from, to) == (16, 32) && !scalar => {
+                // binary16 → f32 exactly, eight lanes (one I16X8) into two I32X4 at a time.
+                let xs = self.vectors(a, 2);
+                let mut out = Vec::with_capacity(4);
+                for &x in &xs {
+                    for high in [false, true] {
+                        let w = if high {
+                            self.b.ins().uwiden_high(x)
+                        } else {
+                            self.b.ins().uwiden_low(x)
+                        };
+                        let f = self.half_to_f32(w);
+                        out.push(self.b.ins().bitcast(I32X4, lane_flags(), f));
+                    }
+                }
+                Some(JVal::Varying(out))
+            }
+            Conv::FToF if (from, to) == (32, 16) && !scalar => {
+                // f32 → binary16, rounded to nearest even, two I32X4 into one I16X8.
+                let xs = self.vectors(a, 4);
+                let mut out = Vec::with_capacity(2);
+                for pair in xs.chunks(2) {
+                    let lo = self.b.ins().bitcast(F32X4, lane_flags(), pair[0]);
+                    let hi = self.b.ins().bitcast(F32X4, lane_flags(), pair[1]);
+                    let (lo, hi) = (self.f32_to_half(lo), self.f32_to_half(hi));
+                    out.push(self.b.ins().unarrow(lo, hi));
+                }
+                Some(JVal::Varying(out))
+            }
             _ => {
                 // FToF between f32 and f64.
                 let (ft, tt) = (float_ty(from)?, float_ty(to)?);
@@ -1205,6 +1305,208 @@ impl Gen<'_> {
                 }
             }
         }
+    }
+
+    /// Clamps (`Tern::FClamp`, `NClamp` on f32; `UClamp`, `SClamp` on 8-, 16- and 32-bit
+    /// integers): `min(max(x, lo), hi)` as `alu::tern` computes it. Other ternary ops go to the
+    /// interpreter.
+    fn tern(&mut self, op: Tern, width: u8, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+        let float = matches!(op, Tern::FClamp | Tern::NClamp) && width == 32;
+        let int = matches!(op, Tern::UClamp | Tern::SClamp) && matches!(width, 8 | 16 | 32);
+        if !(float || int) {
+            return Ok(false);
+        }
+        let bytes = width_bytes(width);
+        let [x, lo, hi] = srcs.map(|r| self.get(r));
+        if let (JVal::Const(a), JVal::Const(b), JVal::Const(c)) = (&x, &lo, &hi) {
+            self.set(dst, JVal::Const(alu::tern(op, width, *a, *b, *c)))?;
+            return Ok(true);
+        }
+        let scalar = x.is_scalar() && lo.is_scalar() && hi.is_scalar();
+        let parts: Vec<(Value, Value, Value)> = if scalar {
+            let s = |g: &mut Self, v: &JVal| g.scalar(v, bytes).ok_or("scalar");
+            vec![(s(self, &x)?, s(self, &lo)?, s(self, &hi)?)]
+        } else {
+            let (xs, ls, hs) = (
+                self.vectors(&x, bytes),
+                self.vectors(&lo, bytes),
+                self.vectors(&hi, bytes),
+            );
+            xs.into_iter()
+                .zip(ls)
+                .zip(hs)
+                .map(|((a, b), c)| (a, b, c))
+                .collect()
+        };
+        let mut out = Vec::with_capacity(parts.len());
+        for (a, l, h) in parts {
+            let r = if float {
+                let (a, l, h) = if scalar {
+                    (
+                        self.bits_to_float(a, F32),
+                        self.bits_to_float(l, F32),
+                        self.bits_to_float(h, F32),
+                    )
+                } else {
+                    (
+                        self.vec_to_float(a, 32),
+                        self.vec_to_float(l, 32),
+                        self.vec_to_float(h, 32),
+                    )
+                };
+                let m = self.fop(FBin::Max, a, l);
+                let r = self.fop(FBin::Min, m, h);
+                if scalar {
+                    self.float_to_bits(r, I32)
+                } else {
+                    self.vec_from_float(r, 32)
+                }
+            } else if op == Tern::UClamp {
+                let m = self.b.ins().umax(a, l);
+                self.b.ins().umin(m, h)
+            } else {
+                let m = self.b.ins().smax(a, l);
+                self.b.ins().smin(m, h)
+            };
+            out.push(r);
+        }
+        let r = if scalar {
+            JVal::Uniform(out[0])
+        } else {
+            JVal::Varying(out)
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
+    /// by lane for a varying one (more than 16 choices with a varying index, or more than 64,
+    /// go to the interpreter).
+    fn pick_uniform(
+        &mut self,
+        dst: u32,
+        index: u32,
+        offset: u32,
+        choices: &[Reg],
+    ) -> Result<bool, String> {
+        let idx = self.get(index);
+        if choices.len() > 64 || (!idx.is_scalar() && choices.len() > 16) {
+            return Ok(false);
+        }
+        let bytes = self.bytes(dst);
+        let ib = self.bytes(index);
+        if !idx.is_scalar() {
+            // A varying index: lane by lane, a select chain over the lane's choices.
+            let mut args = vec![(idx, ib)];
+            args.extend(choices.iter().map(|&r| (self.get(r), bytes)));
+            let ty = scalar_ty(bytes);
+            let r = self.scalarise(&args, bytes, |g, l| {
+                let i = g.fit(l[0], I64);
+                let i = g.b.ins().iadd_imm_s(i, i64::from(offset));
+                let mut acc = g.iconst(ty, 0);
+                for (k, &c) in l[1..].iter().enumerate() {
+                    let eq = g.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+                    acc = g.b.ins().select(eq, c, acc);
+                }
+                Some(acc)
+            });
+            let Some(r) = r else { return Ok(false) };
+            self.set(dst, r)?;
+            return Ok(true);
+        }
+        if let JVal::Const(k) = idx {
+            let at = k.wrapping_add(u64::from(offset));
+            let v = match usize::try_from(at).ok().and_then(|i| choices.get(i)) {
+                Some(&r) => self.get(r),
+                None => JVal::Const(0),
+            };
+            self.set(dst, v)?;
+            return Ok(true);
+        }
+        let i = self.scalar(&idx, ib).ok_or("scalar")?;
+        let i = self.fit(i, I64);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
+        let vals: Vec<JVal> = choices.iter().map(|&r| self.get(r)).collect();
+        let scalar = vals.iter().all(JVal::is_scalar);
+        let mut acc: Vec<Value> = if scalar {
+            vec![self.iconst(scalar_ty(bytes), 0)]
+        } else {
+            self.vectors(&JVal::Const(0), bytes)
+        };
+        for (k, v) in vals.iter().enumerate() {
+            let eq = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+            let parts = if scalar {
+                vec![self.scalar(v, bytes).ok_or("scalar")?]
+            } else {
+                self.vectors(v, bytes)
+            };
+            for (a, p) in acc.iter_mut().zip(parts) {
+                *a = self.b.ins().select(eq, p, *a);
+            }
+        }
+        let r = if scalar {
+            JVal::Uniform(acc[0])
+        } else {
+            JVal::Varying(acc)
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `var[offset + index] = value` (dropped out of range) for a uniform or constant index:
+    /// every element of the variable selects between its value and `value`.
+    fn store_var_uniform(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        value: u32,
+    ) -> Result<bool, String> {
+        let idx = self.get(index);
+        if !idx.is_scalar() || var.len > 256 {
+            return Ok(false);
+        }
+        let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
+        if regs
+            .iter()
+            .any(|&r| matches!(self.classes[r as usize], crate::classes::Class::Affine(_)))
+        {
+            return Ok(false);
+        }
+        let v = self.get(value);
+        if let JVal::Const(k) = idx {
+            let at = k.wrapping_add(u64::from(offset));
+            if let Some(&r) = usize::try_from(at).ok().and_then(|i| regs.get(i)) {
+                self.set(r, v)?;
+            }
+            return Ok(true);
+        }
+        let ib = self.bytes(index);
+        let i = self.scalar(&idx, ib).ok_or("scalar")?;
+        let i = self.fit(i, I64);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
+        for (k, &r) in regs.iter().enumerate() {
+            let bytes = self.bytes(r);
+            let old = self.get(r);
+            let eq = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+            let new = if old.is_scalar() && v.is_scalar() {
+                let (o, n) = (
+                    self.scalar(&old, bytes).ok_or("scalar")?,
+                    self.scalar(&v, bytes).ok_or("scalar")?,
+                );
+                JVal::Uniform(self.b.ins().select(eq, n, o))
+            } else {
+                let (os, ns) = (self.vectors(&old, bytes), self.vectors(&v, bytes));
+                JVal::Varying(
+                    os.iter()
+                        .zip(&ns)
+                        .map(|(&o, &n)| self.b.ins().select(eq, n, o))
+                        .collect(),
+                )
+            };
+            self.set(r, new)?;
+        }
+        Ok(true)
     }
 
     fn select(&mut self, dst: u32, cond: u32, if_true: u32, if_false: u32) -> Result<bool, String> {

@@ -172,6 +172,10 @@ pub enum Command {
     },
     /// `vkCmdExecuteCommands`: the secondaries' recordings, run inline.
     ExecuteCommands { recordings: Box<[Arc<Recording>]> },
+    /// `vkCmdConvertCooperativeVectorMatrixNV`, checked at record time.
+    ConvertCooperativeVectorMatrix {
+        conversions: Box<[crate::cooperative::DeviceConversion]>,
+    },
 }
 
 impl Command {
@@ -509,6 +513,9 @@ impl Command {
             Command::DispatchIndirect { .. } => "vkCmdDispatchIndirect",
             Command::DispatchDataGraph { .. } => "vkCmdDispatchDataGraphARM",
             Command::ExecuteCommands { .. } => "vkCmdExecuteCommands",
+            Command::ConvertCooperativeVectorMatrix { .. } => {
+                "vkCmdConvertCooperativeVectorMatrixNV"
+            }
         }
     }
 }

@@ -53,6 +53,8 @@ pub enum DeviceExtension {
     ArmDataGraphInstructionSetTosa,
     /// `VK_ARM_tensors`.
     ArmTensors,
+    /// `VK_KHR_cooperative_matrix`.
+    KhrCooperativeMatrix,
     /// `VK_KHR_16bit_storage`.
     Khr16bitStorage,
     /// `VK_KHR_8bit_storage`.
@@ -99,6 +101,8 @@ pub enum DeviceExtension {
     KhrVulkanMemoryModel,
     /// `VK_EXT_shader_float8`.
     ExtShaderFloat8,
+    /// `VK_NV_cooperative_vector`.
+    NvCooperativeVector,
     /// `VK_EXT_host_query_reset`.
     ExtHostQueryReset,
     /// `VK_EXT_pipeline_creation_cache_control`.
@@ -122,6 +126,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
     ExtensionInfo {
         extension: DeviceExtension::ArmTensors,
         name: "VK_ARM_tensors",
+        spec_version: 2,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::KhrCooperativeMatrix,
+        name: "VK_KHR_cooperative_matrix",
         spec_version: 2,
     },
     ExtensionInfo {
@@ -238,6 +247,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
         extension: DeviceExtension::ExtShaderFloat8,
         name: "VK_EXT_shader_float8",
         spec_version: 1,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::NvCooperativeVector,
+        name: "VK_NV_cooperative_vector",
+        spec_version: 4,
     },
     ExtensionInfo {
         extension: DeviceExtension::ExtHostQueryReset,

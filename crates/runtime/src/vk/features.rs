@@ -14,6 +14,10 @@ pub struct Features {
     pub vulkan12: PhysicalDeviceVulkan12Features,
     /// `VkPhysicalDeviceVulkan13Features`.
     pub vulkan13: PhysicalDeviceVulkan13Features,
+    /// `VkPhysicalDeviceCooperativeMatrixFeaturesKHR`.
+    pub cooperative_matrix_khr: PhysicalDeviceCooperativeMatrixFeaturesKHR,
+    /// `VkPhysicalDeviceCooperativeVectorFeaturesNV`.
+    pub cooperative_vector_nv: PhysicalDeviceCooperativeVectorFeaturesNV,
     /// `VkPhysicalDeviceDataGraphFeaturesARM`.
     pub data_graph_arm: PhysicalDeviceDataGraphFeaturesARM,
     /// `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM`.
@@ -669,6 +673,32 @@ impl Features {
         if self.vulkan13.maintenance4 && !supported.vulkan13.maintenance4 {
             return Some("VkPhysicalDeviceVulkan13Features::maintenance4");
         }
+        if self.cooperative_matrix_khr.cooperative_matrix
+            && !supported.cooperative_matrix_khr.cooperative_matrix
+        {
+            return Some("VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix");
+        }
+        if self
+            .cooperative_matrix_khr
+            .cooperative_matrix_robust_buffer_access
+            && !supported
+                .cooperative_matrix_khr
+                .cooperative_matrix_robust_buffer_access
+        {
+            return Some(
+                "VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrixRobustBufferAccess",
+            );
+        }
+        if self.cooperative_vector_nv.cooperative_vector
+            && !supported.cooperative_vector_nv.cooperative_vector
+        {
+            return Some("VkPhysicalDeviceCooperativeVectorFeaturesNV::cooperativeVector");
+        }
+        if self.cooperative_vector_nv.cooperative_vector_training
+            && !supported.cooperative_vector_nv.cooperative_vector_training
+        {
+            return Some("VkPhysicalDeviceCooperativeVectorFeaturesNV::cooperativeVectorTraining");
+        }
         if self.data_graph_arm.data_graph && !supported.data_graph_arm.data_graph {
             return Some("VkPhysicalDeviceDataGraphFeaturesARM::dataGraph");
         }
@@ -1311,6 +1341,23 @@ impl Features {
             (
                 "VkPhysicalDeviceVulkan13Features::maintenance4",
                 self.vulkan13.maintenance4,
+            ),
+            (
+                "VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrix",
+                self.cooperative_matrix_khr.cooperative_matrix,
+            ),
+            (
+                "VkPhysicalDeviceCooperativeMatrixFeaturesKHR::cooperativeMatrixRobustBufferAccess",
+                self.cooperative_matrix_khr
+                    .cooperative_matrix_robust_buffer_access,
+            ),
+            (
+                "VkPhysicalDeviceCooperativeVectorFeaturesNV::cooperativeVector",
+                self.cooperative_vector_nv.cooperative_vector,
+            ),
+            (
+                "VkPhysicalDeviceCooperativeVectorFeaturesNV::cooperativeVectorTraining",
+                self.cooperative_vector_nv.cooperative_vector_training,
             ),
             (
                 "VkPhysicalDeviceDataGraphFeaturesARM::dataGraph",

@@ -14,6 +14,10 @@ pub struct Properties {
     pub vulkan12: PhysicalDeviceVulkan12Properties,
     /// `VkPhysicalDeviceVulkan13Properties`.
     pub vulkan13: PhysicalDeviceVulkan13Properties,
+    /// `VkPhysicalDeviceCooperativeMatrixPropertiesKHR`.
+    pub cooperative_matrix_khr: PhysicalDeviceCooperativeMatrixPropertiesKHR,
+    /// `VkPhysicalDeviceCooperativeVectorPropertiesNV`.
+    pub cooperative_vector_nv: PhysicalDeviceCooperativeVectorPropertiesNV,
     /// `VkPhysicalDeviceMaintenance5Properties`.
     pub maintenance5: PhysicalDeviceMaintenance5Properties,
     /// `VkPhysicalDeviceMaintenance6Properties`.

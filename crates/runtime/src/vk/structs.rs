@@ -286,6 +286,75 @@ pub struct ConformanceVersion {
     pub patch: u8,
 }
 
+/// `VkConvertCooperativeVectorMatrixInfoNV`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConvertCooperativeVectorMatrixInfoNV {
+    /// `srcSize`.
+    pub src_size: usize,
+    /// `srcData`.
+    pub src_data: u64,
+    /// `pDstSize`.
+    pub dst_size: usize,
+    /// `dstData`.
+    pub dst_data: u64,
+    /// `srcComponentType`.
+    pub src_component_type: VkComponentTypeKHR,
+    /// `dstComponentType`.
+    pub dst_component_type: VkComponentTypeKHR,
+    /// `numRows`.
+    pub num_rows: u32,
+    /// `numColumns`.
+    pub num_columns: u32,
+    /// `srcLayout`.
+    pub src_layout: VkCooperativeVectorMatrixLayoutNV,
+    /// `srcStride`.
+    pub src_stride: usize,
+    /// `dstLayout`.
+    pub dst_layout: VkCooperativeVectorMatrixLayoutNV,
+    /// `dstStride`.
+    pub dst_stride: usize,
+}
+
+/// `VkCooperativeMatrixPropertiesKHR`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CooperativeMatrixPropertiesKHR {
+    /// `MSize`.
+    pub m_size: u32,
+    /// `NSize`.
+    pub n_size: u32,
+    /// `KSize`.
+    pub k_size: u32,
+    /// `AType`.
+    pub a_type: VkComponentTypeKHR,
+    /// `BType`.
+    pub b_type: VkComponentTypeKHR,
+    /// `CType`.
+    pub c_type: VkComponentTypeKHR,
+    /// `ResultType`.
+    pub result_type: VkComponentTypeKHR,
+    /// `saturatingAccumulation`.
+    pub saturating_accumulation: bool,
+    /// `scope`.
+    pub scope: VkScopeKHR,
+}
+
+/// `VkCooperativeVectorPropertiesNV`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CooperativeVectorPropertiesNV {
+    /// `inputType`.
+    pub input_type: VkComponentTypeKHR,
+    /// `inputInterpretation`.
+    pub input_interpretation: VkComponentTypeKHR,
+    /// `matrixInterpretation`.
+    pub matrix_interpretation: VkComponentTypeKHR,
+    /// `biasInterpretation`.
+    pub bias_interpretation: VkComponentTypeKHR,
+    /// `resultType`.
+    pub result_type: VkComponentTypeKHR,
+    /// `transpose`.
+    pub transpose: bool,
+}
+
 /// `VkCopyBufferInfo2`.
 #[derive(Debug, Clone)]
 pub struct CopyBufferInfo2 {
@@ -1245,6 +1314,44 @@ pub struct MemoryUnmapInfo {
     pub flags: VkMemoryUnmapFlags,
     /// `memory`.
     pub memory: Arc<crate::memory::DeviceMemory>,
+}
+
+/// `VkPhysicalDeviceCooperativeMatrixFeaturesKHR`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceCooperativeMatrixFeaturesKHR {
+    /// `cooperativeMatrix`.
+    pub cooperative_matrix: bool,
+    /// `cooperativeMatrixRobustBufferAccess`.
+    pub cooperative_matrix_robust_buffer_access: bool,
+}
+
+/// `VkPhysicalDeviceCooperativeMatrixPropertiesKHR`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceCooperativeMatrixPropertiesKHR {
+    /// `cooperativeMatrixSupportedStages`.
+    pub cooperative_matrix_supported_stages: VkShaderStageFlags,
+}
+
+/// `VkPhysicalDeviceCooperativeVectorFeaturesNV`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceCooperativeVectorFeaturesNV {
+    /// `cooperativeVector`.
+    pub cooperative_vector: bool,
+    /// `cooperativeVectorTraining`.
+    pub cooperative_vector_training: bool,
+}
+
+/// `VkPhysicalDeviceCooperativeVectorPropertiesNV`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PhysicalDeviceCooperativeVectorPropertiesNV {
+    /// `cooperativeVectorSupportedStages`.
+    pub cooperative_vector_supported_stages: VkShaderStageFlags,
+    /// `cooperativeVectorTrainingFloat16Accumulation`.
+    pub cooperative_vector_training_float16_accumulation: bool,
+    /// `cooperativeVectorTrainingFloat32Accumulation`.
+    pub cooperative_vector_training_float32_accumulation: bool,
+    /// `maxCooperativeVectorComponents`.
+    pub max_cooperative_vector_components: u32,
 }
 
 /// `VkPhysicalDeviceDataGraphFeaturesARM`.

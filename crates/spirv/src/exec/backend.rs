@@ -235,6 +235,15 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.mask[..self.m.lanes].fill(false);
     }
 
+    /// Runs cooperative op `op` natively over lanes `lo..hi` (all active), reading its operands
+    /// from and writing its results to the register file: how compiled code runs the ops of
+    /// `SPV_NV_cooperative_vector` (batched SIMD kernels, not the interpreter). Returns false
+    /// for another op.
+    pub fn run_coop(&mut self, op: &Op, lo: usize, hi: usize) -> bool {
+        let hi = hi.min(self.m.lanes);
+        self.m.coop_native(op, lo.min(hi), hi)
+    }
+
     /// The memory of buffer descriptor `index` of resource slot `slot` (null and 0 when it is
     /// not a bound buffer).
     pub fn buffer(&self, slot: u32, index: u64) -> (*mut u8, usize) {

@@ -13,7 +13,7 @@ use super::Scratch;
 use super::machine::Machine;
 use super::regfile::Lane;
 use crate::alu;
-use crate::ir::{DescIdx, OpHandlers, Reg, Space, TensorAcc, Var};
+use crate::ir::{DescIdx, MemRef, OpHandlers, Reg, Space, TensorAcc, Var};
 use crate::mem::{self, AtomicOp};
 use crate::subgroup::{self, SUBGROUP_SIZE, SubOp};
 
@@ -144,7 +144,7 @@ impl Machine<'_> {
     }
 
     /// The buffer window of a descriptor for `lane`.
-    fn buffer(&self, slot: u32, desc: DescIdx, lane: usize) -> mem::Raw {
+    pub(crate) fn buffer(&self, slot: u32, desc: DescIdx, lane: usize) -> mem::Raw {
         let index = match desc {
             DescIdx::Const(c) => u64::from(c),
             DescIdx::Dyn(r) => self.get(r, lane),
@@ -154,10 +154,64 @@ impl Machine<'_> {
 
     /// Per-lane byte address `addr + offset`.
     #[inline(always)]
-    fn address(&self, addr: Option<Reg>, offset: u64, lane: usize) -> u64 {
+    pub(crate) fn address(&self, addr: Option<Reg>, offset: u64, lane: usize) -> u64 {
         match addr {
             Some(r) => self.get(r, lane).wrapping_add(offset),
             None => offset,
+        }
+    }
+
+    /// `size` bytes at byte address `a` of `space` for `lane` (`None` when out of range).
+    pub(crate) fn load_at(&self, space: Space, lane: usize, a: u64, size: usize) -> Option<u64> {
+        match space {
+            Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).load(a, size),
+            Space::Push => mem::slice_load(self.env.push, a, size),
+            Space::Shared => mem::slice_load(&self.shared, a, size),
+            Space::Physical => self
+                .env
+                .bindings
+                .physical(a, size)
+                .and_then(|raw| raw.load(0, size)),
+        }
+    }
+
+    /// Stores the low `size` bytes of `v` at byte address `a` of `space` for `lane` (dropped
+    /// when out of range).
+    pub(crate) fn store_at(&mut self, space: Space, lane: usize, a: u64, size: usize, v: u64) {
+        match space {
+            Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).store(a, size, v),
+            Space::Push => {}
+            Space::Shared => mem::slice_store(&mut self.shared, a, size, v),
+            Space::Physical => {
+                if let Some(raw) = self.env.bindings.physical(a, size) {
+                    raw.store(0, size, v);
+                }
+            }
+        }
+    }
+
+    /// An atomic `op` on `size` bytes at byte address `a` of `space` for `lane`: the old value
+    /// (`None` when out of range).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn atomic_at(
+        &mut self,
+        space: Space,
+        lane: usize,
+        a: u64,
+        size: usize,
+        op: AtomicOp,
+        v: u64,
+        c: u64,
+    ) -> Option<u64> {
+        match space {
+            Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).atomic(a, size, op, v, c),
+            Space::Push => None,
+            Space::Shared => mem::slice_atomic(&mut self.shared, a, size, op, v, c),
+            Space::Physical => self
+                .env
+                .bindings
+                .physical(a, size)
+                .and_then(|raw| raw.atomic(0, size, op, v, c)),
         }
     }
 
@@ -346,17 +400,7 @@ impl OpHandlers for Machine<'_> {
         let size = usize::from(bytes);
         self.each_lane(|m, lane| {
             let a = m.address(addr, offset, lane);
-            let v = match space {
-                Space::Buffer { slot, desc } => m.buffer(slot, desc, lane).load(a, size),
-                Space::Push => mem::slice_load(m.env.push, a, size),
-                Space::Shared => mem::slice_load(&m.shared, a, size),
-                Space::Physical => m
-                    .env
-                    .bindings
-                    .physical(a, size)
-                    .and_then(|raw| raw.load(0, size)),
-            };
-            Some((dst, v.unwrap_or(0)))
+            Some((dst, m.load_at(space, lane, a, size).unwrap_or(0)))
         });
     }
 
@@ -376,16 +420,7 @@ impl OpHandlers for Machine<'_> {
             }
             let a = self.address(addr, offset, lane);
             let v = self.get(value, lane);
-            match space {
-                Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).store(a, size, v),
-                Space::Push => {}
-                Space::Shared => mem::slice_store(&mut self.shared, a, size, v),
-                Space::Physical => {
-                    if let Some(raw) = self.env.bindings.physical(a, size) {
-                        raw.store(0, size, v);
-                    }
-                }
-            }
+            self.store_at(space, lane, a, size, v);
         }
     }
 
@@ -408,18 +443,7 @@ impl OpHandlers for Machine<'_> {
             }
             let a = self.address(addr, offset, lane);
             let (v, c) = (self.get(value, lane), self.get(comparator, lane));
-            let old = match space {
-                Space::Buffer { slot, desc } => {
-                    self.buffer(slot, desc, lane).atomic(a, size, op, v, c)
-                }
-                Space::Push => None,
-                Space::Shared => mem::slice_atomic(&mut self.shared, a, size, op, v, c),
-                Space::Physical => self
-                    .env
-                    .bindings
-                    .physical(a, size)
-                    .and_then(|raw| raw.atomic(0, size, op, v, c)),
-            };
+            let old = self.atomic_at(space, lane, a, size, op, v, c);
             self.set(dst, lane, old.unwrap_or(0));
         }
     }
@@ -542,5 +566,108 @@ impl OpHandlers for Machine<'_> {
 
     fn barrier(&mut self) {
         // Lockstep: every op already runs over all lanes before the next starts.
+    }
+
+    fn coop_mat_vec(
+        &mut self,
+        form: tessera_coop::MatVec,
+        dsts: &[Reg],
+        input: &[Reg],
+        matrix: MemRef,
+        stride: Option<Reg>,
+        bias: Option<MemRef>,
+    ) {
+        let (lo, hi) = (self.lo, self.hi);
+        for lane in lo..hi {
+            if self.mask[lane] {
+                self.mat_vec_lane(&form, dsts, input, matrix, stride, bias, lane);
+            }
+        }
+    }
+
+    fn coop_outer_product(
+        &mut self,
+        elem: tessera_coop::ComponentType,
+        a: &[Reg],
+        b: &[Reg],
+        matrix: MemRef,
+    ) {
+        let (lo, hi) = (self.lo, self.hi);
+        for lane in lo..hi {
+            if self.mask[lane] {
+                self.outer_product_lane(elem, a, b, matrix, lane);
+            }
+        }
+    }
+
+    fn coop_mat_load(
+        &mut self,
+        ty: tessera_coop::matrix::MatrixType,
+        column_major: bool,
+        unit: u32,
+        dsts: &[Reg],
+        src: MemRef,
+        stride: Option<Reg>,
+    ) {
+        let at = super::coop::MatrixAccess {
+            ty,
+            column_major,
+            unit,
+            mem: src,
+            stride,
+        };
+        for lane in self.lo..self.hi {
+            if self.mask[lane] {
+                self.matrix_load_lane(&at, dsts, lane);
+            }
+        }
+    }
+
+    fn coop_mat_store(
+        &mut self,
+        ty: tessera_coop::matrix::MatrixType,
+        column_major: bool,
+        unit: u32,
+        values: &[Reg],
+        dst: MemRef,
+        stride: Option<Reg>,
+    ) {
+        let at = super::coop::MatrixAccess {
+            ty,
+            column_major,
+            unit,
+            mem: dst,
+            stride,
+        };
+        for lane in self.lo..self.hi {
+            if self.mask[lane] {
+                self.matrix_store_lane(&at, values, lane);
+            }
+        }
+    }
+
+    fn coop_mat_mul_add(
+        &mut self,
+        form: tessera_coop::matrix::MulAdd,
+        dsts: &[Reg],
+        a: &[Reg],
+        b: &[Reg],
+        c: &[Reg],
+    ) {
+        self.matrix_mul_add(&form, dsts, [a, b, c]);
+    }
+
+    fn coop_reduce_sum(
+        &mut self,
+        elem: tessera_coop::ComponentType,
+        values: &[Reg],
+        target: MemRef,
+    ) {
+        let (lo, hi) = (self.lo, self.hi);
+        for lane in lo..hi {
+            if self.mask[lane] {
+                self.reduce_sum_lane(elem, values, target, lane);
+            }
+        }
     }
 }

@@ -13,6 +13,7 @@
 
 mod backend;
 mod bind;
+mod coop;
 mod interp;
 mod machine;
 pub mod regfile;
@@ -90,6 +91,10 @@ pub(crate) struct Scratch {
     pub(crate) d: Vec<u64>,
     pub(crate) bools: Vec<u8>,
     pub(crate) flags: Vec<bool>,
+    /// The cooperative-vector products of compiled code (`coop`).
+    pub(crate) coop: tessera_coop::batch::Batch,
+    /// The cooperative-matrix products of compiled code (`coop`).
+    pub(crate) half: tessera_coop::matrix::HalfProduct,
 }
 
 impl Scratch {

@@ -14,7 +14,10 @@
 //! - edge moves (from `OpPhi`) are parallel copies;
 //! - constant registers (`Ir::consts`) are never written by any op;
 //! - `sync` ops (see `ops`) are the only ops that look at other lanes or must see every lane of
-//!   the workgroup; everything else is per lane, in program order.
+//!   the workgroup, but for `CoopMatMulAdd`, which reads the lanes of its aligned 16-lane
+//!   half-subgroup (cooperative matrix ops run in subgroup-uniform control flow, so all of them
+//!   reach it together, in any backend's chunk of 16); everything else is per lane, in program
+//!   order.
 
 pub mod liveness;
 mod ops;
@@ -99,6 +102,24 @@ impl Space {
     fn visit(&mut self, f: &mut dyn FnMut(&mut Reg, Role)) {
         if let Space::Buffer { desc, .. } = self {
             desc.visit(f);
+        }
+    }
+}
+
+/// A byte address in a memory space: `addr + offset` (`addr` an optional 64-bit register: a
+/// per-lane offset, or the device address for `Space::Physical`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemRef {
+    pub space: Space,
+    pub addr: Option<Reg>,
+    pub offset: u64,
+}
+
+impl MemRef {
+    fn visit(&mut self, f: &mut dyn FnMut(&mut Reg, Role)) {
+        self.space.visit(f);
+        if let Some(r) = &mut self.addr {
+            f(r, Role::Use);
         }
     }
 }

@@ -15,13 +15,16 @@
 //!     runs lanes in chunks stops every chunk before a `sync` op.
 //! - roles: `def`/`use` (one register written/read), `defs`/`uses` (a boxed slice of them),
 //!   `opt_use` (an optional register read), `space`/`desc`/`tensor` (addressing operands that
-//!   may read a descriptor-index register), `var` (a per-lane variable: a register range the op
+//!   may read a descriptor-index register), `mem`/`opt_mem` (a byte address, [`MemRef`]: its
+//!   space and address register), `var` (a per-lane variable: a register range the op
 //!   indexes, not an operand of the walker) and `data(T)` (a plain `Copy` value).
 
-use super::{DescIdx, Reg, Space, TensorAcc, Var};
+use super::{DescIdx, MemRef, Reg, Space, TensorAcc, Var};
 use crate::alu::{Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
 use crate::mem::AtomicOp;
 use crate::subgroup::SubOp;
+use tessera_coop::matrix::{MatrixType, MulAdd};
+use tessera_coop::{ComponentType, MatVec};
 
 /// Calls `$callback!` with the op list (see the module docs for the format).
 macro_rules! for_each_op {
@@ -80,6 +83,30 @@ macro_rules! for_each_op {
             /// `OpControlBarrier` with workgroup (or wider) execution scope: every lane of the
             /// workgroup reaches it before any goes on.
             Barrier barrier [sync] {},
+            /// `OpCooperativeVectorMatrixMulNV`/`MulAddNV` (`tessera_coop::vector`): per lane,
+            /// `dsts` (`form.m` components) = the stored matrix at `matrix` (`stride` bytes
+            /// between rows or columns, for the layouts that have one) times the lane's `input`
+            /// components, plus the bias at `bias`.
+            CoopMatVec coop_mat_vec [pure lanewise] { form: data(MatVec), dsts: defs, input: uses, matrix: mem, stride: opt_use, bias: opt_mem },
+            /// `OpCooperativeVectorOuterProductAccumulateNV`: atomically adds `a ⊗ b` (f16
+            /// components) into the `a.len() × b.len()` training-optimal matrix of `elem`s at
+            /// `matrix`.
+            CoopOuterProduct coop_outer_product [] { elem: data(ComponentType), a: uses, b: uses, matrix: mem },
+            /// `OpCooperativeVectorReduceSumAccumulateNV`: atomically adds each of `values`
+            /// (`elem`s) to the consecutive `elem`s at `target`.
+            CoopReduceSum coop_reduce_sum [] { elem: data(ComponentType), values: uses, target: mem },
+            /// `OpCooperativeMatrixLoadKHR` (`tessera_coop::matrix`): each lane's `dsts`, its
+            /// components of a `ty` matrix stored at `src`, row-major (`column_major` false) or
+            /// column-major, `stride` (a register, 0 when absent) units of `unit` bytes from one
+            /// row or column to the next. Out-of-range elements read 0.
+            CoopMatLoad coop_mat_load [pure] { ty: data(MatrixType), column_major: data(bool), unit: data(u32), dsts: defs, src: mem, stride: opt_use },
+            /// `OpCooperativeMatrixStoreKHR`: stores each element of the subgroup's matrix once
+            /// (see `CoopMatLoad` for the operands); out-of-range elements are dropped. A sync
+            /// op: the lanes of a subgroup may read what the others stored right after it.
+            CoopMatStore coop_mat_store [sync] { ty: data(MatrixType), column_major: data(bool), unit: data(u32), values: uses, dst: mem, stride: opt_use },
+            /// `OpCooperativeMatrixMulAddKHR`: `dsts = a · b + c` over each half-subgroup of 16
+            /// lanes (which holds all its operands, see `tessera_coop::matrix`).
+            CoopMatMulAdd coop_mat_mul_add [pure] { form: data(MulAdd), dsts: defs, a: uses, b: uses, c: uses },
         }
     };
 }
@@ -95,6 +122,8 @@ macro_rules! field_type {
     (space) => { Space };
     (desc) => { DescIdx };
     (tensor) => { TensorAcc };
+    (mem) => { MemRef };
+    (opt_mem) => { Option<MemRef> };
     (data($t:ty)) => { $t };
 }
 
@@ -109,6 +138,8 @@ macro_rules! handler_type {
     (space) => { Space };
     (desc) => { DescIdx };
     (tensor) => { &TensorAcc };
+    (mem) => { MemRef };
+    (opt_mem) => { Option<MemRef> };
     (data($t:ty)) => { $t };
 }
 
@@ -154,6 +185,14 @@ macro_rules! visit_field {
     };
     (reads, tensor, $x:ident, $f:ident) => {
         $x.desc.visit(&mut *$f)
+    };
+    (reads, mem, $x:ident, $f:ident) => {
+        $x.visit(&mut *$f)
+    };
+    (reads, opt_mem, $x:ident, $f:ident) => {
+        if let Some(m) = $x {
+            m.visit(&mut *$f)
+        }
     };
     (writes, def, $x:ident, $f:ident) => {
         $f($x, Role::Def)
@@ -207,6 +246,14 @@ macro_rules! print_field {
     };
     ($out:ident, $regs:ident, tensor, $name:ident, $x:ident) => {
         write!($out, " {}={}", stringify!($name), $regs.tensor($x))?
+    };
+    ($out:ident, $regs:ident, mem, $name:ident, $x:ident) => {
+        write!($out, " {}={}", stringify!($name), $regs.mem(*$x))?
+    };
+    ($out:ident, $regs:ident, opt_mem, $name:ident, $x:ident) => {
+        if let Some(m) = $x {
+            write!($out, " {}={}", stringify!($name), $regs.mem(*m))?
+        }
     };
     ($out:ident, $regs:ident, data($t:ty), $name:ident, $x:ident) => {
         write!($out, " {}={:?}", stringify!($name), $x)?

@@ -3,7 +3,7 @@
 //! order; registers are `%N`, blocks `blockN`. The format is stable: a change shows up as a
 //! snapshot diff, which is the point.
 
-use super::{DescIdx, Edge, Ir, Reg, Space, TensorAcc, Term, Var};
+use super::{DescIdx, Edge, Ir, MemRef, Reg, Space, TensorAcc, Term, Var};
 use std::fmt::Write as _;
 
 /// Register naming with the IR's register types.
@@ -57,6 +57,13 @@ impl<'a> Names<'a> {
             Space::Push => "push".into(),
             Space::Shared => "shared".into(),
             Space::Physical => "physical".into(),
+        }
+    }
+
+    pub(crate) fn mem(&self, m: MemRef) -> String {
+        match m.addr {
+            Some(r) => format!("{}[{} + {}]", self.space(m.space), self.name(r), m.offset),
+            None => format!("{}[{}]", self.space(m.space), m.offset),
         }
     }
 

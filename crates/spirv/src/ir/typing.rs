@@ -74,6 +74,20 @@ fn address(space: Space) -> Want {
     }
 }
 
+/// A register holding one component of cooperative-vector type `t` (a packed type is its u32).
+pub(crate) fn component(t: tessera_coop::ComponentType) -> Want {
+    use tessera_coop::ComponentType as C;
+    match t {
+        C::Float16 => Want::Float(16),
+        C::Float32 => Want::Float(32),
+        C::Float64 => Want::Float(64),
+        C::BFloat16 => Want::Float(alu::W_BF16),
+        C::FloatE4M3 => Want::Float(alu::W_E4M3),
+        C::FloatE5M2 => Want::Float(alu::W_E5M2),
+        other => Want::Int((other.bytes() * 8) as u8),
+    }
+}
+
 fn element(elem: ScalarType) -> Want {
     use ScalarType as S;
     match elem {
@@ -100,6 +114,12 @@ pub(crate) fn operand_types(op: &Op) -> (Vec<Want>, Vec<Want>) {
     let space = |reads: &mut Vec<Want>, s: &Space| {
         if let Space::Buffer { desc: d, .. } = s {
             desc(reads, d);
+        }
+    };
+    let mem = |reads: &mut Vec<Want>, m: &super::MemRef| {
+        space(reads, &m.space);
+        if m.addr.is_some() {
+            reads.push(address(m.space));
         }
     };
     let writes = match op {
@@ -290,6 +310,77 @@ pub(crate) fn operand_types(op: &Op) -> (Vec<Want>, Vec<Want>) {
             vec![result]
         }
         Op::Barrier {} => vec![],
+        Op::CoopMatVec {
+            form,
+            input,
+            matrix,
+            stride,
+            bias,
+            dsts,
+        } => {
+            reads.extend(input.iter().map(|_| component(form.input)));
+            mem(&mut reads, matrix);
+            if stride.is_some() {
+                reads.push(AnyInt);
+            }
+            if let Some(b) = bias {
+                mem(&mut reads, b);
+            }
+            dsts.iter().map(|_| component(form.result)).collect()
+        }
+        Op::CoopOuterProduct { a, b, matrix, .. } => {
+            reads.extend(a.iter().chain(b.iter()).map(|_| Float(16)));
+            mem(&mut reads, matrix);
+            vec![]
+        }
+        Op::CoopMatLoad {
+            ty,
+            dsts,
+            src,
+            stride,
+            ..
+        } => {
+            mem(&mut reads, src);
+            if stride.is_some() {
+                reads.push(AnyInt);
+            }
+            dsts.iter().map(|_| component(ty.elem)).collect()
+        }
+        Op::CoopMatStore {
+            ty,
+            values,
+            dst,
+            stride,
+            ..
+        } => {
+            reads.extend(values.iter().map(|_| component(ty.elem)));
+            mem(&mut reads, dst);
+            if stride.is_some() {
+                reads.push(AnyInt);
+            }
+            vec![]
+        }
+        Op::CoopMatMulAdd {
+            form,
+            dsts,
+            a,
+            b,
+            c,
+        } => {
+            reads.extend(a.iter().map(|_| component(form.a)));
+            reads.extend(b.iter().map(|_| component(form.b)));
+            reads.extend(c.iter().map(|_| component(form.c)));
+            dsts.iter().map(|_| component(form.result)).collect()
+        }
+        Op::CoopReduceSum {
+            elem,
+            values,
+            target,
+        } => {
+            reads.extend(values.iter().map(|_| component(*elem)));
+            mem(&mut reads, target);
+            vec![]
+        }
     };
     (reads, writes)
 }

@@ -65,7 +65,16 @@ impl<'m> Lowerer<'m> {
                     | C::GroupNonUniformClustered
                     | C::GroupNonUniformQuad
                     | C::PhysicalStorageBufferAddresses
+                    | C::CooperativeVectorNV
+                    | C::CooperativeVectorTrainingNV
+                    | C::ReplicatedCompositesEXT
+                    | C::CooperativeMatrixKHR
+                    | C::BFloat16CooperativeMatrixKHR
+                    | C::Float8CooperativeMatrixEXT
             );
+            if *c == C::CooperativeVectorTrainingNV {
+                self.cooperative.training = true;
+            }
             if !ok {
                 return err(format!("unsupported capability {c:?} ({})", *c as u32));
             }
@@ -90,6 +99,9 @@ impl<'m> Lowerer<'m> {
                     | "SPV_EXT_float8"
                     | "SPV_KHR_physical_storage_buffer"
                     | "SPV_EXT_physical_storage_buffer"
+                    | "SPV_NV_cooperative_vector"
+                    | "SPV_EXT_replicated_composites"
+                    | "SPV_KHR_cooperative_matrix"
             );
             if !ok {
                 return err(format!("unsupported extension {s}"));

@@ -160,6 +160,7 @@ impl<'m> Lowerer<'m> {
                     self.ty(inst.result_type.unwrap_or(0))?,
                     Ty::Scalar(_)
                         | Ty::Vector { .. }
+                        | Ty::CoopMat { .. }
                         | Ty::Matrix { .. }
                         | Ty::Array { .. }
                         | Ty::Struct { .. }

@@ -307,6 +307,7 @@ impl<'m> Lowerer<'m> {
             let (elem, stride) = if is_var {
                 let elem = match self.ty(p.ty)? {
                     Ty::Vector { elem, .. }
+                    | Ty::CoopMat { elem, .. }
                     | Ty::Array { elem, .. }
                     | Ty::RuntimeArray { elem } => *elem,
                     Ty::Matrix { col, .. } => *col,

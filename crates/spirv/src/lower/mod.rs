@@ -21,6 +21,7 @@
 mod arith;
 mod caps;
 mod cfg;
+mod coop;
 mod glsl450;
 mod layout;
 mod memory;
@@ -96,6 +97,8 @@ struct Lowerer<'m> {
     local_size: [u32; 3],
     call_stack: Vec<Id>,
     entry_init: Vec<Op>,
+    /// What the program uses of cooperative vectors and matrices.
+    cooperative: crate::Cooperative,
     /// Where we are, for error messages.
     at: String,
 }
@@ -155,6 +158,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         local_size: [1, 1, 1],
         call_stack: Vec::new(),
         entry_init: Vec::new(),
+        cooperative: crate::Cooperative::default(),
         at: String::new(),
     };
     l.check_caps()?;
@@ -202,22 +206,9 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
     ir.verify()?;
     let shape = crate::exec::GroupShape::new(&ir, local_size)?;
     let layout = crate::exec::regfile::RegLayout::new(&ir, shape.lanes as usize);
-    let physical = ir.blocks.iter().flat_map(|b| &b.ops).any(|op| {
-        matches!(
-            op,
-            Op::Load {
-                space: Space::Physical,
-                ..
-            } | Op::Store {
-                space: Space::Physical,
-                ..
-            } | Op::Atomic {
-                space: Space::Physical,
-                ..
-            }
-        )
-    });
+    let physical = ir.blocks.iter().flat_map(|b| &b.ops).any(uses_physical);
     Ok(Program {
+        cooperative: l.cooperative,
         local_ids: crate::exec::local_id_rows(local_size),
         physical,
         ir,
@@ -228,6 +219,24 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Progr
         shape,
         layout,
     })
+}
+
+/// Whether `op` accesses `PhysicalStorageBuffer` memory.
+fn uses_physical(op: &Op) -> bool {
+    let physical = |m: &crate::ir::MemRef| m.space == Space::Physical;
+    match op {
+        Op::Load { space, .. } | Op::Store { space, .. } | Op::Atomic { space, .. } => {
+            *space == Space::Physical
+        }
+        Op::CoopMatVec { matrix, bias, .. } => {
+            physical(matrix) || bias.as_ref().is_some_and(physical)
+        }
+        Op::CoopOuterProduct { matrix, .. } => physical(matrix),
+        Op::CoopReduceSum { target, .. } => physical(target),
+        Op::CoopMatLoad { src, .. } => physical(src),
+        Op::CoopMatStore { dst, .. } => physical(dst),
+        _ => false,
+    }
 }
 
 impl<'m> Lowerer<'m> {
@@ -720,6 +729,13 @@ impl<'m> Lowerer<'m> {
                 let d = self.dot(w, &a, &b)?;
                 set(vals, Val::Regs(vec![d]));
             }
+            S::MatrixTimesScalar
+                if self.is_coop_matrix_result(inst)
+                    && matches!(self.result_leaves(inst)?.first(), Some(Sc::Int(..))) =>
+            {
+                // glslang multiplies integer cooperative matrices by scalars with it too.
+                alu!(K::I(IBin::Mul))
+            }
             S::MatrixTimesScalar => alu!(K::F(FBin::Mul)),
             S::MatrixTimesVector | S::VectorTimesMatrix | S::MatrixTimesMatrix => {
                 self.matmul(inst, vals)?;
@@ -751,6 +767,10 @@ impl<'m> Lowerer<'m> {
                     rhs: x[1],
                 })?;
                 set(vals, Val::Regs(l.into_iter().chain(h).collect()));
+            }
+            S::CompositeConstruct if o.len() == 1 && self.is_coop_matrix_result(inst) => {
+                // One scalar fills every component a lane holds.
+                self.replicate(inst, vals)?
             }
             S::CompositeConstruct => {
                 let mut out = Vec::new();
@@ -1084,6 +1104,17 @@ impl<'m> Lowerer<'m> {
             S::TensorReadARM | S::TensorWriteARM | S::TensorQuerySizeARM => {
                 self.tensor(inst, vals)?
             }
+            S::CooperativeVectorLoadNV
+            | S::CooperativeVectorStoreNV
+            | S::CooperativeVectorMatrixMulNV
+            | S::CooperativeVectorMatrixMulAddNV
+            | S::CooperativeVectorOuterProductAccumulateNV
+            | S::CooperativeVectorReduceSumAccumulateNV => self.coop_vector(inst, vals)?,
+            S::CompositeConstructReplicateEXT => self.replicate(inst, vals)?,
+            S::CooperativeMatrixLoadKHR
+            | S::CooperativeMatrixStoreKHR
+            | S::CooperativeMatrixMulAddKHR
+            | S::CooperativeMatrixLengthKHR => self.coop_matrix(inst, vals)?,
             S::SelectionMerge
             | S::LoopMerge
             | S::Line

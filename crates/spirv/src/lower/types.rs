@@ -108,6 +108,12 @@ pub(super) enum Ty {
         physical: bool,
     },
     Function,
+    /// `OpTypeCooperativeMatrixKHR` (subgroup scope): `ty.length()` components of `elem` per
+    /// lane (see `tessera_coop::matrix` for which elements a lane holds).
+    CoopMat {
+        elem: Id,
+        ty: tessera_coop::matrix::MatrixType,
+    },
     /// `rank` is `None` for an unranked type; `shape` indexes `Lower::shapes` for a shaped one.
     Tensor {
         elem: Sc,
@@ -137,6 +143,12 @@ impl<'m> Lowerer<'m> {
             Ty::Scalar(s) => out.push(*s),
             Ty::Vector { elem, n } => {
                 for _ in 0..*n {
+                    self.leaves_into(*elem, out, depth + 1)?;
+                }
+            }
+            Ty::CoopMat { elem, ty } => {
+                let n = ty.length();
+                for _ in 0..n {
                     self.leaves_into(*elem, out, depth + 1)?;
                 }
             }
@@ -182,6 +194,16 @@ impl<'m> Lowerer<'m> {
                     return err(format!("{}: index {k} out of range for %{id}", self.at));
                 }
                 Ok((elem, k * self.nleaves(elem)?))
+            }
+            Ty::CoopMat { elem, ty } => {
+                if k >= ty.length() {
+                    return err(format!(
+                        "{}: component {k} of a cooperative matrix with {} per invocation",
+                        self.at,
+                        ty.length()
+                    ));
+                }
+                Ok((elem, k))
             }
             Ty::Struct { members } => {
                 let Some(&m) = members.get(k as usize) else {
@@ -334,6 +356,24 @@ impl<'m> Lowerer<'m> {
                 elem: idref(o.first())?,
                 n: lit(o.get(1))?,
             }),
+            S::TypeCooperativeVectorNV => {
+                // A cooperative vector is a vector of registers; its count may be a spec
+                // constant (specialised by now).
+                let n = self.const_u32(idref(o.get(1))?)?;
+                if n == 0 {
+                    return err(format!(
+                        "{}: a cooperative vector needs components",
+                        self.at
+                    ));
+                }
+                self.cooperative.max_vector_components =
+                    self.cooperative.max_vector_components.max(n);
+                Some(Ty::Vector {
+                    elem: idref(o.first())?,
+                    n,
+                })
+            }
+            S::TypeCooperativeMatrixKHR => Some(self.coop_matrix_type(o)?),
             S::TypeMatrix => Some(Ty::Matrix {
                 col: idref(o.first())?,
                 n: lit(o.get(1))?,
@@ -454,6 +494,18 @@ impl<'m> Lowerer<'m> {
                 };
                 self.consts.insert(rid()?, vec![v]);
             }
+            S::ConstantComposite | S::SpecConstantComposite
+                if o.len() == 1 && matches!(self.ty(rt)?, Ty::CoopMat { .. }) =>
+            {
+                // One constituent fills every component of a cooperative matrix.
+                let c = idref(o.first())?;
+                let Some(part) = self.consts.get(&c).cloned() else {
+                    return err(format!("{}: constituent %{c} is not a constant", self.at));
+                };
+                let n = self.nleaves(rt)? as usize;
+                self.consts
+                    .insert(rid()?, part.iter().copied().cycle().take(n).collect());
+            }
             S::ConstantComposite | S::SpecConstantComposite => {
                 let mut v = Vec::new();
                 for x in o {
@@ -469,6 +521,21 @@ impl<'m> Lowerer<'m> {
                     return err(format!("{}: wrong number of constituents", self.at));
                 }
                 self.consts.insert(rid()?, v);
+            }
+            S::ConstantCompositeReplicateEXT | S::SpecConstantCompositeReplicateEXT => {
+                let c = idref(o.first())?;
+                let Some(part) = self.consts.get(&c).cloned() else {
+                    return err(format!("{}: constituent %{c} is not a constant", self.at));
+                };
+                let n = self.nleaves(rt)? as usize;
+                if part.is_empty() || !n.is_multiple_of(part.len()) {
+                    return err(format!(
+                        "{}: the constituent does not fill the result",
+                        self.at
+                    ));
+                }
+                self.consts
+                    .insert(rid()?, part.iter().copied().cycle().take(n).collect());
             }
             S::ConstantNull | S::Undef => {
                 let n = self.nleaves(rt)?;

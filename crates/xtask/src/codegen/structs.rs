@@ -58,6 +58,9 @@ pub enum Kind {
     /// A pointer kept as its address (`usize`, 0 for NULL): hand-written ICD code reads or
     /// writes what it points to, because only that code knows the size ([`ADDRESS_MEMBERS`]).
     Address,
+    /// A `VkDeviceOrHostAddress(Const)KHR` union → its 64 bits (`u64`): a device address or a
+    /// host pointer, whichever the command uses (both members are 64 bits wide).
+    AddressUnion,
 }
 
 /// A `len` expression.
@@ -139,6 +142,7 @@ struct Unmirrorable(String);
 /// follows from a chained `VkTensorDescriptionARM`, and the creation-feedback outputs that sit in
 /// an input chain (written after the pipeline is made).
 pub const ADDRESS_MEMBERS: &[(&str, &str)] = &[
+    ("VkConvertCooperativeVectorMatrixInfoNV", "pDstSize"),
     ("VkDataGraphPipelineConstantARM", "pConstantData"),
     (
         "VkPipelineCreationFeedbackCreateInfo",
@@ -319,6 +323,11 @@ impl<'m> Mirrors<'m> {
         }
         match self.reg.kind(ty) {
             Some(TypeKind::Struct { union: false, .. }) => Ok(Kind::Nested(ty.to_string())),
+            Some(TypeKind::Struct { union: true, .. })
+                if ty.starts_with("VkDeviceOrHostAddress") =>
+            {
+                Ok(Kind::AddressUnion)
+            }
             Some(TypeKind::Struct { union: true, .. }) => Err(Unmirrorable(format!("union {ty}"))),
             Some(TypeKind::Handle { .. }) => Ok(Kind::Handle {
                 ty: ty.to_string(),
@@ -601,6 +610,7 @@ impl<'m> Mirrors<'m> {
             Kind::Bytes(_) => "Vec<u8>".into(),
             Kind::Presence => "bool".into(),
             Kind::Address => "usize".into(),
+            Kind::AddressUnion => "u64".into(),
         }
     }
 
@@ -868,6 +878,9 @@ impl<'m> Mirrors<'m> {
             let value = match &f.kind {
                 Kind::Presence => format!("!{raw}.is_null()"),
                 Kind::Address => format!("{raw} as usize"),
+                Kind::AddressUnion => format!(
+                    "{{\n// SAFETY: both members of the union are 64 bits wide.\nunsafe {{ {raw}.deviceAddress }}\n}}"
+                ),
                 Kind::CString => {
                     if f.optional {
                         format!("optional_string({raw}, {})?", string(&vuid))

@@ -1,0 +1,512 @@
+//! Cooperative vectors on the lane-group machine, two ways:
+//! - the reference, one lane at a time ([`Machine::mat_vec_lane`] and friends): what the
+//!   interpreter's handlers run, every memory access checked (out-of-range elements read 0,
+//!   out-of-range accumulations are dropped);
+//! - the native path for compiled code ([`Machine::coop_native`]), over one chunk of lanes: a
+//!   matrix-vector product whose lanes share one matrix (the usual case) is one GEMM of
+//!   `tessera_coop::batch`, and the training ops sum over the chunk's lanes before their one
+//!   atomic add per element. Lanes with different matrices, or a matrix the memory does not
+//!   hold whole, take the reference.
+//!
+//! Both compute what `tessera_coop::vector` defines, bit for bit for products; accumulations
+//! may differ in float rounding between the two (atomic adds have no defined order).
+//!
+//! Cooperative matrices the same way: the reference loads, stores and multiplies lane by lane
+//! and half-subgroup by half-subgroup; compiled code's chunk (a half-subgroup) multiplies with
+//! `tessera_coop::matrix::HalfProduct` straight from and to its register rows. A store is a
+//! sync op, run for the whole group (every element stored once, by the lanes
+//! `tessera_coop::matrix::MatrixType::stores` names).
+
+use tessera_coop::batch::LANES;
+use tessera_coop::layout::{Number, decode};
+use tessera_coop::{ComponentType, MatVec};
+
+use super::machine::Machine;
+use crate::ir::{MemRef, Op, Reg, Space};
+use crate::mem::AtomicOp;
+
+impl Machine<'_> {
+    /// The byte address `m` names for `lane`.
+    fn mem_address(&self, m: MemRef, lane: usize) -> u64 {
+        self.address(m.addr, m.offset, lane)
+    }
+
+    /// One lane of a matrix-vector product (the reference).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn mat_vec_lane(
+        &mut self,
+        form: &MatVec,
+        dsts: &[Reg],
+        input: &[Reg],
+        matrix: MemRef,
+        stride: Option<Reg>,
+        bias: Option<MemRef>,
+        lane: usize,
+    ) {
+        let raw: Vec<u64> = input.iter().map(|&r| self.get(r, lane)).collect();
+        let stride = stride.map_or(0, |r| self.get(r, lane)) as usize;
+        let stored = form.stored(stride);
+        let width = stored.stored().bytes();
+        let base = self.mem_address(matrix, lane);
+        let element = |r: usize, c: usize| {
+            let a = base.wrapping_add(stored.offset(r, c) as u64);
+            let bits = self.load_at(matrix.space, lane, a, width).unwrap_or(0);
+            decode(stored.stored(), stored.ty, bits)
+        };
+        let bias_ty = form.bias.unwrap_or(form.result);
+        let bias_at = bias.map(|b| (b.space, self.mem_address(b, lane)));
+        let bias_of = |i: usize| match bias_at {
+            Some((space, a)) => {
+                let es = bias_ty.bytes();
+                let bits = self
+                    .load_at(space, lane, a.wrapping_add((i * es) as u64), es)
+                    .unwrap_or(0);
+                decode(tessera_coop::Stored::Component(bias_ty), bias_ty, bits)
+            }
+            None => Number::Int(0),
+        };
+        let out = form.reference(&raw, element, bias_of);
+        for (&d, v) in dsts.iter().zip(out) {
+            self.set(d, lane, v);
+        }
+    }
+
+    /// One lane of `OpCooperativeVectorOuterProductAccumulateNV` (the reference).
+    pub(crate) fn outer_product_lane(
+        &mut self,
+        elem: ComponentType,
+        a: &[Reg],
+        b: &[Reg],
+        matrix: MemRef,
+        lane: usize,
+    ) {
+        let half = |bits: u64| f64::from(half::f16::from_bits(bits as u16).to_f32());
+        let xs: Vec<f64> = a.iter().map(|&r| half(self.get(r, lane))).collect();
+        let ys: Vec<f64> = b.iter().map(|&r| half(self.get(r, lane))).collect();
+        let base = self.mem_address(matrix, lane);
+        let es = elem.bytes();
+        for (i, x) in xs.iter().enumerate() {
+            for (j, y) in ys.iter().enumerate() {
+                let at = base.wrapping_add(((i * ys.len() + j) * es) as u64);
+                let add = (x * y).to_bits();
+                self.atomic_at(matrix.space, lane, at, es, AtomicOp::FAdd, add, 0);
+            }
+        }
+    }
+
+    /// One lane of `OpCooperativeVectorReduceSumAccumulateNV` (the reference).
+    pub(crate) fn reduce_sum_lane(
+        &mut self,
+        elem: ComponentType,
+        values: &[Reg],
+        target: MemRef,
+        lane: usize,
+    ) {
+        let base = self.mem_address(target, lane);
+        let es = elem.bytes();
+        for (i, &r) in values.iter().enumerate() {
+            let add = elem.float_of(self.get(r, lane)).to_bits();
+            let at = base.wrapping_add((i * es) as u64);
+            self.atomic_at(target.space, lane, at, es, AtomicOp::FAdd, add, 0);
+        }
+    }
+
+    /// Runs cooperative op `op` natively over lanes `lo..hi` (every lane active): the path of
+    /// compiled code. Returns false for an op that is not a cooperative one.
+    pub(crate) fn coop_native(&mut self, op: &Op, lo: usize, hi: usize) -> bool {
+        match op {
+            Op::CoopMatVec {
+                form,
+                dsts,
+                input,
+                matrix,
+                stride,
+                bias,
+            } => {
+                if !(hi - lo == LANES
+                    && self.mat_vec_batch(form, dsts, input, *matrix, *stride, *bias, lo))
+                {
+                    for lane in lo..hi {
+                        self.mat_vec_lane(form, dsts, input, *matrix, *stride, *bias, lane);
+                    }
+                }
+            }
+            Op::CoopOuterProduct { elem, a, b, matrix } => {
+                self.outer_product_chunk(*elem, a, b, *matrix, lo, hi);
+            }
+            Op::CoopReduceSum {
+                elem,
+                values,
+                target,
+            } => self.reduce_sum_chunk(*elem, values, *target, lo, hi),
+            Op::CoopMatLoad {
+                ty,
+                column_major,
+                unit,
+                dsts,
+                src,
+                stride,
+            } => {
+                let at = MatrixAccess {
+                    ty: *ty,
+                    column_major: *column_major,
+                    unit: *unit,
+                    mem: *src,
+                    stride: *stride,
+                };
+                self.matrix_load_chunk(&at, dsts, lo, hi);
+            }
+            Op::CoopMatMulAdd {
+                form,
+                dsts,
+                a,
+                b,
+                c,
+            } => {
+                if hi - lo == tessera_coop::matrix::HALF
+                    && lo.is_multiple_of(tessera_coop::matrix::HALF)
+                {
+                    self.matrix_mul_add_chunk(form, dsts, [a, b, c], lo);
+                } else {
+                    let (save_lo, save_hi) = (self.lo, self.hi);
+                    (self.lo, self.hi) = (lo, hi);
+                    let saved: Vec<bool> = self.mask[lo..hi].to_vec();
+                    self.mask[lo..hi].fill(true);
+                    self.matrix_mul_add(form, dsts, [a, b, c]);
+                    self.mask[lo..hi].copy_from_slice(&saved);
+                    (self.lo, self.hi) = (save_lo, save_hi);
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Whether register `r` (if any) holds the same value in lanes `lo..lo + LANES`.
+    fn uniform(&self, r: Option<Reg>, lo: usize) -> bool {
+        r.is_none_or(|r| {
+            let first = self.get(r, lo);
+            (lo + 1..lo + LANES).all(|lane| self.get(r, lane) == first)
+        })
+    }
+
+    /// The host bytes at `m` for lane `lo`, if `len` of them are addressable there.
+    fn host_bytes(&mut self, m: MemRef, lo: usize, len: usize) -> Option<*const u8> {
+        let a = self.mem_address(m, lo);
+        match m.space {
+            Space::Buffer { slot, desc } => {
+                let raw = self.buffer(slot, desc, lo);
+                let start = usize::try_from(a).ok()?;
+                (start.checked_add(len)? <= raw.len())
+                    .then(|| raw.ptr().wrapping_add(start).cast_const())
+            }
+            Space::Physical => self
+                .env
+                .bindings
+                .physical(a, len)
+                .map(|raw| raw.ptr().cast_const()),
+            Space::Shared => {
+                let start = usize::try_from(a).ok()?;
+                (start.checked_add(len)? <= self.shared.len())
+                    .then(|| self.shared[start..].as_ptr())
+            }
+            Space::Push => {
+                let start = usize::try_from(a).ok()?;
+                let push = self.env.push;
+                (start.checked_add(len)? <= push.len()).then(|| push[start..].as_ptr())
+            }
+        }
+    }
+
+    /// A chunk's product as one GEMM, when its lanes share the matrix, stride and bias and the
+    /// memory holds them whole. False (nothing written) otherwise.
+    #[allow(clippy::too_many_arguments)]
+    fn mat_vec_batch(
+        &mut self,
+        form: &MatVec,
+        dsts: &[Reg],
+        input: &[Reg],
+        matrix: MemRef,
+        stride: Option<Reg>,
+        bias: Option<MemRef>,
+        lo: usize,
+    ) -> bool {
+        let shared = [matrix.addr, stride, bias.and_then(|b| b.addr)]
+            .into_iter()
+            .all(|r| self.uniform(r, lo))
+            && [Some(matrix), bias]
+                .into_iter()
+                .flatten()
+                .all(|m| match m.space {
+                    Space::Buffer {
+                        desc: crate::ir::DescIdx::Dyn(r),
+                        ..
+                    } => self.uniform(Some(r), lo),
+                    _ => true,
+                });
+        if !shared {
+            return false;
+        }
+        let stride = stride.map_or(0, |r| self.get(r, lo)) as usize;
+        let stored = form.stored(stride);
+        let Some(w) = self.host_bytes(matrix, lo, stored.footprint()) else {
+            return false;
+        };
+        let bias_len = bias.map_or(0, |_| form.m as usize * form.bias.map_or(0, |t| t.bytes()));
+        let b = match bias {
+            Some(b) => match self.host_bytes(b, lo, bias_len) {
+                Some(p) => p,
+                None => return false,
+            },
+            None => std::ptr::null(),
+        };
+        let mut batch = std::mem::take(&mut self.scratch.coop);
+        batch.begin(form);
+        let file = self.file.bytes();
+        for (c, &r) in input.iter().enumerate() {
+            let row = self.layout.row(r);
+            let es = usize::from(self.layout.bytes[r as usize]);
+            batch.gather(c, &file[row.start + lo * es..row.start + (lo + LANES) * es]);
+        }
+        // SAFETY: `w` and `b` point at `stored.footprint()` and `bias_len` bytes of bound
+        // memory (checked above), valid for the dispatch.
+        let ok = unsafe { batch.run(w, stored.footprint(), stride, b, bias_len) };
+        if ok {
+            let file = self.file.bytes_mut();
+            for (m, &r) in dsts.iter().enumerate() {
+                let row = self.layout.row(r);
+                let es = usize::from(self.layout.bytes[r as usize]);
+                batch.scatter(
+                    m,
+                    &mut file[row.start + lo * es..row.start + (lo + LANES) * es],
+                );
+            }
+        }
+        self.scratch.coop = batch;
+        ok
+    }
+
+    /// A chunk's outer products: per element, the sum over lanes that share the matrix
+    /// address, then one atomic add.
+    fn outer_product_chunk(
+        &mut self,
+        elem: ComponentType,
+        a: &[Reg],
+        b: &[Reg],
+        matrix: MemRef,
+        lo: usize,
+        hi: usize,
+    ) {
+        let shared = self.uniform(matrix.addr, lo)
+            && hi - lo == LANES
+            && match matrix.space {
+                Space::Buffer {
+                    desc: crate::ir::DescIdx::Dyn(r),
+                    ..
+                } => self.uniform(Some(r), lo),
+                _ => true,
+            };
+        if !shared {
+            for lane in lo..hi {
+                self.outer_product_lane(elem, a, b, matrix, lane);
+            }
+            return;
+        }
+        let half = |bits: u64| f64::from(half::f16::from_bits(bits as u16).to_f32());
+        let base = self.mem_address(matrix, lo);
+        let es = elem.bytes();
+        let ys: Vec<Vec<f64>> = b
+            .iter()
+            .map(|&r| (lo..hi).map(|lane| half(self.get(r, lane))).collect())
+            .collect();
+        for (i, &ra) in a.iter().enumerate() {
+            let xs: Vec<f64> = (lo..hi).map(|lane| half(self.get(ra, lane))).collect();
+            for (j, y) in ys.iter().enumerate() {
+                let sum: f64 = xs.iter().zip(y).map(|(x, y)| x * y).sum();
+                let at = base.wrapping_add(((i * b.len() + j) * es) as u64);
+                self.atomic_at(matrix.space, lo, at, es, AtomicOp::FAdd, sum.to_bits(), 0);
+            }
+        }
+    }
+
+    /// A chunk's reduce-sums: per element, the sum over lanes that share the target, then
+    /// one atomic add.
+    fn reduce_sum_chunk(
+        &mut self,
+        elem: ComponentType,
+        values: &[Reg],
+        target: MemRef,
+        lo: usize,
+        hi: usize,
+    ) {
+        let shared = self.uniform(target.addr, lo)
+            && hi - lo == LANES
+            && match target.space {
+                Space::Buffer {
+                    desc: crate::ir::DescIdx::Dyn(r),
+                    ..
+                } => self.uniform(Some(r), lo),
+                _ => true,
+            };
+        if !shared {
+            for lane in lo..hi {
+                self.reduce_sum_lane(elem, values, target, lane);
+            }
+            return;
+        }
+        let base = self.mem_address(target, lo);
+        let es = elem.bytes();
+        for (i, &r) in values.iter().enumerate() {
+            let sum: f64 = (lo..hi).map(|lane| elem.float_of(self.get(r, lane))).sum();
+            let at = base.wrapping_add((i * es) as u64);
+            self.atomic_at(target.space, lo, at, es, AtomicOp::FAdd, sum.to_bits(), 0);
+        }
+    }
+}
+
+/// A cooperative-matrix load or store's operands.
+pub(crate) struct MatrixAccess {
+    pub(crate) ty: tessera_coop::matrix::MatrixType,
+    pub(crate) column_major: bool,
+    pub(crate) unit: u32,
+    pub(crate) mem: MemRef,
+    pub(crate) stride: Option<Reg>,
+}
+
+impl Machine<'_> {
+    /// Lane `lane`'s invocation index in its subgroup.
+    fn subgroup_lane(&self, lane: usize) -> usize {
+        let wg = (self.env.shape.wg_size as usize).max(1);
+        lane % wg % tessera_coop::matrix::SUBGROUP
+    }
+
+    /// The byte address of component `i` of lane `lane` (whose subgroup index is `sl`).
+    fn matrix_element_address(
+        &self,
+        at: &MatrixAccess,
+        base: u64,
+        stride: u64,
+        sl: usize,
+        i: usize,
+    ) -> u64 {
+        let cols = at.ty.cols as usize;
+        let e = at.ty.element(sl, i);
+        let (r, c) = ((e / cols) as u64, (e % cols) as u64);
+        let (major, minor) = if at.column_major { (c, r) } else { (r, c) };
+        let es = at.ty.elem.bytes() as u64;
+        base.wrapping_add(major.wrapping_mul(stride).wrapping_mul(u64::from(at.unit)))
+            .wrapping_add(minor.wrapping_mul(es))
+    }
+
+    /// One lane's components of a matrix load (the reference).
+    pub(crate) fn matrix_load_lane(&mut self, at: &MatrixAccess, dsts: &[Reg], lane: usize) {
+        let base = self.mem_address(at.mem, lane);
+        let stride = at.stride.map_or(0, |r| self.get(r, lane));
+        let sl = self.subgroup_lane(lane);
+        let es = at.ty.elem.bytes();
+        for (i, &d) in dsts.iter().enumerate() {
+            let a = self.matrix_element_address(at, base, stride, sl, i);
+            let v = self.load_at(at.mem.space, lane, a, es).unwrap_or(0);
+            self.set(d, lane, v);
+        }
+    }
+
+    /// One lane's part of a matrix store: the elements it holds that it stores.
+    pub(crate) fn matrix_store_lane(&mut self, at: &MatrixAccess, values: &[Reg], lane: usize) {
+        let sl = self.subgroup_lane(lane);
+        if !at.ty.stores(sl) {
+            return;
+        }
+        let base = self.mem_address(at.mem, lane);
+        let stride = at.stride.map_or(0, |r| self.get(r, lane));
+        let es = at.ty.elem.bytes();
+        for (i, &v) in values.iter().enumerate() {
+            let a = self.matrix_element_address(at, base, stride, sl, i);
+            let x = self.get(v, lane);
+            self.store_at(at.mem.space, lane, a, es, x);
+        }
+    }
+
+    /// A multiply-add over every half-subgroup of lanes `lo..hi` with an active lane (the
+    /// reference): each half's operands gathered row-major, multiplied, its rows of the result
+    /// written to its active lanes.
+    pub(crate) fn matrix_mul_add(
+        &mut self,
+        form: &tessera_coop::matrix::MulAdd,
+        dsts: &[Reg],
+        operands: [&[Reg]; 3],
+    ) {
+        use tessera_coop::matrix::HALF;
+        let start = self.lo / HALF * HALF;
+        for first in (start..self.hi).step_by(HALF) {
+            let lanes = first..(first + HALF).min(self.hi);
+            if !lanes.clone().any(|l| l >= self.lo && self.mask[l]) {
+                continue;
+            }
+            let gather = |m: &Machine<'_>, regs: &[Reg]| -> Vec<u64> {
+                let mut v = vec![0u64; regs.len() * HALF];
+                for (i, &r) in regs.iter().enumerate() {
+                    for j in 0..HALF {
+                        if first + j < m.layout.lanes {
+                            v[i * HALF + j] = m.get(r, first + j);
+                        }
+                    }
+                }
+                v
+            };
+            let [a, b, c] = operands.map(|regs| gather(self, regs));
+            let d = form.reference(&a, &b, &c);
+            for (i, &r) in dsts.iter().enumerate() {
+                for lane in lanes.clone() {
+                    if lane >= self.lo && self.mask[lane] {
+                        self.set(r, lane, d[i * HALF + lane - first]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A matrix load for one chunk of compiled code (lanes `lo..lo + 16`, all active).
+    fn matrix_load_chunk(&mut self, at: &MatrixAccess, dsts: &[Reg], lo: usize, hi: usize) {
+        for lane in lo..hi {
+            self.matrix_load_lane(at, dsts, lane);
+        }
+    }
+
+    /// A multiply-add for one chunk of compiled code: the half's registers straight into the
+    /// kernel (`tessera_coop::matrix::HalfProduct`) and back.
+    fn matrix_mul_add_chunk(
+        &mut self,
+        form: &tessera_coop::matrix::MulAdd,
+        dsts: &[Reg],
+        operands: [&[Reg]; 3],
+        lo: usize,
+    ) {
+        use tessera_coop::matrix::HALF;
+        let mut p = std::mem::take(&mut self.scratch.half);
+        p.begin(form);
+        let file = self.file.bytes();
+        for (which, regs) in operands.into_iter().enumerate() {
+            for (i, &r) in regs.iter().enumerate() {
+                let row = self.layout.row(r);
+                let es = usize::from(self.layout.bytes[r as usize]);
+                p.set(
+                    which,
+                    i,
+                    &file[row.start + lo * es..row.start + (lo + HALF) * es],
+                );
+            }
+        }
+        p.run();
+        let file = self.file.bytes_mut();
+        for (i, &r) in dsts.iter().enumerate() {
+            let row = self.layout.row(r);
+            let es = usize::from(self.layout.bytes[r as usize]);
+            p.get(
+                i,
+                &mut file[row.start + lo * es..row.start + (lo + HALF) * es],
+            );
+        }
+        self.scratch.half = p;
+    }
+}
