@@ -6,10 +6,12 @@
 //! (8-bit integers, as i16 pairs) per row and vector. The arithmetic is `vector`'s, bit for bit
 //! (`k` ascending, one FMA per step; integers wrap).
 //!
-//! `W` is read where it is when its elements are f32s at a regular stride (the
-//! inferencing-optimal layout of any float type, row- and column-major f32), or i16 pairs
-//! (inferencing-optimal 8-bit integers); any other matrix is first converted into
-//! [`Batch`]'s own copy in the inferencing-optimal layout.
+//! `W` is read where it is when it is an f32 matrix (any layout, transposed or not: the kernels
+//! take a row step and a column step); any other matrix is first converted into [`Batch`]'s own
+//! row-major copy (f32, or i16 with an even row length for the integer kernels). The copy is
+//! made once per matrix and dispatch: the batch remembers the last matrix it converted until
+//! [`Batch::forget`], which every dispatch calls first (an application may rewrite a matrix
+//! between dispatches).
 //!
 //! Invariants: the unsafe kernels read `W` only at offsets the [`WeightView`] was checked to
 //! keep inside the matrix's bytes, and `X`/`Y` only inside the batch's vectors, sized at
@@ -18,7 +20,7 @@
 use std::sync::OnceLock;
 
 use crate::component::ComponentType;
-use crate::layout::{Matrix, MatrixLayout, ROW_BLOCK, Stored, decode};
+use crate::layout::{Matrix, decode};
 use crate::vector::{MatVec, as_f32, as_i32, convert_input};
 
 /// Lanes of one batch.
@@ -58,12 +60,11 @@ impl Isa {
 }
 
 /// Where element `W[m][k]` of the logical `M × K` matrix is: for f32 weights the f32 at
-/// `base + (m / 8)·block + (m % 8)·row + k·step`, for i16 pairs the pair `(W[m][2p],
-/// W[m][2p + 1])` at `base + (m / 8)·block + (m % 8)·row + p·step`.
+/// `base + m·row + k·step`, for i16 pairs the pair `(W[m][2p], W[m][2p + 1])` at
+/// `base + m·row + p·step`.
 #[derive(Debug, Clone, Copy)]
 struct WeightView {
     base: *const u8,
-    block: usize,
     row: usize,
     step: usize,
 }
@@ -80,7 +81,7 @@ pub struct Batch {
     y: Vec<f32>,
     /// Integer products, `[m][lane]`.
     yi: Vec<i32>,
-    /// A converted matrix (inferencing-optimal, f32 or i16 pairs).
+    /// A converted matrix (row-major f32, or i16 with an even row length).
     packed: Vec<u8>,
     /// `packed` holds the matrix at this address, stride and form (converted for an earlier
     /// chunk: the same matrix is usually read by every chunk of a dispatch).
@@ -91,6 +92,11 @@ pub struct Batch {
 unsafe impl Send for Batch {}
 
 impl Batch {
+    /// Forgets the converted matrix (a dispatch starts: the memory may have changed).
+    pub fn forget(&mut self) {
+        self.packed_from = None;
+    }
+
     /// Starts a product of `form` (already [`MatVec::check`]ed).
     pub fn begin(&mut self, form: &MatVec) {
         let (m, k) = (form.m as usize, form.k as usize);
@@ -235,7 +241,7 @@ impl Batch {
                     );
                     u64::from_le_bytes(word)
                 };
-                let value = decode(Stored::Component(b), b, raw);
+                let value = decode(b, raw);
                 if form.is_float() {
                     let add = as_f32(value);
                     for y in &mut self.y[row * LANES..(row + 1) * LANES] {
@@ -276,96 +282,60 @@ impl Batch {
     /// `matrix` must have `stored.footprint()` readable bytes.
     unsafe fn view(&mut self, form: &MatVec, stored: &Matrix, matrix: *const u8) -> WeightView {
         let (m, k) = (form.m as usize, form.k as usize);
-        let direct = match (stored.stored(), stored.layout, form.transpose) {
-            (Stored::F32, _, false) => Some(WeightView {
-                base: matrix,
-                block: k * ROW_BLOCK * 4,
-                row: 4,
-                step: ROW_BLOCK * 4,
-            }),
-            (Stored::Component(ComponentType::Float32), MatrixLayout::RowMajor, false) => {
-                Some(WeightView {
-                    base: matrix,
-                    block: ROW_BLOCK * stored.stride,
-                    row: stored.stride,
-                    step: 4,
-                })
-            }
-            (Stored::Component(ComponentType::Float32), MatrixLayout::ColumnMajor, false) => {
-                Some(WeightView {
-                    base: matrix,
-                    block: ROW_BLOCK * 4,
-                    row: 4,
-                    step: stored.stride,
-                })
-            }
-            (Stored::Component(ComponentType::Float32), MatrixLayout::TrainingOptimal, false) => {
-                Some(WeightView {
-                    base: matrix,
-                    block: ROW_BLOCK * k * 4,
-                    row: k * 4,
-                    step: 4,
-                })
-            }
-            (Stored::I16, _, false) => Some(WeightView {
-                base: matrix,
-                block: k.div_ceil(2) * ROW_BLOCK * 4,
-                row: 4,
-                step: ROW_BLOCK * 4,
-            }),
-            _ => None,
+        // Steps of the logical M × K matrix through the stored one.
+        let (row, col) = stored.steps();
+        let (row, step) = if form.transpose {
+            (col, row)
+        } else {
+            (row, col)
         };
-        if let Some(v) = direct {
-            return v;
+        if form.is_float() && stored.ty == ComponentType::Float32 {
+            return WeightView {
+                base: matrix,
+                row,
+                step,
+            };
         }
         let key = (matrix as usize, stored.stride, *form);
-        let target = Matrix {
-            rows: form.m,
-            cols: form.k,
-            ty: form.matrix,
-            layout: MatrixLayout::InferencingOptimal,
-            stride: 0,
+        let float = form.is_float();
+        // Row length of the copy in elements (even for i16 pairs), and element bytes.
+        let (len, es) = if float {
+            (k, 4)
+        } else {
+            (k.next_multiple_of(2), 2)
         };
         if self.packed_from != Some(key) {
             self.packed.clear();
-            self.packed.resize(target.size(), 0);
-            let width = stored.stored().bytes();
-            for row in 0..m {
-                for col in 0..k {
-                    let (sr, sc) = if form.transpose {
-                        (col, row)
-                    } else {
-                        (row, col)
-                    };
-                    let at = stored.offset(sr, sc);
-                    // SAFETY: `at + width` is within the footprint (`Matrix::offset`'s contract
-                    // for in-range elements); the caller made the footprint readable.
+            self.packed.resize(m * len * es, 0);
+            let width = stored.ty.bytes();
+            for r in 0..m {
+                for c in 0..k {
+                    let at = r * row + c * step;
+                    // SAFETY: element (r, c) of the logical matrix is inside the stored one's
+                    // footprint, which the caller made readable.
                     let raw = unsafe {
                         let mut word = [0u8; 8];
                         std::ptr::copy_nonoverlapping(matrix.add(at), word.as_mut_ptr(), width);
                         u64::from_le_bytes(word)
                     };
-                    let value = decode(stored.stored(), stored.ty, raw);
-                    target.write(&mut self.packed, row, col, value);
+                    let value = decode(stored.ty, raw);
+                    let out = (r * len + c) * es;
+                    if float {
+                        let v = as_f32(value);
+                        self.packed[out..out + 4].copy_from_slice(&v.to_le_bytes());
+                    } else {
+                        let v = as_i32(value) as i16;
+                        self.packed[out..out + 2].copy_from_slice(&v.to_le_bytes());
+                    }
                 }
             }
             self.packed_from = Some(key);
         }
-        let base = self.packed.as_ptr();
-        if form.is_float() {
-            WeightView {
-                base,
-                block: k * ROW_BLOCK * 4,
-                row: 4,
-                step: ROW_BLOCK * 4,
-            }
-        } else {
-            WeightView {
-                base,
-                block: k.div_ceil(2) * ROW_BLOCK * 4,
-                row: 4,
-                step: ROW_BLOCK * 4,
-            }
+        // f32: one element per step; i16: one pair (4 bytes) per step.
+        WeightView {
+            base: self.packed.as_ptr(),
+            row: len * es,
+            step: 4,
         }
     }
 }
@@ -377,10 +347,7 @@ impl Batch {
 #[inline(always)]
 unsafe fn at(w: &WeightView, row: usize, k: usize) -> *const u8 {
     // SAFETY: caller contract.
-    unsafe {
-        w.base
-            .add((row / ROW_BLOCK) * w.block + (row % ROW_BLOCK) * w.row + k * w.step)
-    }
+    unsafe { w.base.add(row * w.row + k * w.step) }
 }
 
 /// `y[m][lane] = Σ_k W[m][k]·x[k][lane]` in f32, `k` ascending, one FMA per step.
@@ -593,7 +560,7 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Number;
+    use crate::layout::{MatrixLayout, Number};
     use ComponentType::*;
 
     /// A small xorshift generator (the tests need no crate for it).
@@ -740,7 +707,7 @@ mod tests {
                     |r, c| stored.read(&matrix, r, c),
                     |i| {
                         let bits = bias_ty.load(&bias[i * bias_ty.bytes()..]);
-                        decode(Stored::Component(bias_ty), bias_ty, bits)
+                        decode(bias_ty, bits)
                     },
                 );
                 let got = form.result.load(&out[lane * rs..]);

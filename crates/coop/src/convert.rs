@@ -4,8 +4,8 @@
 //! addresses are the runtime's).
 //!
 //! Values are converted with round-to-nearest-even (floats) and copied bit for bit when source
-//! and destination store the same type. An optimal destination is written whole (padding zero);
-//! a row- or column-major one only at its elements (the bytes between rows stay as they were).
+//! and destination have the same type. Only the destination's elements are written (the bytes
+//! between the rows of a strided one stay as they were).
 
 use crate::component::ComponentType;
 use crate::layout::{Matrix, MatrixLayout, decode, encode};
@@ -111,12 +111,15 @@ pub fn check(src: &Matrix, dst: &Matrix) -> Result<(), ConvertError> {
 /// least `dst.size()` bytes). The pair must have passed [`check`] and have the same shape.
 pub fn convert(src: &Matrix, src_bytes: &[u8], dst: &Matrix, dst_bytes: &mut [u8]) {
     if !dst.layout.is_strided() {
-        let n = dst.size().min(dst_bytes.len());
-        dst_bytes[..n].fill(0);
+        // An optimal matrix's padding is zeros, so that converted bytes never depend on what
+        // the destination held.
+        let end = dst.size().min(dst_bytes.len());
+        if let Some(pad) = dst_bytes.get_mut(dst.footprint().min(end)..end) {
+            pad.fill(0);
+        }
     }
-    let (ss, ds) = (src.stored(), dst.stored());
-    let same = ss == ds && src.ty == dst.ty;
-    let (sw, dw) = (ss.bytes(), ds.bytes());
+    let same = src.ty == dst.ty;
+    let (sw, dw) = (src.ty.bytes(), dst.ty.bytes());
     for row in 0..src.rows.min(dst.rows) as usize {
         for col in 0..src.cols.min(dst.cols) as usize {
             let (from, to) = (src.offset(row, col), dst.offset(row, col));
@@ -129,8 +132,8 @@ pub fn convert(src: &Matrix, src_bytes: &[u8], dst: &Matrix, dst_bytes: &mut [u8
             if same {
                 d.copy_from_slice(s);
             } else {
-                let value = decode(ss, src.ty, ComponentType::UInt64.load(s));
-                let bits = encode(ds, dst.ty, value);
+                let value = decode(src.ty, ComponentType::UInt64.load(s));
+                let bits = encode(dst.ty, value);
                 d.copy_from_slice(&bits.to_le_bytes()[..dw]);
             }
         }

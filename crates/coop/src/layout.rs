@@ -2,23 +2,21 @@
 //! `CooperativeVectorMatrixLayoutNV`): where element (row, column) of a matrix lives, how many
 //! bytes a matrix takes, and what a stored element holds.
 //!
-//! Row- and column-major are the spec's (a stride in bytes between rows or columns). The two
-//! optimal layouts are Tessera's:
-//! - **training-optimal** is a tight row-major array of the component type (the spec lets an
-//!   application treat it as an array of elements, so it has no padding);
-//! - **inferencing-optimal** is what the matrix-vector kernels read fastest: a float matrix
-//!   (f16, f32, bfloat16, float8) is stored as f32 values (already rounded to its type, so no
-//!   conversion in the inner loop), an 8-bit integer matrix as i16 pairs along the columns (the
-//!   operands of `vpmaddwd`), both in blocks of [`ROW_BLOCK`] rows: block `b` holds rows
-//!   `8b..8b+8` column by column (f32: `[b][column][row % 8]`; i16: `[b][column / 2][row % 8]
-//!   [column % 2]`). Padding rows and the odd column's partner are zero, and a zero-filled
-//!   region is a matrix of zeros, as the spec requires of optimal layouts. Other types use the
-//!   training-optimal array.
+//! Row- and column-major are the spec's (a stride in bytes between rows or columns). Both optimal
+//! layouts are a tight row-major array of the component type, zero-padded to a multiple of 64
+//! bytes: the spec lets an application treat a training-optimal matrix as an array of elements,
+//! and applications (the CTS among them) lay out their buffers assuming the optimal size is no
+//! larger than the 16-byte-aligned packed one rounded up to 64 bytes, as NVIDIA's driver reports
+//! it. What the kernels read fastest (f32 or i16-pair blocks) is made from it once
+//! per dispatch and matrix, in the kernels' own memory (`batch`). A zero-filled region is a matrix
+//! of zeros, as the spec requires of optimal layouts.
 
 use crate::component::ComponentType;
 
-/// Rows per block of the inferencing-optimal layout.
-pub const ROW_BLOCK: usize = 8;
+/// What an optimal-layout matrix's size is a multiple of. Applications pack matrices at
+/// 64-byte-aligned offsets and size their buffers as if the optimal sizes kept that alignment
+/// (the CTS's `cooperative_vector.matmul` writes past its buffer otherwise), as NVIDIA's do.
+pub const OPTIMAL_ALIGNMENT: usize = 64;
 
 /// A matrix layout, with the Vulkan/SPIR-V values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,27 +48,6 @@ impl MatrixLayout {
     }
 }
 
-/// How one element of a matrix is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stored {
-    /// As a component of the matrix's type.
-    Component(ComponentType),
-    /// As an f32 holding a value of the matrix's (float) type.
-    F32,
-    /// As an i16 holding a value of the matrix's (8-bit integer) type.
-    I16,
-}
-
-impl Stored {
-    pub fn bytes(self) -> usize {
-        match self {
-            Stored::Component(t) => t.bytes(),
-            Stored::F32 => 4,
-            Stored::I16 => 2,
-        }
-    }
-}
-
 /// A number read from or written to a matrix: floats exactly, integers as `i64`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Number {
@@ -79,7 +56,7 @@ pub enum Number {
 }
 
 /// A matrix's shape, type and layout: everything needed to address its elements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Matrix {
     pub rows: u32,
     pub cols: u32,
@@ -90,37 +67,25 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// How an element is stored.
-    pub fn stored(&self) -> Stored {
-        use ComponentType::*;
-        match (self.layout, self.ty) {
-            (
-                MatrixLayout::InferencingOptimal,
-                Float16 | Float32 | BFloat16 | FloatE4M3 | FloatE5M2,
-            ) => Stored::F32,
-            (MatrixLayout::InferencingOptimal, SInt8 | UInt8) => Stored::I16,
-            _ => Stored::Component(self.ty),
+    /// The byte step between rows (first) and between columns (second).
+    pub fn steps(&self) -> (usize, usize) {
+        let es = self.ty.bytes();
+        match self.layout {
+            MatrixLayout::RowMajor => (self.stride, es),
+            MatrixLayout::ColumnMajor => (es, self.stride),
+            _ => (self.cols as usize * es, es),
         }
     }
 
-    fn blocks(&self) -> usize {
-        (self.rows as usize).div_ceil(ROW_BLOCK)
-    }
-
-    fn even_cols(&self) -> usize {
-        (self.cols as usize).next_multiple_of(2)
-    }
-
     /// Bytes the matrix takes: what the size query of `vkConvertCooperativeVectorMatrixNV`
-    /// reports for a destination (`rows · stride` row-major, `cols · stride` column-major).
+    /// reports for a destination (`rows · stride` row-major, `cols · stride` column-major, the
+    /// elements rounded up to [`OPTIMAL_ALIGNMENT`] for the optimal layouts).
     pub fn size(&self) -> usize {
         let (rows, cols) = (self.rows as usize, self.cols as usize);
-        match (self.layout, self.stored()) {
-            (MatrixLayout::RowMajor, _) => rows * self.stride,
-            (MatrixLayout::ColumnMajor, _) => cols * self.stride,
-            (_, Stored::F32) => self.blocks() * ROW_BLOCK * cols * 4,
-            (_, Stored::I16) => self.blocks() * ROW_BLOCK * self.even_cols() * 2,
-            (_, Stored::Component(t)) => rows * cols * t.bytes(),
+        match self.layout {
+            MatrixLayout::RowMajor => rows * self.stride,
+            MatrixLayout::ColumnMajor => cols * self.stride,
+            _ => (rows * cols * self.ty.bytes()).next_multiple_of(OPTIMAL_ALIGNMENT),
         }
     }
 
@@ -130,92 +95,53 @@ impl Matrix {
         if self.rows == 0 || self.cols == 0 {
             return 0;
         }
-        let es = self.ty.bytes();
-        match self.layout {
-            MatrixLayout::RowMajor => {
-                (self.rows as usize - 1) * self.stride + self.cols as usize * es
-            }
-            MatrixLayout::ColumnMajor => {
-                (self.cols as usize - 1) * self.stride + self.rows as usize * es
-            }
-            _ => self.size(),
-        }
+        // The last element is the farthest in every layout.
+        self.offset(self.rows as usize - 1, self.cols as usize - 1) + self.ty.bytes()
     }
 
     /// Byte offset of element (`row`, `col`), both in range.
     pub fn offset(&self, row: usize, col: usize) -> usize {
-        let cols = self.cols as usize;
-        match (self.layout, self.stored()) {
-            (MatrixLayout::RowMajor, s) => row * self.stride + col * s.bytes(),
-            (MatrixLayout::ColumnMajor, s) => col * self.stride + row * s.bytes(),
-            (_, Stored::F32) => {
-                (((row / ROW_BLOCK) * cols + col) * ROW_BLOCK + row % ROW_BLOCK) * 4
-            }
-            (_, Stored::I16) => {
-                let pairs = self.even_cols() / 2;
-                ((((row / ROW_BLOCK) * pairs + col / 2) * ROW_BLOCK + row % ROW_BLOCK) * 2
-                    + col % 2)
-                    * 2
-            }
-            (_, Stored::Component(t)) => (row * cols + col) * t.bytes(),
-        }
+        let (r, c) = self.steps();
+        row * r + col * c
     }
 
-    /// Element (`row`, `col`) of `bytes` (which must hold [`Self::footprint`] bytes).
+    /// Element (`row`, `col`) of `bytes` (0 where `bytes` is too short).
     pub fn read(&self, bytes: &[u8], row: usize, col: usize) -> Number {
         let at = self.offset(row, col);
-        let stored = self.stored();
-        let raw = match bytes.get(at..at + stored.bytes()) {
+        let raw = match bytes.get(at..at + self.ty.bytes()) {
             Some(b) => ComponentType::UInt64.load(b),
             None => 0,
         };
-        decode(stored, self.ty, raw)
+        decode(self.ty, raw)
     }
 
     /// Writes `value`, rounded or truncated to the matrix's type, as element (`row`, `col`).
     pub fn write(&self, bytes: &mut [u8], row: usize, col: usize, value: Number) {
         let at = self.offset(row, col);
-        let stored = self.stored();
-        let bits = encode(stored, self.ty, value);
-        if let Some(b) = bytes.get_mut(at..at + stored.bytes()) {
-            b.copy_from_slice(&bits.to_le_bytes()[..stored.bytes()]);
+        let n = self.ty.bytes();
+        if let Some(b) = bytes.get_mut(at..at + n) {
+            b.copy_from_slice(&encode(self.ty, value).to_le_bytes()[..n]);
         }
     }
 }
 
-/// The number an element stored as `stored` (`raw` zero-extended) holds, for a matrix of `ty`.
-pub fn decode(stored: Stored, ty: ComponentType, raw: u64) -> Number {
-    match stored {
-        Stored::F32 => Number::Float(f64::from(f32::from_bits(raw as u32))),
-        Stored::I16 => Number::Int(i64::from(raw as u16 as i16)),
-        Stored::Component(t) if t.is_float() => Number::Float(t.float_of(raw)),
-        Stored::Component(_) => Number::Int(ty.int_of(raw)),
-    }
-}
-
-/// The bits that store `value` as `stored` in a matrix of `ty` (floats rounded to `ty`,
-/// integers truncated to `ty`'s width).
-pub fn encode(stored: Stored, ty: ComponentType, value: Number) -> u64 {
-    let as_float = |v: Number| match v {
-        Number::Float(f) => f,
-        Number::Int(i) => i as f64,
-    };
-    let as_int = |v: Number| match v {
-        Number::Int(i) => i,
-        Number::Float(f) => f as i64,
-    };
+/// The number a component of type `ty` (its bits zero-extended in `raw`) holds.
+pub fn decode(ty: ComponentType, raw: u64) -> Number {
     if ty.is_float() {
-        let bits = ty.float_bits(as_float(value));
-        match stored {
-            Stored::F32 => u64::from((ty.float_of(bits) as f32).to_bits()),
-            _ => bits,
-        }
+        Number::Float(ty.float_of(raw))
     } else {
-        let v = ty.int_of(ty.int_bits(as_int(value)));
-        match stored {
-            Stored::I16 => u64::from(v as i16 as u16),
-            _ => ty.int_bits(v),
-        }
+        Number::Int(ty.int_of(raw))
+    }
+}
+
+/// The bits of `value` as a component of type `ty` (floats rounded to nearest even, integers
+/// truncated to the width).
+pub fn encode(ty: ComponentType, value: Number) -> u64 {
+    match value {
+        Number::Float(f) if ty.is_float() => ty.float_bits(f),
+        Number::Int(i) if ty.is_float() => ty.float_bits(i as f64),
+        Number::Int(i) => ty.int_bits(i),
+        Number::Float(f) => ty.int_bits(f as i64),
     }
 }
 
@@ -225,8 +151,8 @@ mod tests {
 
     fn matrix(rows: u32, cols: u32, ty: ComponentType, layout: MatrixLayout) -> Matrix {
         let stride = match layout {
-            MatrixLayout::RowMajor => cols as usize * ty.bytes(),
-            MatrixLayout::ColumnMajor => rows as usize * ty.bytes(),
+            MatrixLayout::RowMajor => cols as usize * ty.bytes() + 4,
+            MatrixLayout::ColumnMajor => rows as usize * ty.bytes() + 8,
             _ => 0,
         };
         Matrix {
@@ -249,7 +175,7 @@ mod tests {
             for layout in [RowMajor, ColumnMajor, InferencingOptimal, TrainingOptimal] {
                 for (rows, cols) in [(1, 1), (7, 13), (16, 8), (9, 3)] {
                     let m = matrix(rows, cols, ty, layout);
-                    let width = m.stored().bytes();
+                    let width = ty.bytes();
                     let mut seen = vec![false; m.size()];
                     for r in 0..rows as usize {
                         for c in 0..cols as usize {
@@ -261,29 +187,24 @@ mod tests {
                             }
                         }
                     }
+                    assert!(m.footprint() <= m.size());
                 }
             }
         }
     }
 
     #[test]
-    fn optimal_sizes() {
-        let m = matrix(
-            64,
-            64,
-            ComponentType::Float16,
+    fn optimal_layouts_are_packed_and_padded_to_64_bytes() {
+        for layout in [
             MatrixLayout::InferencingOptimal,
-        );
-        assert_eq!(m.size(), 64 * 64 * 4);
-        let m = matrix(9, 3, ComponentType::SInt8, MatrixLayout::InferencingOptimal);
-        assert_eq!(m.size(), 16 * 4 * 2);
-        let m = matrix(
-            64,
-            64,
-            ComponentType::Float16,
             MatrixLayout::TrainingOptimal,
-        );
-        assert_eq!(m.size(), 8192);
+        ] {
+            let m = matrix(64, 64, ComponentType::Float16, layout);
+            assert_eq!(m.size(), 8192);
+            let m = matrix(21, 35, ComponentType::SInt8, layout);
+            assert_eq!(m.size(), (21 * 35usize).next_multiple_of(64));
+            assert_eq!(m.footprint(), 21 * 35);
+        }
     }
 
     #[test]

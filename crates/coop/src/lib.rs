@@ -16,5 +16,5 @@ pub mod vector;
 
 pub use component::ComponentType;
 pub use convert::{ConvertError, check, convert};
-pub use layout::{Matrix, MatrixLayout, Number, Stored};
+pub use layout::{Matrix, MatrixLayout, Number};
 pub use vector::MatVec;

@@ -198,9 +198,11 @@ fn host_conversion_round_trips_and_queries_its_size() {
         let got = f32::from_le_bytes(o.try_into().unwrap());
         assert_eq!(got, half::f16::from_f32(*v).to_f32(), "element {i}");
     }
-    // Training-optimal f16 is a tight array: rows · cols · 2 bytes.
+    // Training-optimal f16 is a tight array: rows · cols · 2 bytes, padded to 64 bytes.
     let training = conversion(64, 64, (F16, F16), (ROW, TRAINING), (128, 0));
     assert_eq!(converted_size(&ctx.device, &training), Ok(8192));
+    let odd = conversion(3, 5, (F16, F16), (ROW, TRAINING), (10, 0));
+    assert_eq!(converted_size(&ctx.device, &odd), Ok(64));
 }
 
 #[test]
@@ -213,6 +215,11 @@ fn host_conversion_rejects_bad_input() {
         fails(conversion(8, 8, (F32, F32), (ROW, ROW), (16, 32))),
         Some(vk::ErrorCode::VALIDATION_FAILED)
     );
+    // A size query reads no source: a short source stride is only a warning there (the CTS's
+    // training tests rely on it), but a conversion with it fails.
+    let short_src = conversion(8, 8, (F32, F16), (ROW, TRAINING), (16, 0));
+    assert_eq!(converted_size(&ctx.device, &short_src), Ok(128));
+    assert_eq!(fails(short_src), Some(vk::ErrorCode::VALIDATION_FAILED));
     // Float8 into a row-major destination.
     let e4 = vk::ComponentTypeKHR::FLOAT8_E4M3_EXT;
     assert_eq!(

@@ -70,7 +70,10 @@ const fn form(m: u32, n: u32, k: u32, types: [ComponentType; 4], saturating: boo
 
 /// The cooperative matrix shapes and types Tessera multiplies, preferred first: NVIDIA's eleven
 /// (f16 with f32 or f16 accumulators at 16×16×16, 16×8×16 and 16×8×8; 8-bit integers at
-/// 16×16×32 and 16×8×32; bfloat16 at 16×16×16), the same integer forms saturating, and f32.
+/// 16×16×32 and 16×8×32; bfloat16 at 16×16×16) with f32 after the f16 forms and the 8-bit forms
+/// also saturating. The list
+/// ends with an entry whose A type is not f32: the CTS's `op_constant_null` walks the list with an
+/// iterator that uses an empty configuration when the last entries are ones it cannot build.
 pub const MATRIX_FORMS: &[MatrixForm] = {
     use ComponentType::*;
     const F16_F32: [ComponentType; 4] = [Float16, Float16, Float32, Float32];
@@ -85,17 +88,17 @@ pub const MATRIX_FORMS: &[MatrixForm] = {
         form(16, 8, 16, F16_F16, false),
         form(16, 8, 8, F16_F32, false),
         form(16, 8, 8, F16_F16, false),
+        form(16, 16, 16, F32, false),
+        form(16, 16, 8, F32, false),
         form(16, 16, 32, S8, false),
         form(16, 8, 32, S8, false),
         form(16, 16, 32, U8, false),
         form(16, 8, 32, U8, false),
-        form(16, 16, 16, [BFloat16, BFloat16, Float32, Float32], false),
         form(16, 16, 32, S8, true),
         form(16, 8, 32, S8, true),
         form(16, 16, 32, U8, true),
         form(16, 8, 32, U8, true),
-        form(16, 16, 16, F32, false),
-        form(16, 16, 8, F32, false),
+        form(16, 16, 16, [BFloat16, BFloat16, Float32, Float32], false),
     ]
 };
 
@@ -337,6 +340,21 @@ impl Conversion {
     /// # Errors
     /// `Validation` naming the VUID broken.
     pub fn new(info: &vk::ConvertCooperativeVectorMatrixInfoNV) -> Result<Conversion> {
+        Self::checked(info, false)
+    }
+
+    /// [`Conversion::new`] for a size query (`dstData` NULL), which reads no source: a source
+    /// stride that breaks VUID-…-srcLayout-10077 is reported as a warning, not an error (the
+    /// CTS's training tests query sizes with the stride of the input type, not of
+    /// `srcComponentType`, and the size depends on the destination alone).
+    ///
+    /// # Errors
+    /// `Validation` naming the VUID broken.
+    pub fn for_size_query(info: &vk::ConvertCooperativeVectorMatrixInfoNV) -> Result<Conversion> {
+        Self::checked(info, true)
+    }
+
+    fn checked(info: &vk::ConvertCooperativeVectorMatrixInfoNV, query: bool) -> Result<Conversion> {
         let src_ty = component(
             info.src_component_type,
             "srcComponentType",
@@ -386,7 +404,23 @@ impl Conversion {
             stride: info.dst_stride,
             ..src
         };
-        tessera_coop::check(&src, &dst).map_err(convert_error)?;
+        match tessera_coop::check(&src, &dst) {
+            Err(ConvertError::Stride {
+                which: "src", need, ..
+            }) if query => {
+                tracing::warn!(
+                    "VUID-VkConvertCooperativeVectorMatrixInfoNV-srcLayout-10077: srcStride {} is \
+                     less than the {need} bytes of a line (ignored: a size query reads no source)",
+                    src.stride
+                );
+                let fixed = Matrix {
+                    stride: need,
+                    ..src
+                };
+                tessera_coop::check(&fixed, &dst).map_err(convert_error)?;
+            }
+            checked => checked.map_err(convert_error)?,
+        }
         Ok(Conversion {
             src,
             dst,
@@ -543,7 +577,13 @@ fn convert_error(e: ConvertError) -> Error {
             "VUID-VkConvertCooperativeVectorMatrixInfoNV-srcComponentType-10079"
         }
     };
-    Error::invalid(vuid, e.to_string())
+    // The message starts with the VUID too, for callers of `tessera_coop` alone.
+    let text = e.to_string();
+    let msg = text
+        .strip_prefix(vuid)
+        .and_then(|t| t.strip_prefix(": "))
+        .unwrap_or(&text);
+    Error::invalid(vuid, msg)
 }
 
 #[cfg(test)]

@@ -262,16 +262,14 @@ impl Raw {
             Some(old)
         } else if size == 2
             && (p as usize).is_multiple_of(2)
-            && let Some(word_start) = self.range(off & !3, 4)
+            && let Some(word_start) = start
+                .checked_sub((p as usize) & 3)
+                .filter(|w| w + 4 <= self.len)
         {
-            // SAFETY: the aligned word holding the half-word is in range.
+            // SAFETY: the aligned word holding the half-word is in range (its start is `p`
+            // rounded down to 4 bytes, checked above to lie inside the window).
             let wp = unsafe { self.ptr.add(word_start) };
-            if !(wp as usize).is_multiple_of(4) {
-                let old = self.load(off, size)?;
-                self.store(off, size, rmw(op, w, old, v, cmp));
-                return Some(old);
-            }
-            let shift = 8 * (off & 2) as u32;
+            let shift = 8 * ((p as usize) & 2) as u32;
             // SAFETY: `wp` is aligned, in range and only accessed atomically or raw.
             let a = unsafe { AtomicU32::from_ptr(wp as *mut u32) };
             let word = a
@@ -311,5 +309,57 @@ impl<'a> Trusted<'a> {
     pub(crate) fn raw(&self, ptr: *mut u8, len: usize) -> Raw {
         // SAFETY: `Trusted::new`'s contract covers every record resolved during the dispatch.
         unsafe { Raw::new(ptr, len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Half-word atomic adds from several threads, through windows that start at the word, at
+    /// the half-word itself (offset 2 of a word) and inside a larger window: none is lost, and
+    /// the other half of the word is untouched.
+    #[test]
+    fn half_word_atomics_are_atomic_wherever_the_window_starts() {
+        const THREADS: usize = 4;
+        const ADDS: usize = 256;
+        // `FAdd` takes the addend as f64 bits.
+        let one = 1.0f64.to_bits();
+        for (window_start, window_len, off) in [(0usize, 4usize, 2u64), (0, 8, 2), (4, 4, 2)] {
+            let mut words = [0u32; 4];
+            let base = words.as_mut_ptr().cast::<u8>();
+            // The neighbour half-word holds a marker.
+            let marker = 0x5a5au16;
+            // SAFETY: the array holds 16 bytes; the window lies inside it.
+            unsafe {
+                base.add(window_start + off as usize - 2)
+                    .cast::<u16>()
+                    .write(marker)
+            };
+            let addr = base as usize;
+            std::thread::scope(|scope| {
+                for _ in 0..THREADS {
+                    scope.spawn(move || {
+                        // SAFETY: the array outlives the scope; all threads access it through
+                        // `Raw` only.
+                        let raw = unsafe { Raw::new((addr + window_start) as *mut u8, window_len) };
+                        for _ in 0..ADDS {
+                            raw.atomic(off, 2, AtomicOp::FAdd, one, 0).unwrap();
+                        }
+                    });
+                }
+            });
+            // SAFETY: in range; the threads are done.
+            let (sum, neighbour) = unsafe {
+                let p = base.add(window_start + off as usize);
+                (p.cast::<u16>().read(), p.sub(2).cast::<u16>().read())
+            };
+            assert_eq!(
+                half::f16::from_bits(sum).to_f32(),
+                (THREADS * ADDS) as f32,
+                "window at {window_start}, offset {off}"
+            );
+            assert_eq!(neighbour, marker);
+        }
     }
 }

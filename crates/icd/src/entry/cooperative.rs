@@ -39,14 +39,14 @@ pub(crate) unsafe fn convert_cooperative_vector_matrix_nv(
     _device: Arc<Device>,
     info: vk::ConvertCooperativeVectorMatrixInfoNV,
 ) -> Result<VkResult> {
-    let conversion = Conversion::new(&info)?;
     // SAFETY: pDstSize must point to a size_t (VUID-VkConvertCooperativeVectorMatrixInfoNV-pDstSize-parameter).
     let dst_size = unsafe { deref_mut(info.dst_size as *mut usize, "pDstSize")? };
-    let needed = conversion.dst_size();
     if info.dst_data == 0 {
-        *dst_size = needed;
+        *dst_size = Conversion::for_size_query(&info)?.dst_size();
         return Ok(VK_SUCCESS);
     }
+    let conversion = Conversion::new(&info)?;
+    let needed = conversion.dst_size();
     ensure!(
         info.src_data != 0,
         "VUID-vkConvertCooperativeVectorMatrixNV-pInfo-10073",

@@ -46,12 +46,12 @@ impl Machine<'_> {
         let raw: Vec<u64> = input.iter().map(|&r| self.get(r, lane)).collect();
         let stride = stride.map_or(0, |r| self.get(r, lane)) as usize;
         let stored = form.stored(stride);
-        let width = stored.stored().bytes();
+        let width = stored.ty.bytes();
         let base = self.mem_address(matrix, lane);
         let element = |r: usize, c: usize| {
             let a = base.wrapping_add(stored.offset(r, c) as u64);
             let bits = self.load_at(matrix.space, lane, a, width).unwrap_or(0);
-            decode(stored.stored(), stored.ty, bits)
+            decode(stored.ty, bits)
         };
         let bias_ty = form.bias.unwrap_or(form.result);
         let bias_at = bias.map(|b| (b.space, self.mem_address(b, lane)));
@@ -61,7 +61,7 @@ impl Machine<'_> {
                 let bits = self
                     .load_at(space, lane, a.wrapping_add((i * es) as u64), es)
                     .unwrap_or(0);
-                decode(tessera_coop::Stored::Component(bias_ty), bias_ty, bits)
+                decode(bias_ty, bits)
             }
             None => Number::Int(0),
         };

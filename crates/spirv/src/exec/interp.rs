@@ -207,11 +207,16 @@ impl Machine<'_> {
             Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).atomic(a, size, op, v, c),
             Space::Push => None,
             Space::Shared => mem::slice_atomic(&mut self.shared, a, size, op, v, c),
-            Space::Physical => self
-                .env
-                .bindings
-                .physical(a, size)
-                .and_then(|raw| raw.atomic(0, size, op, v, c)),
+            // A half-word is updated through its whole aligned word (a compare-and-swap of 4
+            // bytes), so ask for that word's window when it is bound.
+            Space::Physical => match self.env.bindings.physical(a & !3, 4) {
+                Some(word) if size == 2 => word.atomic(a & 3, size, op, v, c),
+                _ => self
+                    .env
+                    .bindings
+                    .physical(a, size)
+                    .and_then(|raw| raw.atomic(0, size, op, v, c)),
+            },
         }
     }
 

@@ -260,6 +260,9 @@ pub(crate) unsafe fn dispatch(
     let next = AtomicU64::new(0);
     let work = |_: usize| {
         let run = |file: &mut RegFile, scratch: &mut Scratch| {
+            // Converted weight copies are keyed by address: a new dispatch may have rebound
+            // or rewritten that memory.
+            scratch.coop.forget();
             let mut m = Machine::new(&env, file, scratch);
             // Each claim takes `batch` consecutive groups, so that a worker streams through
             // contiguous memory (hardware prefetchers follow it) and the shared counter is
