@@ -102,6 +102,9 @@ pub(crate) struct Gen<'a> {
     live: Liveness,
     pub(crate) b: FunctionBuilder<'a>,
     pub(crate) vars: Vec<Vars>,
+    /// Registers that live in their register-file row, not in Cranelift variables: those of a
+    /// variable indexed by a computed index (`resident_registers`).
+    pub(crate) resident: Vec<bool>,
     /// Per varying bool register: variables that say, as scalars (`I8` 0/1), whether every
     /// lane of it is true and whether some lane is (set with it, `Gen::set`). A branch on the
     /// register tests them: they follow it through block parameters, where `decided` cannot.
@@ -457,6 +460,39 @@ pub(crate) fn build_poll_trampoline(
     b.finalize(target);
 }
 
+/// The registers of every function variable (`Op::LoadVar`/`Op::StoreVar`'s `var`) that some
+/// access indexes with a computed (non-constant) index, when its registers are varying, of one
+/// non-bool type, and have rows at one stride: they live in their rows, so that such an access
+/// is one address computation and a load or store, not a select over every register of the
+/// variable (an array of cooperative matrices indexed by loop counters has hundreds).
+fn resident_registers(ir: &Ir, classes: &[Class], layout: &RegLayout) -> Vec<bool> {
+    /// Smaller variables stay in variables: a short select chain costs less than the stores.
+    const MIN_LEN: u32 = 4;
+    let mut resident = vec![false; ir.reg_types.len()];
+    for op in ir.blocks.iter().flat_map(|b| &b.ops) {
+        let (Op::LoadVar { var, index, .. } | Op::StoreVar { var, index, .. }) = op else {
+            continue;
+        };
+        if matches!(classes[*index as usize], Class::Const(_)) || var.len < MIN_LEN {
+            continue;
+        }
+        let regs = var.base as usize..(var.base + var.len) as usize;
+        let ty = ir.reg_types[var.base as usize];
+        let stride = layout.offsets[var.base as usize + 1] - layout.offsets[var.base as usize];
+        let fits = ty != RegType::Bool
+            && regs.clone().all(|r| {
+                classes[r] == Class::Varying
+                    && ir.reg_types[r] == ty
+                    && layout.offsets[r]
+                        == layout.offsets[var.base as usize] + (r - regs.start) * stride
+            });
+        if fits {
+            resident[regs].fill(true);
+        }
+    }
+    resident
+}
+
 /// Builds the function for `program` into `func`.
 ///
 /// `poll` is `func`'s reference to the watchdog poll's trampoline (`build_poll_trampoline`).
@@ -499,11 +535,14 @@ pub(crate) fn build(
     b.switch_to_block(entry);
     let ctx = b.block_params(entry)[0];
     let chunk = b.declare_var(I32);
+    let resident = resident_registers(ir, &classes, program.reg_layout());
     let vars = ir
         .reg_types
         .iter()
         .zip(&classes)
-        .map(|(t, c)| match c {
+        .zip(&resident)
+        .map(|((t, c), &in_row)| match c {
+            _ if in_row => Vars::None,
             Class::Const(_) => Vars::None,
             Class::Uniform | Class::Affine(_) | Class::Undefined => {
                 Vars::Scalar(b.declare_var(scalar_ty(t.bytes())))
@@ -558,6 +597,7 @@ pub(crate) fn build(
         live,
         b,
         vars,
+        resident,
         lane_flags,
         ctx,
         chunk,
@@ -1682,6 +1722,9 @@ impl Gen<'_> {
     /// Reads a result the interpreter wrote: lane 0 for a uniform or affine register (the
     /// analysis says every lane agrees), all lanes for a varying one.
     fn reload_result(&mut self, r: Reg) -> Result<(), String> {
+        if self.resident[r as usize] {
+            return Ok(()); // Its row is its home.
+        }
         let bytes = self.bytes(r);
         let addr = self.row_addr(r);
         match self.classes[r as usize] {

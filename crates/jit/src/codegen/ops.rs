@@ -12,7 +12,7 @@ use tessera_spirv::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, width_byt
 use tessera_spirv::ir::{Op, Reg, Var};
 
 use super::Gen;
-use super::values::{JVal, lane_flags, per_vec, scalar_ty, vec_ty};
+use super::values::{JVal, lane_flags, own_flags, per_vec, scalar_ty, vec_ty};
 use crate::classes::{LANES, wrap};
 
 /// The float type of a float width code, if the JIT computes in it.
@@ -129,8 +129,12 @@ impl Gen<'_> {
                 offset,
                 index,
             } => {
-                let choices: Vec<Reg> = (var.base..var.base + var.len).collect();
-                self.pick_uniform(*dst, *index, *offset, &choices)?
+                if self.resident[var.base as usize] && self.get(*index).is_scalar() {
+                    self.resident_var(*var, *offset, *index, VarAccess::Load(*dst))?
+                } else {
+                    let choices: Vec<Reg> = (var.base..var.base + var.len).collect();
+                    self.pick_uniform(*dst, *index, *offset, &choices)?
+                }
             }
             Op::Pick {
                 dst,
@@ -142,7 +146,13 @@ impl Gen<'_> {
                 offset,
                 index,
                 value,
-            } => self.store_var_uniform(*var, *offset, *index, *value)?,
+            } => {
+                if self.resident[var.base as usize] && self.get(*index).is_scalar() {
+                    self.resident_var(*var, *offset, *index, VarAccess::Store(*value))?
+                } else {
+                    self.store_var_uniform(*var, *offset, *index, *value)?
+                }
+            }
             Op::Load { .. }
             | Op::Store { .. }
             | Op::TensorRead { .. }
@@ -788,7 +798,11 @@ impl Gen<'_> {
             if scalar && k > 0 {
                 break;
             }
-            let v = self.half_vectors(&[x, y], &mut |g, v| g.fop(op, v[0], v[1]));
+            let v = if matches!(op, FBin::Min | FBin::Max) {
+                self.half_min_max(op == FBin::Max, x, y)
+            } else {
+                self.half_vectors(&[x, y], &mut |g, v| g.fop(op, v[0], v[1]))
+            };
             out.push(v);
         }
         let r = if scalar {
@@ -798,6 +812,49 @@ impl Gen<'_> {
         };
         self.set(dst, r)?;
         Ok(true)
+    }
+
+    /// `alu::fbin`'s Min or Max of binary16 lanes (`I16X8`) on their bits: `y` when it is the
+    /// smaller (larger) one or `x` is NaN, else `x` (so ±0 compare equal, and a NaN `y` is
+    /// taken only for a NaN `x`); a NaN result gets the quiet bit, as the widening and
+    /// narrowing the other operations go through give it.
+    fn half_min_max(&mut self, max: bool, x: Value, y: Value) -> Value {
+        let splat = |g: &mut Self, v: u16| g.const_vec(2, 0, |_| u64::from(v));
+        let magnitude = splat(self, 0x7fff);
+        let inf = splat(self, 0x7c00);
+        let (ax, ay) = (
+            self.b.ins().band(x, magnitude),
+            self.b.ins().band(y, magnitude),
+        );
+        let x_nan = self.b.ins().icmp(IntCC::SignedGreaterThan, ax, inf);
+        let y_nan = self.b.ins().icmp(IntCC::SignedGreaterThan, ay, inf);
+        // Sign-magnitude to two's-complement order: negative values have their magnitude bits
+        // flipped.
+        let key = |g: &mut Self, v: Value| {
+            let sign = g.b.ins().sshr_imm_s(v, 15);
+            let flip = g.b.ins().band(sign, magnitude);
+            g.b.ins().bxor(v, flip)
+        };
+        let (kx, ky) = (key(self, x), key(self, y));
+        let cc = if max {
+            IntCC::SignedGreaterThan
+        } else {
+            IntCC::SignedLessThan
+        };
+        let better = self.b.ins().icmp(cc, ky, kx);
+        let either = self.b.ins().bor(ax, ay);
+        let zero = splat(self, 0);
+        let not_both_zero = self.b.ins().icmp(IntCC::NotEqual, either, zero);
+        let any_nan = self.b.ins().bor(x_nan, y_nan);
+        let ordered = self.b.ins().bnot(any_nan);
+        let better = self.b.ins().band(better, not_both_zero);
+        let better = self.b.ins().band(better, ordered);
+        let take_y = self.b.ins().bor(better, x_nan);
+        let r = self.b.ins().bitselect(take_y, y, x);
+        let both_nan = self.b.ins().band(x_nan, y_nan);
+        let quiet = splat(self, 0x0200);
+        let quiet = self.b.ins().band(both_nan, quiet);
+        self.b.ins().bor(r, quiet)
     }
 
     /// `x op y` on float scalars or vectors, as `alu::fbin` defines it.
@@ -1455,6 +1512,60 @@ impl Gen<'_> {
 
     /// `var[offset + index] = value` (dropped out of range) for a uniform or constant index:
     /// every element of the variable selects between its value and `value`.
+    /// A load or store of register `index + offset` of resident variable `var` (uniform
+    /// `index`): its row's address is computed; an index out of the variable reads zero and
+    /// writes nothing, as `pick_uniform` and `store_var_uniform` do.
+    fn resident_var(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        access: VarAccess,
+    ) -> Result<bool, String> {
+        let base = var.base as usize;
+        let bytes = self.bytes(var.base);
+        let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+        let idx = self.get(index);
+        let i = self
+            .scalar(&idx, self.bytes(index))
+            .ok_or("resident variable: a varying index")?;
+        let i = self.fit(i, I64);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, i, i64::from(var.len));
+        let zero = self.b.ins().iconst(I64, 0);
+        let safe = self.b.ins().select(inside, i, zero);
+        let step = self.b.ins().imul_imm_s(safe, stride);
+        let row = self.row_addr(var.base);
+        let addr = self.b.ins().iadd(row, step);
+        let vt = vec_ty(bytes);
+        let loaded: Vec<Value> = (0..bytes)
+            .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
+            .collect();
+        match access {
+            VarAccess::Load(dst) => {
+                let zeros = self.vectors(&JVal::Const(0), bytes);
+                let vs = loaded
+                    .iter()
+                    .zip(zeros)
+                    .map(|(&x, z)| self.b.ins().select(inside, x, z))
+                    .collect();
+                self.set(dst, JVal::Varying(vs))?;
+            }
+            VarAccess::Store(value) => {
+                let v = self.get(value);
+                let new = self.vectors(&v, bytes);
+                for (j, (&old, n)) in loaded.iter().zip(new).enumerate() {
+                    let x = self.b.ins().select(inside, n, old);
+                    self.b.ins().store(own_flags(), x, addr, (16 * j) as i32);
+                }
+            }
+        }
+        Ok(true)
+    }
+
     fn store_var_uniform(
         &mut self,
         var: Var,
@@ -1558,4 +1669,13 @@ impl Gen<'_> {
         self.set(dst, r)?;
         Ok(true)
     }
+}
+
+/// What `Gen::resident_var` does.
+#[derive(Debug, Clone, Copy)]
+enum VarAccess {
+    /// Into this register.
+    Load(Reg),
+    /// This register's value.
+    Store(Reg),
 }

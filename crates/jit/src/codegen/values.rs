@@ -7,7 +7,8 @@
 //!   `I32X4`×4, `I64X2`×8), bools as `I8X16` lanes of 0/1.
 //!
 //! [`JVal`] is a value in one of those forms; `Gen::get`/`Gen::set` move values in and out of
-//! the Cranelift variables of a register, converting to the register's class on the way in.
+//! the Cranelift variables of a register, converting to the register's class on the way in
+//! (a `resident` register has no variables: `get`/`set` load and store its row).
 //! Register-file rows are read and written here too (`spill`, `reload`): chunk `c`'s lanes of a
 //! row start at `row offset + 16·c·bytes`.
 
@@ -90,6 +91,16 @@ impl Gen<'_> {
 
     /// The current value of register `r`.
     pub(crate) fn get(&mut self, r: Reg) -> JVal {
+        if self.resident[r as usize] {
+            let bytes = self.bytes(r);
+            let addr = self.row_addr(r);
+            let vt = vec_ty(bytes);
+            return JVal::Varying(
+                (0..bytes)
+                    .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
+                    .collect(),
+            );
+        }
         match (self.classes[r as usize], self.vars[r as usize].clone()) {
             (Class::Const(v), _) => JVal::Const(v),
             (Class::Affine(s), Vars::Scalar(v)) => JVal::Affine(self.b.use_var(v), s),
@@ -106,6 +117,14 @@ impl Gen<'_> {
     /// analysis and the code generator disagree: a bug, which makes compilation fail).
     pub(crate) fn set(&mut self, r: Reg, v: JVal) -> Result<(), String> {
         let bytes = self.bytes(r);
+        if self.resident[r as usize] {
+            let vs = self.vectors(&v, bytes);
+            let addr = self.row_addr(r);
+            for (j, x) in vs.into_iter().enumerate() {
+                self.b.ins().store(own_flags(), x, addr, (16 * j) as i32);
+            }
+            return Ok(());
+        }
         match (self.classes[r as usize], self.vars[r as usize].clone()) {
             (Class::Const(c), _) => match v {
                 JVal::Const(x) if wrap(x, (bytes * 8) as u32) == wrap(c, (bytes * 8) as u32) => {
@@ -267,8 +286,10 @@ impl Gen<'_> {
     /// every loop, to stay live in vector registers (or spilled and moved about) all through
     /// the hot path for a store that runs once.
     pub(crate) fn spill(&mut self, r: Reg, cold: bool) {
-        if self.ir_const[r as usize] {
-            return; // The IR's constant rows are written once per dispatch and never change.
+        if self.ir_const[r as usize] || self.resident[r as usize] {
+            // The IR's constant rows are written once per dispatch and never change; a
+            // resident register's row is its home.
+            return;
         }
         let bytes = self.bytes(r);
         let v = self.get(r);
@@ -291,7 +312,7 @@ impl Gen<'_> {
     /// `bad` becomes true (an `I8`) when the lanes do not have that shape.
     pub(crate) fn reload(&mut self, r: Reg, bad: Option<Value>) -> Result<Option<Value>, String> {
         let class = self.classes[r as usize];
-        if matches!(class, Class::Const(_)) {
+        if matches!(class, Class::Const(_)) || self.resident[r as usize] {
             return Ok(bad);
         }
         let bytes = self.bytes(r);
@@ -337,6 +358,9 @@ impl Gen<'_> {
     /// Reads register `r` from its row for the current chunk, trusting the row to have its
     /// class's shape (compiled code wrote it): a uniform or affine register reads lane 0 only.
     pub(crate) fn reload_unchecked(&mut self, r: Reg) -> Result<(), String> {
+        if self.resident[r as usize] {
+            return Ok(());
+        }
         let class = self.classes[r as usize];
         let bytes = self.bytes(r);
         let addr = self.row_addr(r);
