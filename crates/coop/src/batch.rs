@@ -9,7 +9,7 @@
 //! `W` is read where it is when it is an f32 matrix (any layout, transposed or not: the kernels
 //! take a row step and a column step); any other matrix is first converted into [`Batch`]'s own
 //! row-major copy (f32, or i16 with an even row length for the integer kernels). The copy is
-//! made once per matrix and dispatch: the batch remembers the last matrix it converted until
+//! made once per matrix and dispatch: the batch keeps the last few matrices it converted until
 //! [`Batch::forget`], which every dispatch calls first (an application may rewrite a matrix
 //! between dispatches).
 //!
@@ -81,12 +81,21 @@ pub struct Batch {
     y: Vec<f32>,
     /// Integer products, `[m][lane]`.
     yi: Vec<i32>,
-    /// A converted matrix (row-major f32, or i16 with an even row length).
-    packed: Vec<u8>,
-    /// `packed` holds the matrix at this address, stride and form (converted for an earlier
-    /// chunk: the same matrix is usually read by every chunk of a dispatch).
-    packed_from: Option<(usize, usize, MatVec)>,
+    /// Converted matrices (row-major f32, or i16 with an even row length), most recently used
+    /// first: every chunk of a dispatch usually reads the same few (an MLP's layers).
+    packed: Vec<Packed>,
 }
+
+/// A matrix converted for the kernels, and what it was converted from: its address, stride and
+/// form.
+#[derive(Debug)]
+struct Packed {
+    from: (usize, usize, MatVec),
+    bytes: Vec<u8>,
+}
+
+/// Converted matrices a batch keeps.
+const PACKED_KEPT: usize = 8;
 
 // SAFETY: `WeightView` pointers never outlive a call; `Batch` owns only vectors.
 unsafe impl Send for Batch {}
@@ -94,7 +103,7 @@ unsafe impl Send for Batch {}
 impl Batch {
     /// Forgets the converted matrix (a dispatch starts: the memory may have changed).
     pub fn forget(&mut self) {
-        self.packed_from = None;
+        self.packed.clear();
     }
 
     /// Starts a product of `form` (already [`MatVec::check`]ed).
@@ -134,11 +143,10 @@ impl Batch {
                         *o = f32::from_bits(raw(lane) as u32);
                     }
                 }
-                (ComponentType::Float16, ComponentType::Float16 | ComponentType::Float32) => {
-                    let halves: Vec<half::f16> = (0..LANES)
-                        .map(|l| half::f16::from_bits(raw(l) as u16))
-                        .collect();
-                    half::slice::HalfFloatSliceExt::convert_to_f32_slice(&halves[..], out);
+                (ComponentType::Float16, ComponentType::Float16 | ComponentType::Float32)
+                    if row.len() >= 2 * LANES =>
+                {
+                    crate::float::halves_to_f32(row, out);
                 }
                 _ => {
                     for (lane, o) in out.iter_mut().enumerate() {
@@ -229,7 +237,24 @@ impl Batch {
             // SAFETY: as above, with `xi`/`yi`.
             unsafe { int_kernel(isa, &self.xi, view, m, k, &mut self.yi) };
         }
-        if let Some(b) = bias_ty {
+        if let Some(b) = bias_ty
+            && form.is_float()
+            && b == ComponentType::Float16
+            && m.is_multiple_of(16)
+        {
+            // SAFETY: the bias holds `m` halves (checked above).
+            let bytes = unsafe { std::slice::from_raw_parts(bias, m * 2) };
+            let mut add = [0f32; 16];
+            for (block, halves) in bytes.chunks_exact(32).enumerate() {
+                crate::float::halves_to_f32(halves, &mut add);
+                for (i, &a) in add.iter().enumerate() {
+                    let row = block * 16 + i;
+                    for y in &mut self.y[row * LANES..(row + 1) * LANES] {
+                        *y += a;
+                    }
+                }
+            }
+        } else if let Some(b) = bias_ty {
             for row in 0..m {
                 // SAFETY: `row < m` and the bias holds `m` elements (checked above).
                 let raw = unsafe {
@@ -263,6 +288,15 @@ impl Batch {
     pub fn scatter(&self, m: usize, row: &mut [u8]) {
         let Some(form) = self.form else { return };
         let es = form.result.bytes();
+        if form.result == ComponentType::Float16
+            && let (Some(y), Some(row)) = (
+                self.y.get(m * LANES..(m + 1) * LANES),
+                row.get_mut(..LANES * 2),
+            )
+        {
+            crate::float::f32_to_halves(y, row);
+            return;
+        }
         for lane in 0..LANES {
             let bits = if form.is_float() {
                 form.result.float_bits(f64::from(self.y[m * LANES + lane]))
@@ -304,9 +338,17 @@ impl Batch {
         } else {
             (k.next_multiple_of(2), 2)
         };
-        if self.packed_from != Some(key) {
-            self.packed.clear();
-            self.packed.resize(m * len * es, 0);
+        if let Some(i) = self.packed.iter().position(|p| p.from == key) {
+            // Most recently used first.
+            self.packed[..=i].rotate_right(1);
+        } else {
+            let mut bytes = if self.packed.len() >= PACKED_KEPT {
+                self.packed.pop().map(|p| p.bytes).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            bytes.clear();
+            bytes.resize(m * len * es, 0);
             let width = stored.ty.bytes();
             for r in 0..m {
                 for c in 0..k {
@@ -322,18 +364,18 @@ impl Batch {
                     let out = (r * len + c) * es;
                     if float {
                         let v = as_f32(value);
-                        self.packed[out..out + 4].copy_from_slice(&v.to_le_bytes());
+                        bytes[out..out + 4].copy_from_slice(&v.to_le_bytes());
                     } else {
                         let v = as_i32(value) as i16;
-                        self.packed[out..out + 2].copy_from_slice(&v.to_le_bytes());
+                        bytes[out..out + 2].copy_from_slice(&v.to_le_bytes());
                     }
                 }
             }
-            self.packed_from = Some(key);
+            self.packed.insert(0, Packed { from: key, bytes });
         }
         // f32: one element per step; i16: one pair (4 bytes) per step.
         WeightView {
-            base: self.packed.as_ptr(),
+            base: self.packed[0].bytes.as_ptr(),
             row: len * es,
             step: 4,
         }

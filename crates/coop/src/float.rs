@@ -112,3 +112,74 @@ pub fn fp8_encode(v: f64, e5m2: bool) -> u8 {
     };
     sign | (code as u8 & 0x7f)
 }
+
+/// 16 little-endian binary16 values (`src`, at least 32 bytes) as f32 (`dst`, at least 16):
+/// exact, with F16C where the CPU has it.
+#[inline]
+pub fn halves_to_f32(src: &[u8], dst: &mut [f32]) {
+    let (src, dst) = (&src[..32], &mut dst[..16]);
+    #[cfg(target_arch = "x86_64")]
+    if has_f16c() {
+        // SAFETY: the CPU has F16C; 32 bytes in, 16 floats out (the slices above).
+        return unsafe { f16c::to_f32(src, dst) };
+    }
+    for (d, s) in dst.iter_mut().zip(src.chunks_exact(2)) {
+        *d = f16::from_bits(u16::from_le_bytes([s[0], s[1]])).to_f32();
+    }
+}
+
+/// 16 f32 values (`src`) rounded to binary16 (to nearest even) into `dst` (32 bytes,
+/// little-endian), with F16C where the CPU has it.
+#[inline]
+pub fn f32_to_halves(src: &[f32], dst: &mut [u8]) {
+    let (src, dst) = (&src[..16], &mut dst[..32]);
+    #[cfg(target_arch = "x86_64")]
+    if has_f16c() {
+        // SAFETY: the CPU has F16C; 16 floats in, 32 bytes out (the slices above).
+        return unsafe { f16c::from_f32(src, dst) };
+    }
+    for (d, &s) in dst.chunks_exact_mut(2).zip(src) {
+        d.copy_from_slice(&f16::from_f32(s).to_bits().to_le_bytes());
+    }
+}
+
+/// Whether the CPU has F16C and AVX (asked once).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_f16c() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx") && std::arch::is_x86_feature_detected!("f16c")
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+mod f16c {
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// AVX and F16C; `src` holds 32 bytes, `dst` 16 floats.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn to_f32(src: &[u8], dst: &mut [f32]) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let lo = _mm256_cvtph_ps(_mm_loadu_si128(src.as_ptr().cast()));
+            let hi = _mm256_cvtph_ps(_mm_loadu_si128(src.as_ptr().add(16).cast()));
+            _mm256_storeu_ps(dst.as_mut_ptr(), lo);
+            _mm256_storeu_ps(dst.as_mut_ptr().add(8), hi);
+        }
+    }
+
+    /// # Safety
+    /// AVX and F16C; `src` holds 16 floats, `dst` 32 bytes.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn from_f32(src: &[f32], dst: &mut [u8]) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let lo = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(src.as_ptr()));
+            let hi =
+                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(src.as_ptr().add(8)));
+            _mm_storeu_si128(dst.as_mut_ptr().cast(), lo);
+            _mm_storeu_si128(dst.as_mut_ptr().add(16).cast(), hi);
+        }
+    }
+}

@@ -12,6 +12,7 @@ pub mod convert;
 pub mod float;
 pub mod layout;
 pub mod matrix;
+pub mod product;
 pub mod vector;
 
 pub use component::ComponentType;

@@ -1,6 +1,7 @@
 //! Cooperative matrices (`SPV_KHR_cooperative_matrix`): matrix types, how the 32 invocations of
-//! a subgroup hold one, and `OpCooperativeMatrixMulAddKHR`'s arithmetic, as a scalar reference
-//! (what the interpreter runs) and as kernels (what compiled shaders run), equal bit for bit.
+//! a subgroup hold one, and `OpCooperativeMatrixMulAddKHR`'s arithmetic as a scalar reference
+//! (what the interpreter runs; `product` has the kernels compiled shaders run, equal bit for
+//! bit).
 //!
 //! # How a subgroup holds a matrix
 //! A subgroup's invocations form two halves of [`HALF`] (invocations `16h..16h+16`, `h` = 0, 1),
@@ -141,11 +142,11 @@ pub struct MulAdd {
 }
 
 /// Reads raw component bits as f32 (float types) or i64 (integers, signed as `signed` says).
-fn float(ty: ComponentType, bits: u64) -> f32 {
+pub(crate) fn float(ty: ComponentType, bits: u64) -> f32 {
     ty.float_of(bits) as f32
 }
 
-fn int(ty: ComponentType, bits: u64, signed: bool) -> i64 {
+pub(crate) fn int(ty: ComponentType, bits: u64, signed: bool) -> i64 {
     let width = 8 * ty.bytes() as u32;
     let bits = if width < 64 {
         bits & ((1 << width) - 1)
@@ -164,7 +165,7 @@ impl MulAdd {
         self.a.is_float()
     }
 
-    fn signed(&self, bit: u32) -> bool {
+    pub(crate) fn signed(&self, bit: u32) -> bool {
         self.operands & bit != 0
     }
 
@@ -227,190 +228,6 @@ impl MulAdd {
     }
 }
 
-/// One half's multiply-add for compiled code: the operands' components in (16 lanes each, as
-/// the register file holds them), the result's components out. The operands are converted once
-/// (floats to f32, integers to i64 by their signedness) into the half's row-major `A`, `B` and
-/// `C`; the product is [`MulAdd::reference`]'s arithmetic over those arrays, in loops the
-/// compiler vectorises (compiled for AVX2 and FMA when the CPU has them).
-#[derive(Debug, Default)]
-pub struct HalfProduct {
-    form: Option<MulAdd>,
-    a: Vec<f32>,
-    b: Vec<f32>,
-    c: Vec<f32>,
-    ai: Vec<i64>,
-    bi: Vec<i64>,
-    ci: Vec<i64>,
-    d: Vec<f32>,
-    di: Vec<i64>,
-}
-
-impl HalfProduct {
-    /// Starts a product of `form` (already [`MulAdd::check`]ed).
-    pub fn begin(&mut self, form: &MulAdd) {
-        let (rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
-        self.form = Some(*form);
-        let fit = |v: &mut Vec<f32>, len| {
-            v.clear();
-            v.resize(len, 0.0);
-        };
-        let fit_i = |v: &mut Vec<i64>, len| {
-            v.clear();
-            v.resize(len, 0);
-        };
-        if form.is_float() {
-            fit(&mut self.a, rows * k);
-            fit(&mut self.b, k * n);
-            fit(&mut self.c, rows * n);
-            fit(&mut self.d, rows * n);
-        } else {
-            fit_i(&mut self.ai, rows * k);
-            fit_i(&mut self.bi, k * n);
-            fit_i(&mut self.ci, rows * n);
-            fit_i(&mut self.di, rows * n);
-        }
-    }
-
-    /// Component `i` of `A` (`which` 0), `B` (1) or `C` (2) for the half's 16 lanes: `row`
-    /// holds them little-endian at the operand's width.
-    pub fn set(&mut self, which: usize, i: usize, row: &[u8]) {
-        let Some(form) = self.form else { return };
-        let (ty, signed) = match which {
-            0 => (form.a, form.signed(operands::A_SIGNED)),
-            1 => (form.b, form.signed(operands::B_SIGNED)),
-            _ => (form.c, form.signed(operands::C_SIGNED)),
-        };
-        let es = ty.bytes();
-        let at = i * HALF;
-        if form.is_float() {
-            let dst = match which {
-                0 => &mut self.a,
-                1 => &mut self.b,
-                _ => &mut self.c,
-            };
-            let Some(dst) = dst.get_mut(at..at + HALF) else {
-                return;
-            };
-            match ty {
-                ComponentType::Float32 => {
-                    for (d, s) in dst.iter_mut().zip(row.chunks_exact(4)) {
-                        *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                    }
-                }
-                ComponentType::Float16 => {
-                    let halves: Vec<half::f16> = row
-                        .chunks_exact(2)
-                        .map(|s| half::f16::from_bits(u16::from_le_bytes([s[0], s[1]])))
-                        .collect();
-                    half::slice::HalfFloatSliceExt::convert_to_f32_slice(&halves[..dst.len()], dst);
-                }
-                _ => {
-                    for (d, s) in dst.iter_mut().zip(row.chunks_exact(es)) {
-                        *d = float(ty, ComponentType::UInt64.load(s));
-                    }
-                }
-            }
-        } else {
-            let dst = match which {
-                0 => &mut self.ai,
-                1 => &mut self.bi,
-                _ => &mut self.ci,
-            };
-            let Some(dst) = dst.get_mut(at..at + HALF) else {
-                return;
-            };
-            for (d, s) in dst.iter_mut().zip(row.chunks_exact(es)) {
-                *d = int(ty, ComponentType::UInt64.load(s), signed);
-            }
-        }
-    }
-
-    /// Multiplies.
-    pub fn run(&mut self) {
-        let Some(form) = self.form else { return };
-        let (rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
-        if form.is_float() {
-            self.d.copy_from_slice(&self.c);
-            float_product(&self.a, &self.b, &mut self.d, rows, n, k);
-        } else {
-            let saturating = form.signed(operands::SATURATING);
-            let width = 8 * form.result.bytes() as u32;
-            let (lo, hi) = if form.signed(operands::RESULT_SIGNED) {
-                (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
-            } else {
-                (0, (1i128 << width) - 1)
-            };
-            for i in 0..rows {
-                for j in 0..n {
-                    let mut sum = 0i64;
-                    for kk in 0..k {
-                        sum =
-                            sum.wrapping_add(self.ai[i * k + kk].wrapping_mul(self.bi[kk * n + j]));
-                    }
-                    let c = self.ci[i * n + j];
-                    self.di[i * n + j] = if saturating {
-                        (i128::from(sum) + i128::from(c)).clamp(lo, hi) as i64
-                    } else {
-                        sum.wrapping_add(c)
-                    };
-                }
-            }
-        }
-    }
-
-    /// Component `i` of the result for the half's 16 lanes into `row`.
-    pub fn get(&self, i: usize, row: &mut [u8]) {
-        let Some(form) = self.form else { return };
-        let es = form.result.bytes();
-        for (lane, out) in row.chunks_exact_mut(es).take(HALF).enumerate() {
-            let at = i * HALF + lane;
-            let bits = if form.is_float() {
-                match self.d.get(at) {
-                    Some(&v) if form.result == ComponentType::Float32 => u64::from(v.to_bits()),
-                    Some(&v) => form.result.float_bits(f64::from(v)),
-                    None => 0,
-                }
-            } else {
-                self.di.get(at).map_or(0, |&v| v as u64)
-            };
-            out.copy_from_slice(&bits.to_le_bytes()[..es]);
-        }
-    }
-}
-
-/// `d[i][j] += Σ_k a[i][k]·b[k][j]`, `k` ascending, one FMA per step.
-fn float_product(a: &[f32], b: &[f32], d: &mut [f32], rows: usize, n: usize, k: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has AVX2 and FMA.
-        return unsafe { float_product_avx2(a, b, d, rows, n, k) };
-    }
-    float_product_portable(a, b, d, rows, n, k);
-}
-
-/// [`float_product`] compiled for AVX2 and FMA.
-///
-/// # Safety
-/// The CPU must have AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn float_product_avx2(a: &[f32], b: &[f32], d: &mut [f32], rows: usize, n: usize, k: usize) {
-    float_product_portable(a, b, d, rows, n, k);
-}
-
-#[inline(always)]
-fn float_product_portable(a: &[f32], b: &[f32], d: &mut [f32], rows: usize, n: usize, k: usize) {
-    for i in 0..rows {
-        let out = &mut d[i * n..(i + 1) * n];
-        for kk in 0..k {
-            let x = a[i * k + kk];
-            for (o, &y) in out.iter_mut().zip(&b[kk * n..(kk + 1) * n]) {
-                *o = x.mul_add(y, *o);
-            }
-        }
-    }
-}
-
 impl ComponentType {
     /// `bits` cut to this type's width.
     pub(crate) fn int_bits_raw(self, bits: u64) -> u64 {
@@ -462,119 +279,6 @@ mod tests {
                 for lane in 0..HALF {
                     assert_eq!(t.element(lane, 0), lane);
                     assert_eq!(t.element(lane + HALF, 0), (rows * cols / 2) as usize + lane);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn half_product_matches_the_reference() {
-        use ComponentType::*;
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for form in [
-            MulAdd {
-                m: 16,
-                n: 16,
-                k: 16,
-                a: Float16,
-                b: Float16,
-                c: Float32,
-                result: Float32,
-                operands: 0,
-            },
-            MulAdd {
-                m: 16,
-                n: 8,
-                k: 8,
-                a: Float16,
-                b: Float16,
-                c: Float16,
-                result: Float16,
-                operands: 0,
-            },
-            MulAdd {
-                m: 16,
-                n: 16,
-                k: 16,
-                a: BFloat16,
-                b: BFloat16,
-                c: Float32,
-                result: Float32,
-                operands: 0,
-            },
-            MulAdd {
-                m: 16,
-                n: 16,
-                k: 32,
-                a: SInt8,
-                b: SInt8,
-                c: SInt32,
-                result: SInt32,
-                operands: 0xf,
-            },
-            MulAdd {
-                m: 16,
-                n: 8,
-                k: 32,
-                a: UInt8,
-                b: UInt8,
-                c: UInt32,
-                result: UInt32,
-                operands: 0x10,
-            },
-        ] {
-            form.check().unwrap();
-            let (rows, n, k) = (8, form.n as usize, form.k as usize);
-            let mut raw = |ty: ComponentType, len: usize| -> Vec<u64> {
-                (0..len)
-                    .map(|_| {
-                        let v = next();
-                        if ty.is_float() {
-                            ty.float_bits(((v % 17) as f64 - 8.0) * 0.25)
-                        } else {
-                            v & ((1 << (8 * ty.bytes())) - 1)
-                        }
-                    })
-                    .collect()
-            };
-            let (a, b, c) = (
-                raw(form.a, rows * k),
-                raw(form.b, k * n),
-                raw(form.c, rows * n),
-            );
-            let want = form.reference(&a, &b, &c);
-            let mut p = HalfProduct::default();
-            p.begin(&form);
-            let row = |ty: ComponentType, v: &[u64]| -> Vec<u8> {
-                v.iter()
-                    .flat_map(|x| x.to_le_bytes()[..ty.bytes()].to_vec())
-                    .collect()
-            };
-            for (which, (ty, v)) in [(form.a, &a), (form.b, &b), (form.c, &c)]
-                .into_iter()
-                .enumerate()
-            {
-                for i in 0..v.len() / HALF {
-                    p.set(which, i, &row(ty, &v[i * HALF..(i + 1) * HALF]));
-                }
-            }
-            p.run();
-            let es = form.result.bytes();
-            for i in 0..want.len() / HALF {
-                let mut out = vec![0u8; HALF * es];
-                p.get(i, &mut out);
-                for lane in 0..HALF {
-                    assert_eq!(
-                        form.result.load(&out[lane * es..]),
-                        want[i * HALF + lane],
-                        "{form:?}"
-                    );
                 }
             }
         }

@@ -194,6 +194,30 @@ impl Raw {
         Some(v)
     }
 
+    /// Copies `dst.len()` bytes at `off` into `dst`; false (nothing copied) unless all of them
+    /// are in range.
+    #[inline]
+    pub(crate) fn read(&self, off: u64, dst: &mut [u8]) -> bool {
+        let Some(start) = self.range(off, dst.len()) else {
+            return false;
+        };
+        // SAFETY: in range (checked above), valid for reads by `Raw::new`'s contract; `dst` is
+        // our own memory, which the application's cannot overlap.
+        unsafe { copy_bytes(self.ptr.add(start), dst.as_mut_ptr(), dst.len()) };
+        true
+    }
+
+    /// Copies `src` to `off`; false (nothing copied) unless all of it is in range.
+    #[inline]
+    pub(crate) fn write(&self, off: u64, src: &[u8]) -> bool {
+        let Some(start) = self.range(off, src.len()) else {
+            return false;
+        };
+        // SAFETY: as in `read`, for writes.
+        unsafe { copy_bytes(src.as_ptr(), self.ptr.add(start), src.len()) };
+        true
+    }
+
     /// Little-endian store of the low `size` bytes of `v` at `off`; dropped if out of range.
     #[inline(always)]
     pub(crate) fn store(&self, off: u64, size: usize, v: u64) {
@@ -287,6 +311,24 @@ impl Raw {
                 self.store(off, size, rmw(op, w, old, v, cmp));
             }
             Some(old)
+        }
+    }
+}
+
+/// Copies `len` bytes, with inline moves for the lengths of cooperative-matrix runs (a call to
+/// `memcpy` for 32 bytes costs more than the move).
+///
+/// # Safety
+/// As `std::ptr::copy_nonoverlapping`.
+#[inline(always)]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract, for each constant length.
+    unsafe {
+        match len {
+            16 => std::ptr::copy_nonoverlapping(src, dst, 16),
+            32 => std::ptr::copy_nonoverlapping(src, dst, 32),
+            64 => std::ptr::copy_nonoverlapping(src, dst, 64),
+            _ => std::ptr::copy_nonoverlapping(src, dst, len),
         }
     }
 }

@@ -13,7 +13,7 @@
 //!
 //! Cooperative matrices the same way: the reference loads, stores and multiplies lane by lane
 //! and half-subgroup by half-subgroup; compiled code's chunk (a half-subgroup) multiplies with
-//! `tessera_coop::matrix::HalfProduct` straight from and to its register rows. A store is a
+//! `tessera_coop::product::HalfProduct` straight from and to its register rows. A store is a
 //! sync op, run for the whole group (every element stored once, by the lanes
 //! `tessera_coop::matrix::MatrixType::stores` names).
 
@@ -22,7 +22,7 @@ use tessera_coop::layout::{Number, decode};
 use tessera_coop::{ComponentType, MatVec};
 
 use super::machine::Machine;
-use crate::ir::{MemRef, Op, Reg, Space};
+use crate::ir::{DescIdx, MemRef, Op, Reg, Space};
 use crate::mem::AtomicOp;
 
 impl Machine<'_> {
@@ -466,15 +466,183 @@ impl Machine<'_> {
         }
     }
 
-    /// A matrix load for one chunk of compiled code (lanes `lo..lo + 16`, all active).
+    /// A matrix load for one chunk of compiled code (lanes `lo..hi`, all active).
     fn matrix_load_chunk(&mut self, at: &MatrixAccess, dsts: &[Reg], lo: usize, hi: usize) {
-        for lane in lo..hi {
-            self.matrix_load_lane(at, dsts, lane);
+        if !self.matrix_runs(at, dsts, lo, hi, Direction::Load) {
+            for lane in lo..hi {
+                self.matrix_load_lane(at, dsts, lane);
+            }
+        }
+    }
+
+    /// A matrix store for one chunk (lanes `lo..hi`, all active).
+    pub(crate) fn matrix_store_chunk(
+        &mut self,
+        at: &MatrixAccess,
+        values: &[Reg],
+        lo: usize,
+        hi: usize,
+    ) {
+        if !self.matrix_runs(at, values, lo, hi, Direction::Store) {
+            for lane in lo..hi {
+                self.matrix_store_lane(at, values, lane);
+            }
+        }
+    }
+
+    /// A chunk's matrix load or store by runs of elements that are consecutive in memory, when
+    /// its lanes are one half of a subgroup that agree on the address, the stride and the
+    /// buffer: component `i` of the half's 16 lanes is 16 consecutive row-major elements (see
+    /// `tessera_coop::matrix`), a run of a row-major line each, copied between memory and the
+    /// register rows at once (a run out of range goes element by element, as the lanes would).
+    /// False, with nothing done, otherwise.
+    fn matrix_runs(
+        &mut self,
+        at: &MatrixAccess,
+        regs: &[Reg],
+        lo: usize,
+        hi: usize,
+        direction: Direction,
+    ) -> bool {
+        use tessera_coop::matrix::HALF;
+        let es = at.ty.elem.bytes();
+        let sl = self.subgroup_lane(lo);
+        if hi - lo != HALF
+            || !sl.is_multiple_of(HALF)
+            || self.subgroup_lane(hi - 1) != sl + HALF - 1
+            || regs
+                .iter()
+                .any(|&r| usize::from(self.layout.bytes[r as usize]) != es)
+            || matches!(at.mem.space, Space::Buffer { desc, .. } if !matches!(desc, DescIdx::Const(_)))
+        {
+            return false;
+        }
+        let base = self.mem_address(at.mem, lo);
+        let stride = at.stride.map_or(0, |r| self.get(r, lo));
+        if (lo + 1..hi).any(|l| {
+            self.mem_address(at.mem, l) != base
+                || at.stride.is_some_and(|r| self.get(r, l) != stride)
+        }) {
+            return false;
+        }
+        if direction == Direction::Store && !at.ty.stores(sl) {
+            return true; // B's second half stores nothing.
+        }
+        let cols = at.ty.cols as usize;
+        let line = stride.wrapping_mul(u64::from(at.unit));
+        let mut tmp = [0u8; HALF * 8];
+        // A buffer's window, found once (the descriptor is the same for every lane).
+        let window = match at.mem.space {
+            Space::Buffer { slot, desc } => Some(self.buffer(slot, desc, lo)),
+            _ => None,
+        };
+        for (i, &r) in regs.iter().enumerate() {
+            let row = self.layout.row(r).start;
+            let first = at.ty.element(sl, i);
+            let mut j = 0;
+            while j < HALF {
+                let e = first + j;
+                let (mr, mc) = ((e / cols) as u64, (e % cols) as u64);
+                let (run, addr) = if at.column_major {
+                    (
+                        1,
+                        base.wrapping_add(mc.wrapping_mul(line))
+                            .wrapping_add(mr * es as u64),
+                    )
+                } else {
+                    (
+                        (HALF - j).min(cols - e % cols),
+                        base.wrapping_add(mr.wrapping_mul(line))
+                            .wrapping_add(mc * es as u64),
+                    )
+                };
+                let bytes = &mut tmp[..run * es];
+                let file = row + (lo + j) * es..row + (lo + j + run) * es;
+                match direction {
+                    Direction::Load => {
+                        if window
+                            .is_some_and(|w| w.read(addr, &mut self.file.bytes_mut()[file.clone()]))
+                        {
+                            j += run;
+                            continue;
+                        }
+                        if !self.read_bytes(at.mem.space, lo, addr, bytes) {
+                            // Out of range in part: element by element (0 where out).
+                            for (x, out) in bytes.chunks_exact_mut(es).enumerate() {
+                                let a = addr.wrapping_add((x * es) as u64);
+                                let v = self.load_at(at.mem.space, lo, a, es).unwrap_or(0);
+                                out.copy_from_slice(&v.to_le_bytes()[..es]);
+                            }
+                        }
+                        self.file.bytes_mut()[file].copy_from_slice(bytes);
+                    }
+                    Direction::Store => {
+                        if window.is_some_and(|w| w.write(addr, &self.file.bytes()[file.clone()])) {
+                            j += run;
+                            continue;
+                        }
+                        bytes.copy_from_slice(&self.file.bytes()[file]);
+                        if !self.write_bytes(at.mem.space, lo, addr, bytes) {
+                            for (x, v) in bytes.chunks_exact(es).enumerate() {
+                                let a = addr.wrapping_add((x * es) as u64);
+                                let v = ComponentType::UInt64.load(v);
+                                self.store_at(at.mem.space, lo, a, es, v);
+                            }
+                        }
+                    }
+                }
+                j += run;
+            }
+        }
+        true
+    }
+
+    /// Copies `dst.len()` bytes at `addr` of `space` (as lane `lane` sees it) into `dst`; false
+    /// (nothing copied) unless all of them are addressable.
+    fn read_bytes(&self, space: Space, lane: usize, addr: u64, dst: &mut [u8]) -> bool {
+        match space {
+            Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).read(addr, dst),
+            Space::Physical => self
+                .env
+                .bindings
+                .physical(addr, dst.len())
+                .is_some_and(|raw| raw.read(0, dst)),
+            Space::Shared | Space::Push => {
+                let mem: &[u8] = if space == Space::Shared {
+                    &self.shared
+                } else {
+                    self.env.push
+                };
+                let src = usize::try_from(addr)
+                    .ok()
+                    .and_then(|a| mem.get(a..a.checked_add(dst.len())?));
+                src.map(|s| dst.copy_from_slice(s)).is_some()
+            }
+        }
+    }
+
+    /// Copies `src` to `addr` of `space` (as lane `lane` sees it); false (nothing copied)
+    /// unless all of it is addressable.
+    fn write_bytes(&mut self, space: Space, lane: usize, addr: u64, src: &[u8]) -> bool {
+        match space {
+            Space::Buffer { slot, desc } => self.buffer(slot, desc, lane).write(addr, src),
+            Space::Physical => self
+                .env
+                .bindings
+                .physical(addr, src.len())
+                .is_some_and(|raw| raw.write(0, src)),
+            Space::Shared => {
+                let dst = usize::try_from(addr)
+                    .ok()
+                    .and_then(|a| self.shared.get_mut(a..a.checked_add(src.len())?));
+                dst.map(|d| d.copy_from_slice(src)).is_some()
+            }
+            Space::Push => false,
         }
     }
 
     /// A multiply-add for one chunk of compiled code: the half's registers straight into the
-    /// kernel (`tessera_coop::matrix::HalfProduct`) and back.
+    /// kernel (`tessera_coop::product::HalfProduct`) and back.
     fn matrix_mul_add_chunk(
         &mut self,
         form: &tessera_coop::matrix::MulAdd,
@@ -484,6 +652,28 @@ impl Machine<'_> {
     ) {
         use tessera_coop::matrix::HALF;
         let mut p = std::mem::take(&mut self.scratch.half);
+        // The rows' offsets for this chunk (the float forms have at most 16 components an
+        // operand).
+        let mut offsets = [[0usize; 32]; 4];
+        let regs = [operands[0], operands[1], operands[2], dsts];
+        if form.is_float() && regs.iter().all(|r| r.len() <= 32) {
+            for (out, regs) in offsets.iter_mut().zip(regs) {
+                for (o, &r) in out.iter_mut().zip(regs) {
+                    *o = self.layout.offsets[r as usize]
+                        + lo * usize::from(self.layout.bytes[r as usize]);
+                }
+            }
+            let rows = tessera_coop::product::Rows {
+                a: &offsets[0][..regs[0].len()],
+                b: &offsets[1][..regs[1].len()],
+                c: &offsets[2][..regs[2].len()],
+                d: &offsets[3][..regs[3].len()],
+            };
+            if p.run_rows(form, self.file.bytes_mut(), rows) {
+                self.scratch.half = p;
+                return;
+            }
+        }
         p.begin(form);
         let file = self.file.bytes();
         for (which, regs) in operands.into_iter().enumerate() {
@@ -509,4 +699,11 @@ impl Machine<'_> {
         }
         self.scratch.half = p;
     }
+}
+
+/// Which way `Machine::matrix_runs` copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Load,
+    Store,
 }

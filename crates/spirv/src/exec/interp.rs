@@ -644,10 +644,24 @@ impl OpHandlers for Machine<'_> {
             mem: dst,
             stride,
         };
-        for lane in self.lo..self.hi {
+        // Whole active half-subgroups by runs of elements (what compiled code's stores come
+        // to: a store is a sync op); the other lanes one by one.
+        let half = tessera_coop::matrix::HALF;
+        let mut lane = self.lo;
+        while lane < self.hi {
+            let end = (lane / half + 1) * half;
+            if lane.is_multiple_of(half)
+                && end <= self.hi
+                && self.mask[lane..end].iter().all(|&m| m)
+            {
+                self.matrix_store_chunk(&at, values, lane, end);
+                lane = end;
+                continue;
+            }
             if self.mask[lane] {
                 self.matrix_store_lane(&at, values, lane);
             }
+            lane += 1;
         }
     }
 

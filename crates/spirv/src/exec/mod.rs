@@ -94,7 +94,7 @@ pub(crate) struct Scratch {
     /// The cooperative-vector products of compiled code (`coop`).
     pub(crate) coop: tessera_coop::batch::Batch,
     /// The cooperative-matrix products of compiled code (`coop`).
-    pub(crate) half: tessera_coop::matrix::HalfProduct,
+    pub(crate) half: tessera_coop::product::HalfProduct,
 }
 
 impl Scratch {

@@ -1,0 +1,901 @@
+//! One half-subgroup's cooperative-matrix multiply-add for compiled code ([`HalfProduct`]): the
+//! operands' components in, 16 lanes at a time as the register file holds them, the result's
+//! components out, with [`MulAdd::reference`]'s arithmetic bit for bit.
+//!
+//! A half's components are its part of each matrix, row-major and in order (see `matrix`), so
+//! component `i`, lane `j` of an operand is element `16i + j` of the half's `A` (`rows × K`),
+//! `B` (`K × N`) or `C` (`rows × N`). The operands are converted once into the product's own
+//! arrays, in the layout its kernels read:
+//! - floats: `A`, `B` and the accumulator `D` (initialised with `C`) as f32, row-major. The
+//!   kernel keeps blocks of 4 rows × 16 columns of `D` in registers and, for `k` ascending,
+//!   broadcasts `A[i][k]` and fuses it with row `k` of `B` (AVX2 + FMA; a portable loop
+//!   otherwise): the reference's order, one FMA per step, so the same bits.
+//! - 8-bit integers (every listed integer form): `A` as i16, `B` as i16 pairs
+//!   `(B[2p][j], B[2p+1][j])` for `vpmaddwd`, whose exact i32 sums (|a·b + a'·b'| < 2¹⁷, at most
+//!   [`MAX_INT_K`]/2 of them) are the exact sums of products; `C` is added at the end, wrapping
+//!   or saturating. Other integer forms go through i64 arithmetic.
+//!
+//! Invariants: the arrays are sized by [`HalfProduct::begin`] for the form; `set` and `get`
+//! touch components inside them only; the unsafe kernels are called with slices at least as
+//! long as the shape they are given, and only on a CPU with the features they are compiled for.
+
+use crate::component::ComponentType;
+use crate::matrix::{HALF, MulAdd, float, int, operands};
+
+/// The largest `K` of the exact i32 path (`2¹⁷ · K/2 < 2³¹`).
+pub const MAX_INT_K: usize = 16_384;
+
+/// Where one half's operands and result are in a register file: the byte offset of each
+/// component's 16 lanes, in component order.
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a> {
+    pub a: &'a [usize],
+    pub b: &'a [usize],
+    pub c: &'a [usize],
+    pub d: &'a [usize],
+}
+
+/// The arrays of one half's product (reused from one multiply-add to the next).
+#[derive(Debug, Default)]
+pub struct HalfProduct {
+    form: Option<MulAdd>,
+    /// Whether this form takes the 8-bit integer path.
+    bytes: bool,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    d: Vec<f32>,
+    a16: Vec<i16>,
+    b16: Vec<i16>,
+    sum: Vec<i32>,
+    /// Integer `A`, `B`, `C` (and the result) as i64, by their signedness.
+    ai: Vec<i64>,
+    bi: Vec<i64>,
+    ci: Vec<i64>,
+}
+
+fn fit<T: Copy + Default>(v: &mut Vec<T>, len: usize) {
+    if v.len() != len {
+        v.clear();
+        v.resize(len, T::default());
+    }
+}
+
+impl HalfProduct {
+    /// Starts a product of `form` (already [`MulAdd::check`]ed).
+    pub fn begin(&mut self, form: &MulAdd) {
+        let (rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
+        self.form = Some(*form);
+        if form.is_float() {
+            fit(&mut self.a, rows * k);
+            fit(&mut self.b, k * n);
+            fit(&mut self.d, rows * n);
+            return;
+        }
+        self.bytes = form.a.bytes() == 1
+            && form.b.bytes() == 1
+            && k.is_multiple_of(2)
+            && k <= MAX_INT_K
+            && form.c.bytes() <= 4
+            && form.result.bytes() <= 4;
+        if self.bytes {
+            fit(&mut self.a16, rows * k);
+            // Pairs of rows of B: (k / 2) × n × 2.
+            fit(&mut self.b16, k * n);
+            fit(&mut self.sum, rows * n);
+        } else {
+            fit(&mut self.ai, rows * k);
+            fit(&mut self.bi, k * n);
+        }
+        fit(&mut self.ci, rows * n);
+    }
+
+    /// Component `i` of `A` (`which` 0), `B` (1) or `C` (2) for the half's 16 lanes: `row`
+    /// holds them little-endian at the operand's width.
+    pub fn set(&mut self, which: usize, i: usize, row: &[u8]) {
+        let Some(form) = self.form else { return };
+        let (ty, signed) = match which {
+            0 => (form.a, form.signed(operands::A_SIGNED)),
+            1 => (form.b, form.signed(operands::B_SIGNED)),
+            _ => (form.c, form.signed(operands::C_SIGNED)),
+        };
+        let es = ty.bytes();
+        let at = i * HALF;
+        let Some(row) = row.get(..HALF * es) else {
+            return;
+        };
+        if form.is_float() {
+            let dst = match which {
+                0 => &mut self.a,
+                1 => &mut self.b,
+                _ => &mut self.d,
+            };
+            if let Some(dst) = dst.get_mut(at..at + HALF) {
+                to_f32(ty, row, dst);
+            }
+            return;
+        }
+        let n = form.n as usize;
+        let value = |j: usize| int(ty, ComponentType::UInt64.load(&row[j * es..]), signed);
+        match (which, self.bytes) {
+            (0, true) => {
+                if let Some(dst) = self.a16.get_mut(at..at + HALF) {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = value(j) as i16;
+                    }
+                }
+            }
+            (1, true) => {
+                // Element e = (row kk, column c) goes to pair kk / 2, column c, slot kk % 2.
+                for j in 0..HALF {
+                    let e = at + j;
+                    let (kk, c) = (e / n, e % n);
+                    if let Some(d) = self.b16.get_mut((kk / 2) * 2 * n + 2 * c + kk % 2) {
+                        *d = value(j) as i16;
+                    }
+                }
+            }
+            (0, false) | (1, false) => {
+                let dst = if which == 0 {
+                    &mut self.ai
+                } else {
+                    &mut self.bi
+                };
+                if let Some(dst) = dst.get_mut(at..at + HALF) {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = value(j);
+                    }
+                }
+            }
+            _ => {
+                if let Some(dst) = self.ci.get_mut(at..at + HALF) {
+                    for (j, d) in dst.iter_mut().enumerate() {
+                        *d = value(j);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The whole product of `form` straight from and to the rows of a register file (`file`,
+    /// where `rows` says): `A` and `B` are converted to f32 once, blocks of the accumulator are
+    /// read from `C`'s rows and written to `D`'s (the same registers are allowed: a block reads
+    /// its rows of `C` before it writes them). For float forms with f16, bfloat16 or f32 `A` and
+    /// `B`, f16 or f32 `C` and result, `N` a multiple of 8, on a CPU with AVX2, FMA and F16C;
+    /// false, with nothing written, otherwise (then `begin`, `set`, `run` and `get` do it).
+    pub fn run_rows(&mut self, form: &MulAdd, file: &mut [u8], rows: Rows<'_>) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (half_rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
+            let staged = |t: ComponentType| {
+                matches!(
+                    t,
+                    ComponentType::Float16 | ComponentType::BFloat16 | ComponentType::Float32
+                )
+            };
+            let edge =
+                |t: ComponentType| matches!(t, ComponentType::Float16 | ComponentType::Float32);
+            let fits = |offsets: &[usize], t: ComponentType, elements: usize| {
+                offsets.len() * HALF == elements
+                    && offsets.iter().all(|&o| {
+                        o.checked_add(HALF * t.bytes())
+                            .is_some_and(|end| end <= file.len())
+                    })
+            };
+            if !(form.is_float()
+                && staged(form.a)
+                && staged(form.b)
+                && edge(form.c)
+                && edge(form.result)
+                && n.is_multiple_of(8)
+                && fits(rows.a, form.a, half_rows * k)
+                && fits(rows.b, form.b, k * n)
+                && fits(rows.c, form.c, half_rows * n)
+                && fits(rows.d, form.result, half_rows * n)
+                && x86::has_f16c_fma())
+            {
+                return false;
+            }
+            fit(&mut self.a, half_rows * k);
+            fit(&mut self.b, k * n);
+            for (offsets, ty, dst) in [(rows.a, form.a, &mut self.a), (rows.b, form.b, &mut self.b)]
+            {
+                for (i, &o) in offsets.iter().enumerate() {
+                    let src = &file[o..o + HALF * ty.bytes()];
+                    let dst = &mut dst[i * HALF..(i + 1) * HALF];
+                    if ty == ComponentType::Float16 {
+                        crate::float::halves_to_f32(src, dst);
+                    } else {
+                        to_f32(ty, src, dst);
+                    }
+                }
+            }
+            // SAFETY: the CPU has AVX2, FMA and F16C; every row offset of C and D holds 16
+            // components inside `file`, `a` and `b` hold the shape (all checked above).
+            unsafe {
+                x86::rows_product(
+                    &self.a,
+                    &self.b,
+                    file,
+                    x86::Edges {
+                        c: rows.c,
+                        d: rows.d,
+                        c_half: form.c == ComponentType::Float16,
+                        d_half: form.result == ComponentType::Float16,
+                    },
+                    half_rows,
+                    n,
+                    k,
+                );
+            }
+            true
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (form, file, rows);
+            false
+        }
+    }
+
+    /// Multiplies.
+    pub fn run(&mut self) {
+        let Some(form) = self.form else { return };
+        let (rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
+        if form.is_float() {
+            float_product(&self.a, &self.b, &mut self.d, rows, n, k);
+            return;
+        }
+        let saturating = form.signed(operands::SATURATING);
+        let width = 8 * form.result.bytes() as u32;
+        let (lo, hi) = if form.signed(operands::RESULT_SIGNED) {
+            (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
+        } else {
+            (0, (1i64 << width) - 1)
+        };
+        let finish = |sum: i64, c: i64| {
+            if saturating {
+                sum.saturating_add(c).clamp(lo, hi)
+            } else {
+                sum.wrapping_add(c)
+            }
+        };
+        if self.bytes {
+            pair_product(&self.a16, &self.b16, &mut self.sum, rows, n, k);
+            for (c, &s) in self.ci.iter_mut().zip(&self.sum) {
+                *c = finish(i64::from(s), *c);
+            }
+        } else {
+            for i in 0..rows {
+                for j in 0..n {
+                    let mut sum = 0i64;
+                    for kk in 0..k {
+                        sum =
+                            sum.wrapping_add(self.ai[i * k + kk].wrapping_mul(self.bi[kk * n + j]));
+                    }
+                    // The i64 sums of up-to-32-bit products of at most 256 terms are exact.
+                    self.ci[i * n + j] = finish(sum, self.ci[i * n + j]);
+                }
+            }
+        }
+    }
+
+    /// Component `i` of the result for the half's 16 lanes into `row`.
+    pub fn get(&self, i: usize, row: &mut [u8]) {
+        let Some(form) = self.form else { return };
+        let es = form.result.bytes();
+        let at = i * HALF;
+        let Some(row) = row.get_mut(..HALF * es) else {
+            return;
+        };
+        if form.is_float() {
+            if let Some(d) = self.d.get(at..at + HALF) {
+                from_f32(form.result, d, row);
+            }
+            return;
+        }
+        if let Some(d) = self.ci.get(at..at + HALF) {
+            for (out, &v) in row.chunks_exact_mut(es).zip(d) {
+                out.copy_from_slice(&(v as u64).to_le_bytes()[..es]);
+            }
+        }
+    }
+}
+
+/// Float components of type `ty` (`row`, little-endian) as f32.
+fn to_f32(ty: ComponentType, row: &[u8], dst: &mut [f32]) {
+    match ty {
+        ComponentType::Float32 => {
+            for (d, s) in dst.iter_mut().zip(row.chunks_exact(4)) {
+                *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+            }
+        }
+        ComponentType::Float16 if row.len() >= 2 * HALF && dst.len() >= HALF => {
+            crate::float::halves_to_f32(row, dst);
+        }
+        ComponentType::BFloat16 => {
+            for (d, s) in dst.iter_mut().zip(row.chunks_exact(2)) {
+                *d = f32::from_bits(u32::from(u16::from_le_bytes([s[0], s[1]])) << 16);
+            }
+        }
+        _ => {
+            let es = ty.bytes();
+            for (d, s) in dst.iter_mut().zip(row.chunks_exact(es)) {
+                *d = float(ty, ComponentType::UInt64.load(s));
+            }
+        }
+    }
+}
+
+/// f32 values rounded to `ty` (once, to nearest even) into `row`.
+fn from_f32(ty: ComponentType, values: &[f32], row: &mut [u8]) {
+    match ty {
+        ComponentType::Float32 => {
+            for (out, v) in row.chunks_exact_mut(4).zip(values) {
+                out.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        ComponentType::Float16 if values.len() >= HALF && row.len() >= 2 * HALF => {
+            crate::float::f32_to_halves(values, row);
+        }
+        _ => {
+            let es = ty.bytes();
+            for (out, &v) in row.chunks_exact_mut(es).zip(values) {
+                out.copy_from_slice(&ty.float_bits(f64::from(v)).to_le_bytes()[..es]);
+            }
+        }
+    }
+}
+
+/// `d[i][j] += Σ_k a[i][k]·b[k][j]`, `k` ascending, one FMA per step.
+fn float_product(a: &[f32], b: &[f32], d: &mut [f32], rows: usize, n: usize, k: usize) {
+    assert!(a.len() >= rows * k && b.len() >= k * n && d.len() >= rows * n);
+    #[cfg(target_arch = "x86_64")]
+    if n.is_multiple_of(8)
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the CPU has AVX2 and FMA; the slices hold the shape (asserted above) and `n`
+        // is a multiple of 8.
+        return unsafe { x86::float_product(a, b, d, rows, n, k) };
+    }
+    for i in 0..rows {
+        let out = &mut d[i * n..(i + 1) * n];
+        for kk in 0..k {
+            let x = a[i * k + kk];
+            for (o, &y) in out.iter_mut().zip(&b[kk * n..(kk + 1) * n]) {
+                *o = x.mul_add(y, *o);
+            }
+        }
+    }
+}
+
+/// `sum[i][j] = Σ_k a[i][k]·b[k][j]` over i16 `a` and pairs `b` (see the module docs), `k` even.
+fn pair_product(a: &[i16], b: &[i16], sum: &mut [i32], rows: usize, n: usize, k: usize) {
+    assert!(a.len() >= rows * k && b.len() >= k * n && sum.len() >= rows * n);
+    #[cfg(target_arch = "x86_64")]
+    if n.is_multiple_of(8) && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2; the slices hold the shape (asserted above) and `n` is a
+        // multiple of 8.
+        return unsafe { x86::pair_product(a, b, sum, rows, n, k) };
+    }
+    for i in 0..rows {
+        for j in 0..n {
+            let mut s = 0i32;
+            for p in 0..k / 2 {
+                let (x0, x1) = (i32::from(a[i * k + 2 * p]), i32::from(a[i * k + 2 * p + 1]));
+                let at = p * 2 * n + 2 * j;
+                s = s
+                    .wrapping_add(x0 * i32::from(b[at]))
+                    .wrapping_add(x1 * i32::from(b[at + 1]));
+            }
+            sum[i * n + j] = s;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    use std::sync::OnceLock;
+
+    use super::HALF;
+
+    /// Rows of `d` a block keeps in registers.
+    const ROWS: usize = 4;
+
+    /// Whether the CPU has AVX2, FMA and F16C (asked once).
+    pub(super) fn has_f16c_fma() -> bool {
+        static HAS: OnceLock<bool> = OnceLock::new();
+        *HAS.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("f16c")
+        })
+    }
+
+    /// Where `rows_product` reads `C` and writes `D`: component offsets into the file, and
+    /// whether each is f16 (else f32).
+    pub(super) struct Edges<'a> {
+        pub c: &'a [usize],
+        pub d: &'a [usize],
+        pub c_half: bool,
+        pub d_half: bool,
+    }
+
+    /// `D = A·B + C` for one half, `C` and `D` in register rows (see `HalfProduct::run_rows`).
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C; `a` and `b` hold `rows × k` and `k × n` values; `n % 8 == 0`; every
+    /// offset of `edges` is followed by 16 components inside `file`, and there are
+    /// `rows · n / 16` of each.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn rows_product(
+        a: &[f32],
+        b: &[f32],
+        file: &mut [u8],
+        edges: Edges<'_>,
+        rows: usize,
+        n: usize,
+        k: usize,
+    ) {
+        let (a, b, file) = (a.as_ptr(), b.as_ptr(), file.as_mut_ptr());
+        // Element (r, col) of C or D: component (r·n + col) / 16, lane (r·n + col) % 16 (a run
+        // of 8 columns never crosses a component: n and col are multiples of 8).
+        let at = |offsets: &[usize], half: bool, r: usize, col: usize| {
+            let e = r * n + col;
+            offsets[e / HALF] + (e % HALF) * if half { 2 } else { 4 }
+        };
+        let mut col = 0;
+        while col < n {
+            let wide = n - col >= 16;
+            let w = if wide { 2 } else { 1 };
+            let mut row = 0;
+            while row < rows {
+                let r = ROWS.min(rows - row);
+                let mut acc = [[_mm256_setzero_ps(); 2]; ROWS];
+                // SAFETY: the offsets come from `edges` (16 components each, inside `file`).
+                unsafe {
+                    for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                        for (v, x) in acc.iter_mut().enumerate().take(w) {
+                            let p = file.add(at(edges.c, edges.c_half, row + i, col + 8 * v));
+                            *x = if edges.c_half {
+                                _mm256_cvtph_ps(_mm_loadu_si128(p.cast()))
+                            } else {
+                                _mm256_loadu_ps(p.cast())
+                            };
+                        }
+                    }
+                    if wide {
+                        accumulate::<2>(a, b, &mut acc, row, r, col, n, k);
+                    } else {
+                        accumulate::<1>(a, b, &mut acc, row, r, col, n, k);
+                    }
+                    for (i, acc) in acc.iter().enumerate().take(r) {
+                        for (v, x) in acc.iter().enumerate().take(w) {
+                            let p = file.add(at(edges.d, edges.d_half, row + i, col + 8 * v));
+                            if edges.d_half {
+                                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(*x);
+                                _mm_storeu_si128(p.cast(), h);
+                            } else {
+                                _mm256_storeu_ps(p.cast(), *x);
+                            }
+                        }
+                    }
+                }
+                row += r;
+            }
+            col += 8 * w;
+        }
+    }
+
+    /// `acc[i][v] += Σ_k a[row + i][k] · b[k][col + 8v ..]` for `i < r`, `k` ascending.
+    ///
+    /// # Safety
+    /// As [`rows_product`], with the block inside `a` and `b`.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn accumulate<const W: usize>(
+        a: *const f32,
+        b: *const f32,
+        acc: &mut [[__m256; 2]; ROWS],
+        row: usize,
+        r: usize,
+        col: usize,
+        n: usize,
+        k: usize,
+    ) {
+        // SAFETY: inside `a` and `b` (the caller's contract).
+        unsafe {
+            let mut regs = [[_mm256_setzero_ps(); W]; ROWS];
+            for (i, regs) in regs.iter_mut().enumerate() {
+                regs.copy_from_slice(&acc[i][..W]);
+            }
+            if r == ROWS {
+                for kk in 0..k {
+                    let mut bv = [_mm256_setzero_ps(); W];
+                    for (v, x) in bv.iter_mut().enumerate() {
+                        *x = _mm256_loadu_ps(b.add(kk * n + col + 8 * v));
+                    }
+                    for (i, regs) in regs.iter_mut().enumerate() {
+                        let x = _mm256_broadcast_ss(&*a.add((row + i) * k + kk));
+                        for (v, y) in regs.iter_mut().enumerate() {
+                            *y = _mm256_fmadd_ps(x, bv[v], *y);
+                        }
+                    }
+                }
+            } else {
+                for kk in 0..k {
+                    let mut bv = [_mm256_setzero_ps(); W];
+                    for (v, x) in bv.iter_mut().enumerate() {
+                        *x = _mm256_loadu_ps(b.add(kk * n + col + 8 * v));
+                    }
+                    for (i, regs) in regs.iter_mut().enumerate().take(r) {
+                        let x = _mm256_broadcast_ss(&*a.add((row + i) * k + kk));
+                        for (v, y) in regs.iter_mut().enumerate() {
+                            *y = _mm256_fmadd_ps(x, bv[v], *y);
+                        }
+                    }
+                }
+            }
+            for (i, regs) in regs.iter().enumerate() {
+                acc[i][..W].copy_from_slice(regs);
+            }
+        }
+    }
+
+    /// `float_product` for `n` a multiple of 8: blocks of 4 rows × 16 (or 8) columns.
+    ///
+    /// # Safety
+    /// AVX2 and FMA; `a`, `b`, `d` hold `rows × k`, `k × n`, `rows × n` values; `n % 8 == 0`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn float_product(
+        a: &[f32],
+        b: &[f32],
+        d: &mut [f32],
+        rows: usize,
+        n: usize,
+        k: usize,
+    ) {
+        let (a, b, d) = (a.as_ptr(), b.as_ptr(), d.as_mut_ptr());
+        let mut col = 0;
+        while col < n {
+            let wide = n - col >= 16;
+            let mut row = 0;
+            while row < rows {
+                let r = ROWS.min(rows - row);
+                // SAFETY: rows `row..row + r` and columns `col..col + 8·(1 + wide)` are inside
+                // the arrays (the caller's contract).
+                unsafe {
+                    if wide {
+                        float_block::<2>(a, b, d, row, r, col, n, k);
+                    } else {
+                        float_block::<1>(a, b, d, row, r, col, n, k);
+                    }
+                }
+                row += r;
+            }
+            col += if wide { 16 } else { 8 };
+        }
+    }
+
+    /// Rows `row..row + r` (r ≤ 4) × columns `col..col + 8·W` of `d`.
+    ///
+    /// # Safety
+    /// As [`float_product`], with the block inside the arrays.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn float_block<const W: usize>(
+        a: *const f32,
+        b: *const f32,
+        d: *mut f32,
+        row: usize,
+        r: usize,
+        col: usize,
+        n: usize,
+        k: usize,
+    ) {
+        // SAFETY: every offset below is inside the block (the caller's contract).
+        unsafe {
+            let mut acc = [[_mm256_setzero_ps(); W]; ROWS];
+            for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                for (v, x) in acc.iter_mut().enumerate() {
+                    *x = _mm256_loadu_ps(d.add((row + i) * n + col + 8 * v));
+                }
+            }
+            for kk in 0..k {
+                let mut bv = [_mm256_setzero_ps(); W];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = _mm256_loadu_ps(b.add(kk * n + col + 8 * v));
+                }
+                for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                    let x = _mm256_broadcast_ss(&*a.add((row + i) * k + kk));
+                    for (v, y) in acc.iter_mut().enumerate() {
+                        *y = _mm256_fmadd_ps(x, bv[v], *y);
+                    }
+                }
+            }
+            for (i, acc) in acc.iter().enumerate().take(r) {
+                for (v, x) in acc.iter().enumerate() {
+                    _mm256_storeu_ps(d.add((row + i) * n + col + 8 * v), *x);
+                }
+            }
+        }
+    }
+
+    /// `pair_product` for `n` a multiple of 8.
+    ///
+    /// # Safety
+    /// AVX2; `a`, `b`, `sum` hold `rows × k`, `k × n`, `rows × n` values; `n % 8 == 0`, `k`
+    /// even.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn pair_product(
+        a: &[i16],
+        b: &[i16],
+        sum: &mut [i32],
+        rows: usize,
+        n: usize,
+        k: usize,
+    ) {
+        let (a, b, s) = (a.as_ptr(), b.as_ptr(), sum.as_mut_ptr());
+        let mut col = 0;
+        while col < n {
+            let wide = n - col >= 16;
+            let mut row = 0;
+            while row < rows {
+                let r = ROWS.min(rows - row);
+                // SAFETY: as in `float_product`.
+                unsafe {
+                    if wide {
+                        pair_block::<2>(a, b, s, row, r, col, n, k);
+                    } else {
+                        pair_block::<1>(a, b, s, row, r, col, n, k);
+                    }
+                }
+                row += r;
+            }
+            col += if wide { 16 } else { 8 };
+        }
+    }
+
+    /// # Safety
+    /// As [`pair_product`], with the block inside the arrays.
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn pair_block<const W: usize>(
+        a: *const i16,
+        b: *const i16,
+        s: *mut i32,
+        row: usize,
+        r: usize,
+        col: usize,
+        n: usize,
+        k: usize,
+    ) {
+        // SAFETY: every offset below is inside the block (the caller's contract).
+        unsafe {
+            let mut acc = [[_mm256_setzero_si256(); W]; ROWS];
+            for p in 0..k / 2 {
+                let mut bv = [_mm256_setzero_si256(); W];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    // Columns col + 8v .. + 8, both rows of the pair: 16 i16.
+                    *x = _mm256_loadu_si256(b.add(p * 2 * n + 2 * (col + 8 * v)).cast());
+                }
+                for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                    let pair = a.add((row + i) * k + 2 * p).cast::<i32>().read_unaligned();
+                    let x = _mm256_set1_epi32(pair);
+                    for (v, y) in acc.iter_mut().enumerate() {
+                        *y = _mm256_add_epi32(*y, _mm256_madd_epi16(x, bv[v]));
+                    }
+                }
+            }
+            for (i, acc) in acc.iter().enumerate().take(r) {
+                for (v, x) in acc.iter().enumerate() {
+                    _mm256_storeu_si256(s.add((row + i) * n + col + 8 * v).cast(), *x);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every listed form and a few others (mixed signedness, saturation, an i64 path form), on
+    /// random operands, against [`MulAdd::reference`].
+    #[test]
+    fn half_product_matches_the_reference() {
+        use ComponentType::*;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let form = |m, n, k, a, c, result, operands| MulAdd {
+            m,
+            n,
+            k,
+            a,
+            b: a,
+            c,
+            result,
+            operands,
+        };
+        for form in [
+            form(16, 16, 16, Float16, Float32, Float32, 0),
+            form(16, 16, 16, Float16, Float16, Float16, 0),
+            form(16, 8, 16, Float16, Float32, Float32, 0),
+            form(16, 8, 8, Float16, Float16, Float16, 0),
+            form(16, 16, 16, BFloat16, Float32, Float32, 0),
+            form(16, 16, 8, Float32, Float32, Float32, 0),
+            form(16, 16, 16, Float32, Float32, Float32, 0),
+            form(16, 16, 32, SInt8, SInt32, SInt32, 0xf),
+            form(16, 8, 32, SInt8, SInt32, SInt32, 0xf),
+            form(16, 16, 32, UInt8, UInt32, UInt32, 0),
+            form(16, 8, 32, UInt8, UInt32, UInt32, 0x10),
+            form(16, 16, 32, SInt8, SInt32, SInt32, 0x1f),
+            // A signed, B unsigned.
+            form(16, 16, 32, SInt8, SInt32, SInt32, 0xd),
+            // 16-bit integers take the i64 path.
+            form(16, 16, 16, SInt16, SInt32, SInt32, 0xf),
+            // A shape the kernels do not block (n = 4).
+            form(16, 4, 8, Float16, Float32, Float32, 0),
+        ] {
+            form.check().unwrap();
+            let (rows, n, k) = (8, form.n as usize, form.k as usize);
+            let mut raw = |ty: ComponentType, len: usize, big: bool| -> Vec<u64> {
+                (0..len)
+                    .map(|_| {
+                        let v = next();
+                        if ty.is_float() {
+                            ty.float_bits(((v % 17) as f64 - 8.0) * 0.25)
+                        } else if big {
+                            // C near the limits, for saturation.
+                            let edge = if v % 2 == 0 {
+                                u64::MAX - 9
+                            } else {
+                                0x7fff_fff0
+                            };
+                            edge.wrapping_add(v % 20)
+                        } else {
+                            v
+                        }
+                    })
+                    .map(|v| ty.int_bits_raw(v))
+                    .collect()
+            };
+            let (a, b, c) = (
+                raw(form.a, rows * k, false),
+                raw(form.b, k * n, false),
+                raw(form.c, rows * n, true),
+            );
+            let want = form.reference(&a, &b, &c);
+            let mut p = HalfProduct::default();
+            // Twice, so that reused arrays are checked too.
+            for _ in 0..2 {
+                p.begin(&form);
+                let row = |ty: ComponentType, v: &[u64]| -> Vec<u8> {
+                    v.iter()
+                        .flat_map(|x| x.to_le_bytes()[..ty.bytes()].to_vec())
+                        .collect()
+                };
+                for (which, (ty, v)) in [(form.a, &a), (form.b, &b), (form.c, &c)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    for i in 0..v.len() / HALF {
+                        p.set(which, i, &row(ty, &v[i * HALF..(i + 1) * HALF]));
+                    }
+                }
+                p.run();
+                let es = form.result.bytes();
+                for i in 0..want.len() / HALF {
+                    let mut out = vec![0u8; HALF * es];
+                    p.get(i, &mut out);
+                    for lane in 0..HALF {
+                        assert_eq!(
+                            form.result.load(&out[lane * es..]),
+                            want[i * HALF + lane],
+                            "{form:?} component {i} lane {lane}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `run_rows` against the reference for every float form, with its rows scattered through
+    /// a file, and with `D` in `C`'s registers.
+    #[test]
+    fn row_products_match_the_reference() {
+        use ComponentType::*;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let forms = [
+            (16, 16, 16, Float16, Float32, Float32),
+            (16, 16, 16, Float16, Float16, Float16),
+            (16, 8, 16, Float16, Float32, Float32),
+            (16, 8, 8, Float16, Float16, Float16),
+            (16, 16, 16, BFloat16, Float32, Float32),
+            (16, 16, 8, Float32, Float32, Float32),
+        ];
+        for (m, n, k, ab, c, result) in forms {
+            for same in [false, true] {
+                let form = MulAdd {
+                    m,
+                    n,
+                    k,
+                    a: ab,
+                    b: ab,
+                    c,
+                    result,
+                    operands: 0,
+                };
+                let (rows, n, k) = (8usize, n as usize, k as usize);
+                let mut raw = |ty: ComponentType, len: usize| -> Vec<u64> {
+                    (0..len)
+                        .map(|_| ty.float_bits(((next() % 33) as f64 - 16.0) * 0.125))
+                        .collect()
+                };
+                let (a, b, cv) = (raw(ab, rows * k), raw(ab, k * n), raw(c, rows * n));
+                let want = form.reference(&a, &b, &cv);
+                // Components at scattered 64-byte-aligned places of one file.
+                let mut file = vec![0u8; 64 * 256];
+                let mut next_row = 3usize;
+                let mut place = |values: &[u64], ty: ComponentType, file: &mut [u8]| {
+                    let es = ty.bytes();
+                    values
+                        .chunks(HALF)
+                        .map(|chunk| {
+                            let at = next_row * 64 + 32 * (next_row % 2);
+                            next_row += 3;
+                            for (j, v) in chunk.iter().enumerate() {
+                                file[at + j * es..at + (j + 1) * es]
+                                    .copy_from_slice(&v.to_le_bytes()[..es]);
+                            }
+                            at
+                        })
+                        .collect::<Vec<usize>>()
+                };
+                let (ao, bo, co) = (
+                    place(&a, ab, &mut file),
+                    place(&b, ab, &mut file),
+                    place(&cv, c, &mut file),
+                );
+                let dof = if same && c == result {
+                    co.clone()
+                } else {
+                    place(&vec![0; rows * n], result, &mut file)
+                };
+                let mut p = HalfProduct::default();
+                let rows_at = Rows {
+                    a: &ao,
+                    b: &bo,
+                    c: &co,
+                    d: &dof,
+                };
+                if !p.run_rows(&form, &mut file, rows_at) {
+                    // No AVX2/FMA/F16C here: nothing to compare.
+                    return;
+                }
+                let es = result.bytes();
+                for (i, &o) in dof.iter().enumerate() {
+                    for lane in 0..HALF {
+                        assert_eq!(
+                            result.load(&file[o + lane * es..]),
+                            want[i * HALF + lane],
+                            "{form:?} component {i} lane {lane}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
