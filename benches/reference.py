@@ -7,7 +7,8 @@ checked once against a plain-Python/numpy definition before timing. Every worklo
 warm up, then repeatedly for at least --min-time seconds (at least 5, at most 100 times); the
 median and the best time are reported.
 
-Threads: the shader workloads run numpy on one thread, as the plain-Rust references do: its
+Threads: the shader workloads (and the cooperative ones, unless OPENBLAS_NUM_THREADS is set:
+`cargo xtask bench-compare` sets it to 1 and to every CPU in turn) run numpy on one thread, as the plain-Rust references do: its
 elementwise loops are single-threaded anyway, and its BLAS (the dense layer's matmul) is
 limited to one thread unless OPENBLAS_NUM_THREADS is set (with two threads on a busy 2-core
 machine, OpenBLAS's gemv took 0.04 or 12 ms from one run to the next). The data graph workloads
@@ -210,6 +211,65 @@ def dense():
     return run, check
 
 
+def coopvec_mlp():
+    # benches/cooperative.rs's MLP: 1 048 576 vectors of 64, 4 layers 64→64 with bias, relu
+    # between. In float32: numpy has no float16 GEMM (np.matmul on float16 is a loop ~100×
+    # slower), so a numpy user keeps float32 and gets OpenBLAS's sgemm.
+    n, width, layers = 1 << 20, 64, 4
+    rng = np.random.default_rng(5)
+    x = (rng.integers(0, 17, (n, width)) / 16 - 0.5).astype(np.float32)
+    wt = [(rng.integers(0, 17, (width, width)) / 64 - 0.125).astype(np.float32).T.copy()
+          for _ in range(layers)]
+    bias = [(rng.integers(0, 17, width) / 16 - 0.5).astype(np.float32) for _ in range(layers)]
+    bufs = [np.empty((n, width), np.float32), np.empty((n, width), np.float32)]
+
+    def run():
+        h = x
+        for layer in range(layers):
+            out = bufs[layer % 2]
+            np.matmul(h, wt[layer], out=out)
+            np.add(out, bias[layer], out=out)
+            if layer + 1 < layers:
+                np.maximum(out, 0, out=out)
+            h = out
+
+    def check():
+        v = x[12345].astype(np.float64)
+        for layer in range(layers):
+            v = v @ wt[layer].astype(np.float64) + bias[layer]
+            if layer + 1 < layers:
+                v = np.maximum(v, 0)
+        assert np.abs(bufs[(layers - 1) % 2][12345] - v).max() <= 1e-4
+
+    return run, check
+
+
+def _sgemm():
+    # C = A·B, 1024³ in float32: OpenBLAS's sgemm, what both cooperative-matrix GEMMs of
+    # benches/cooperative.rs (float16 and int8 inputs) are compared with.
+    n = 1024
+    rng = np.random.default_rng(6)
+    a = (rng.integers(0, 17, (n, n)) / 16 - 0.5).astype(np.float32)
+    b = (rng.integers(0, 17, (n, n)) / 16 - 0.5).astype(np.float32)
+    c = np.empty((n, n), np.float32)
+
+    def run():
+        np.matmul(a, b, out=c)
+
+    def check():
+        assert abs(float(c[3, 5]) - float(a[3].astype(np.float64) @ b[:, 5])) <= 1e-3
+
+    return run, check
+
+
+def coopmat_gemm_f16():
+    return _sgemm()
+
+
+def coopmat_gemm_s8():
+    return _sgemm()
+
+
 def graph_add():
     shape = (1, 4096, 4096)
     rng = np.random.default_rng(1)
@@ -317,6 +377,9 @@ WORKLOADS = {
         rgba_swizzle,
         f16_add,
         dense,
+        coopvec_mlp,
+        coopmat_gemm_f16,
+        coopmat_gemm_s8,
         graph_add,
         graph_matmul,
         graph_conv2d,

@@ -14,6 +14,10 @@ use crate::{
 
 /// `VK_ARM_data_graph`.
 pub const DATA_GRAPH_EXTENSION_NAME: &str = "VK_ARM_data_graph";
+/// `VK_KHR_cooperative_matrix`.
+pub const COOPERATIVE_MATRIX_EXTENSION_NAME: &str = "VK_KHR_cooperative_matrix";
+/// `VK_NV_cooperative_vector`.
+pub const COOPERATIVE_VECTOR_EXTENSION_NAME: &str = "VK_NV_cooperative_vector";
 
 /// A device with `VK_ARM_tensors` and synchronization2 (and, from [`BenchGpu::open_data_graph`],
 /// `VK_ARM_data_graph`), one compute queue, a command pool and a fence, on whichever driver the
@@ -21,8 +25,9 @@ pub const DATA_GRAPH_EXTENSION_NAME: &str = "VK_ARM_data_graph";
 ///
 /// The shader arithmetic and storage features that shaders of the benches and of the
 /// `spirv-tests` corpus use are enabled where the driver reports them: `shaderInt8/16/64`,
-/// `shaderFloat16/64`, 8- and 16-bit storage, `vulkanMemoryModel`, and `VK_KHR_shader_bfloat16`
-/// and `VK_EXT_shader_float8` when advertised.
+/// `shaderFloat16/64`, 8- and 16-bit storage, `vulkanMemoryModel`, and `VK_KHR_shader_bfloat16`,
+/// `VK_EXT_shader_float8`, `VK_KHR_cooperative_matrix` and `VK_NV_cooperative_vector` (with
+/// their features) when advertised.
 pub struct BenchGpu {
     _entry: Entry,
     /// The instance.
@@ -41,6 +46,8 @@ pub struct BenchGpu {
     pub name: String,
     /// The tensor features the driver reports (what the bench may enable).
     pub supported: vk::PhysicalDeviceTensorFeaturesARM,
+    /// The subgroup size (`VkPhysicalDeviceSubgroupProperties::subgroupSize`).
+    pub subgroup_size: u32,
     /// The device extensions enabled (`VK_ARM_tensors`, the optional shader types and, for
     /// [`BenchGpu::open_data_graph`], `VK_ARM_data_graph` and its dependencies).
     pub extensions: Vec<String>,
@@ -114,6 +121,11 @@ impl BenchGpu {
                     }
                 )
             });
+        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut props2 = vk::PhysicalDeviceProperties2::builder().push_next(&mut subgroup);
+        // SAFETY: `pd` belongs to `instance`; valid, writable chain.
+        unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
+        let subgroup_size = subgroup.subgroup_size;
         // SAFETY: `pd` belongs to `instance`.
         let (props, memory_properties, families) = unsafe {
             (
@@ -195,7 +207,12 @@ impl BenchGpu {
                 }
             }
         }
-        for optional in ["VK_KHR_shader_bfloat16", "VK_EXT_shader_float8"] {
+        for optional in [
+            "VK_KHR_shader_bfloat16",
+            "VK_EXT_shader_float8",
+            COOPERATIVE_MATRIX_EXTENSION_NAME,
+            COOPERATIVE_VECTOR_EXTENSION_NAME,
+        ] {
             if advertised.iter().any(|e| e == optional) {
                 extensions.push(optional.to_owned());
             }
@@ -204,6 +221,8 @@ impl BenchGpu {
         // What the two optional extensions report (queried only when advertised).
         let mut bf16 = vk::PhysicalDeviceShaderBfloat16FeaturesKHR::default();
         let mut fp8 = vk::PhysicalDeviceShaderFloat8FeaturesEXT::default();
+        let mut coopmat = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+        let mut coopvec = vk::PhysicalDeviceCooperativeVectorFeaturesNV::default();
         {
             let mut query = vk::PhysicalDeviceFeatures2::builder();
             if has("VK_KHR_shader_bfloat16") {
@@ -212,11 +231,19 @@ impl BenchGpu {
             if has("VK_EXT_shader_float8") {
                 query = query.push_next(&mut fp8);
             }
+            if has(COOPERATIVE_MATRIX_EXTENSION_NAME) {
+                query = query.push_next(&mut coopmat);
+            }
+            if has(COOPERATIVE_VECTOR_EXTENSION_NAME) {
+                query = query.push_next(&mut coopvec);
+            }
             // SAFETY: valid, writable chain.
             unsafe { instance.get_physical_device_features2(pd, &mut query) };
         }
         bf16.next = std::ptr::null_mut();
         fp8.next = std::ptr::null_mut();
+        coopmat.next = std::ptr::null_mut();
+        coopvec.next = std::ptr::null_mut();
         // The data graph features, where reported.
         let mut graph_supported = vk::PhysicalDeviceDataGraphFeaturesARM::default();
         let mut m5_supported = vk::PhysicalDeviceMaintenance5Features::default();
@@ -265,6 +292,12 @@ impl BenchGpu {
         if has("VK_EXT_shader_float8") {
             info = info.push_next(&mut fp8);
         }
+        if has(COOPERATIVE_MATRIX_EXTENSION_NAME) {
+            info = info.push_next(&mut coopmat);
+        }
+        if has(COOPERATIVE_VECTOR_EXTENSION_NAME) {
+            info = info.push_next(&mut coopvec);
+        }
         if data_graph {
             info = info.push_next(&mut graph_enabled);
             if has("VK_KHR_maintenance5") {
@@ -295,6 +328,7 @@ impl BenchGpu {
             fence,
             name: device_name(&props),
             supported,
+            subgroup_size,
             extensions,
         }
     }

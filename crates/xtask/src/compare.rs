@@ -5,8 +5,10 @@
 //! (`graph_add`, `graph_matmul`, `graph_conv2d`, `graph_conv2d_i8`) on Tessera, on the same
 //! layered lavapipe (the graph layer implements `VK_ARM_data_graph` there) and in numpy, with their pipelines'
 //! creation times, plus pipeline-creation cost over the spirv-tests corpus
-//! (`benches/pipelines.rs`) and tensor-copy throughput (`benches/tensor_vulkan.rs`), in tables
-//! (printed, and written to `target/bench-compare.md`).
+//! (`benches/pipelines.rs`), tensor-copy throughput (`benches/tensor_vulkan.rs`) and the
+//! cooperative-vector and -matrix workloads of `benches/cooperative.rs` on one core and on every
+//! core (`compare_coop.rs`; `--only coop`), in tables (printed, and written to
+//! `target/bench-compare.md`).
 //!
 //! - **lavapipe 25**: Debian 12's own Mesa is 22.3, 2–6× slower than Mesa 25, which users would
 //!   pick. [`lavapipe25`] adds the `bookworm-backports` suite to apt's sources if missing,
@@ -58,6 +60,9 @@ use serde_json::Value;
 
 use crate::{as_root, cargo, root, run, setup, setup_python_packages};
 
+#[path = "compare_coop.rs"]
+mod cooperative;
+
 /// The shader workloads of `benches/shaders.rs` (also the names `benches/reference.py` knows).
 const SHADERS: &[&str] = &[
     "tensor_add",
@@ -76,8 +81,9 @@ const GRAPHS: &[&str] = &[
     "graph_conv2d",
     "graph_conv2d_i8",
 ];
-/// What `--only` accepts besides the shader workloads and the graphs.
-const OTHERS: &[&str] = &["pipelines", "copies"];
+/// What `--only` accepts besides the shader workloads and the graphs (`coop`: the three
+/// cooperative workloads of `benches/cooperative.rs`, also accepted by name).
+const OTHERS: &[&str] = &["pipelines", "copies", "coop"];
 /// `--quick`: a few minutes.
 const QUICK: &[&str] = &[
     "tensor_add",
@@ -201,6 +207,8 @@ struct Selection {
     graphs: Vec<&'static str>,
     pipelines: bool,
     copies: bool,
+    /// The cooperative workloads (`cooperative::WORKLOADS`).
+    coop: Vec<&'static str>,
 }
 
 impl Selection {
@@ -237,9 +245,15 @@ impl Selection {
                 graphs: GRAPHS.to_vec(),
                 pipelines: true,
                 copies: true,
+                coop: cooperative::WORKLOADS.iter().map(|(n, _)| *n).collect(),
             });
         };
-        let known = |n: &str| SHADERS.contains(&n) || GRAPHS.contains(&n) || OTHERS.contains(&n);
+        let known = |n: &str| {
+            SHADERS.contains(&n)
+                || GRAPHS.contains(&n)
+                || OTHERS.contains(&n)
+                || cooperative::WORKLOADS.iter().any(|(w, _)| *w == n)
+        };
         if let Some(bad) = names.iter().find(|n| !known(n)) {
             return Err(format!(
                 "bench-compare: unknown workload {bad}; known: {:?}",
@@ -261,6 +275,11 @@ impl Selection {
             graphs: chosen(GRAPHS),
             pipelines: names.iter().any(|n| n == "pipelines"),
             copies: names.iter().any(|n| n == "copies"),
+            coop: cooperative::WORKLOADS
+                .iter()
+                .map(|(w, _)| *w)
+                .filter(|w| names.iter().any(|n| n == w || n == "coop"))
+                .collect(),
         })
     }
 }
@@ -966,6 +985,7 @@ struct Report<'a> {
     numpy: &'a BTreeMap<String, f64>,
     /// Plain Rust: workload → ns.
     rust: &'a BTreeMap<&'static str, f64>,
+    coop: &'a cooperative::CoopRun,
     header: Vec<String>,
     notes: Vec<String>,
 }
@@ -1117,9 +1137,13 @@ impl Report<'_> {
                 let _ = writeln!(md, "| {g} | {} | {} | {} |", x(t), x(l), ratio(t, l));
             }
         }
+        if !self.sel.coop.is_empty() {
+            cooperative::markdown(self.coop, &mut md);
+        }
         let notes: Vec<&String> = self
             .notes
             .iter()
+            .chain(&self.coop.notes)
             .chain(&self.jit.notes)
             .chain(&self.interp.notes)
             .chain(&self.graphs.notes)
@@ -1147,6 +1171,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             sel.shaders
                 .iter()
                 .chain(&sel.graphs)
+                .chain(&sel.coop)
                 .copied()
                 .chain(sel.pipelines.then_some("pipelines"))
                 .chain(sel.copies.then_some("copies"))
@@ -1219,6 +1244,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             graphs: Vec::new(),
             pipelines: false,
             copies: false,
+            coop: Vec::new(),
         };
         jit.merge(bench_run(&jit_driver, &one, true, false));
     }
@@ -1270,6 +1296,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         graphs: Vec::new(),
         pipelines: sel.pipelines,
         copies: sel.copies,
+        coop: Vec::new(),
     };
     jit.merge(bench_run(&jit_driver, &rest, true, sel.copies));
     let mut rust = BTreeMap::new();
@@ -1292,6 +1319,11 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         }
         Err(_) => Run::default(),
     };
+    let coop = cooperative::run_all(
+        &sel.coop,
+        python.as_ref().ok().map(|p| p.as_path()),
+        lavapipe.as_ref().ok().map(|(_, env)| env.as_slice()),
+    );
     if !sel.shaders.is_empty() || sel.pipelines || sel.copies {
         header.push(
             "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
@@ -1311,6 +1343,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         graphs: &graphs,
         numpy: &numpy_times,
         rust: &rust,
+        coop: &coop,
         header,
         notes,
     };
@@ -1319,7 +1352,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     let path = root().join("target/bench-compare.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("xtask: written to {}", path.display());
-    if jit.failed || interp.failed || graphs.failed {
+    if jit.failed || interp.failed || graphs.failed || coop.failed {
         return Err("a Tessera benchmark failed (see the notes under the table)".into());
     }
     Ok(())

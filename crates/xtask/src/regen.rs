@@ -140,7 +140,11 @@ fn build_source(
                 .arg("--input")
                 .arg(&input)
                 .arg("--output")
-                .arg(out),
+                .arg(out)
+                // `#include "x.glsl"` names a file beside the source (also for the copy with
+                // the defines, which lives elsewhere).
+                .arg("--include")
+                .arg(src_dir),
         )?;
         if input != path {
             let _ = std::fs::remove_file(&input);
