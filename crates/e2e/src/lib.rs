@@ -81,9 +81,21 @@ pub fn workspace_root() -> PathBuf {
     root.canonicalize().unwrap_or(root)
 }
 
-/// Absolute path of the ICD manifest JSON used by every test.
+/// `TESSERA_E2E_DRIVER`: another driver's ICD manifest to run the loader tests on instead of
+/// Tessera (to compare results with a GPU driver: the first physical device is used, and
+/// `VK_ARM_tensors` only where it is listed).
+pub const OTHER_DRIVER_VAR: &str = "TESSERA_E2E_DRIVER";
+
+/// The manifest of `TESSERA_E2E_DRIVER`, when set.
+pub fn other_driver() -> Option<PathBuf> {
+    std::env::var_os(OTHER_DRIVER_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Absolute path of the ICD manifest JSON used by every test (`TESSERA_E2E_DRIVER`'s when set).
 pub fn manifest_path() -> PathBuf {
-    workspace_root().join("icd-manifest/tessera_icd.json")
+    other_driver().unwrap_or_else(|| workspace_root().join("icd-manifest/tessera_icd.json"))
 }
 
 /// Absolute path of the driver library, as named by the manifest's
@@ -118,8 +130,12 @@ fn json_string_field(text: &str, key: &str) -> Option<String> {
     Some(value[..value.find('"')?].to_owned())
 }
 
-/// Returns the driver library path, panicking with a build hint if it is missing.
+/// Returns the driver library path, panicking with a build hint if it is missing (under
+/// `TESSERA_E2E_DRIVER`, that driver's manifest, unchecked).
 pub fn require_icd() -> PathBuf {
+    if let Some(manifest) = other_driver() {
+        return manifest;
+    }
     let lib = icd_library_path();
     assert!(
         lib.is_file(),
@@ -220,7 +236,7 @@ pub fn tessera_physical_device(instance: &Instance) -> vk::PhysicalDevice {
         // SAFETY: `pd` was just enumerated from `instance`.
         let props = unsafe { instance.get_physical_device_properties(pd) };
         let name = device_name(&props);
-        if name.starts_with(DEVICE_NAME_PREFIX) {
+        if name.starts_with(DEVICE_NAME_PREFIX) || other_driver().is_some() {
             return pd;
         }
         names.push(name);
@@ -502,6 +518,10 @@ impl Ctx {
             .filter(|e| advertised.iter().any(|a| a == *e))
             .map(|e| e.to_string())
             .collect();
+        // Another driver (TESSERA_E2E_DRIVER) may have no tensors: then none are enabled.
+        let tensor_features = tensor_features.filter(|_| {
+            other_driver().is_none() || advertised.iter().any(|a| a == ARM_TENSORS_EXTENSION_NAME)
+        });
         if tensor_features.is_some() {
             enabled_extensions.push(ARM_TENSORS_EXTENSION_NAME.to_owned());
         }
