@@ -47,7 +47,7 @@ const GEMM: usize = 1024;
 const GEMM_TILE: usize = 32;
 
 fn open_gpu() -> Gpu {
-    let gpu = BenchGpu::open(|_| vk::PhysicalDeviceTensorFeaturesARM::default());
+    let gpu = BenchGpu::open_any();
     eprintln!(
         "cooperative: device {:?}, subgroup size {}, extensions {:?}",
         gpu.name, gpu.subgroup_size, gpu.extensions

@@ -48,6 +48,9 @@ pub struct BenchGpu {
     pub supported: vk::PhysicalDeviceTensorFeaturesARM,
     /// The subgroup size (`VkPhysicalDeviceSubgroupProperties::subgroupSize`).
     pub subgroup_size: u32,
+    /// Whether `VK_ARM_tensors` is enabled (always, but for [`BenchGpu::open_any`] on a driver
+    /// without it).
+    pub tensors: bool,
     /// The device extensions enabled (`VK_ARM_tensors`, the optional shader types and, for
     /// [`BenchGpu::open_data_graph`], `VK_ARM_data_graph` and its dependencies).
     pub extensions: Vec<String>,
@@ -67,7 +70,18 @@ impl BenchGpu {
     pub fn open(
         enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
     ) -> BenchGpu {
-        Self::open_with(enable, false)
+        Self::open_with(enable, false, true)
+    }
+
+    /// [`BenchGpu::open`] on a driver that may have no `VK_ARM_tensors` (a GPU's, for the
+    /// cooperative benches): the first device with it, else the first device, without tensors
+    /// ([`BenchGpu::tensors`] says which).
+    pub fn open_any() -> BenchGpu {
+        Self::open_with(
+            |_| vk::PhysicalDeviceTensorFeaturesARM::default(),
+            false,
+            false,
+        )
     }
 
     /// [`BenchGpu::open`] plus `VK_ARM_data_graph` (and `VK_KHR_maintenance5` and
@@ -81,12 +95,13 @@ impl BenchGpu {
     pub fn open_data_graph(
         enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
     ) -> BenchGpu {
-        Self::open_with(enable, true)
+        Self::open_with(enable, true, true)
     }
 
     fn open_with(
         enable: impl FnOnce(&vk::PhysicalDeviceTensorFeaturesARM) -> vk::PhysicalDeviceTensorFeaturesARM,
         data_graph: bool,
+        need_tensors: bool,
     ) -> BenchGpu {
         match std::env::var_os("TESSERA_BENCH_ICD") {
             Some(manifest) => {
@@ -105,12 +120,14 @@ impl BenchGpu {
         // SAFETY: live instance.
         let devices = unsafe { instance.enumerate_physical_devices() }.expect("physical devices");
         let pd = devices
-            .into_iter()
+            .iter()
+            .copied()
             .find(|&pd| {
                 let names = device_extension_names(&instance, pd);
                 names.iter().any(|e| e == ARM_TENSORS_EXTENSION_NAME)
                     && (!data_graph || names.iter().any(|e| e == DATA_GRAPH_EXTENSION_NAME))
             })
+            .or_else(|| devices.first().copied().filter(|_| !need_tensors))
             .unwrap_or_else(|| {
                 panic!(
                     "a physical device with VK_ARM_tensors{} (is the emulation layer enabled?)",
@@ -144,13 +161,17 @@ impl BenchGpu {
             .position(|f| f.queue_flags.contains(wanted))
             .unwrap_or_else(|| panic!("a queue family with {wanted:?}"))
             as u32;
+        let advertised = device_extension_names(&instance, pd);
+        let tensors = advertised.iter().any(|e| e == ARM_TENSORS_EXTENSION_NAME);
         let mut supported = vk::PhysicalDeviceTensorFeaturesARM::default();
         let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::builder()
-            .push_next(&mut supported)
             .push_next(&mut s11)
             .push_next(&mut s12);
+        if tensors {
+            f2 = f2.push_next(&mut supported);
+        }
         // SAFETY: valid, writable chain.
         unsafe { instance.get_physical_device_features2(pd, &mut f2) };
         let s10 = f2.features;
@@ -197,8 +218,11 @@ impl BenchGpu {
                 subgroup_broadcast_dynamic_id
             ) + 4,
         );
-        let advertised = device_extension_names(&instance, pd);
-        let mut extensions = vec![ARM_TENSORS_EXTENSION_NAME.to_owned()];
+        let mut extensions = if tensors {
+            vec![ARM_TENSORS_EXTENSION_NAME.to_owned()]
+        } else {
+            Vec::new()
+        };
         if data_graph {
             extensions.push(DATA_GRAPH_EXTENSION_NAME.to_owned());
             for dep in ["VK_KHR_maintenance5", "VK_KHR_deferred_host_operations"] {
@@ -282,10 +306,12 @@ impl BenchGpu {
             .queue_create_infos(&queue_info)
             .enabled_extension_names(&ext_ptrs)
             .enabled_features(&e10)
-            .push_next(&mut enabled)
             .push_next(&mut sync2)
             .push_next(&mut e11)
             .push_next(&mut e12);
+        if tensors {
+            info = info.push_next(&mut enabled);
+        }
         if has("VK_KHR_shader_bfloat16") {
             info = info.push_next(&mut bf16);
         }
@@ -329,6 +355,7 @@ impl BenchGpu {
             name: device_name(&props),
             supported,
             subgroup_size,
+            tensors,
             extensions,
         }
     }

@@ -629,14 +629,37 @@ impl Ctx {
             info = info.push_next(t);
         }
         let has = |name: &str| enabled_extensions.iter().any(|e| e == name);
+        // The optional extensions' features, as far as the device reports them (another
+        // driver, under TESSERA_E2E_DRIVER, may lack some).
+        let mut bf16_supported = vk::PhysicalDeviceShaderBfloat16FeaturesKHR::default();
+        let mut fp8_supported = vk::PhysicalDeviceShaderFloat8FeaturesEXT::default();
+        let mut vector_supported = vk::PhysicalDeviceCooperativeVectorFeaturesNV::default();
+        let mut matrix_supported = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+        {
+            let mut query = vk::PhysicalDeviceFeatures2::builder();
+            if has("VK_KHR_shader_bfloat16") {
+                query = query.push_next(&mut bf16_supported);
+            }
+            if has("VK_EXT_shader_float8") {
+                query = query.push_next(&mut fp8_supported);
+            }
+            if has("VK_NV_cooperative_vector") {
+                query = query.push_next(&mut vector_supported);
+            }
+            if has("VK_KHR_cooperative_matrix") {
+                query = query.push_next(&mut matrix_supported);
+            }
+            // SAFETY: the chain is made of valid, writable structs of enabled extensions.
+            unsafe { instance.get_physical_device_features2(physical_device, &mut query) };
+        }
         let mut bf16 = vk::PhysicalDeviceShaderBfloat16FeaturesKHR {
-            shader_b_float16_type: vk::TRUE,
-            shader_b_float_16dot_product: vk::TRUE,
-            shader_b_float16_cooperative_matrix: vk::TRUE,
+            shader_b_float16_type: bf16_supported.shader_b_float16_type,
+            shader_b_float_16dot_product: bf16_supported.shader_b_float_16dot_product,
+            shader_b_float16_cooperative_matrix: bf16_supported.shader_b_float16_cooperative_matrix,
             ..Default::default()
         };
         let mut fp8 = vk::PhysicalDeviceShaderFloat8FeaturesEXT {
-            shader_float8: vk::TRUE,
+            shader_float8: fp8_supported.shader_float8,
             ..Default::default()
         };
         if shader_features && has("VK_KHR_shader_bfloat16") {
@@ -646,16 +669,17 @@ impl Ctx {
             info = info.push_next(&mut fp8);
         }
         let mut coop_vector = vk::PhysicalDeviceCooperativeVectorFeaturesNV {
-            cooperative_vector: vk::TRUE,
-            cooperative_vector_training: vk::TRUE,
+            cooperative_vector: vector_supported.cooperative_vector,
+            cooperative_vector_training: vector_supported.cooperative_vector_training,
             ..Default::default()
         };
         if shader_features && has("VK_NV_cooperative_vector") {
             info = info.push_next(&mut coop_vector);
         }
         let mut coop_matrix = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR {
-            cooperative_matrix: vk::TRUE,
-            cooperative_matrix_robust_buffer_access: vk::TRUE,
+            cooperative_matrix: matrix_supported.cooperative_matrix,
+            cooperative_matrix_robust_buffer_access: matrix_supported
+                .cooperative_matrix_robust_buffer_access,
             ..Default::default()
         };
         if shader_features && has("VK_KHR_cooperative_matrix") {
