@@ -153,7 +153,7 @@ form("f16_inferencing_transpose", 32, 24, "f16", "f16", "f16", "f16", bias="f16"
 form("f16_training_relu", 24, 40, "f16", "f16", "f16", "f16", layout="training", relu=True)
 form("f32_col", 13, 7, "f32", "f32", "f32", "f32", bias="f32", layout="col")
 form("s8_row", 40, 20, "i8", "i8", "i8", "i32", bias="i32")
-form("u8_u8_u32_inferencing", 33, 17, "u8", "u8", "u8", "u32", bias="u32", layout="inferencing")
+form("u8_u8_inferencing", 33, 17, "u8", "u8", "u8", "i32", bias="i32", layout="inferencing")
 form("packed_inferencing", 35, 9, "u32", "i8packed", "i8", "i32", bias="i32",
      layout="inferencing", packed=True)
 form("f32_as_s8_training", 16, 8, "f32", "i8", "i8", "i32", bias="i32", layout="training")
