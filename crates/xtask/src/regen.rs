@@ -142,9 +142,12 @@ fn build_source(
                 .arg("--output")
                 .arg(out)
                 // `#include "x.glsl"` names a file beside the source (also for the copy with
-                // the defines, which lives elsewhere).
+                // the defines, which lives elsewhere). The include path lands in the module's
+                // OpString, so it is given relative to the root, where glslc runs: the output
+                // must not depend on where the clone lives.
                 .arg("--include")
-                .arg(src_dir),
+                .arg(src_dir.strip_prefix(root()).unwrap_or(src_dir))
+                .current_dir(root()),
         )?;
         if input != path {
             let _ = std::fs::remove_file(&input);
