@@ -181,8 +181,10 @@ impl HalfProduct {
                             .is_some_and(|end| end <= file.len())
                     })
             };
-            if !(form.is_float()
-                && staged(form.a)
+            if !form.is_float() {
+                return self.run_rows_int(form, file, rows);
+            }
+            if !(staged(form.a)
                 && staged(form.b)
                 && edge(form.c)
                 && edge(form.result)
@@ -234,6 +236,120 @@ impl HalfProduct {
             let _ = (form, file, rows);
             false
         }
+    }
+
+    /// [`Self::run_rows`] for the 8-bit integer forms with 32-bit `C` and result (every listed
+    /// integer form): `A` widened to i16 and `B` into pairs straight from the rows, the exact
+    /// `vpmaddwd` sums, then `C` added (wrapping or saturating) into `D`'s rows. False, with
+    /// nothing written, for another form or when a row lies outside `file`.
+    fn run_rows_int(&mut self, form: &MulAdd, file: &mut [u8], rows: Rows<'_>) -> bool {
+        let (half_rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
+        let fits = |offsets: &[usize], es: usize, elements: usize| {
+            offsets.len() * HALF == elements
+                && offsets.iter().all(|&o| {
+                    o.checked_add(HALF * es)
+                        .is_some_and(|end| end <= file.len())
+                })
+        };
+        if !(form.a.bytes() == 1
+            && form.b.bytes() == 1
+            && form.c.bytes() == 4
+            && form.result.bytes() == 4
+            && k.is_multiple_of(2)
+            && k <= MAX_INT_K
+            && n.is_multiple_of(8)
+            && fits(rows.a, 1, half_rows * k)
+            && fits(rows.b, 1, k * n)
+            && fits(rows.c, 4, half_rows * n)
+            && fits(rows.d, 4, half_rows * n))
+        {
+            return false;
+        }
+        fit(&mut self.a16, half_rows * k);
+        fit(&mut self.b16, k * n);
+        fit(&mut self.sum, half_rows * n);
+        let widen = |signed: bool, byte: u8| {
+            if signed {
+                i16::from(byte as i8)
+            } else {
+                i16::from(byte)
+            }
+        };
+        let a_signed = form.signed(operands::A_SIGNED);
+        for (i, &o) in rows.a.iter().enumerate() {
+            for (d, &x) in self.a16[i * HALF..(i + 1) * HALF]
+                .iter_mut()
+                .zip(&file[o..o + HALF])
+            {
+                *d = widen(a_signed, x);
+            }
+        }
+        // Element e = (row kk, column c) of B goes to pair kk / 2, column c, slot kk % 2.
+        let b_signed = form.signed(operands::B_SIGNED);
+        if n.is_multiple_of(HALF) {
+            // Component i is row 16i / n, columns (16i mod n)..+16: rows kk and kk + 1 of a
+            // block of 16 columns interleave into 32 consecutive i16.
+            let blocks = n / HALF;
+            for (p, out) in self.b16.chunks_exact_mut(2 * n).enumerate() {
+                for (cb, out) in out.chunks_exact_mut(2 * HALF).enumerate() {
+                    let (even, odd) = (
+                        rows.b[2 * p * blocks + cb],
+                        rows.b[(2 * p + 1) * blocks + cb],
+                    );
+                    let (even, odd) = (&file[even..even + HALF], &file[odd..odd + HALF]);
+                    for ((pair, &x), &y) in out.chunks_exact_mut(2).zip(even).zip(odd) {
+                        pair[0] = widen(b_signed, x);
+                        pair[1] = widen(b_signed, y);
+                    }
+                }
+            }
+        } else {
+            let (mut kk, mut c) = (0, 0);
+            for &o in rows.b {
+                for &x in &file[o..o + HALF] {
+                    self.b16[(kk / 2) * 2 * n + 2 * c + kk % 2] = widen(b_signed, x);
+                    c += 1;
+                    if c == n {
+                        (kk, c) = (kk + 1, 0);
+                    }
+                }
+            }
+        }
+        pair_product(&self.a16, &self.b16, &mut self.sum, half_rows, n, k);
+        let (c_signed, saturating) = (
+            form.signed(operands::C_SIGNED),
+            form.signed(operands::SATURATING),
+        );
+        let (lo, hi) = if form.signed(operands::RESULT_SIGNED) {
+            (i64::from(i32::MIN), i64::from(i32::MAX))
+        } else {
+            (0, i64::from(u32::MAX))
+        };
+        let mut values = [0u32; HALF];
+        for ((&co, &dof), sums) in rows.c.iter().zip(rows.d).zip(self.sum.chunks_exact(HALF)) {
+            for ((v, raw), &sum) in values
+                .iter_mut()
+                .zip(file[co..co + 4 * HALF].chunks_exact(4))
+                .zip(sums)
+            {
+                let raw = u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]);
+                *v = if saturating {
+                    let c = if c_signed {
+                        i64::from(raw as i32)
+                    } else {
+                        i64::from(raw)
+                    };
+                    (i64::from(sum) + c).clamp(lo, hi) as u32
+                } else {
+                    // The low 32 bits of the sum, whatever the signedness.
+                    raw.wrapping_add(sum as u32)
+                };
+            }
+            for (out, v) in file[dof..dof + 4 * HALF].chunks_exact_mut(4).zip(values) {
+                out.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        true
     }
 
     /// Multiplies.

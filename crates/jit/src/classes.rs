@@ -9,7 +9,8 @@
 //! The classes are flow-insensitive (one per register, the join over all its definitions), so
 //! compiled code keeps each register in one representation everywhere. Built-ins get their
 //! class from the lane grouping ([`builtin_classes`]); the fixed point then runs over the ops and
-//! edge copies.
+//! edge copies. The local invocation index, when chunks are aligned to it, also makes the
+//! subgroup id uniform and the subgroup invocation id affine ([`aligned_index`]).
 
 use tessera_spirv::alu::{self, Conv, IBin};
 use tessera_spirv::exec::GroupShape;
@@ -158,6 +159,7 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
         }
         p
     };
+    let aligned = aligned_index(ir, shape);
     for _ in 0..64 {
         let mut changed = false;
         let mut set = |cls: &mut Vec<Class>, r: Reg, c: Class| {
@@ -173,7 +175,7 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
         };
         for b in &ir.blocks {
             for op in &b.ops {
-                for (r, c) in results(ir, &cls, op) {
+                for (r, c) in results(ir, &cls, op, aligned) {
                     set(&mut cls, r, c);
                 }
             }
@@ -197,8 +199,29 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
     cls
 }
 
+/// The local invocation index when every chunk's lanes hold `16c .. 16c + 16` of it (the
+/// workgroup size is a multiple of [`LANES`]): then `index >> k` (`k` ≥ 4) and `index / d` (`d` a
+/// multiple of 16) are uniform over a chunk — the subgroup id is one — and `index & (2^k - 1)`
+/// is affine with stride 1 (the subgroup invocation id).
+pub fn aligned_index(ir: &Ir, shape: &GroupShape) -> Option<Reg> {
+    ir.builtins
+        .local_index
+        .filter(|_| (shape.wg_size as usize).is_multiple_of(LANES))
+}
+
+/// The class of `op lhs, rhs` when `lhs` is the [`aligned_index`] and `rhs` the constant `k`
+/// (`width` bits), if the module docs' rules give one besides the general ones.
+pub fn aligned_ibin(op: IBin, width: u32, k: u64) -> Option<Class> {
+    match op {
+        IBin::ShrL if (4..u64::from(width)).contains(&k) => Some(Class::Uniform),
+        IBin::UDiv if k != 0 && k.is_multiple_of(LANES as u64) => Some(Class::Uniform),
+        IBin::And if k >= 15 && wrap(k + 1, width).is_power_of_two() => Some(Class::Affine(1)),
+        _ => None,
+    }
+}
+
 /// The classes an op gives its results.
-fn results(ir: &Ir, cls: &[Class], op: &Op) -> Vec<(Reg, Class)> {
+fn results(ir: &Ir, cls: &[Class], op: &Op, aligned: Option<Reg>) -> Vec<(Reg, Class)> {
     use Class::*;
     let c = |r: Reg| cls[r as usize];
     let bits = |r: Reg| bits_of(ir.reg_types[r as usize]);
@@ -236,6 +259,9 @@ fn results(ir: &Ir, cls: &[Class], op: &Op) -> Vec<(Reg, Class)> {
                     affine(wrap(s.wrapping_mul(k), w))
                 }
                 (IBin::Shl, Affine(s), Const(k)) if k < u64::from(w) => affine(wrap(s << k, w)),
+                (op, Affine(1), Const(k)) if aligned == Some(lhs) => {
+                    aligned_ibin(op, w, k).unwrap_or(Varying)
+                }
                 _ => Varying,
             };
             vec![(dst, r)]
@@ -403,5 +429,41 @@ fn affine(s: u64) -> Class {
         Class::Uniform
     } else {
         Class::Affine(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every class `aligned_ibin` claims holds over each chunk-aligned run of 16 indices.
+    #[test]
+    fn aligned_index_rules_hold() {
+        let mut claims = 0;
+        for op in [IBin::ShrL, IBin::UDiv, IBin::And, IBin::Add] {
+            for k in 0..70u64 {
+                let Some(class) = aligned_ibin(op, 32, k) else {
+                    continue;
+                };
+                claims += 1;
+                for base in (0..4096u64).step_by(LANES) {
+                    let lane0 = alu::ibin(op, 32, base, k);
+                    for i in 0..LANES as u64 {
+                        let want = match class {
+                            Class::Uniform => lane0,
+                            Class::Affine(s) => wrap(lane0 + s * i, 32),
+                            other => panic!("{op:?} {k}: {other:?}"),
+                        };
+                        assert_eq!(
+                            alu::ibin(op, 32, base + i, k),
+                            want,
+                            "{op:?} {k} {base}+{i}"
+                        );
+                    }
+                }
+            }
+        }
+        // ShrL by 4..31, UDiv by 16, 32, 48, 64, And with 15, 31, 63.
+        assert_eq!(claims, 28 + 4 + 3);
     }
 }

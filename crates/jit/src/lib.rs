@@ -17,7 +17,8 @@
 //! for the chunk (`ctx::run_op`). Cooperative-vector and cooperative-matrix ops run as native
 //! kernels (`tessera-coop`, through `ctx::coop` and `Worker::run_coop`): operands to the register
 //! file, the kernel over the chunk (a chunk's matrix-vector products as one GEMM, a half-subgroup's
-//! matrix multiply-add), results back. Sync ops (barriers, subgroup operations, atomics) end a
+//! matrix multiply-add), results back; a row-major cooperative-matrix load at a uniform address
+//! is compiled inline, as vector loads after one range check (`codegen::coop`). Sync ops (barriers, subgroup operations, atomics) end a
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
 //! interpreter, and compiled code resumes the chunks after it (`driver`). When every chunk of a
 //! call waits at the same barrier-only block, compiled code moves them past it itself and runs

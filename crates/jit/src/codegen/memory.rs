@@ -60,7 +60,7 @@ impl Gen<'_> {
 
     /// The (pointer, length) of the window an access to `space` uses, if compiled code reads
     /// it directly.
-    fn window(&mut self, space: Space) -> Option<(Value, Value)> {
+    pub(super) fn window(&mut self, space: Space) -> Option<(Value, Value)> {
         let (table, offset) = match space {
             Space::Buffer {
                 slot,

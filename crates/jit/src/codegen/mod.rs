@@ -27,6 +27,7 @@
 //! during the call) and call the watchdog at zero, through a trampoline that clobbers no
 //! register (`build_poll_trampoline`).
 
+mod coop;
 mod half;
 mod memory;
 mod ops;

@@ -162,9 +162,12 @@ impl Gen<'_> {
             Op::CoopMatVec { .. }
             | Op::CoopOuterProduct { .. }
             | Op::CoopReduceSum { .. }
-            | Op::CoopMatLoad { .. }
             | Op::CoopMatMulAdd { .. } => {
                 self.native_call(op)?;
+                true
+            }
+            Op::CoopMatLoad { .. } => {
+                self.coop_matrix_load(op)?;
                 true
             }
             _ => false,
@@ -309,6 +312,18 @@ impl Gen<'_> {
                     .scalar(&b, if shift { rb } else { bytes })
                     .ok_or("scalar")?;
                 self.ibin_scalar(op, bits, ty, x, y).map(JVal::Uniform)
+            }
+            (JVal::Affine(base, _), JVal::Const(k))
+                if crate::classes::aligned_index(self.ir, &self.shape) == Some(lhs)
+                    && crate::classes::aligned_ibin(op, bits, *k).is_some() =>
+            {
+                // Lane 0's result stands for the chunk (`classes::aligned_index`).
+                let (x, y) = (*base, self.iconst(ty, *k));
+                let x = self.fit(x, ty);
+                self.ibin_scalar(op, bits, ty, x, y).map(|v| match op {
+                    IBin::And => JVal::Affine(v, 1),
+                    _ => JVal::Uniform(v),
+                })
             }
             _ => self.ibin_affine(op, bits, &a, &b, bytes, rb),
         };

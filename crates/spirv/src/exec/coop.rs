@@ -652,11 +652,11 @@ impl Machine<'_> {
     ) {
         use tessera_coop::matrix::HALF;
         let mut p = std::mem::take(&mut self.scratch.half);
-        // The rows' offsets for this chunk (the float forms have at most 16 components an
+        // The rows' offsets for this chunk (every listed form has at most 32 components an
         // operand).
         let mut offsets = [[0usize; 32]; 4];
         let regs = [operands[0], operands[1], operands[2], dsts];
-        if form.is_float() && regs.iter().all(|r| r.len() <= 32) {
+        if regs.iter().all(|r| r.len() <= 32) {
             for (out, regs) in offsets.iter_mut().zip(regs) {
                 for (o, &r) in out.iter_mut().zip(regs) {
                     *o = self.layout.offsets[r as usize]
