@@ -201,14 +201,13 @@ impl HalfProduct {
             fit(&mut self.b, k * n);
             for (offsets, ty, dst) in [(rows.a, form.a, &mut self.a), (rows.b, form.b, &mut self.b)]
             {
+                if ty == ComponentType::Float16 {
+                    crate::float::half_rows_to_f32(file, offsets, dst);
+                    continue;
+                }
                 for (i, &o) in offsets.iter().enumerate() {
                     let src = &file[o..o + HALF * ty.bytes()];
-                    let dst = &mut dst[i * HALF..(i + 1) * HALF];
-                    if ty == ComponentType::Float16 {
-                        crate::float::halves_to_f32(src, dst);
-                    } else {
-                        to_f32(ty, src, dst);
-                    }
+                    to_f32(ty, src, &mut dst[i * HALF..(i + 1) * HALF]);
                 }
             }
             // SAFETY: the CPU has AVX2, FMA and F16C; every row offset of C and D holds 16
