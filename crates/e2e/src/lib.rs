@@ -73,6 +73,9 @@ pub const REQUIRED_DEVICE_EXTENSIONS: &[&str] = &[
     "VK_EXT_shader_float8",
     "VK_NV_cooperative_vector",
     "VK_KHR_cooperative_matrix",
+    "VK_EXT_scalar_block_layout",
+    "VK_KHR_uniform_buffer_standard_layout",
+    "VK_KHR_shader_subgroup_extended_types",
 ];
 
 /// The workspace root (two levels above this crate).
@@ -588,6 +591,9 @@ impl Ctx {
         e12.shader_float16 = want(s12.shader_float16);
         e12.shader_int8 = want(s12.shader_int8);
         e12.vulkan_memory_model = want(s12.vulkan_memory_model);
+        e12.scalar_block_layout = want(s12.scalar_block_layout);
+        e12.uniform_buffer_standard_layout = want(s12.uniform_buffer_standard_layout);
+        e12.shader_subgroup_extended_types = want(s12.shader_subgroup_extended_types);
         let mut e13 = vk::PhysicalDeviceVulkan13Features {
             synchronization2: features.synchronization2.into(),
             maintenance4: features.maintenance4.into(),

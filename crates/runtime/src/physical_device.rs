@@ -298,6 +298,8 @@ fn features() -> Features {
     v12.shader_float16 = true;
     v12.shader_int8 = true;
     v12.imageless_framebuffer = true;
+    // Shaders address buffers at the offsets their decorations give, whatever rules made them.
+    v12.scalar_block_layout = true;
     v12.uniform_buffer_standard_layout = true;
     v12.shader_subgroup_extended_types = true;
     v12.separate_depth_stencil_layouts = true;

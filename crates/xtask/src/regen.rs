@@ -175,6 +175,8 @@ fn validate(tools: &Tools, spv: &Path, env: &str) -> Result<(), String> {
         tools
             .spirv_tool("spirv-val")
             .args(["--target-env", env])
+            // The device has scalarBlockLayout (which covers uniformBufferStandardLayout).
+            .arg("--scalar-block-layout")
             .arg(spv),
     )
 }

@@ -91,12 +91,16 @@ pub enum DeviceExtension {
     KhrShaderBfloat16,
     /// `VK_KHR_shader_float16_int8`.
     KhrShaderFloat16Int8,
+    /// `VK_KHR_shader_subgroup_extended_types`.
+    KhrShaderSubgroupExtendedTypes,
     /// `VK_KHR_storage_buffer_storage_class`.
     KhrStorageBufferStorageClass,
     /// `VK_KHR_synchronization2`.
     KhrSynchronization2,
     /// `VK_KHR_timeline_semaphore`.
     KhrTimelineSemaphore,
+    /// `VK_KHR_uniform_buffer_standard_layout`.
+    KhrUniformBufferStandardLayout,
     /// `VK_KHR_vulkan_memory_model`.
     KhrVulkanMemoryModel,
     /// `VK_EXT_shader_float8`.
@@ -109,6 +113,8 @@ pub enum DeviceExtension {
     ExtPipelineCreationCacheControl,
     /// `VK_EXT_private_data`.
     ExtPrivateData,
+    /// `VK_EXT_scalar_block_layout`.
+    ExtScalarBlockLayout,
 }
 
 /// Every device extension Tessera implements, in the order it lists them.
@@ -224,6 +230,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
         spec_version: 1,
     },
     ExtensionInfo {
+        extension: DeviceExtension::KhrShaderSubgroupExtendedTypes,
+        name: "VK_KHR_shader_subgroup_extended_types",
+        spec_version: 1,
+    },
+    ExtensionInfo {
         extension: DeviceExtension::KhrStorageBufferStorageClass,
         name: "VK_KHR_storage_buffer_storage_class",
         spec_version: 1,
@@ -237,6 +248,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
         extension: DeviceExtension::KhrTimelineSemaphore,
         name: "VK_KHR_timeline_semaphore",
         spec_version: 2,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::KhrUniformBufferStandardLayout,
+        name: "VK_KHR_uniform_buffer_standard_layout",
+        spec_version: 1,
     },
     ExtensionInfo {
         extension: DeviceExtension::KhrVulkanMemoryModel,
@@ -266,6 +282,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
     ExtensionInfo {
         extension: DeviceExtension::ExtPrivateData,
         name: "VK_EXT_private_data",
+        spec_version: 1,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::ExtScalarBlockLayout,
+        name: "VK_EXT_scalar_block_layout",
         spec_version: 1,
     },
 ];

@@ -34,15 +34,18 @@ pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
     ("VK_KHR_map_memory2", None),
     ("VK_KHR_shader_bfloat16", None),
     ("VK_KHR_shader_float16_int8", None),
+    ("VK_KHR_shader_subgroup_extended_types", None),
     ("VK_KHR_storage_buffer_storage_class", None),
     ("VK_KHR_synchronization2", None),
     ("VK_KHR_timeline_semaphore", None),
+    ("VK_KHR_uniform_buffer_standard_layout", None),
     ("VK_KHR_vulkan_memory_model", None),
     ("VK_EXT_shader_float8", None),
     ("VK_NV_cooperative_vector", None),
     ("VK_EXT_host_query_reset", None),
     ("VK_EXT_pipeline_creation_cache_control", None),
     ("VK_EXT_private_data", None),
+    ("VK_EXT_scalar_block_layout", None),
 ];
 
 /// Extensions of [`DEVICE_EXTENSIONS`] that the ABI's registry (vk-1.4.342.xml, what
