@@ -328,6 +328,9 @@ pub unsafe fn chain(p_next: *const c_void) -> Vec<(VkStructureType, *const VkBas
     out
 }
 
+/// `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO` and `VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO`.
+const LOADER_STRUCTURES: [VkStructureType; 2] = [47, 48];
+
 /// Warns when two structures of one type are chained (`VUID-…-sType-unique`). Applications do
 /// this (Arm's scenario-runner chains one feature struct twice) and drivers tolerate it, so it is
 /// not an error: the first structure of each type is used (feature structs are all read).
@@ -336,6 +339,11 @@ pub fn check_unique(
     vuid: &'static str,
 ) -> Result<()> {
     for (i, (s, _)) in links.iter().enumerate() {
+        // The loader's and layers' own structures (`VkLayerInstanceCreateInfo`,
+        // `VkLayerDeviceCreateInfo`, vk_layer.h) come several at a time by design.
+        if LOADER_STRUCTURES.contains(s) {
+            continue;
+        }
         if links[..i].iter().any(|(t, _)| t == s) {
             tracing::warn!("{vuid}: structure {s} is chained twice; the first one is used");
         }

@@ -45,6 +45,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use tessera_spirv::exec::{Backend, Kernel, Worker};
+use tessera_spirv::ir::Op;
 use tessera_spirv::{Program, SpirvError};
 
 pub use classes::LANES;
@@ -115,6 +116,21 @@ impl JitKernel {
 
     pub fn op_counts(&self) -> (usize, usize) {
         (self.out.native_ops, self.data.ops.len())
+    }
+
+    /// The kinds of op compiled code hands to the interpreter (no native lowering; see
+    /// [`fallback_kind`]), with how many of each, most frequent first.
+    pub fn fallbacks(&self) -> Vec<(String, usize)> {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for op in self.data.ops.iter() {
+            let kind = fallback_kind(op);
+            match counts.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((kind, 1)),
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counts
     }
 
     /// The ops compiled code hands to the interpreter (their debug form, operands included).
@@ -344,5 +360,23 @@ impl Kernel for JitKernel {
 
     fn run_groups(&self, worker: &mut Worker<'_, '_>, next: &mut dyn FnMut() -> Option<u64>) {
         driver::run_groups(self, worker, next);
+    }
+}
+
+/// An op's kind as the fallback log names it: the op, and for arithmetic its operation and
+/// widths (what decides whether there is a native lowering).
+pub fn fallback_kind(op: &Op) -> String {
+    match op {
+        Op::IBin { op, width, .. } => format!("ibin {op:?}/{width}"),
+        Op::IUn { op, width, .. } => format!("iun {op:?}/{width}"),
+        Op::FBin { op, width, .. } => format!("fbin {op:?}/{width}"),
+        Op::FUn { op, width, .. } => format!("fun {op:?}/{width}"),
+        Op::FCmp { op, width, .. } => format!("fcmp {op:?}/{width}"),
+        Op::Tern { op, width, .. } => format!("tern {op:?}/{width}"),
+        Op::Conv { op, from, to, .. } => format!("conv {op:?} {from}->{to}"),
+        Op::IDot { in_width, .. } => format!("idot {in_width}-bit"),
+        Op::Load { space, .. } => format!("load {space:?}"),
+        Op::Store { space, .. } => format!("store {space:?}"),
+        other => other.name().to_string(),
     }
 }

@@ -82,27 +82,43 @@ fn queue() -> Option<Sender<Job>> {
 
 fn compile(program: &Program, name: &str) -> Option<Box<dyn Kernel>> {
     match tessera_jit::compile(program) {
-        Ok(k) if k.lockstep().is_some() => {
-            tracing::debug!(
-                "compute shader {name:?}: runs on the interpreter: {}",
-                k.lockstep().unwrap_or_default()
-            );
-            Some(Box::new(k))
-        }
         Ok(k) => {
-            let (native, interpreted) = k.op_counts();
-            tracing::debug!(
-                "compute shader {name:?}: compiled by the JIT in {:.2} ms ({native} ops \
-                 native, {interpreted} through the interpreter)",
-                k.compile_time.as_secs_f64() * 1e3
-            );
+            report(&k, name);
             Some(Box::new(k))
         }
         Err(e) => {
-            tracing::debug!("compute shader {name:?}: runs on the interpreter: {e}");
+            tracing::info!("compute shader {name:?}: runs wholly on the interpreter: {e}");
             None
         }
     }
+}
+
+/// Logs how much of a compiled shader runs natively: at `info` whatever runs on the
+/// interpreter (each kind of op without a native lowering, or why the whole shader does).
+fn report(k: &tessera_jit::JitKernel, name: &str) {
+    let ms = k.compile_time.as_secs_f64() * 1e3;
+    if let Some(why) = k.lockstep() {
+        tracing::info!("compute shader {name:?}: runs wholly on the interpreter: {why}");
+        return;
+    }
+    let (native, interpreted) = k.op_counts();
+    if interpreted == 0 {
+        tracing::debug!(
+            "compute shader {name:?}: compiled by the JIT in {ms:.2} ms ({native} ops)"
+        );
+        return;
+    }
+    let kinds: Vec<String> = k
+        .fallbacks()
+        .iter()
+        .map(|(op, n)| format!("{op} ×{n}"))
+        .collect();
+    tracing::info!(
+        "compute shader {name:?}: compiled by the JIT in {ms:.2} ms; {interpreted} of {} ops have \
+         no native lowering and run on the interpreter: {}",
+        native + interpreted,
+        kinds.join(", ")
+    );
 }
 
 impl Compiled {
@@ -124,7 +140,10 @@ impl Compiled {
         match backend {
             ShaderBackend::Interpreter => slot.finish(None),
             ShaderBackend::Jit => match tessera_jit::compile(program) {
-                Ok(k) => slot.finish(Some(Box::new(k))),
+                Ok(k) => {
+                    report(&k, name);
+                    slot.finish(Some(Box::new(k)))
+                }
                 Err(e) => {
                     return Err(Error::NotSupported(format!(
                         "TESSERA_SHADER_BACKEND=jit and the JIT cannot compile compute shader \

@@ -31,6 +31,7 @@ mod coop;
 mod half;
 mod memory;
 mod ops;
+mod tern;
 mod tile;
 pub(crate) mod values;
 

@@ -7,7 +7,6 @@
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Type, Value};
-use tessera_spirv::alu::Tern;
 use tessera_spirv::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, width_bytes};
 use tessera_spirv::ir::{Op, Reg, Var};
 
@@ -16,7 +15,7 @@ use super::values::{JVal, lane_flags, own_flags, per_vec, scalar_ty, vec_ty};
 use crate::classes::{LANES, wrap};
 
 /// The float type of a float width code, if the JIT computes in it.
-fn float_ty(width: u8) -> Option<Type> {
+pub(super) fn float_ty(width: u8) -> Option<Type> {
     match width {
         32 => Some(F32),
         64 => Some(F64),
@@ -725,23 +724,23 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ floats
 
-    fn bits_to_float(&mut self, x: Value, fty: Type) -> Value {
+    pub(super) fn bits_to_float(&mut self, x: Value, fty: Type) -> Value {
         self.b
             .ins()
             .bitcast(fty, cranelift_codegen::ir::MemFlagsData::new(), x)
     }
 
-    fn float_to_bits(&mut self, x: Value, ity: Type) -> Value {
+    pub(super) fn float_to_bits(&mut self, x: Value, ity: Type) -> Value {
         self.b
             .ins()
             .bitcast(ity, cranelift_codegen::ir::MemFlagsData::new(), x)
     }
 
-    fn vec_to_float(&mut self, x: Value, width: u8) -> Value {
+    pub(super) fn vec_to_float(&mut self, x: Value, width: u8) -> Value {
         self.b.ins().bitcast(float_vec(width), lane_flags(), x)
     }
 
-    fn vec_from_float(&mut self, x: Value, width: u8) -> Value {
+    pub(super) fn vec_from_float(&mut self, x: Value, width: u8) -> Value {
         let bytes = width_bytes(width);
         self.b.ins().bitcast(vec_ty(bytes), lane_flags(), x)
     }
@@ -873,7 +872,7 @@ impl Gen<'_> {
     }
 
     /// `x op y` on float scalars or vectors, as `alu::fbin` defines it.
-    fn fop(&mut self, op: FBin, x: Value, y: Value) -> Value {
+    pub(super) fn fop(&mut self, op: FBin, x: Value, y: Value) -> Value {
         match op {
             FBin::Add => self.b.ins().fadd(x, y),
             FBin::Sub => self.b.ins().fsub(x, y),
@@ -1377,78 +1376,6 @@ impl Gen<'_> {
                 }
             }
         }
-    }
-
-    /// Clamps (`Tern::FClamp`, `NClamp` on f32; `UClamp`, `SClamp` on 8-, 16- and 32-bit
-    /// integers): `min(max(x, lo), hi)` as `alu::tern` computes it. Other ternary ops go to the
-    /// interpreter.
-    fn tern(&mut self, op: Tern, width: u8, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
-        let float = matches!(op, Tern::FClamp | Tern::NClamp) && width == 32;
-        let int = matches!(op, Tern::UClamp | Tern::SClamp) && matches!(width, 8 | 16 | 32);
-        if !(float || int) {
-            return Ok(false);
-        }
-        let bytes = width_bytes(width);
-        let [x, lo, hi] = srcs.map(|r| self.get(r));
-        if let (JVal::Const(a), JVal::Const(b), JVal::Const(c)) = (&x, &lo, &hi) {
-            self.set(dst, JVal::Const(alu::tern(op, width, *a, *b, *c)))?;
-            return Ok(true);
-        }
-        let scalar = x.is_scalar() && lo.is_scalar() && hi.is_scalar();
-        let parts: Vec<(Value, Value, Value)> = if scalar {
-            let s = |g: &mut Self, v: &JVal| g.scalar(v, bytes).ok_or("scalar");
-            vec![(s(self, &x)?, s(self, &lo)?, s(self, &hi)?)]
-        } else {
-            let (xs, ls, hs) = (
-                self.vectors(&x, bytes),
-                self.vectors(&lo, bytes),
-                self.vectors(&hi, bytes),
-            );
-            xs.into_iter()
-                .zip(ls)
-                .zip(hs)
-                .map(|((a, b), c)| (a, b, c))
-                .collect()
-        };
-        let mut out = Vec::with_capacity(parts.len());
-        for (a, l, h) in parts {
-            let r = if float {
-                let (a, l, h) = if scalar {
-                    (
-                        self.bits_to_float(a, F32),
-                        self.bits_to_float(l, F32),
-                        self.bits_to_float(h, F32),
-                    )
-                } else {
-                    (
-                        self.vec_to_float(a, 32),
-                        self.vec_to_float(l, 32),
-                        self.vec_to_float(h, 32),
-                    )
-                };
-                let m = self.fop(FBin::Max, a, l);
-                let r = self.fop(FBin::Min, m, h);
-                if scalar {
-                    self.float_to_bits(r, I32)
-                } else {
-                    self.vec_from_float(r, 32)
-                }
-            } else if op == Tern::UClamp {
-                let m = self.b.ins().umax(a, l);
-                self.b.ins().umin(m, h)
-            } else {
-                let m = self.b.ins().smax(a, l);
-                self.b.ins().smin(m, h)
-            };
-            out.push(r);
-        }
-        let r = if scalar {
-            JVal::Uniform(out[0])
-        } else {
-            JVal::Varying(out)
-        };
-        self.set(dst, r)?;
-        Ok(true)
     }
 
     /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
