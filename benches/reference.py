@@ -140,6 +140,22 @@ def tiny_groups():
     return run, check
 
 
+def nd_add():
+    shape = (16, 24, 96, 100)
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 16, shape).astype(np.float32)
+    b = rng.integers(0, 16, shape).astype(np.float32)
+    c = np.empty_like(a)
+
+    def run():
+        np.add(a, b, out=c)
+
+    def check():
+        assert c[3, 5, 7, 99] == a[3, 5, 7, 99] + b[3, 5, 7, 99]
+
+    return run, check
+
+
 def i8_mul():
     shape = (16, 16, 256, 256)
     rng = np.random.default_rng(4)
@@ -374,6 +390,7 @@ WORKLOADS = {
         transpose,
         tiny_groups,
         i8_mul,
+        nd_add,
         rgba_swizzle,
         f16_add,
         dense,

@@ -11,6 +11,7 @@
 //! | `tiny_groups` | 100 000 one-invocation workgroups (a 1000×100 grid), each writing one element of a rank-1 R32_UINT tensor | elements |
 //! | `i8_mul` | `c = a * b` (wrapping), R8_SINT [16, 16, 256, 256] (16 MiB a tensor) | bytes read + written |
 //! | `rgba_swizzle` | RGBA → BGRA of an R8_UINT [4096, 4096, 4] image tensor (64 MiB), one 4-element array read (`OpTensorReadARM`) and one array write per pixel | bytes read + written |
+//! | `nd_add` | `c = a + b`, R32_SFLOAT [16, 24, 96, 100] (14 MiB a tensor), a 1-D dispatch whose four coordinates come from the flat index by division and remainder (how generated elementwise kernels address N-D tensors) | bytes read + written |
 //! | `f16_add` | `c = a + b`, R16_SFLOAT [4096, 4096] (32 MiB a tensor) | bytes read + written |
 //! | `dense` | the demo's dense layer `y = relu(W·x + b)`, W R32_SFLOAT [512, 1024], one invocation per output row | FLOPs (2·512·1024 a dispatch): criterion's `elem/s` are FLOP/s |
 //!
@@ -56,6 +57,7 @@ const TRANSPOSE_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_transp
 const TINY_GROUPS_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_tiny_groups.spv");
 const I8_MUL_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_i8_mul.spv");
 const RGBA_SWIZZLE_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_rgba_swizzle.spv");
+const ND_ADD_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_nd_add.spv");
 const F16_ADD_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_f16_add.spv");
 /// The demo's dense layer (`tessera-demo`).
 const DENSE_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/dense_relu.spv");
@@ -66,6 +68,8 @@ const N: i64 = 4096;
 const TINY_GRID: [u32; 2] = [1000, 100];
 /// Shape of the i8 tensors (16 MiB).
 const I8_DIMS: [i64; 4] = [16, 16, 256, 256];
+/// Shape of the N-D addressed tensors (`nd_add`): rows of 100, not a multiple of a chunk.
+const ND_DIMS: [i64; 4] = [16, 24, 96, 100];
 /// Height and width of the RGBA image (64 MiB).
 const IMAGE: [i64; 2] = [4096, 4096];
 /// The dense layer: W is `DENSE[0]`×`DENSE[1]`, as in the demo.
@@ -349,6 +353,39 @@ fn shaders(c: &mut Criterion) {
         time_reference(c, "tiny_groups", tp, || reference::tiny_groups(&mut want));
         gpu.destroy_kernel(k);
         gpu.destroy_tensor(dst);
+    }
+
+    if common::selected("nd_add") {
+        let count: usize = ND_DIMS.iter().product::<i64>() as usize;
+        let a = gpu.tensor(f32_, &ND_DIMS);
+        let b = gpu.tensor(f32_, &ND_DIMS);
+        let out = gpu.tensor(f32_, &ND_DIMS);
+        let va = reference::small_floats(count, 6);
+        let vb = reference::small_floats(count, 7);
+        a.mem.write(&va);
+        b.mem.write(&vb);
+        out.mem.fill(0xEE);
+        let k = gpu.kernel(
+            ND_ADD_SPV,
+            &[
+                Descriptor::Tensor(a.view),
+                Descriptor::Tensor(b.view),
+                Descriptor::Tensor(out.view),
+            ],
+            [(count as u32).div_ceil(256), 1, 1],
+        );
+        gpu.submit_wait(k.cb);
+        let mut want = vec![0f32; count];
+        reference::add_f32(&va, &vb, &mut want);
+        let bad = first_mismatch(&out.mem.read::<f32>(count), &want);
+        assert_eq!(bad, None, "nd_add on {name}: (index, got, want)");
+        let tp = Throughput::Bytes(3 * 4 * count as u64);
+        time(c, "nd_add", tp.clone(), &gpu, &k);
+        time_reference(c, "nd_add", tp, || reference::add_f32(&va, &vb, &mut want));
+        gpu.destroy_kernel(k);
+        for t in [a, b, out] {
+            gpu.destroy_tensor(t);
+        }
     }
 
     if common::selected("i8_mul") {

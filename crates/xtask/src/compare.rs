@@ -70,6 +70,7 @@ const SHADERS: &[&str] = &[
     "transpose",
     "tiny_groups",
     "i8_mul",
+    "nd_add",
     "rgba_swizzle",
     "f16_add",
     "dense",

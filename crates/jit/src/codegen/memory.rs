@@ -511,7 +511,7 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ tensors
 
     /// The site fields: (ptr, len, ok, rank, dims, strides).
-    fn site(&mut self, t: &TensorAcc) -> (Value, Value, Value, Value, Value, Value) {
+    pub(super) fn site(&mut self, t: &TensorAcc) -> (Value, Value, Value, Value, Value, Value) {
         let k = self.tensor_site(t) as i32;
         let ctx = self.ctx;
         let table = self.inv_load(I64, ctx, field!(tensors));
@@ -814,7 +814,7 @@ impl Gen<'_> {
         let Some((base, step, estep, inb, innermost)) =
             self.tensor_affine(t, coords, signed, cw, dsts.len(), dims, strides, ok)
         else {
-            return Ok(false);
+            return self.tensor_read_lanes(t, coords, signed, cw, dsts);
         };
         let uniform = coords
             .iter()
@@ -901,7 +901,7 @@ impl Gen<'_> {
 
     /// Loads the 16 lanes' packed runs of `count` elements of `size` bytes from `p` (every byte
     /// in bounds) and jumps to `join` with one vector set per element.
-    fn packed_read(&mut self, p: Value, count: usize, size: usize, join: Block) {
+    pub(super) fn packed_read(&mut self, p: Value, count: usize, size: usize, join: Block) {
         let vt = vec_ty(size);
         let raw: Vec<Value> = (0..count * size)
             .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
@@ -917,7 +917,7 @@ impl Gen<'_> {
 
     /// Stores `vals` (one per element) as the 16 lanes' packed runs at `p` (every byte in
     /// bounds).
-    fn packed_write(&mut self, p: Value, vals: &[JVal], size: usize) {
+    pub(super) fn packed_write(&mut self, p: Value, vals: &[JVal], size: usize) {
         let per: Vec<Vec<Value>> = vals.iter().map(|v| self.vectors(v, size)).collect();
         let raw = self.interleave(&per, size);
         for (k, &v) in raw.iter().enumerate() {
@@ -1077,7 +1077,7 @@ impl Gen<'_> {
         let Some((base, step, estep, inb, _)) =
             self.tensor_affine(t, coords, signed, cw, values.len(), dims, strides, ok)
         else {
-            return Ok(false);
+            return self.tensor_write_lanes(t, coords, signed, cw, values);
         };
         let notinb = self.b.ins().bxor_imm_s(inb, 1);
         self.hand_back_if(notinb);

@@ -485,12 +485,49 @@ impl Gen<'_> {
             let (pl, ph) = (self.b.ins().band(pl, mask), self.b.ins().band(ph, mask));
             return Some(JVal::Varying(vec![self.b.ins().unarrow(pl, ph)]));
         }
+        if matches!(op, IBin::UDiv | IBin::UMod) && bytes == 4 && b.is_scalar() {
+            return self.udiv_by_uniform(op, a, b);
+        }
         let ty = scalar_ty(bytes);
         let args = [
             (a.clone(), bytes),
             (b.clone(), if shift { rb } else { bytes }),
         ];
         self.scalarise(&args, bytes, |g, l| g.ibin_scalar(op, bits, ty, l[0], l[1]))
+    }
+
+    /// 32-bit `UDiv`/`UMod` of varying lanes by a uniform divisor `d`, without a division per
+    /// lane (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019): with
+    /// `M = ⌊(2⁶⁴ − 1) / d⌋ + 1` (one division, hoisted out of loops when `d` is invariant),
+    /// `n / d` is the high 64 bits of `M·n` and `n mod d` the high 64 bits of
+    /// `(M·n mod 2⁶⁴)·d`, exact for every 32-bit `n` and `d > 1`. `d = 1` (where `M` wraps to 0)
+    /// gives `n` and 0; `d = 0` gives 0, as `alu::ibin`.
+    fn udiv_by_uniform(&mut self, op: IBin, a: &JVal, b: &JVal) -> Option<JVal> {
+        let d = self.scalar(b, 4)?;
+        let d = self.b.ins().uextend(I64, d);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+        let one = self.b.ins().icmp_imm_s(IntCC::Equal, d, 1);
+        let unit = self.b.ins().iconst(I64, 1);
+        let safe = self.b.ins().select(zero, unit, d);
+        let all = self.b.ins().iconst(I64, -1);
+        let m = self.b.ins().udiv(all, safe);
+        self.guarded_division(m);
+        let m = self.b.ins().iadd_imm_s(m, 1);
+        self.scalarise(&[(a.clone(), 4)], 4, |g, l| {
+            let n = g.b.ins().uextend(I64, l[0]);
+            let r = if op == IBin::UDiv {
+                let q = g.b.ins().umulhi(m, n);
+                g.b.ins().select(one, n, q)
+            } else {
+                let low = g.b.ins().imul(m, n);
+                let r = g.b.ins().umulhi(low, d);
+                let z = g.b.ins().iconst(I64, 0);
+                g.b.ins().select(one, z, r)
+            };
+            let z = g.b.ins().iconst(I64, 0);
+            let r = g.b.ins().select(zero, z, r);
+            Some(g.b.ins().ireduce(I32, r))
+        })
     }
 
     fn iun(&mut self, op: IUn, width: u8, dst: u32, src: u32) -> Result<bool, String> {
