@@ -601,11 +601,13 @@ pub fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
         _ => {
             let (x, y, z) = (f_get(w, a), f_get(w, b), f_get(w, c));
             let r = match op {
+                // One fused multiply-add in f32 (binary16 operands widened, as every binary16
+                // operation here), in f64 for f64.
                 Tern::Fma => {
-                    if w == 32 {
-                        f64::from((x as f32).mul_add(y as f32, z as f32))
-                    } else {
+                    if w == 64 {
                         x.mul_add(y, z)
+                    } else {
+                        f64::from((x as f32).mul_add(y as f32, z as f32))
                     }
                 }
                 Tern::FClamp | Tern::NClamp => x.max(y).min(z),

@@ -1,4 +1,4 @@
-//! Ternary arithmetic (`Op::Tern`): clamps and fused multiply-adds, with `alu::tern`'s results
+//! Ternary arithmetic (`Op::Tern`): clamps and fused multiply-adds (f16, f32, f64), with `alu::tern`'s results
 //! bit for bit; the other ternary ops go to the interpreter.
 
 use cranelift_codegen::ir::InstBuilder;
@@ -26,7 +26,7 @@ fn has_fma() -> bool {
 impl Gen<'_> {
     /// Clamps (`Tern::FClamp`, `NClamp` on f32 and f64; `UClamp`, `SClamp` on 8-, 16- and
     /// 32-bit integers): `min(max(x, lo), hi)` as `alu::tern` computes it; `Fma` on f32 and f64
-    /// (`fma`). Other ternary ops go to the interpreter.
+    /// and binary16 (`fma`). Other ternary ops go to the interpreter.
     pub(super) fn tern(
         &mut self,
         op: Tern,
@@ -109,6 +109,9 @@ impl Gen<'_> {
     /// `Fma` (GLSL.std.450 `Fma`) on f32 or f64: one fused multiply-add, rounded once, as
     /// `alu::tern`'s `mul_add`.
     fn fma(&mut self, width: u8, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+        if width == 16 && has_fma() {
+            return self.fma_half(dst, srcs);
+        }
         let Some(fty) = float_ty(width).filter(|_| matches!(width, 32 | 64) && has_fma()) else {
             return Ok(false);
         };
@@ -145,6 +148,36 @@ impl Gen<'_> {
             out.push(self.vec_from_float(r, width));
         }
         self.set(dst, JVal::Varying(out))?;
+        Ok(true)
+    }
+
+    /// `Fma` on binary16: widened to f32, one fused multiply-add, rounded back (`half.rs`), as
+    /// `alu::tern`; uniform operands are splat and lane 0 of the result kept.
+    fn fma_half(&mut self, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+        let [x, y, z] = srcs.map(|r| self.get(r));
+        if let (JVal::Const(a), JVal::Const(b), JVal::Const(c)) = (&x, &y, &z) {
+            self.set(dst, JVal::Const(alu::tern(Tern::Fma, 16, *a, *b, *c)))?;
+            return Ok(true);
+        }
+        let scalar = x.is_scalar() && y.is_scalar() && z.is_scalar();
+        let (xs, ys, zs) = (
+            self.vectors(&x, 2),
+            self.vectors(&y, 2),
+            self.vectors(&z, 2),
+        );
+        let mut out = Vec::with_capacity(xs.len());
+        for ((a, b), c) in xs.into_iter().zip(ys).zip(zs) {
+            out.push(self.half_vectors(&[a, b, c], &mut |g, v| g.b.ins().fma(v[0], v[1], v[2])));
+            if scalar {
+                break;
+            }
+        }
+        let r = if scalar {
+            JVal::Uniform(self.b.ins().extractlane(out[0], 0))
+        } else {
+            JVal::Varying(out)
+        };
+        self.set(dst, r)?;
         Ok(true)
     }
 }
