@@ -1327,6 +1327,20 @@ impl Gen<'_> {
                     })
                 }
             }
+            Conv::SToF | Conv::UToF if matches!(from, 8 | 16) => {
+                // 8- and 16-bit integers are exact in f32 and f64: widened to 32 bits by their
+                // signedness, they convert as signed 32-bit values.
+                float_ty(to)?;
+                let signed = op == Conv::SToF;
+                let wide = match a {
+                    JVal::Uniform(x) => JVal::Uniform(self.int_resize(*x, fb, 4, signed)),
+                    _ => {
+                        let xs = self.vectors(a, fb);
+                        JVal::Varying(self.vec_resize(&xs, fb, 4, signed))
+                    }
+                };
+                self.float_conv(Conv::SToF, 32, to, &wide)
+            }
             Conv::SToF | Conv::UToF => {
                 let fty = float_ty(to)?;
                 if !matches!(from, 32 | 64) {
