@@ -213,7 +213,9 @@ fn dispatch(
     // by `DeviceMemory::raw_range`; other access to that memory follows
     // the Vulkan ordering rules the queue enforces.
     unsafe {
-        match state.pipeline.kernel() {
+        let [lx, ly, lz] = program.local_size().map(u64::from);
+        let invocations = count.iter().map(|&c| u64::from(c)).product::<u64>() * lx * ly * lz;
+        match state.pipeline.kernel_for(invocations) {
             Some(kernel) => program.dispatch_kernel(
                 kernel,
                 &resources,

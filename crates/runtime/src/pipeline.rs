@@ -369,6 +369,16 @@ impl ComputePipeline {
         self.compiled.kernel()
     }
 
+    /// The compiled code for a dispatch of `invocations`: a large one waits for the compile
+    /// (`shader::WAIT_FOR_CODE_INVOCATIONS`), a small one takes what is ready.
+    pub fn kernel_for(&self, invocations: u64) -> Option<&dyn tessera_spirv::exec::Kernel> {
+        if invocations >= crate::shader::WAIT_FOR_CODE_INVOCATIONS {
+            self.compiled.wait_for_kernel()
+        } else {
+            self.compiled.kernel()
+        }
+    }
+
     /// The layout.
     pub fn layout(&self) -> &Arc<PipelineLayout> {
         &self.layout

@@ -3,9 +3,12 @@
 //! - `interp`: always the interpreter;
 //! - `jit`: compile at pipeline creation, and fail the creation if the JIT cannot compile the
 //!   shader (a developer's switch: it shows what the JIT does not handle);
-//! - `auto` (the default): compile on a background thread; dispatches use the interpreter until
-//!   the compiled code is ready, then the compiled code. A shader the JIT cannot compile stays
-//!   on the interpreter, with a debug log line saying why.
+//! - `auto` (the default): compile on a background thread (at the lowest scheduling priority, so
+//!   that it never takes a core from the threads that dispatch); small dispatches use the
+//!   interpreter until the compiled code is ready, a large one ([`WAIT_FOR_CODE_INVOCATIONS`]
+//!   or more) waits for it (the interpreter would take longer than the compile), then the
+//!   compiled code. A shader the JIT cannot compile stays on the interpreter, with an `info`
+//!   log line saying why.
 //!
 //! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
 //! runs a dispatch never shows in its output.
@@ -44,10 +47,19 @@ pub fn configured() -> ShaderBackend {
     )
 }
 
+/// A dispatch of at least this many invocations waits for its pipeline's compiled code rather
+/// than run on the interpreter. Compiling takes a millisecond to a few hundred; the interpreter
+/// runs a simple shader's 4096 invocations in about that first time, but a shader with loops
+/// (a tiled matrix multiply: 32 768 invocations for seconds) far slower.
+pub const WAIT_FOR_CODE_INVOCATIONS: u64 = 1 << 12;
+
 /// A pipeline's compiled code, once there is some.
 #[derive(Default)]
 pub struct Compiled {
     kernel: OnceLock<Option<Box<dyn Kernel>>>,
+    /// `auto`: the compile to do, until a thread takes it — the background compiler, or a large
+    /// dispatch that would rather compile now than wait behind the queue.
+    job: Mutex<Option<(Arc<Program>, String)>>,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -58,7 +70,7 @@ impl std::fmt::Debug for Compiled {
     }
 }
 
-type Job = (Arc<Program>, Arc<Compiled>, String);
+type Job = Arc<Compiled>;
 
 /// The background compiler's queue.
 fn queue() -> Option<Sender<Job>> {
@@ -69,8 +81,9 @@ fn queue() -> Option<Sender<Job>> {
             std::thread::Builder::new()
                 .name("tessera-jit".into())
                 .spawn(move || {
-                    for (program, slot, name) in rx {
-                        slot.finish(compile(&program, &name));
+                    lowest_priority();
+                    for slot in rx {
+                        slot.run_job();
                     }
                 })
                 .ok()
@@ -78,6 +91,23 @@ fn queue() -> Option<Sender<Job>> {
         })
         .as_ref()
         .and_then(|m| m.lock().ok().map(|tx| tx.clone()))
+}
+
+/// Puts the calling thread at the lowest scheduling priority (nice 19; Linux applies it per
+/// thread). Best effort: a failure leaves the priority as it was.
+fn lowest_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority take no pointers; PRIO_PROCESS with a thread id sets
+        // that thread's nice value on Linux.
+        let result = unsafe {
+            let tid = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19)
+        };
+        if result != 0 {
+            tracing::debug!("the JIT thread keeps its scheduling priority (setpriority failed)");
+        }
+    }
 }
 
 fn compile(program: &Program, name: &str) -> Option<Box<dyn Kernel>> {
@@ -151,16 +181,15 @@ impl Compiled {
                     )));
                 }
             },
-            ShaderBackend::Auto => match queue() {
-                Some(q) => {
-                    if q.send((program.clone(), slot.clone(), name.to_string()))
-                        .is_err()
-                    {
-                        slot.finish(None);
-                    }
+            ShaderBackend::Auto => {
+                if let Ok(mut job) = slot.job.lock() {
+                    *job = Some((program.clone(), name.to_string()));
                 }
-                None => slot.finish(compile(program, name)),
-            },
+                if queue().is_none_or(|q| q.send(slot.clone()).is_err()) {
+                    // No background thread: compile now.
+                    slot.run_job();
+                }
+            }
         }
         Ok(slot)
     }
@@ -169,9 +198,29 @@ impl Compiled {
         let _ = self.kernel.set(kernel);
     }
 
+    /// Compiles the queued job, if no other thread took it. The slot gets its answer even if
+    /// compiling panics (a dispatch may be waiting for it).
+    fn run_job(&self) {
+        let job = self.job.lock().ok().and_then(|mut job| job.take());
+        if let Some((program, name)) = job {
+            let kernel =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile(&program, &name)))
+                    .unwrap_or(None);
+            self.finish(kernel);
+        }
+    }
+
     /// The compiled code, if it is ready (else the interpreter runs the dispatch).
     pub fn kernel(&self) -> Option<&dyn Kernel> {
         self.kernel.get().and_then(|k| k.as_deref())
+    }
+
+    /// The compiled code, waiting for the background compile to finish first (see the module
+    /// docs); `None` when the JIT could not compile the shader or is not used.
+    pub fn wait_for_kernel(&self) -> Option<&dyn Kernel> {
+        // Still queued: compile on this thread rather than wait for the ones ahead of it.
+        self.run_job();
+        self.kernel.wait().as_deref()
     }
 }
 
@@ -210,6 +259,15 @@ mod tests {
             );
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
+        assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
+    }
+
+    #[test]
+    fn a_large_dispatch_waits_for_the_code() {
+        let c = Compiled::for_program_with(ShaderBackend::Auto, &program(), "main").unwrap();
+        // Compiled on this thread if the background compiler has not taken it yet.
+        assert_eq!(c.wait_for_kernel().map(|k| k.backend()), Some("jit"));
+        assert!(c.job.lock().unwrap().is_none(), "the job is taken once");
         assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
     }
 }
