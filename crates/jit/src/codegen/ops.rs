@@ -262,8 +262,59 @@ impl Gen<'_> {
                 let c = self.b.ins().icmp(IntCC::UnsignedLessThan, a, b);
                 self.fit(c, ty)
             }
-            IBin::SMod => return None,
+            IBin::SMod => {
+                // The remainder with the sign of the divisor: `srem`, plus `b` when it is not 0
+                // and its sign differs from `b`'s (y = 0 gives 0; y = -1 gives 0).
+                let r = self.ibin_scalar(IBin::SRem, bits, ty, a, b)?;
+                let z = self.b.ins().iconst(ty, 0);
+                let nonzero = self.b.ins().icmp(IntCC::NotEqual, r, z);
+                let r_neg = self.b.ins().icmp(IntCC::SignedLessThan, r, z);
+                let b_neg = self.b.ins().icmp(IntCC::SignedLessThan, b, z);
+                let differ = self.b.ins().bxor(r_neg, b_neg);
+                let fix = self.b.ins().band(nonzero, differ);
+                let sum = self.b.ins().iadd(r, b);
+                self.b.ins().select(fix, sum, r)
+            }
         })
+    }
+
+    /// Scalar `op` (one of the bit and sign functions) on a `bits`-bit integer of type `ty`, as
+    /// `alu::iun` (a find of nothing gives all ones).
+    fn iun_scalar(&mut self, op: IUn, ty: Type, bits: u32, x: Value) -> Value {
+        let z = self.b.ins().iconst(ty, 0);
+        let none = self.b.ins().iconst(ty, -1);
+        let msb = |g: &mut Self, y: Value| {
+            let lz = g.b.ins().clz(y);
+            let top = g.b.ins().iconst(ty, i64::from(bits - 1));
+            let r = g.b.ins().isub(top, lz);
+            let empty = g.b.ins().icmp(IntCC::Equal, y, z);
+            g.b.ins().select(empty, none, r)
+        };
+        match op {
+            IUn::SAbs => self.b.ins().iabs(x),
+            IUn::SSign => {
+                let pos = self.b.ins().icmp(IntCC::SignedGreaterThan, x, z);
+                let neg = self.b.ins().icmp(IntCC::SignedLessThan, x, z);
+                let (pos, neg) = (self.fit(pos, ty), self.fit(neg, ty));
+                self.b.ins().isub(pos, neg)
+            }
+            IUn::BitCount => self.b.ins().popcnt(x),
+            IUn::BitReverse => self.b.ins().bitrev(x),
+            IUn::FindILsb => {
+                let tz = self.b.ins().ctz(x);
+                let empty = self.b.ins().icmp(IntCC::Equal, x, z);
+                self.b.ins().select(empty, none, tz)
+            }
+            IUn::FindUMsb => msb(self, x),
+            IUn::FindSMsb => {
+                let neg = self.b.ins().icmp(IntCC::SignedLessThan, x, z);
+                let flipped = self.b.ins().bnot(x);
+                let y = self.b.ins().select(neg, flipped, x);
+                msb(self, y)
+            }
+            IUn::Neg => self.b.ins().ineg(x),
+            IUn::Not => self.b.ins().bnot(x),
+        }
     }
 
     /// Per-lane scalar code: lane `i` of the result is `f(lane i of each operand)`.
@@ -574,6 +625,16 @@ impl Gen<'_> {
                         self.decided.insert(out[0], (all_not, any_not));
                     }
                     Some(JVal::Varying(out))
+                }
+            }
+            (_, _) if matches!(bytes, 4 | 8) && u32::from(width) == bits => {
+                let ty = scalar_ty(bytes);
+                if let Some(x) = self.scalar(&a, bytes) {
+                    Some(JVal::Uniform(self.iun_scalar(op, ty, bits, x)))
+                } else {
+                    self.scalarise(&[(a.clone(), bytes)], bytes, |g, l| {
+                        Some(g.iun_scalar(op, ty, bits, l[0]))
+                    })
                 }
             }
             _ => None,
