@@ -468,10 +468,34 @@ pub(crate) fn build_poll_trampoline(
 /// non-bool type, and have rows at one stride: they live in their rows, so that such an access
 /// is one address computation and a load or store, not a select over every register of the
 /// variable (an array of cooperative matrices indexed by loop counters has hundreds).
+///
+/// The components of cooperative matrices that multiply-adds read or write, and those loads
+/// define, live in their rows too: the native kernels read and write the rows, so the values
+/// never go through vector registers and spills on the way in and out.
 fn resident_registers(ir: &Ir, classes: &[Class], layout: &RegLayout) -> Vec<bool> {
     /// Smaller variables stay in variables: a short select chain costs less than the stores.
     const MIN_LEN: u32 = 4;
     let mut resident = vec![false; ir.reg_types.len()];
+    let in_row =
+        |r: Reg| classes[r as usize] == Class::Varying && ir.reg_types[r as usize] != RegType::Bool;
+    for op in ir.blocks.iter().flat_map(|b| &b.ops) {
+        let matrix_regs: Vec<Reg> = match op {
+            Op::CoopMatMulAdd { dsts, a, b, c, .. } => dsts
+                .iter()
+                .chain(a.iter())
+                .chain(b.iter())
+                .chain(c.iter())
+                .copied()
+                .collect(),
+            Op::CoopMatLoad { dsts, .. } => dsts.to_vec(),
+            _ => Vec::new(),
+        };
+        for r in matrix_regs {
+            if in_row(r) {
+                resident[r as usize] = true;
+            }
+        }
+    }
     for op in ir.blocks.iter().flat_map(|b| &b.ops) {
         let (Op::LoadVar { var, index, .. } | Op::StoreVar { var, index, .. }) = op else {
             continue;

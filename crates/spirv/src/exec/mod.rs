@@ -95,6 +95,8 @@ pub(crate) struct Scratch {
     pub(crate) coop: tessera_coop::batch::Batch,
     /// The cooperative-matrix products of compiled code (`coop`).
     pub(crate) half: tessera_coop::product::HalfProduct,
+    /// Register-row offsets of a product's operands (`coop`).
+    pub(crate) offsets: Vec<usize>,
 }
 
 impl Scratch {
