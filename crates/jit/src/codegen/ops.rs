@@ -1354,11 +1354,85 @@ impl Gen<'_> {
         }
     }
 
+    /// A float to an 8- or 16-bit integer as `alu::conv`: saturated to the target's range, NaN
+    /// to 0. Through a saturating conversion to 32 bits, a clamp and a narrowing (exact once
+    /// clamped); f32 lanes four to a vector, f64 lane by lane.
+    fn float_to_narrow(&mut self, signed: bool, from: u8, to: u8, a: &JVal) -> Option<JVal> {
+        let fty = float_ty(from)?;
+        let (lo, hi) = if signed {
+            (-(1i64 << (to - 1)), (1i64 << (to - 1)) - 1)
+        } else {
+            (0, (1i64 << to) - 1)
+        };
+        let tb = width_bytes(to);
+        let clamp32 = |g: &mut Self, x: Value, ty: Type| -> Value {
+            let vector = ty.is_vector();
+            let k = |g: &mut Self, v: i64| {
+                let c = g.b.ins().iconst(I32, v);
+                if vector { g.b.ins().splat(ty, c) } else { c }
+            };
+            let (l, h) = (k(g, lo), k(g, hi));
+            if signed {
+                let m = g.b.ins().smax(x, l);
+                g.b.ins().smin(m, h)
+            } else {
+                g.b.ins().umin(x, h)
+            }
+        };
+        if a.is_scalar() || from != 32 {
+            let fb = width_bytes(from);
+            let one = |g: &mut Self, bits: Value| -> Value {
+                let f = g.bits_to_float(bits, fty);
+                let i = g.fcvt_to_int(signed, I32, f);
+                let i = clamp32(g, i, I32);
+                g.b.ins().ireduce(scalar_ty(tb), i)
+            };
+            if let Some(x) = self.scalar(a, fb) {
+                return Some(JVal::Uniform(one(self, x)));
+            }
+            return self.scalarise(&[(a.clone(), fb)], tb, |g, l| Some(one(g, l[0])));
+        }
+        // f32 vectors: four I32X4 of clamped values, narrowed to the target's vectors.
+        let xs = self.vectors(a, 4);
+        let ints: Vec<Value> = xs
+            .iter()
+            .map(|&x| {
+                let f = self.vec_to_float(x, 32);
+                let i = self.fcvt_to_int(signed, I32X4, f);
+                clamp32(self, i, I32X4)
+            })
+            .collect();
+        // Saturating narrows are exact on clamped values; `unarrow` reads its input as signed,
+        // which the clamped unsigned values (below 2^16) are.
+        let halves: Vec<Value> = ints
+            .chunks(2)
+            .map(|p| {
+                if signed {
+                    self.b.ins().snarrow(p[0], p[1])
+                } else {
+                    self.b.ins().unarrow(p[0], p[1])
+                }
+            })
+            .collect();
+        if to == 16 {
+            return Some(JVal::Varying(halves));
+        }
+        let bytes = if signed {
+            self.b.ins().snarrow(halves[0], halves[1])
+        } else {
+            self.b.ins().unarrow(halves[0], halves[1])
+        };
+        Some(JVal::Varying(vec![bytes]))
+    }
+
     /// Float conversions the JIT computes (f32/f64 with 32/64-bit integers).
     fn float_conv(&mut self, op: Conv, from: u8, to: u8, a: &JVal) -> Option<JVal> {
         let (fb, tb) = (width_bytes(from), width_bytes(to));
         let scalar = a.is_scalar();
         match op {
+            Conv::FToS | Conv::FToU if matches!(to, 8 | 16) => {
+                self.float_to_narrow(op == Conv::FToS, from, to, a)
+            }
             Conv::FToS | Conv::FToU => {
                 let fty = float_ty(from)?;
                 if !matches!(to, 32 | 64) {
