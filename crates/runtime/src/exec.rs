@@ -225,14 +225,19 @@ fn dispatch(
                 dispatch_threads(),
                 &stop,
             ),
-            None => program.dispatch_watched(
-                &resources,
-                &state.push,
-                base,
-                count,
-                dispatch_threads(),
-                &stop,
-            ),
+            None => {
+                let on_interpreter = Instant::now();
+                let result = program.dispatch_watched(
+                    &resources,
+                    &state.push,
+                    base,
+                    count,
+                    dispatch_threads(),
+                    &stop,
+                );
+                state.pipeline.note_interpreted(on_interpreter.elapsed());
+                result
+            }
         }
     }
     .map_err(|e| Error::DeviceLost(format!("dispatch failed: {e}")))

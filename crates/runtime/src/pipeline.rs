@@ -369,14 +369,14 @@ impl ComputePipeline {
         self.compiled.kernel()
     }
 
-    /// The compiled code for a dispatch of `invocations`: a large one waits for the compile
-    /// (`shader::WAIT_FOR_CODE_INVOCATIONS`), a small one takes what is ready.
+    /// The compiled code for a dispatch of `invocations` (`shader::Compiled::kernel_for`).
     pub fn kernel_for(&self, invocations: u64) -> Option<&dyn tessera_spirv::exec::Kernel> {
-        if invocations >= crate::shader::WAIT_FOR_CODE_INVOCATIONS {
-            self.compiled.wait_for_kernel()
-        } else {
-            self.compiled.kernel()
-        }
+        self.compiled.kernel_for(invocations)
+    }
+
+    /// Counts a dispatch's time on the interpreter (see `shader::INTERPRETER_BUDGET`).
+    pub fn note_interpreted(&self, time: std::time::Duration) {
+        self.compiled.note_interpreted(time);
     }
 
     /// The layout.

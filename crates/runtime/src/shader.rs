@@ -6,8 +6,9 @@
 //! - `auto` (the default): compile on a background thread (at the lowest scheduling priority, so
 //!   that it never takes a core from the threads that dispatch); small dispatches use the
 //!   interpreter until the compiled code is ready, a large one ([`WAIT_FOR_CODE_INVOCATIONS`]
-//!   or more) waits for it (the interpreter would take longer than the compile), then the
-//!   compiled code. A shader the JIT cannot compile stays on the interpreter, with an `info`
+//!   or more), or any once the pipeline's dispatches have spent [`INTERPRETER_BUDGET`] on the
+//!   interpreter, waits for it (compiling it on the dispatching thread if the queue has not
+//!   reached it), then the compiled code. A shader the JIT cannot compile stays on the interpreter, with an `info`
 //!   log line saying why.
 //!
 //! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
@@ -53,6 +54,11 @@ pub fn configured() -> ShaderBackend {
 /// (a tiled matrix multiply: 32 768 invocations for seconds) far slower.
 pub const WAIT_FOR_CODE_INVOCATIONS: u64 = 1 << 12;
 
+/// Once a pipeline's dispatches have spent this long on the interpreter, the next one waits
+/// for its compiled code too: small dispatches repeated (a benchmark loop, a model's layers)
+/// would otherwise keep the cores busy enough that the low-priority compile never runs.
+pub const INTERPRETER_BUDGET: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// A pipeline's compiled code, once there is some.
 #[derive(Default)]
 pub struct Compiled {
@@ -60,6 +66,8 @@ pub struct Compiled {
     /// `auto`: the compile to do, until a thread takes it — the background compiler, or a large
     /// dispatch that would rather compile now than wait behind the queue.
     job: Mutex<Option<(Arc<Program>, String)>>,
+    /// Nanoseconds its dispatches have run on the interpreter while the code was not ready.
+    interpreted_ns: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -215,6 +223,32 @@ impl Compiled {
         self.kernel.get().and_then(|k| k.as_deref())
     }
 
+    /// The compiled code for a dispatch of `invocations`: a large one, or any once the
+    /// pipeline has used up its [`INTERPRETER_BUDGET`], waits for it (see the module docs); a
+    /// small one takes what is ready.
+    pub fn kernel_for(&self, invocations: u64) -> Option<&dyn Kernel> {
+        if let Some(ready) = self.kernel.get() {
+            return ready.as_deref();
+        }
+        let spent = self
+            .interpreted_ns
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if invocations >= WAIT_FOR_CODE_INVOCATIONS
+            || u128::from(spent) >= INTERPRETER_BUDGET.as_nanos()
+        {
+            self.wait_for_kernel()
+        } else {
+            None
+        }
+    }
+
+    /// Counts `time` a dispatch spent on the interpreter towards [`INTERPRETER_BUDGET`].
+    pub fn note_interpreted(&self, time: std::time::Duration) {
+        let ns = u64::try_from(time.as_nanos()).unwrap_or(u64::MAX);
+        self.interpreted_ns
+            .fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The compiled code, waiting for the background compile to finish first (see the module
     /// docs); `None` when the JIT could not compile the shader or is not used.
     pub fn wait_for_kernel(&self) -> Option<&dyn Kernel> {
@@ -269,5 +303,15 @@ mod tests {
         assert_eq!(c.wait_for_kernel().map(|k| k.backend()), Some("jit"));
         assert!(c.job.lock().unwrap().is_none(), "the job is taken once");
         assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
+    }
+
+    #[test]
+    fn small_dispatches_wait_once_their_budget_is_spent() {
+        let slot = Compiled::default();
+        // Not compiled and never queued: a small dispatch runs on the interpreter.
+        *slot.job.lock().unwrap() = Some((program(), "main".into()));
+        assert!(slot.kernel_for(1).is_none());
+        slot.note_interpreted(INTERPRETER_BUDGET);
+        assert_eq!(slot.kernel_for(1).map(|k| k.backend()), Some("jit"));
     }
 }
