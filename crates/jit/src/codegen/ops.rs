@@ -1354,6 +1354,70 @@ impl Gen<'_> {
         }
     }
 
+    /// A constant of `ty`'s lanes (`I32` or `I32X4`).
+    fn i32_const(&mut self, ty: Type, v: i64) -> Value {
+        let c = self.b.ins().iconst(I32, v);
+        if ty.is_vector() {
+            self.b.ins().splat(ty, c)
+        } else {
+            c
+        }
+    }
+
+    /// `cond ? x : y` for `I32` (`cond` an `I8`) or `I32X4` (`cond` a lane mask).
+    fn select_lanes(&mut self, cond: Value, x: Value, y: Value) -> Value {
+        if self.b.func.dfg.value_type(x).is_vector() {
+            self.b.ins().bitselect(cond, x, y)
+        } else {
+            self.b.ins().select(cond, x, y)
+        }
+    }
+
+    /// bfloat16 bits (zero-extended in `I32` lanes) to f32 bits: the same bits shifted up, a NaN
+    /// quieted (as the interpreter's widening through f64 does).
+    fn bf16_to_f32_bits(&mut self, x: Value) -> Value {
+        let ty = self.b.func.dfg.value_type(x);
+        let bits = self.b.ins().ishl_imm_u(x, 16);
+        let mask = self.i32_const(ty, 0x7fff_ffff);
+        let magnitude = self.b.ins().band(bits, mask);
+        let inf = self.i32_const(ty, 0x7f80_0000);
+        let nan = self.b.ins().icmp(IntCC::SignedGreaterThan, magnitude, inf);
+        let quiet_bit = self.i32_const(ty, 0x0040_0000);
+        let quiet = self.b.ins().bor(bits, quiet_bit);
+        self.select_lanes(nan, quiet, bits)
+    }
+
+    /// f32 bits (`I32` lanes) to bfloat16 bits (zero-extended), rounded to nearest even, a NaN
+    /// kept with its upper mantissa and the quiet bit: `half::bf16::from_f32`, as `alu`.
+    fn f32_bits_to_bf16(&mut self, x: Value) -> Value {
+        let ty = self.b.func.dfg.value_type(x);
+        let vector = ty.is_vector();
+        let mask = self.i32_const(ty, 0x7fff_ffff);
+        let magnitude = self.b.ins().band(x, mask);
+        let inf = self.i32_const(ty, 0x7f80_0000);
+        let nan = self.b.ins().icmp(IntCC::SignedGreaterThan, magnitude, inf);
+        let high = self.b.ins().ushr_imm_u(x, 16);
+        let quiet_bit = self.i32_const(ty, 0x40);
+        let nan_bits = self.b.ins().bor(high, quiet_bit);
+        // Round up when the first dropped bit is set and the rest or the kept lsb is.
+        let zero = self.i32_const(ty, 0);
+        let half_bit = self.i32_const(ty, 0x8000);
+        let first = self.b.ins().band(x, half_bit);
+        let first = self.b.ins().icmp(IntCC::NotEqual, first, zero);
+        let sticky_mask = self.i32_const(ty, 3 * 0x8000 - 1);
+        let sticky = self.b.ins().band(x, sticky_mask);
+        let sticky = self.b.ins().icmp(IntCC::NotEqual, sticky, zero);
+        let up = self.b.ins().band(first, sticky);
+        let rounded = if vector {
+            // Lane masks are all ones (-1) where true.
+            self.b.ins().isub(high, up)
+        } else {
+            let up = self.b.ins().uextend(I32, up);
+            self.b.ins().iadd(high, up)
+        };
+        self.select_lanes(nan, nan_bits, rounded)
+    }
+
     /// A float to an 8- or 16-bit integer as `alu::conv`: saturated to the target's range, NaN
     /// to 0. Through a saturating conversion to 32 bits, a clamp and a narrowing (exact once
     /// clamped); f32 lanes four to a vector, f64 lane by lane.
@@ -1529,6 +1593,42 @@ impl Gen<'_> {
                     let lo = self.b.ins().bitcast(F32X4, lane_flags(), pair[0]);
                     let hi = self.b.ins().bitcast(F32X4, lane_flags(), pair[1]);
                     let (lo, hi) = (self.f32_to_half(lo), self.f32_to_half(hi));
+                    out.push(self.b.ins().unarrow(lo, hi));
+                }
+                Some(JVal::Varying(out))
+            }
+            Conv::FToF if (from, to) == (alu::W_BF16, 32) => {
+                if let Some(x) = self.scalar(a, 2) {
+                    let x = self.b.ins().uextend(I32, x);
+                    return Some(JVal::Uniform(self.bf16_to_f32_bits(x)));
+                }
+                let xs = self.vectors(a, 2);
+                let mut out = Vec::with_capacity(4);
+                for &x in &xs {
+                    for high in [false, true] {
+                        let w = if high {
+                            self.b.ins().uwiden_high(x)
+                        } else {
+                            self.b.ins().uwiden_low(x)
+                        };
+                        out.push(self.bf16_to_f32_bits(w));
+                    }
+                }
+                Some(JVal::Varying(out))
+            }
+            Conv::FToF if (from, to) == (32, alu::W_BF16) => {
+                if let Some(x) = self.scalar(a, 4) {
+                    let r = self.f32_bits_to_bf16(x);
+                    return Some(JVal::Uniform(self.b.ins().ireduce(I16, r)));
+                }
+                let xs = self.vectors(a, 4);
+                let mut out = Vec::with_capacity(2);
+                for pair in xs.chunks(2) {
+                    let (lo, hi) = (
+                        self.f32_bits_to_bf16(pair[0]),
+                        self.f32_bits_to_bf16(pair[1]),
+                    );
+                    // Every lane is below 2^16: the saturating narrow is exact.
                     out.push(self.b.ins().unarrow(lo, hi));
                 }
                 Some(JVal::Varying(out))
