@@ -5,8 +5,9 @@
 //! the same for every lane (uniform registers or constants), it reads a window compiled code
 //! reads directly (a buffer with a constant descriptor, shared memory, push constants), its rows
 //! are a multiple of 16 elements, and the workgroup is whole subgroups. Then component `i` of
-//! chunk `c`'s 16 lanes is 16 consecutive elements of one row (`tessera_coop::matrix`: half
-//! `c mod 2` of its subgroup), loaded as vectors. The whole matrix is checked against the
+//! chunk `c`'s 16 lanes is 16 consecutive elements of one row (`tessera_coop::matrix`: the rows
+//! of half `c mod 2` of its subgroup for A and accumulators, all of B in either half), loaded
+//! as vectors. The whole matrix is checked against the
 //! window once; when it does not lie inside, the chunk takes `ctx::coop`'s path, whose
 //! element-by-element reads give the robust-access result (0 outside).
 //!

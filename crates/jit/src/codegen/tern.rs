@@ -1,5 +1,6 @@
-//! Ternary arithmetic (`Op::Tern`): clamps and fused multiply-adds (f16, f32, f64), with `alu::tern`'s results
-//! bit for bit; the other ternary ops go to the interpreter.
+//! Ternary arithmetic (`Op::Tern`): clamps and fused multiply-adds (f16, f32, f64), with
+//! `alu::tern`'s results bit for bit; the other ternary ops (mix, smoothstep, 64-bit integer
+//! clamps) go to the interpreter.
 
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::Value;
