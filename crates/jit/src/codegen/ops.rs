@@ -6,7 +6,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{InstBuilder, Type, Value};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use tessera_spirv::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, width_bytes};
 use tessera_spirv::ir::{Op, Reg, Var};
 
@@ -46,6 +46,18 @@ fn is_half(width: u8) -> bool {
 
 fn float_vec(width: u8) -> Type {
     if width == 32 { F32X4 } else { F64X2 }
+}
+
+/// The f32 bits of every float8 code (E5M2 or E4M3), as `alu::conv` converts them; built once,
+/// never freed (compiled code holds its address).
+fn fp8_table(e5m2: bool) -> &'static [u32; 256] {
+    static TABLES: std::sync::OnceLock<[[u32; 256]; 2]> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        let table =
+            |w: u8| std::array::from_fn(|code| alu::conv(Conv::FToF, w, 32, code as u64) as u32);
+        [table(alu::W_E4M3), table(alu::W_E5M2)]
+    });
+    &tables[usize::from(e5m2)]
 }
 
 impl Gen<'_> {
@@ -1354,6 +1366,24 @@ impl Gen<'_> {
         }
     }
 
+    /// float8 (`W_E4M3` or `W_E5M2`) to f32 bits: a lookup in a table of all 256 codes, made
+    /// with `alu::conv` itself (so the same bits, NaNs included), one load per lane.
+    fn fp8_to_f32(&mut self, from: u8, a: &JVal) -> Option<JVal> {
+        let table = fp8_table(from == alu::W_E5M2).as_ptr() as i64;
+        let base = self.b.ins().iconst(I64, table);
+        let flags = MemFlagsData::trusted().with_readonly();
+        let lookup = |g: &mut Self, code: Value| -> Value {
+            let index = g.b.ins().uextend(I64, code);
+            let offset = g.b.ins().ishl_imm_u(index, 2);
+            let at = g.b.ins().iadd(base, offset);
+            g.b.ins().load(I32, flags, at, 0)
+        };
+        if let Some(code) = self.scalar(a, 1) {
+            return Some(JVal::Uniform(lookup(self, code)));
+        }
+        self.scalarise(&[(a.clone(), 1)], 4, |g, l| Some(lookup(g, l[0])))
+    }
+
     /// A constant of `ty`'s lanes (`I32` or `I32X4`).
     fn i32_const(&mut self, ty: Type, v: i64) -> Value {
         let c = self.b.ins().iconst(I32, v);
@@ -1596,6 +1626,9 @@ impl Gen<'_> {
                     out.push(self.b.ins().unarrow(lo, hi));
                 }
                 Some(JVal::Varying(out))
+            }
+            Conv::FToF if matches!(from, alu::W_E4M3 | alu::W_E5M2) && to == 32 => {
+                self.fp8_to_f32(from, a)
             }
             Conv::FToF if (from, to) == (alu::W_BF16, 32) => {
                 if let Some(x) = self.scalar(a, 2) {
