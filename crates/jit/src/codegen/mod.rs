@@ -28,6 +28,7 @@
 //! register (`build_poll_trampoline`).
 
 mod coop;
+mod dot;
 mod gather;
 mod half;
 mod memory;
