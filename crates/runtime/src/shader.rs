@@ -8,8 +8,8 @@
 //!   interpreter until the compiled code is ready, a large one ([`WAIT_FOR_CODE_INVOCATIONS`]
 //!   or more), or any once the pipeline's dispatches have spent [`INTERPRETER_BUDGET`] on the
 //!   interpreter, waits for it (compiling it on the dispatching thread if the queue has not
-//!   reached it), then the compiled code. A shader the JIT cannot compile stays on the interpreter, with an `info`
-//!   log line saying why.
+//!   reached it), then the compiled code. A shader the JIT cannot compile stays on the
+//!   interpreter, with an `info` log line saying why.
 //!
 //! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
 //! runs a dispatch never shows in its output.
@@ -50,8 +50,8 @@ pub fn configured() -> ShaderBackend {
 
 /// A dispatch of at least this many invocations waits for its pipeline's compiled code rather
 /// than run on the interpreter. Compiling takes a millisecond to a few hundred; the interpreter
-/// runs a simple shader's 4096 invocations in about that first time, but a shader with loops
-/// (a tiled matrix multiply: 32 768 invocations for seconds) far slower.
+/// needs about as long for 4096 invocations of a simple shader, and far longer for a shader with
+/// loops (a tiled matrix multiply's 32 768 invocations take seconds).
 pub const WAIT_FOR_CODE_INVOCATIONS: u64 = 1 << 12;
 
 /// Once a pipeline's dispatches have spent this long on the interpreter, the next one waits
