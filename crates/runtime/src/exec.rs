@@ -213,8 +213,10 @@ fn dispatch(
     // by `DeviceMemory::raw_range`; other access to that memory follows
     // the Vulkan ordering rules the queue enforces.
     unsafe {
-        let [lx, ly, lz] = program.local_size().map(u64::from);
-        let invocations = count.iter().map(|&c| u64::from(c)).product::<u64>() * lx * ly * lz;
+        let invocations = count
+            .iter()
+            .chain(&program.local_size())
+            .fold(1u64, |n, &c| n.saturating_mul(u64::from(c)));
         match state.pipeline.kernel_for(invocations) {
             Some(kernel) => program.dispatch_kernel(
                 kernel,
