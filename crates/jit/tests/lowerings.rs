@@ -524,6 +524,35 @@ fn fun_native() {
 }
 
 #[test]
+fn float_formulas() {
+    // GLSL InverseSqrt 32, Fract 10, FSign 6, Round 1; OpFMod; Step 48; FMix 46 and
+    // SmoothStep 49 (third operand = second); on f32 and f64 (the f32 transcendental
+    // functions: tests/float_bits.rs).
+    for w in [32, 64] {
+        let t = flt(w);
+        for op in [32u32, 10, 6, 1] {
+            binary("formula", t, t, t, |b, r, x, _| {
+                let g = glsl();
+                b.ext_inst(r, None, g, op, [Operand::IdRef(x)]).unwrap()
+            });
+        }
+        binary("fmod", t, t, t, |b, r, x, y| {
+            b.f_mod(r, None, x, y).unwrap()
+        });
+        for op in [48u32, 46, 49] {
+            binary("formula", t, t, t, |b, r, x, y| {
+                let g = glsl();
+                let mut operands = vec![Operand::IdRef(x), Operand::IdRef(y)];
+                if op != 48 {
+                    operands.push(Operand::IdRef(y));
+                }
+                b.ext_inst(r, None, g, op, operands).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
 fn fcmp_all() {
     for w in [32, 64] {
         let t = flt(w);

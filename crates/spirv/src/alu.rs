@@ -9,6 +9,8 @@
 
 use half::f16;
 
+use crate::math::{self, Function};
+
 /// Keeps the low `w` bits of `v` (`w` = 1, 8, 16, 32 or 64).
 #[inline(always)]
 pub fn trunc(v: u64, w: u8) -> u64 {
@@ -386,8 +388,8 @@ fn fbin32(op: FBin, x: f32, y: f32) -> f32 {
                 x
             }
         }
-        FBin::Pow => x.powf(y),
-        FBin::Atan2 => x.atan2(y),
+        FBin::Pow => math::apply_f32(Function::Pow, x, y),
+        FBin::Atan2 => math::apply_f32(Function::Atan2, x, y),
         FBin::Step => {
             if y < x {
                 0.0
@@ -524,8 +526,64 @@ fn fun64(op: FUn, x: f64) -> f64 {
     }
 }
 
+/// π/180 and 180/π in f32, what `Radians` and `Degrees` multiply by.
+pub const RADIANS_PER_DEGREE: f32 = std::f32::consts::PI / 180.0;
+pub const DEGREES_PER_RADIAN: f32 = 180.0 / std::f32::consts::PI;
+
+/// The [`math`] function a unary op is, if it is one.
+pub fn function_of(op: FUn) -> Option<Function> {
+    Some(match op {
+        FUn::Exp => Function::Exp,
+        FUn::Exp2 => Function::Exp2,
+        FUn::Log => Function::Log,
+        FUn::Log2 => Function::Log2,
+        FUn::Sin => Function::Sin,
+        FUn::Cos => Function::Cos,
+        FUn::Tan => Function::Tan,
+        FUn::Asin => Function::Asin,
+        FUn::Acos => Function::Acos,
+        FUn::Atan => Function::Atan,
+        FUn::Sinh => Function::Sinh,
+        FUn::Cosh => Function::Cosh,
+        FUn::Tanh => Function::Tanh,
+        FUn::Asinh => Function::Asinh,
+        FUn::Acosh => Function::Acosh,
+        FUn::Atanh => Function::Atanh,
+        _ => return None,
+    })
+}
+
+/// The unary ops binary16 and binary32 compute in f32 (binary16 rounding the result once),
+/// as the JIT does: the [`math`] functions and the short formulas of `InverseSqrt`, `Fract`,
+/// `FSign`, `Round`, `Radians` and `Degrees`.
+#[inline(always)]
+fn fun_f32(op: FUn, x: f32) -> Option<f32> {
+    Some(match op {
+        FUn::InvSqrt => 1.0 / x.sqrt(),
+        FUn::Fract => x - x.floor(),
+        FUn::Sign => {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                x
+            }
+        }
+        FUn::Round => x.round(),
+        FUn::Radians => x * RADIANS_PER_DEGREE,
+        FUn::Degrees => x * DEGREES_PER_RADIAN,
+        _ => math::apply_f32(function_of(op)?, x, 0.0),
+    })
+}
+
 #[inline(always)]
 pub fn fun(op: FUn, w: u8, a: u64) -> u64 {
+    if matches!(w, 16 | 32)
+        && let Some(r) = fun_f32(op, f_get(w, a) as f32)
+    {
+        return f_put(w, f64::from(r));
+    }
     match (op, w) {
         (FUn::Neg, 16) => a ^ 0x8000,
         (FUn::Neg, 32) => a ^ 0x8000_0000,
@@ -598,6 +656,21 @@ pub fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
     match op {
         Tern::UClamp => a.max(b).min(c),
         Tern::SClamp => trunc(sext(a, w).max(sext(b, w)).min(sext(c, w)) as u64, w),
+        Tern::FMix | Tern::SmoothStep if w != 64 => {
+            // In f32 (binary16 rounding once at the end), as the JIT does.
+            let (x, y, z) = (f_get(w, a) as f32, f_get(w, b) as f32, f_get(w, c) as f32);
+            let r = if op == Tern::FMix {
+                // The first NaN operand, quieted (the compiler may commute the products).
+                match [x, y, z].into_iter().find(|v| v.is_nan()) {
+                    Some(v) => f32::from_bits(v.to_bits() | 0x0040_0000),
+                    None => x * (1.0 - z) + y * z,
+                }
+            } else {
+                let t = ((z - x) / (y - x)).clamp(0.0, 1.0);
+                t * t * (3.0 - 2.0 * t)
+            };
+            f_put(w, f64::from(r))
+        }
         _ => {
             let (x, y, z) = (f_get(w, a), f_get(w, b), f_get(w, c));
             let r = match op {
@@ -611,7 +684,11 @@ pub fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
                     }
                 }
                 Tern::FClamp | Tern::NClamp => x.max(y).min(z),
-                Tern::FMix => x * (1.0 - z) + y * z,
+                // The first NaN operand, quieted (the compiler may commute the products).
+                Tern::FMix => match [x, y, z].into_iter().find(|v| v.is_nan()) {
+                    Some(v) => f64::from_bits(v.to_bits() | 0x0008_0000_0000_0000),
+                    None => x * (1.0 - z) + y * z,
+                },
                 Tern::SmoothStep => {
                     let t = ((z - x) / (y - x)).clamp(0.0, 1.0);
                     t * t * (3.0 - 2.0 * t)

@@ -26,6 +26,7 @@ pub mod alu;
 pub mod exec;
 pub mod ir;
 mod lower;
+pub mod math;
 mod mem;
 mod opt;
 pub mod subgroup;

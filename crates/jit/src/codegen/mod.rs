@@ -31,6 +31,7 @@ mod coop;
 mod dot;
 mod gather;
 mod half;
+mod math;
 mod memory;
 mod ops;
 mod tern;

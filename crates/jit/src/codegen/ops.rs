@@ -880,7 +880,7 @@ impl Gen<'_> {
             op,
             FBin::Add | FBin::Sub | FBin::Mul | FBin::Div | FBin::Min | FBin::Max
         ) {
-            return Ok(false);
+            return self.fbin_formula(op, width, dst, [lhs, rhs]);
         }
         if is_half(width) {
             return self.fbin_half(op, width, dst, lhs, rhs);
@@ -1063,15 +1063,16 @@ impl Gen<'_> {
             self.set(dst, r)?;
             return Ok(true);
         }
-        let Some(fty) = float_ty(width) else {
-            return Ok(false);
-        };
         if !matches!(
             op,
             FUn::Neg | FUn::Abs | FUn::Sqrt | FUn::Floor | FUn::Ceil | FUn::Trunc | FUn::RoundEven
-        ) {
-            return Ok(false);
+        ) || is_half(width)
+        {
+            return self.fun_formula(op, width, dst, src);
         }
+        let Some(fty) = float_ty(width) else {
+            return Ok(false);
+        };
         let bytes = width_bytes(width);
         let ity = scalar_ty(bytes);
         let a = self.get(src);
@@ -1100,7 +1101,7 @@ impl Gen<'_> {
         Ok(true)
     }
 
-    fn funop(&mut self, op: FUn, x: Value) -> Value {
+    pub(super) fn funop(&mut self, op: FUn, x: Value) -> Value {
         match op {
             FUn::Neg => self.b.ins().fneg(x),
             FUn::Abs => self.b.ins().fabs(x),

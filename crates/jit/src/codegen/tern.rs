@@ -1,6 +1,6 @@
 //! Ternary arithmetic (`Op::Tern`): clamps and fused multiply-adds (f16, f32, f64), with
-//! `alu::tern`'s results bit for bit; the other ternary ops (mix, smoothstep, 64-bit integer
-//! clamps) go to the interpreter.
+//! `alu::tern`'s results bit for bit; mix and smoothstep are in `math.rs`, 64-bit integer
+//! clamps go to the interpreter.
 
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::Value;
@@ -37,6 +37,9 @@ impl Gen<'_> {
     ) -> Result<bool, String> {
         if op == Tern::Fma {
             return self.fma(width, dst, srcs);
+        }
+        if matches!(op, Tern::FMix | Tern::SmoothStep) {
+            return self.tern_formula(op, width, dst, srcs);
         }
         let float = matches!(op, Tern::FClamp | Tern::NClamp) && matches!(width, 32 | 64);
         let int = matches!(op, Tern::UClamp | Tern::SClamp) && matches!(width, 8 | 16 | 32);
