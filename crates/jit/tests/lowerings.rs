@@ -48,7 +48,13 @@ const fn flt(bits: u32) -> T {
 
 fn edges(t: T) -> Vec<u64> {
     if t.float {
-        if t.bits == 32 {
+        if t.bits == 16 {
+            // Zeros, subnormals, extreme normals, ±1, ½, 1.5, 2.5, infinities, NaNs.
+            vec![
+                0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x7bff, 0xfbff, 0x3c00, 0xbc00, 0x3800,
+                0x3e00, 0x4100, 0xc100, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe55,
+            ]
+        } else if t.bits == 32 {
             [
                 0.0f32,
                 -0.0,
@@ -278,6 +284,7 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
         Capability::Int8,
         Capability::Int16,
         Capability::Int64,
+        Capability::Float16,
         Capability::Float64,
         Capability::StorageBuffer8BitAccess,
         Capability::StorageBuffer16BitAccess,
@@ -524,6 +531,38 @@ fn fun_native() {
 }
 
 #[test]
+fn clamps() {
+    // GLSL FClamp 43, UClamp 44, SClamp 45, NClamp 81, as clamp(x, y, y) and clamp(x, x, y).
+    let cases = [(43u32, true), (81, true), (44, false), (45, false)];
+    for (op, float) in cases {
+        let widths: &[u32] = if float { &[16, 32, 64] } else { &INTS };
+        for &w in widths {
+            let t = if float { flt(w) } else { sint(w) };
+            for low_is_x in [false, true] {
+                binary("clamp", t, t, t, |b, r, x, y| {
+                    let g = glsl();
+                    let low = if low_is_x { x } else { y };
+                    let operands = [x, low, y].map(Operand::IdRef);
+                    b.ext_inst(r, None, g, op, operands).unwrap()
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn iun_abs_narrow() {
+    // GLSL SAbs 5 on 8- and 16-bit lanes (the most negative value stays itself).
+    for w in [8, 16] {
+        let t = sint(w);
+        binary("sabs", t, t, t, |b, r, x, _| {
+            let g = glsl();
+            b.ext_inst(r, None, g, 5, [Operand::IdRef(x)]).unwrap()
+        });
+    }
+}
+
+#[test]
 fn float_formulas() {
     // GLSL InverseSqrt 32, Fract 10, FSign 6, Round 1; OpFMod; Step 48; FMix 46 and
     // SmoothStep 49 (third operand = second); on f32 and f64 (the f32 transcendental
@@ -554,7 +593,7 @@ fn float_formulas() {
 
 #[test]
 fn fcmp_all() {
-    for w in [32, 64] {
+    for w in [16, 32, 64] {
         let t = flt(w);
         for k in 0..14 {
             binary("fcmp", t, t, int(32), |b, r, x, y| {

@@ -659,6 +659,21 @@ impl Gen<'_> {
                     Some(JVal::Varying(out))
                 }
             }
+            (IUn::SAbs, _) if matches!(bytes, 1 | 2) && u32::from(width) == bits => {
+                // pabsb / pabsw (the most negative value stays itself, as `alu` wraps);
+                // a uniform operand is splat and lane 0 kept.
+                let scalar = a.is_scalar();
+                let out: Vec<Value> = self
+                    .vectors(&a, bytes)
+                    .into_iter()
+                    .map(|x| self.b.ins().iabs(x))
+                    .collect();
+                Some(if scalar {
+                    JVal::Uniform(self.b.ins().extractlane(out[0], 0))
+                } else {
+                    JVal::Varying(out)
+                })
+            }
             (_, _) if matches!(bytes, 4 | 8) && u32::from(width) == bits => {
                 let ty = scalar_ty(bytes);
                 if let Some(x) = self.scalar(&a, bytes) {
@@ -1114,6 +1129,9 @@ impl Gen<'_> {
     }
 
     fn fcmp(&mut self, op: FCmp, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+        if is_half(width) {
+            return self.fcmp_half(op, dst, lhs, rhs);
+        }
         let Some(fty) = float_ty(width) else {
             return Ok(false);
         };
@@ -1123,8 +1141,82 @@ impl Gen<'_> {
             self.set(dst, JVal::Const(alu::fcmp(op, width, *x, *y)))?;
             return Ok(true);
         }
-        // Each predicate as a disjunction/conjunction of ones x86 has for vectors too.
         let scalar = a.is_scalar() && b.is_scalar();
+        let cmp = |g: &mut Self, x: Value, y: Value| g.fcmp_values(op, x, y);
+        let r = if scalar {
+            let x = self.scalar(&a, bytes).ok_or("scalar")?;
+            let y = self.scalar(&b, bytes).ok_or("scalar")?;
+            let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
+            JVal::Uniform(cmp(self, x, y))
+        } else {
+            let xs = self.vectors(&a, bytes);
+            let ys = self.vectors(&b, bytes);
+            let masks: Vec<Value> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| {
+                    let (x, y) = (self.vec_to_float(x, width), self.vec_to_float(y, width));
+                    let m = cmp(self, x, y);
+                    if self.b.func.dfg.value_type(m) == vec_ty(bytes) {
+                        m
+                    } else {
+                        self.b.ins().bitcast(vec_ty(bytes), lane_flags(), m)
+                    }
+                })
+                .collect();
+            JVal::Varying(vec![self.bools_from_masks(&masks, bytes)])
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `fcmp` on binary16: both operands widened to f32 (exactly), compared there, the two
+    /// `I32X4` masks of each `I16X8` narrowed back; uniform operands are splat and lane 0's
+    /// bool kept.
+    fn fcmp_half(&mut self, op: FCmp, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+        let (a, b) = (self.get(lhs), self.get(rhs));
+        if let (JVal::Const(x), JVal::Const(y)) = (&a, &b) {
+            self.set(dst, JVal::Const(alu::fcmp(op, 16, *x, *y)))?;
+            return Ok(true);
+        }
+        let scalar = a.is_scalar() && b.is_scalar();
+        let xs = self.vectors(&a, 2);
+        let ys = self.vectors(&b, 2);
+        let mut masks = Vec::with_capacity(2);
+        for (&x, &y) in xs.iter().zip(&ys) {
+            let mut parts = [x; 2];
+            for (k, high) in [false, true].into_iter().enumerate() {
+                let widen = |g: &mut Self, v: Value| {
+                    let w = if high {
+                        g.b.ins().uwiden_high(v)
+                    } else {
+                        g.b.ins().uwiden_low(v)
+                    };
+                    g.half_to_f32(w)
+                };
+                let (fx, fy) = (widen(self, x), widen(self, y));
+                let m = self.fcmp_values(op, fx, fy);
+                parts[k] = if self.b.func.dfg.value_type(m) == I32X4 {
+                    m
+                } else {
+                    self.b.ins().bitcast(I32X4, lane_flags(), m)
+                };
+            }
+            masks.push(self.b.ins().snarrow(parts[0], parts[1]));
+        }
+        let bools = self.bools_from_masks(&masks, 2);
+        let r = if scalar {
+            JVal::Uniform(self.b.ins().extractlane(bools, 0))
+        } else {
+            JVal::Varying(vec![bools])
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// One float predicate on two float values (scalars or vectors: a bool or a lane mask),
+    /// as a disjunction/conjunction of ones x86 has for vectors too.
+    fn fcmp_values(&mut self, op: FCmp, x: Value, y: Value) -> Value {
         let cmp = |g: &mut Self, x: Value, y: Value| -> Value {
             let c = |g: &mut Self, cc: FloatCC, p: Value, q: Value| g.b.ins().fcmp(cc, p, q);
             match op {
@@ -1183,31 +1275,7 @@ impl Gen<'_> {
                 }
             }
         };
-        let r = if scalar {
-            let x = self.scalar(&a, bytes).ok_or("scalar")?;
-            let y = self.scalar(&b, bytes).ok_or("scalar")?;
-            let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
-            JVal::Uniform(cmp(self, x, y))
-        } else {
-            let xs = self.vectors(&a, bytes);
-            let ys = self.vectors(&b, bytes);
-            let masks: Vec<Value> = xs
-                .iter()
-                .zip(&ys)
-                .map(|(&x, &y)| {
-                    let (x, y) = (self.vec_to_float(x, width), self.vec_to_float(y, width));
-                    let m = cmp(self, x, y);
-                    if self.b.func.dfg.value_type(m) == vec_ty(bytes) {
-                        m
-                    } else {
-                        self.b.ins().bitcast(vec_ty(bytes), lane_flags(), m)
-                    }
-                })
-                .collect();
-            JVal::Varying(vec![self.bools_from_masks(&masks, bytes)])
-        };
-        self.set(dst, r)?;
-        Ok(true)
+        cmp(self, x, y)
     }
 
     /// Logical not of a comparison result (a scalar `I8` 0/1 or a vector mask).

@@ -1,9 +1,10 @@
 //! Ternary arithmetic (`Op::Tern`): clamps and fused multiply-adds (f16, f32, f64), with
-//! `alu::tern`'s results bit for bit; mix and smoothstep are in `math.rs`, 64-bit integer
-//! clamps go to the interpreter.
+//! `alu::tern`'s results bit for bit (binary16 clamps in f32, 64-bit integer clamps by compare
+//! and select); mix and smoothstep are in `math.rs`.
 
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::Value;
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use tessera_spirv::alu::{self, FBin, Tern, width_bytes};
 
@@ -25,6 +26,33 @@ fn has_fma() -> bool {
 }
 
 impl Gen<'_> {
+    /// `FClamp` / `NClamp` on binary16: the f32 clamp on the widened lanes, rounded back
+    /// (exactly: the result is one of the operands); uniform operands are splat and lane 0
+    /// kept.
+    fn clamp_half(&mut self, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+        let values = srcs.map(|r| self.get(r));
+        if let [JVal::Const(a), JVal::Const(b), JVal::Const(c)] = &values {
+            self.set(dst, JVal::Const(alu::tern(Tern::FClamp, 16, *a, *b, *c)))?;
+            return Ok(true);
+        }
+        let scalar = values.iter().all(JVal::is_scalar);
+        let [xs, ls, hs] = values.map(|v| self.vectors(&v, 2));
+        let mut out = Vec::with_capacity(2);
+        for k in 0..xs.len() {
+            out.push(self.half_vectors(&[xs[k], ls[k], hs[k]], &mut |g, v| {
+                let m = g.fop(FBin::Max, v[0], v[1]);
+                g.fop(FBin::Min, m, v[2])
+            }));
+        }
+        let r = if scalar {
+            JVal::Uniform(self.b.ins().extractlane(out[0], 0))
+        } else {
+            JVal::Varying(out)
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
     /// Clamps (`Tern::FClamp`, `NClamp` on f32 and f64; `UClamp`, `SClamp` on 8-, 16- and
     /// 32-bit integers): `min(max(x, lo), hi)` as `alu::tern` computes it; `Fma` on f32 and f64
     /// and binary16 (`fma`). Other ternary ops go to the interpreter.
@@ -41,8 +69,11 @@ impl Gen<'_> {
         if matches!(op, Tern::FMix | Tern::SmoothStep) {
             return self.tern_formula(op, width, dst, srcs);
         }
+        if matches!(op, Tern::FClamp | Tern::NClamp) && width == 16 {
+            return self.clamp_half(dst, srcs);
+        }
         let float = matches!(op, Tern::FClamp | Tern::NClamp) && matches!(width, 32 | 64);
-        let int = matches!(op, Tern::UClamp | Tern::SClamp) && matches!(width, 8 | 16 | 32);
+        let int = matches!(op, Tern::UClamp | Tern::SClamp) && matches!(width, 8 | 16 | 32 | 64);
         if !(float || int) {
             return Ok(false);
         }
@@ -92,6 +123,17 @@ impl Gen<'_> {
                 } else {
                     self.vec_from_float(r, width)
                 }
+            } else if width == 64 && !scalar {
+                // No 64-bit lane min/max before AVX-512: compare and select.
+                let (gt, lt) = if op == Tern::UClamp {
+                    (IntCC::UnsignedGreaterThan, IntCC::UnsignedLessThan)
+                } else {
+                    (IntCC::SignedGreaterThan, IntCC::SignedLessThan)
+                };
+                let above = self.b.ins().icmp(gt, a, l);
+                let m = self.b.ins().bitselect(above, a, l);
+                let below = self.b.ins().icmp(lt, m, h);
+                self.b.ins().bitselect(below, m, h)
             } else if op == Tern::UClamp {
                 let m = self.b.ins().umax(a, l);
                 self.b.ins().umin(m, h)
