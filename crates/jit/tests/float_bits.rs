@@ -4,7 +4,11 @@
 //!   meets zeros, subnormals, normals, infinities and NaNs of both signs;
 //! - GLSL.std.450's 28 float functions (`Sin` … `SmoothStep`) on binary16, every pattern, and
 //!   on binary32: a quarter of a million operands (random bit patterns, a dense sweep of
-//!   [−12, 12], the special values), each compiled with no op left to the interpreter.
+//!   [−12, 12], the special values);
+//! - float8 encoding (E4M3, E5M2, nearest and saturating) of f32 and of every binary16
+//!   pattern, and f32 → binary16 rounded toward zero and to nearest;
+//!
+//! each shader compiled with no op left to the interpreter.
 
 use tessera_spirv::{BoundResource, Module, Program, Resources};
 
@@ -36,6 +40,40 @@ fn load(name: &str) -> (Program, tessera_jit::JitKernel) {
     (program, kernel)
 }
 
+/// Runs the shader on the interpreter or the JIT with `buffers` bound at bindings 0, 1, …
+/// (`groups` workgroups along x).
+fn dispatch(
+    program: &Program,
+    kernel: Option<&tessera_jit::JitKernel>,
+    buffers: &mut [Vec<u8>],
+    groups: u32,
+) {
+    let res = Res(buffers
+        .iter_mut()
+        .map(|b| BoundResource::Buffer {
+            ptr: b.as_mut_ptr(),
+            len: b.len(),
+        })
+        .collect());
+    // SAFETY: the records point at live vectors of the given byte lengths, not otherwise used
+    // until the dispatch returns.
+    let done = unsafe {
+        match kernel {
+            Some(k) => program.dispatch_kernel(k, &res, &[], [0; 3], [groups, 1, 1], 2, &|| None),
+            None => program.dispatch(&res, &[], [0; 3], [groups, 1, 1], 2),
+        }
+    };
+    done.unwrap();
+}
+
+/// `bytes` as values of `T` (little-endian, any alignment).
+fn values<T: bytemuck::Pod>(bytes: &[u8]) -> Vec<T> {
+    bytes
+        .chunks_exact(std::mem::size_of::<T>())
+        .map(bytemuck::pod_read_unaligned)
+        .collect()
+}
+
 /// Runs the shader over `a`, `b` (64-lane groups) on the interpreter or the JIT: `per` results
 /// per element.
 fn run<T: bytemuck::Pod>(
@@ -45,35 +83,14 @@ fn run<T: bytemuck::Pod>(
     b: &[T],
     per: usize,
 ) -> Vec<T> {
-    let mut a = a.to_vec();
-    let mut b = b.to_vec();
-    let mut out = vec![T::zeroed(); per * a.len()];
     let size = std::mem::size_of::<T>();
-    let res = Res(vec![
-        BoundResource::Buffer {
-            ptr: a.as_mut_ptr().cast(),
-            len: size * a.len(),
-        },
-        BoundResource::Buffer {
-            ptr: b.as_mut_ptr().cast(),
-            len: size * b.len(),
-        },
-        BoundResource::Buffer {
-            ptr: out.as_mut_ptr().cast(),
-            len: size * out.len(),
-        },
-    ]);
-    let groups = [(a.len() / 64) as u32, 1, 1];
-    // SAFETY: the three records point at live vectors of the given byte lengths, not otherwise
-    // used until the dispatch returns.
-    let done = unsafe {
-        match kernel {
-            Some(k) => program.dispatch_kernel(k, &res, &[], [0; 3], groups, 2, &|| None),
-            None => program.dispatch(&res, &[], [0; 3], groups, 2),
-        }
-    };
-    done.unwrap();
-    out
+    let mut buffers = vec![
+        bytemuck::cast_slice(a).to_vec(),
+        bytemuck::cast_slice(b).to_vec(),
+        vec![0u8; per * size * a.len()],
+    ];
+    dispatch(program, kernel, &mut buffers, (a.len() / 64) as u32);
+    values(&buffers[2])
 }
 
 /// Runs both backends and panics at the first result that differs.
@@ -143,6 +160,12 @@ fn binary16_functions_match_the_interpreter_on_every_pattern() {
 #[test]
 fn binary32_functions_match_the_interpreter() {
     let shader = load("float_functions");
+    let (a, b) = f32_operands();
+    compare("binary32", &shader, &a, &b, 28);
+}
+
+/// 2¹⁸ pairs of f32 operands (as bits): random patterns, a dense sweep of [−12, 12], specials.
+fn f32_operands() -> (Vec<u32>, Vec<u32>) {
     let specials = [
         0.0f32,
         -0.0,
@@ -162,6 +185,17 @@ fn binary32_functions_match_the_interpreter() {
         f32::MAX,
         std::f32::consts::PI,
         1e6,
+        448.0,
+        464.0,
+        57344.0,
+        61440.0,
+        65504.0,
+        65520.0,
+        2f32.powi(-9),
+        2f32.powi(-10),
+        2f32.powi(-17),
+        2f32.powi(-24),
+        2f32.powi(-25),
     ];
     let n = 1 << 18;
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
@@ -186,5 +220,65 @@ fn binary32_functions_match_the_interpreter() {
             _ => ((random() % 800) as f32 / 100.0 - 4.0).to_bits(),
         })
         .collect();
-    compare("binary32", &shader, &a, &b, 28);
+    (a, b)
+}
+
+#[test]
+fn float8_encodings_match_the_interpreter() {
+    let (program, kernel) = load("float8_encode");
+    let (a, _) = f32_operands();
+    // Every binary16 pattern, four times over (to the f32 operand count).
+    let halves: Vec<u16> = (0..a.len()).map(|i| i as u16).collect();
+    let buffers = || {
+        vec![
+            bytemuck::cast_slice(&a).to_vec(),
+            bytemuck::cast_slice(&halves).to_vec(),
+            vec![0u8; 4 * a.len()],
+            vec![0u8; 4 * a.len()],
+        ]
+    };
+    let (mut want, mut got) = (buffers(), buffers());
+    let groups = (a.len() / 64) as u32;
+    dispatch(&program, None, &mut want, groups);
+    dispatch(&program, Some(&kernel), &mut got, groups);
+    for (binding, format) in [(2, "E4M3"), (3, "E5M2")] {
+        if let Some(i) = (0..want[binding].len()).find(|&i| want[binding][i] != got[binding][i]) {
+            let e = i / 4;
+            panic!(
+                "{format} conversion {} of f32 {:#x} / f16 {:#06x}: JIT {:#04x}, interpreter {:#04x}",
+                i % 4,
+                a[e],
+                halves[e],
+                got[binding][i],
+                want[binding][i]
+            );
+        }
+    }
+}
+
+#[test]
+fn roundings_to_binary16_match_the_interpreter() {
+    let (program, kernel) = load("f32_to_f16_rounding");
+    let (a, _) = f32_operands();
+    let buffers = || {
+        vec![
+            bytemuck::cast_slice(&a).to_vec(),
+            vec![0u8; 4],
+            vec![0u8; 6 * a.len()],
+        ]
+    };
+    let (mut want, mut got) = (buffers(), buffers());
+    let groups = (a.len() / 64) as u32;
+    dispatch(&program, None, &mut want, groups);
+    dispatch(&program, Some(&kernel), &mut got, groups);
+    let (want, got): (Vec<u16>, Vec<u16>) = (values(&want[2]), values(&got[2]));
+    if let Some(i) = (0..want.len()).find(|&i| want[i] != got[i]) {
+        panic!(
+            "rounding {} of {:#x}: JIT {:#06x}, interpreter {:#06x}",
+            ["RTZ", "RTE", "undecorated"][i % 3],
+            a[i / 3],
+            got[i],
+            want[i]
+        );
+    }
 }

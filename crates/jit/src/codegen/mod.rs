@@ -33,6 +33,7 @@ mod gather;
 mod half;
 mod math;
 mod memory;
+mod narrow;
 mod ops;
 mod tern;
 mod tile;

@@ -1310,6 +1310,10 @@ impl Gen<'_> {
                     }
                 }
             }
+            Conv::FToFSat | Conv::FToFDirected(_) => self.narrow_float_conv(op, from, to, &a),
+            Conv::FToF if matches!(to, alu::W_E4M3 | alu::W_E5M2) => {
+                self.narrow_float_conv(op, from, to, &a)
+            }
             Conv::FToS | Conv::FToU | Conv::SToF | Conv::UToF | Conv::FToF => {
                 self.float_conv(op, from, to, &a)
             }
