@@ -286,11 +286,14 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
         Capability::Int64,
         Capability::Float16,
         Capability::Float64,
+        Capability::DotProduct,
+        Capability::DotProductInputAll,
         Capability::StorageBuffer8BitAccess,
         Capability::StorageBuffer16BitAccess,
     ] {
         m.b.capability(c);
     }
+    m.b.extension("SPV_KHR_integer_dot_product");
     m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
     let g = m.b.ext_inst_import("GLSL.std.450");
     GLSL.with(|c| c.set(g));
@@ -544,6 +547,33 @@ fn clamps() {
                     let low = if low_is_x { x } else { y };
                     let operands = [x, low, y].map(Operand::IdRef);
                     b.ext_inst(r, None, g, op, operands).unwrap()
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn idot_saturating_and_narrow() {
+    // OpSDot/OpUDot/OpSUDot with a result as narrow as the components, and their AccSat forms,
+    // on (x, y)·(y, x) with x as the accumulator, for 8-, 16- and 32-bit components.
+    for w in [8, 16, 32] {
+        for kind in 0..3 {
+            let t = if kind == 1 { int(w) } else { sint(w) };
+            for saturating in [false, true] {
+                binary("idot", t, t, t, |b, r, x, y| {
+                    let vt = b.type_vector(r, 2);
+                    let v1 = b.composite_construct(vt, None, [x, y]).unwrap();
+                    let v2 = b.composite_construct(vt, None, [y, x]).unwrap();
+                    match (kind, saturating) {
+                        (0, false) => b.s_dot(r, None, v1, v2, None),
+                        (1, false) => b.u_dot(r, None, v1, v2, None),
+                        (_, false) => b.su_dot(r, None, v1, v2, None),
+                        (0, true) => b.s_dot_acc_sat(r, None, v1, v2, x, None),
+                        (1, true) => b.u_dot_acc_sat(r, None, v1, v2, x, None),
+                        (_, true) => b.su_dot_acc_sat(r, None, v1, v2, x, None),
+                    }
+                    .unwrap()
                 });
             }
         }

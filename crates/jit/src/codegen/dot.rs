@@ -1,16 +1,19 @@
-//! Integer dot products (`Op::IDot`: `OpSDot`, `OpUDot`, `OpSUDot`) without an accumulator and
-//! with a 32-bit result: the low 32 bits of the exact sum of products, which wrapping 32-bit
-//! arithmetic on the sign- or zero-extended components gives (arithmetic modulo 2³² keeps the
-//! low bits exact). Components of 8 and 16 bits widen four lanes to a vector. The saturating
-//! `AccSat` forms and 64-bit results go to the interpreter.
+//! Integer dot products (`Op::IDot`: `OpSDot`, `OpUDot`, `OpSUDot` and their `AccSat` forms).
+//! Without an accumulator and with a 32-bit result: the low 32 bits of the exact sum of
+//! products, which wrapping 32-bit arithmetic on the sign- or zero-extended components gives
+//! (arithmetic modulo 2³² keeps the low bits exact); components of 8 and 16 bits widen four lanes
+//! to a vector. The saturating forms and other result widths: lane by lane in 128-bit integers,
+//! where the sum of products of components up to 32 bits and the accumulator is exact, then
+//! clamped to the result's range as `alu::idot` does. (64-bit components stay with the
+//! interpreter: their products need more than 128 bits to sum.)
 
-use cranelift_codegen::ir::InstBuilder;
-use cranelift_codegen::ir::Value;
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{InstBuilder, Type, Value};
 use tessera_spirv::ir::Reg;
 
 use super::Gen;
-use super::values::JVal;
+use super::values::{JVal, scalar_ty};
 
 impl Gen<'_> {
     /// `Op::IDot` when the module docs' conditions hold; `Ok(false)` otherwise.
@@ -19,22 +22,24 @@ impl Gen<'_> {
         &mut self,
         in_width: u8,
         out_width: u8,
-        lhs_signed: bool,
-        rhs_signed: bool,
+        [lhs_signed, rhs_signed, sat_signed]: [bool; 3],
         dst: Reg,
         lhs: &[Reg],
         rhs: &[Reg],
         acc: Option<Reg>,
     ) -> Result<bool, String> {
         let in_bytes = usize::from(in_width / 8);
-        if acc.is_some()
-            || out_width != 32
-            || !matches!(in_width, 8 | 16 | 32)
+        if !matches!(in_width, 8 | 16 | 32)
+            || !matches!(out_width, 8 | 16 | 32 | 64)
             || lhs.len() != rhs.len()
             || lhs.is_empty()
             || lhs.iter().chain(rhs).any(|&r| self.bytes(r) != in_bytes)
         {
             return Ok(false);
+        }
+        if acc.is_some() || out_width != 32 {
+            let signs = [lhs_signed, rhs_signed, sat_signed];
+            return self.idot_exact(in_width, out_width, signs, dst, lhs, rhs, acc);
         }
         let (xs, ys): (Vec<JVal>, Vec<JVal>) = (
             lhs.iter().map(|&r| self.get(r)).collect(),
@@ -76,6 +81,102 @@ impl Gen<'_> {
         let sums = sums.ok_or("idot: no components")?;
         self.set(dst, JVal::Varying(sums))?;
         Ok(true)
+    }
+
+    /// `Op::IDot` lane by lane in `I128` (see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    fn idot_exact(
+        &mut self,
+        in_width: u8,
+        out_width: u8,
+        [lhs_signed, rhs_signed, sat_signed]: [bool; 3],
+        dst: Reg,
+        lhs: &[Reg],
+        rhs: &[Reg],
+        acc: Option<Reg>,
+    ) -> Result<bool, String> {
+        let (in_bytes, out_bytes) = (usize::from(in_width / 8), usize::from(out_width / 8));
+        if acc.is_some_and(|r| self.bytes(r) != out_bytes) {
+            return Ok(false);
+        }
+        let n = lhs.len();
+        let mut args: Vec<(JVal, usize)> = lhs
+            .iter()
+            .chain(rhs)
+            .map(|&r| (self.get(r), in_bytes))
+            .collect();
+        if let Some(r) = acc {
+            args.push((self.get(r), out_bytes));
+        }
+        let out_ty = scalar_ty(out_bytes);
+        let lane = |g: &mut Self, lanes: &[Value]| -> Option<Value> {
+            let extend = |g: &mut Self, v: Value, ty: Type, signed: bool| {
+                let v = g.fit(v, ty);
+                if signed {
+                    g.b.ins().sextend(I128, v)
+                } else {
+                    g.b.ins().uextend(I128, v)
+                }
+            };
+            let in_ty = scalar_ty(in_bytes);
+            let mut sum: Option<Value> = None;
+            for k in 0..n {
+                let x = extend(g, lanes[k], in_ty, lhs_signed);
+                let y = extend(g, lanes[n + k], in_ty, rhs_signed);
+                let p = g.b.ins().imul(x, y);
+                sum = Some(match sum {
+                    None => p,
+                    Some(s) => g.b.ins().iadd(s, p),
+                });
+            }
+            let sum = sum?;
+            let Some(&acc) = lanes.get(2 * n) else {
+                // No accumulator: the low bits.
+                return Some(g.b.ins().ireduce(out_ty, sum));
+            };
+            let acc = extend(g, acc, out_ty, sat_signed);
+            let total = g.b.ins().iadd(sum, acc);
+            let bits = u32::from(out_width);
+            let (min, max): (i64, i64) = if sat_signed {
+                (-(1i64 << (bits - 1)), ((1u64 << (bits - 1)) - 1) as i64)
+            } else {
+                (0, (u64::MAX >> (64 - bits)) as i64)
+            };
+            let (min, max) = (g.b.ins().iconst(I64, min), g.b.ins().iconst(I64, max));
+            let wide_min = g.b.ins().sextend(I128, min);
+            let wide_max = if sat_signed {
+                g.b.ins().sextend(I128, max)
+            } else {
+                g.b.ins().uextend(I128, max)
+            };
+            // The compares in 128 bits, the selects in 64 (x64 has no 128-bit min/max, which
+            // a select of compared values would become).
+            let below = g.b.ins().icmp(IntCC::SignedLessThan, total, wide_min);
+            let above = g.b.ins().icmp(IntCC::SignedGreaterThan, total, wide_max);
+            let low = g.b.ins().ireduce(I64, total);
+            let t = g.b.ins().select(below, min, low);
+            let t = g.b.ins().select(above, max, t);
+            Some(g.fit(t, out_ty))
+        };
+        let r = if args.iter().all(|(v, _)| v.is_scalar()) {
+            let scalars: Option<Vec<Value>> = args
+                .iter()
+                .map(|(v, bytes)| self.scalar(v, *bytes))
+                .collect();
+            let Some(scalars) = scalars else {
+                return Ok(false);
+            };
+            lane(self, &scalars).map(JVal::Uniform)
+        } else {
+            self.scalarise(&args, out_bytes, lane)
+        };
+        match r {
+            Some(r) => {
+                self.set(dst, r)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// A scalar integer extended to `I32` by its signedness.

@@ -125,7 +125,7 @@ impl Gen<'_> {
                 out_width,
                 lhs_signed,
                 rhs_signed,
-                sat_signed: _,
+                sat_signed,
                 dst,
                 lhs,
                 rhs,
@@ -133,8 +133,7 @@ impl Gen<'_> {
             } => self.idot(
                 *in_width,
                 *out_width,
-                *lhs_signed,
-                *rhs_signed,
+                [*lhs_signed, *rhs_signed, *sat_signed],
                 *dst,
                 lhs,
                 rhs,
@@ -350,7 +349,7 @@ impl Gen<'_> {
     }
 
     /// Per-lane scalar code: lane `i` of the result is `f(lane i of each operand)`.
-    fn scalarise(
+    pub(super) fn scalarise(
         &mut self,
         args: &[(JVal, usize)],
         out_bytes: usize,
