@@ -98,3 +98,59 @@ fn cooperative_shaders_have_no_interpreted_op() {
     }
     assert!(interpreted.is_empty(), "{}", interpreted.join("\n"));
 }
+
+/// What each module of the corpus still hands to the interpreter (an op kind with no native
+/// lowering, or the whole program in subgroup lockstep), as `path: reason` lines. The test below
+/// pins the list: a new fallback fails it, and so does one that went away (shrink the list).
+const KNOWN_FALLBACKS: &[&str] = &[
+    // A chunk is half a subgroup: lanes of one subgroup that diverge could see each other's
+    // memory effects in another order than the interpreter's lockstep.
+    "cases/reconvergence_after_break/shader.spv: lockstep: subgroup operations with memory the \
+     lanes both write and read (subgroup lockstep)",
+    "cases/sg_elect_shared/shader.spv: lockstep: subgroup operations with atomics (subgroup \
+     lockstep)",
+    // Arrays of tensors indexed by a run-time value.
+    "cases/tensor_array_nonuniform/shader.spv: tensor_read",
+    "cases/tensor_array_of_tensors/shader.spv: tensor_query",
+    "cases/tensor_array_of_tensors/shader.spv: tensor_read",
+    "cases/tensor_array_of_tensors/shader.spv: tensor_write",
+];
+
+#[test]
+fn fallbacks_are_the_known_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spirv-tests");
+    let mut files = Vec::new();
+    spv_files(&root, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for f in &files {
+        let Ok(module) = Module::parse_bytes(&std::fs::read(f).unwrap()) else {
+            continue;
+        };
+        for (entry, compute) in module.entry_points() {
+            let Ok(program) = Program::new(&module, &entry, &[]) else {
+                continue;
+            };
+            if !compute {
+                continue;
+            }
+            let Ok(kernel) = tessera_jit::compile(&program) else {
+                continue;
+            };
+            let name = f.strip_prefix(&root).unwrap_or(f).display().to_string();
+            if let Some(reason) = kernel.lockstep() {
+                found.push(format!("{name}: lockstep: {reason}"));
+            }
+            for (kind, _) in kernel.fallbacks() {
+                found.push(format!("{name}: {kind}"));
+            }
+        }
+    }
+    let known: Vec<String> = KNOWN_FALLBACKS.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        found,
+        known,
+        "the corpus' fallbacks changed:\n{}",
+        found.join("\n")
+    );
+}

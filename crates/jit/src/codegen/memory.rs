@@ -8,7 +8,7 @@
 //! address of stride = access size (contiguous vectors), a tensor row (innermost coordinate
 //! `x0 + i·count`, the others uniform: one compare of `x0` against a call-invariant limit, then
 //! vectors), an affine tensor coordinate set (one range check per chunk, then vectors or strided
-//! scalars). `PhysicalStorageBuffer` accesses resolve each lane's device address with
+//! scalars); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer` accesses resolve each lane's device address with
 //! `ctx::physical` (once for a uniform load); an address no live allocation holds reads 0 and
 //! drops the write, as in the interpreter. Tensor accesses whose lanes are not all in bounds and
 //! dynamic descriptor indices go to the interpreter.
@@ -753,9 +753,48 @@ impl Gen<'_> {
         cw: u8,
         dsts: &[Reg],
     ) -> Result<bool, String> {
-        if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
+        if !matches!(t.desc, DescIdx::Const(_)) {
             return Ok(false);
         }
+        if !self.tensor_read_elements(t, coords, signed, cw, dsts)? {
+            return Ok(false);
+        }
+        if t.elem == ScalarType::Bool {
+            // A bool element is true when its byte is not zero (bool registers hold 0 or 1).
+            for &d in dsts {
+                let v = match self.get(d) {
+                    JVal::Uniform(x) => {
+                        JVal::Uniform(self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0))
+                    }
+                    v => {
+                        let zero = self.const_vec(1, 0, |_| 0);
+                        let one = self.const_vec(1, 0, |_| 1);
+                        let out = self
+                            .vectors(&v, 1)
+                            .into_iter()
+                            .map(|x| {
+                                let set = self.b.ins().icmp(IntCC::NotEqual, x, zero);
+                                self.b.ins().band(set, one)
+                            })
+                            .collect();
+                        JVal::Varying(out)
+                    }
+                };
+                self.set(d, v)?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// A tensor read's raw elements, along a row (`tensor_row`) or by the general path.
+    fn tensor_read_elements(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        cw: u8,
+        dsts: &[Reg],
+    ) -> Result<bool, String> {
         let size = t.elem.bytes();
         let count = dsts.len();
         let Some((fast, addr)) = self.tensor_row(t, coords, signed, cw, count) else {
@@ -1036,7 +1075,8 @@ impl Gen<'_> {
         cw: u8,
         values: &[Reg],
     ) -> Result<bool, String> {
-        if !matches!(t.desc, DescIdx::Const(_)) || t.elem == ScalarType::Bool {
+        // Bool registers hold 0 or 1, the bytes a bool element stores.
+        if !matches!(t.desc, DescIdx::Const(_)) {
             return Ok(false);
         }
         let size = t.elem.bytes();

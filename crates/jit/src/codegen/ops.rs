@@ -1919,6 +1919,54 @@ impl Gen<'_> {
         Ok(true)
     }
 
+    /// A store into a variable at a varying index: each element takes the value in the lanes
+    /// whose index selects it (a lane mask per element, up to 64 elements).
+    fn store_var_varying(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        value: u32,
+    ) -> Result<bool, String> {
+        let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
+        if regs.len() > 64
+            || regs
+                .iter()
+                .any(|&r| !matches!(self.classes[r as usize], crate::classes::Class::Varying))
+        {
+            return Ok(false);
+        }
+        let ib = self.bytes(index);
+        let idx = self.get(index);
+        let offset_vec = self.const_vec(ib, 0, |_| u64::from(offset));
+        let idx: Vec<Value> = self
+            .vectors(&idx, ib)
+            .into_iter()
+            .map(|x| self.b.ins().iadd(x, offset_vec))
+            .collect();
+        let v = self.get(value);
+        for (k, &r) in regs.iter().enumerate() {
+            let bytes = self.bytes(r);
+            let key = self.const_vec(ib, 0, |_| k as u64);
+            let hits: Vec<Value> = idx
+                .iter()
+                .map(|&x| self.b.ins().icmp(IntCC::Equal, x, key))
+                .collect();
+            let bools = self.bools_from_masks(&hits, ib);
+            let masks = self.masks_from_bools(bools, bytes);
+            let old = self.get(r);
+            let (os, ns) = (self.vectors(&old, bytes), self.vectors(&v, bytes));
+            let new = os
+                .iter()
+                .zip(&ns)
+                .zip(&masks)
+                .map(|((&o, &n), &m)| self.b.ins().bitselect(m, n, o))
+                .collect();
+            self.set(r, JVal::Varying(new))?;
+        }
+        Ok(true)
+    }
+
     fn store_var_uniform(
         &mut self,
         var: Var,
@@ -1927,7 +1975,10 @@ impl Gen<'_> {
         value: u32,
     ) -> Result<bool, String> {
         let idx = self.get(index);
-        if !idx.is_scalar() || var.len > 256 {
+        if !idx.is_scalar() {
+            return self.store_var_varying(var, offset, index, value);
+        }
+        if var.len > 256 {
             return Ok(false);
         }
         let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
