@@ -8,9 +8,8 @@
 //! address of stride = access size (contiguous vectors), a tensor row (innermost coordinate
 //! `x0 + i·count`, the others uniform: one compare of `x0` against a call-invariant limit, then
 //! vectors), an affine tensor coordinate set (one range check per chunk, then vectors or strided
-//! scalars); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer` accesses resolve each lane's device address with
-//! `ctx::physical` (once for a uniform load); an address no live allocation holds reads 0 and
-//! drops the write, as in the interpreter. Tensor accesses whose lanes are not all in bounds and
+//! scalars); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer`
+//! accesses are `physical.rs`'s. Tensor accesses whose lanes are not all in bounds and
 //! dynamic descriptor indices go to the interpreter.
 
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -99,7 +98,12 @@ impl Gen<'_> {
     }
 
     /// A per-lane byte offset `addr + offset` (`I64`) of lane `i`.
-    fn lane_offset(&mut self, addr: &Option<(JVal, usize)>, offset: u64, i: usize) -> Value {
+    pub(super) fn lane_offset(
+        &mut self,
+        addr: &Option<(JVal, usize)>,
+        offset: u64,
+        i: usize,
+    ) -> Value {
         match addr {
             None => self.b.ins().iconst(I64, offset as i64),
             Some((v, bytes)) => {
@@ -184,7 +188,7 @@ impl Gen<'_> {
         }
     }
 
-    fn address(&mut self, addr: Option<Reg>) -> Option<(JVal, usize)> {
+    pub(super) fn address(&mut self, addr: Option<Reg>) -> Option<(JVal, usize)> {
         addr.map(|r| (self.get(r), self.bytes(r)))
     }
 
@@ -415,96 +419,6 @@ impl Gen<'_> {
             return Ok(true);
         }
         self.scatter(ptr, len, &a, offset, size, &v);
-        Ok(true)
-    }
-
-    /// The host address of `size` bytes at device address `at` (`I64`) through
-    /// `ctx::physical`, or the context's scratch bytes when no live allocation holds them; and
-    /// whether one did.
-    fn physical_address(&mut self, at: Value, size: usize) -> (Value, Value) {
-        let f = self.ctx_load(I64, field!(physical_fn));
-        let n = self.b.ins().iconst(I64, size as i64);
-        let call = self
-            .b
-            .ins()
-            .call_indirect(self.sigs.physical, f, &[self.ctx, at, n]);
-        let p = self.b.inst_results(call)[0];
-        let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
-        let scratch = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
-        (self.b.ins().select(ok, p, scratch), ok)
-    }
-
-    /// A `PhysicalStorageBuffer` load: one resolution for a uniform address, else per lane.
-    fn physical_load(
-        &mut self,
-        size: usize,
-        dst: Reg,
-        addr: Option<Reg>,
-        offset: u64,
-    ) -> Result<bool, String> {
-        let a = self.address(addr);
-        let ty = scalar_ty(size);
-        let uniform = a.as_ref().is_none_or(|(v, _)| v.is_scalar());
-        let one = |g: &mut Self, i: usize| {
-            let at = g.lane_offset(&a, offset, i);
-            let (p, ok) = g.physical_address(at, size);
-            let x = g.b.ins().load(ty, app_flags(), p, 0);
-            let z = g.b.ins().iconst(ty, 0);
-            g.b.ins().select(ok, x, z)
-        };
-        if uniform {
-            let x = one(self, 0);
-            self.set(dst, JVal::Uniform(x))?;
-            return Ok(true);
-        }
-        let pv = per_vec(size);
-        let mut vecs = Vec::new();
-        let mut cur = None;
-        for i in 0..LANES {
-            let x = one(self, i);
-            cur = Some(match cur {
-                None => self.b.ins().splat(vec_ty(size), x),
-                Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
-            });
-            if i % pv == pv - 1 {
-                vecs.extend(cur.take());
-            }
-        }
-        self.set(dst, JVal::Varying(vecs))?;
-        Ok(true)
-    }
-
-    /// A `PhysicalStorageBuffer` store, lane by lane in lane order (an inactive lane under
-    /// `self.mask` stores into the scratch bytes).
-    fn physical_store(
-        &mut self,
-        size: usize,
-        value: Reg,
-        addr: Option<Reg>,
-        offset: u64,
-    ) -> Result<bool, String> {
-        let a = self.address(addr);
-        let v = self.get(value);
-        let masked = self.mask.map(|(mask, _)| {
-            let scratch = self
-                .b
-                .ins()
-                .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
-            (mask, scratch)
-        });
-        for i in 0..LANES {
-            let at = self.lane_offset(&a, offset, i);
-            let (mut p, _) = self.physical_address(at, size);
-            if let Some((mask, scratch)) = masked {
-                let active = self.b.ins().extractlane(mask, i as u8);
-                p = self.b.ins().select(active, p, scratch);
-            }
-            let x = self.lane(&v, size, i);
-            self.b.ins().store(app_flags(), x, p, 0);
-        }
         Ok(true)
     }
 

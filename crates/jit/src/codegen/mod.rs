@@ -35,6 +35,7 @@ mod math;
 mod memory;
 mod narrow;
 mod ops;
+mod physical;
 mod tern;
 mod tile;
 pub(crate) mod values;

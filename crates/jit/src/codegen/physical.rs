@@ -1,0 +1,235 @@
+//! `PhysicalStorageBuffer` loads and stores in compiled code. A device address becomes a host
+//! address through `ctx::physical` (the dispatch's allocation table); an address no live
+//! allocation holds reads 0 and drops the write, as in the interpreter.
+//!
+//! A uniform address resolves once. A varying one resolves once per chunk too: the span from
+//! the lowest to the highest lane address (plus the access size) is checked against the table
+//! in one call, and when one allocation holds it all, each lane's host address is the span's
+//! plus the lane's distance from the lowest lane (contiguous lanes load and store as vectors).
+//! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use tessera_spirv::ir::Reg;
+
+use super::Gen;
+use super::values::{JVal, app_flags, per_vec, scalar_ty, vec_ty};
+use crate::classes::LANES;
+use crate::ctx::field;
+
+/// Where a chunk's lanes are: their device addresses, and the span that holds them.
+struct Span {
+    /// Each lane's device address (`I64`).
+    lanes: Vec<Value>,
+    /// The lowest lane address.
+    low: Value,
+    /// Whether lane `i` is at `low + i·size` (an affine address of stride = access size).
+    contiguous: bool,
+}
+
+impl Gen<'_> {
+    /// The host address of `len` bytes (`I64`) at device address `at` (`I64`) through
+    /// `ctx::physical`, or the context's scratch bytes when no live allocation holds them; and
+    /// whether one did.
+    fn physical_range(&mut self, at: Value, len: Value) -> (Value, Value) {
+        let f = self.ctx_load(I64, field!(physical_fn));
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.physical, f, &[self.ctx, at, len]);
+        let p = self.b.inst_results(call)[0];
+        let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
+        let scratch = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        (self.b.ins().select(ok, p, scratch), ok)
+    }
+
+    fn physical_address(&mut self, at: Value, size: usize) -> (Value, Value) {
+        let n = self.b.ins().iconst(I64, size as i64);
+        self.physical_range(at, n)
+    }
+
+    /// The chunk's lane addresses and their span; the span's host address and whether one
+    /// allocation holds it.
+    fn physical_span(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        size: usize,
+    ) -> (Span, Value, Value) {
+        let lanes: Vec<Value> = (0..LANES).map(|i| self.lane_offset(a, offset, i)).collect();
+        let contiguous = matches!(a, Some((JVal::Affine(_, stride), _)) if *stride == size as u64);
+        let (low, len) = if contiguous {
+            let len = self.b.ins().iconst(I64, (LANES * size) as i64);
+            (lanes[0], len)
+        } else {
+            let (mut low, mut high) = (lanes[0], lanes[0]);
+            for &x in &lanes[1..] {
+                low = self.b.ins().umin(low, x);
+                high = self.b.ins().umax(high, x);
+            }
+            // A span past the address space's end wraps and fails the lookup.
+            let d = self.b.ins().isub(high, low);
+            (low, self.b.ins().iadd_imm_s(d, size as i64))
+        };
+        let (p, ok) = self.physical_range(low, len);
+        (
+            Span {
+                lanes,
+                low,
+                contiguous,
+            },
+            p,
+            ok,
+        )
+    }
+
+    /// A `PhysicalStorageBuffer` load (see the module docs).
+    pub(super) fn physical_load(
+        &mut self,
+        size: usize,
+        dst: Reg,
+        addr: Option<Reg>,
+        offset: u64,
+    ) -> Result<bool, String> {
+        let a = self.address(addr);
+        let ty = scalar_ty(size);
+        if a.as_ref().is_none_or(|(v, _)| v.is_scalar()) {
+            let at = self.lane_offset(&a, offset, 0);
+            let (p, ok) = self.physical_address(at, size);
+            let x = self.b.ins().load(ty, app_flags(), p, 0);
+            let z = self.b.ins().iconst(ty, 0);
+            let x = self.b.ins().select(ok, x, z);
+            self.set(dst, JVal::Uniform(x))?;
+            return Ok(true);
+        }
+        let (span, p, ok) = self.physical_span(&a, offset, size);
+        let vt = vec_ty(size);
+        let join = self.b.create_block();
+        let params: Vec<Value> = (0..size)
+            .map(|_| self.b.append_block_param(join, vt))
+            .collect();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        let vecs: Vec<Value> = if span.contiguous {
+            (0..size)
+                .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
+                .collect()
+        } else {
+            let hosts: Vec<Value> = span
+                .lanes
+                .iter()
+                .map(|&x| {
+                    let d = self.b.ins().isub(x, span.low);
+                    self.b.ins().iadd(p, d)
+                })
+                .collect();
+            self.lanes_to_vectors(size, |g, i| g.b.ins().load(ty, app_flags(), hosts[i], 0))
+        };
+        let args: Vec<BlockArg> = vecs.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(slow);
+        let vecs = self.lanes_to_vectors(size, |g, i| {
+            let (q, lane_ok) = g.physical_address(span.lanes[i], size);
+            let x = g.b.ins().load(ty, app_flags(), q, 0);
+            let z = g.b.ins().iconst(ty, 0);
+            g.b.ins().select(lane_ok, x, z)
+        });
+        let args: Vec<BlockArg> = vecs.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(join);
+        self.set(dst, JVal::Varying(params))?;
+        Ok(true)
+    }
+
+    /// The `size`-byte lanes `lane(i)` gives, as vectors.
+    fn lanes_to_vectors(
+        &mut self,
+        size: usize,
+        mut lane: impl FnMut(&mut Self, usize) -> Value,
+    ) -> Vec<Value> {
+        let pv = per_vec(size);
+        let mut vecs = Vec::with_capacity(size);
+        let mut cur = None;
+        for i in 0..LANES {
+            let x = lane(self, i);
+            cur = Some(match cur {
+                None => self.b.ins().splat(vec_ty(size), x),
+                Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
+            });
+            if i % pv == pv - 1 {
+                vecs.extend(cur.take());
+            }
+        }
+        vecs
+    }
+
+    /// A `PhysicalStorageBuffer` store, lane by lane in lane order (an inactive lane under
+    /// `self.mask` stores into the scratch bytes), or as vectors when the lanes are contiguous,
+    /// all active and in one allocation.
+    pub(super) fn physical_store(
+        &mut self,
+        size: usize,
+        value: Reg,
+        addr: Option<Reg>,
+        offset: u64,
+    ) -> Result<bool, String> {
+        let a = self.address(addr);
+        let v = self.get(value);
+        let scratch = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let masked = self.mask.map(|(mask, _)| mask);
+        let store_lanes = |g: &mut Self, hosts: &dyn Fn(&mut Self, usize) -> Value| {
+            for i in 0..LANES {
+                let mut p = hosts(g, i);
+                if let Some(mask) = masked {
+                    let active = g.b.ins().extractlane(mask, i as u8);
+                    p = g.b.ins().select(active, p, scratch);
+                }
+                let x = g.lane(&v, size, i);
+                g.b.ins().store(app_flags(), x, p, 0);
+            }
+        };
+        if a.as_ref().is_none_or(|(x, _)| x.is_scalar()) {
+            let at = self.lane_offset(&a, offset, 0);
+            let (p, _) = self.physical_address(at, size);
+            store_lanes(self, &|_, _| p);
+            return Ok(true);
+        }
+        let (span, p, ok) = self.physical_span(&a, offset, size);
+        let join = self.b.create_block();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        if span.contiguous && masked.is_none() {
+            for (j, x) in self.vectors(&v, size).into_iter().enumerate() {
+                self.b.ins().store(app_flags(), x, p, (16 * j) as i32);
+            }
+        } else {
+            let (lanes, low) = (span.lanes.clone(), span.low);
+            store_lanes(self, &|g, i| {
+                let d = g.b.ins().isub(lanes[i], low);
+                g.b.ins().iadd(p, d)
+            });
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(slow);
+        let lanes = span.lanes;
+        store_lanes(self, &|g, i| g.physical_address(lanes[i], size).0);
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(join);
+        Ok(true)
+    }
+}
