@@ -62,6 +62,8 @@ use crate::{as_root, cargo, root, run, setup, setup_python_packages};
 
 #[path = "compare_coop.rs"]
 mod cooperative;
+#[path = "compare_iree.rs"]
+mod iree;
 
 /// The shader workloads of `benches/shaders.rs` (also the names `benches/reference.py` knows).
 const SHADERS: &[&str] = &[
@@ -83,8 +85,9 @@ const GRAPHS: &[&str] = &[
     "graph_conv2d_i8",
 ];
 /// What `--only` accepts besides the shader workloads and the graphs (`coop`: the three
-/// cooperative workloads of `benches/cooperative.rs`, also accepted by name).
-const OTHERS: &[&str] = &["pipelines", "copies", "coop"];
+/// cooperative workloads of `benches/cooperative.rs`, also accepted by name; `iree`: the IREE
+/// workloads of `benches/iree.py`, `compare_iree.rs`).
+const OTHERS: &[&str] = &["pipelines", "copies", "coop", "iree"];
 /// `--quick`: a few minutes.
 const QUICK: &[&str] = &[
     "tensor_add",
@@ -210,6 +213,8 @@ struct Selection {
     copies: bool,
     /// The cooperative workloads (`cooperative::WORKLOADS`).
     coop: Vec<&'static str>,
+    /// The IREE workloads.
+    iree: bool,
 }
 
 impl Selection {
@@ -247,6 +252,7 @@ impl Selection {
                 pipelines: true,
                 copies: true,
                 coop: cooperative::WORKLOADS.iter().map(|(n, _)| *n).collect(),
+                iree: true,
             });
         };
         let known = |n: &str| {
@@ -281,6 +287,7 @@ impl Selection {
                 .map(|(w, _)| *w)
                 .filter(|w| names.iter().any(|n| n == w || n == "coop"))
                 .collect(),
+            iree: names.iter().any(|n| n == "iree"),
         })
     }
 }
@@ -476,6 +483,7 @@ fn emulation_layer(python: &Path) -> Result<PathBuf, String> {
 }
 
 /// A lavapipe to compare with: its manifest and the folders of its private libraries.
+#[derive(Debug, Clone)]
 struct Lavapipe {
     icd: PathBuf,
     lib_dirs: Vec<PathBuf>,
@@ -987,6 +995,7 @@ struct Report<'a> {
     /// Plain Rust: workload → ns.
     rust: &'a BTreeMap<&'static str, f64>,
     coop: &'a cooperative::CoopRun,
+    iree: &'a iree::IreeRun,
     header: Vec<String>,
     notes: Vec<String>,
 }
@@ -1138,6 +1147,9 @@ impl Report<'_> {
                 let _ = writeln!(md, "| {g} | {} | {} | {} |", x(t), x(l), ratio(t, l));
             }
         }
+        if self.sel.iree {
+            iree::markdown(self.iree, &mut md);
+        }
         if !self.sel.coop.is_empty() {
             cooperative::markdown(self.coop, &mut md);
         }
@@ -1145,6 +1157,7 @@ impl Report<'_> {
             .notes
             .iter()
             .chain(&self.coop.notes)
+            .chain(&self.iree.notes)
             .chain(&self.jit.notes)
             .chain(&self.interp.notes)
             .chain(&self.graphs.notes)
@@ -1246,6 +1259,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             pipelines: false,
             copies: false,
             coop: Vec::new(),
+            iree: false,
         };
         jit.merge(bench_run(&jit_driver, &one, true, false));
     }
@@ -1298,6 +1312,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         pipelines: sel.pipelines,
         copies: sel.copies,
         coop: Vec::new(),
+        iree: false,
     };
     jit.merge(bench_run(&jit_driver, &rest, true, sel.copies));
     let mut rust = BTreeMap::new();
@@ -1325,6 +1340,24 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         python.as_ref().ok().map(|p| p.as_path()),
         lavapipe.as_ref().ok().map(|(_, env)| env.as_slice()),
     );
+    let iree_run = if sel.iree {
+        match setup_python_packages(&["iree-base-compiler", "iree-base-runtime", "numpy"]) {
+            Ok(python) => {
+                run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
+                let lvp = match &lavapipe {
+                    Ok((lvp, _)) => Ok(lvp.clone()),
+                    Err(_) => lavapipe25(),
+                };
+                iree::run_all(&python, lvp.as_ref().map_err(Clone::clone))
+            }
+            Err(e) => iree::IreeRun {
+                notes: vec![format!("IREE: not run: {e}")],
+                ..Default::default()
+            },
+        }
+    } else {
+        iree::IreeRun::default()
+    };
     if !sel.shaders.is_empty() || sel.pipelines || sel.copies {
         header.push(
             "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
@@ -1345,6 +1378,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
         numpy: &numpy_times,
         rust: &rust,
         coop: &coop,
+        iree: &iree_run,
         header,
         notes,
     };
@@ -1353,7 +1387,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     let path = root().join("target/bench-compare.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("xtask: written to {}", path.display());
-    if jit.failed || interp.failed || graphs.failed || coop.failed {
+    if jit.failed || interp.failed || graphs.failed || coop.failed || iree_run.failed {
         return Err("a Tessera benchmark failed (see the notes under the table)".into());
     }
     Ok(())
