@@ -581,6 +581,33 @@ fn idot_saturating_and_narrow() {
 }
 
 #[test]
+fn idot_saturating_8bit_into_32bit() {
+    // The vector path: (x, y, x, y)·(y, x, y, y) of 8-bit components with a 32-bit accumulator
+    // (x << 24) + y, near the limits for the edge values, signed, unsigned and mixed.
+    for kind in 0..3 {
+        let t = if kind == 1 { int(8) } else { sint(8) };
+        let r = if kind == 1 { int(32) } else { sint(32) };
+        binary("idot_sat_8_32", t, t, r, |b, rt, x, y| {
+            let component = b.type_int(8, u32::from(kind != 1));
+            let vt = b.type_vector(component, 4);
+            let v1 = b.composite_construct(vt, None, [x, y, x, y]).unwrap();
+            let v2 = b.composite_construct(vt, None, [y, x, y, y]).unwrap();
+            let wx = b.u_convert(rt, None, x).unwrap();
+            let wy = b.u_convert(rt, None, y).unwrap();
+            let k24 = b.constant_bit32(rt, 24);
+            let hi = b.shift_left_logical(rt, None, wx, k24).unwrap();
+            let acc = b.i_add(rt, None, hi, wy).unwrap();
+            match kind {
+                0 => b.s_dot_acc_sat(rt, None, v1, v2, acc, None),
+                1 => b.u_dot_acc_sat(rt, None, v1, v2, acc, None),
+                _ => b.su_dot_acc_sat(rt, None, v1, v2, acc, None),
+            }
+            .unwrap()
+        });
+    }
+}
+
+#[test]
 fn iun_abs_narrow() {
     // GLSL SAbs 5 on 8- and 16-bit lanes (the most negative value stays itself).
     for w in [8, 16] {

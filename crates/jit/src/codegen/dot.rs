@@ -2,7 +2,9 @@
 //! Without an accumulator and with a 32-bit result: the low 32 bits of the exact sum of
 //! products, which wrapping 32-bit arithmetic on the sign- or zero-extended components gives
 //! (arithmetic modulo 2³² keeps the low bits exact); components of 8 and 16 bits widen four lanes
-//! to a vector. The saturating forms and other result widths: lane by lane in 128-bit integers,
+//! to a vector. The saturating forms of 8-bit components with a 32-bit result: exact 32-bit sums
+//! and a saturating accumulation, in vectors. Other saturating forms and result widths: lane by
+//! lane in 128-bit integers,
 //! where the sum of products of components up to 32 bits and the accumulator is exact, then
 //! clamped to the result's range as `alu::idot` does. (64-bit components stay with the
 //! interpreter: their products need more than 128 bits to sum.)
@@ -36,6 +38,22 @@ impl Gen<'_> {
             || lhs.iter().chain(rhs).any(|&r| self.bytes(r) != in_bytes)
         {
             return Ok(false);
+        }
+        // The saturating 8-bit forms with a 32-bit result (what IREE emits for int8 matmuls):
+        // the dot product is exact in 32 bits, the accumulation saturates in vectors.
+        let narrow_sum =
+            in_width == 8 && lhs.len() <= 1 << 14 && (sat_signed || !(lhs_signed || rhs_signed));
+        if let (Some(acc), 32, true) = (acc, out_width, narrow_sum) {
+            // (Uniform operands take the exact path below, once per chunk.)
+            let uniform = lhs
+                .iter()
+                .chain(rhs)
+                .chain([&acc])
+                .all(|&r| self.get(r).is_scalar());
+            if self.bytes(acc) == 4 && !uniform {
+                return self
+                    .idot_saturating(lhs_signed, rhs_signed, sat_signed, dst, lhs, rhs, acc);
+            }
         }
         if acc.is_some() || out_width != 32 {
             let signs = [lhs_signed, rhs_signed, sat_signed];
@@ -80,6 +98,69 @@ impl Gen<'_> {
         }
         let sums = sums.ok_or("idot: no components")?;
         self.set(dst, JVal::Varying(sums))?;
+        Ok(true)
+    }
+
+    /// An 8-bit `AccSat` dot product with a 32-bit accumulator, in `I32X4` vectors: the sum of
+    /// products is exact in 32 bits (at most 2¹⁴ products of magnitude below 2¹⁶), the
+    /// accumulation wraps, and lanes that overflowed take the saturated value: for a signed
+    /// result, where the accumulator and the sum have one sign and the total the other
+    /// (`i32::MAX` or `i32::MIN` by the accumulator's sign); for an unsigned one (unsigned
+    /// operands, a non-negative sum), where the total wrapped below the accumulator.
+    #[allow(clippy::too_many_arguments)]
+    fn idot_saturating(
+        &mut self,
+        lhs_signed: bool,
+        rhs_signed: bool,
+        sat_signed: bool,
+        dst: Reg,
+        lhs: &[Reg],
+        rhs: &[Reg],
+        acc: Reg,
+    ) -> Result<bool, String> {
+        let mut sums: Option<Vec<Value>> = None;
+        for (&x, &y) in lhs.iter().zip(rhs) {
+            let (x, y) = (self.get(x), self.get(y));
+            let x = self.lanes32(&x, 1, lhs_signed);
+            let y = self.lanes32(&y, 1, rhs_signed);
+            let products: Vec<Value> = x
+                .iter()
+                .zip(&y)
+                .map(|(&a, &b)| self.b.ins().imul(a, b))
+                .collect();
+            sums = Some(match sums {
+                None => products,
+                Some(s) => s
+                    .iter()
+                    .zip(&products)
+                    .map(|(&a, &b)| self.b.ins().iadd(a, b))
+                    .collect(),
+            });
+        }
+        let sums = sums.ok_or("idot: no components")?;
+        let a = self.get(acc);
+        let accs = self.vectors(&a, 4);
+        let out = sums
+            .iter()
+            .zip(&accs)
+            .map(|(&d, &c)| {
+                let total = self.b.ins().iadd(c, d);
+                if sat_signed {
+                    let p = self.b.ins().bxor(c, total);
+                    let q = self.b.ins().bxor(d, total);
+                    let both = self.b.ins().band(p, q);
+                    let overflow = self.b.ins().sshr_imm_u(both, 31);
+                    let sign = self.b.ins().sshr_imm_u(c, 31);
+                    let max = self.const_vec(4, 0, |_| 0x7fff_ffff);
+                    let saturated = self.b.ins().bxor(sign, max);
+                    self.b.ins().bitselect(overflow, saturated, total)
+                } else {
+                    let wrapped = self.b.ins().icmp(IntCC::UnsignedLessThan, total, c);
+                    self.b.ins().bor(total, wrapped)
+                }
+            })
+            .collect();
+        self.set(dst, JVal::Varying(out))?;
         Ok(true)
     }
 
