@@ -73,7 +73,7 @@ const fn form(m: u32, n: u32, k: u32, types: [ComponentType; 4], saturating: boo
 /// The cooperative matrix shapes and types Tessera multiplies, preferred first: NVIDIA's eleven
 /// (f16 with f32 or f16 accumulators at 16×16×16, 16×8×16 and 16×8×8; 8-bit integers at
 /// 16×16×32 and 16×8×32; bfloat16 at 16×16×16) with f32 after the f16 forms and the 8-bit forms
-/// also saturating, and AMD's 16×16×16 for 8-bit integers. The list
+/// also saturating, and AMD's 16×16×16 for 8-bit integers (also saturating). The list
 /// ends with an entry whose A type is not f32: the CTS's `op_constant_null` walks the list with an
 /// iterator that uses an empty configuration when the last entries are ones it cannot build.
 pub const MATRIX_FORMS: &[MatrixForm] = {
@@ -104,6 +104,8 @@ pub const MATRIX_FORMS: &[MatrixForm] = {
         // unsaid, as IREE's `rdna3` target emits it (a wrapping 32-bit sum is the same bits).
         form(16, 16, 16, S8, false),
         form(16, 16, 16, U8, false),
+        form(16, 16, 16, S8, true),
+        form(16, 16, 16, U8, true),
         form(16, 16, 16, [SInt8, SInt8, UInt32, UInt32], false),
         form(16, 16, 16, [BFloat16, BFloat16, Float32, Float32], false),
     ]

@@ -5,7 +5,8 @@
 //! A uniform address resolves once. A varying one resolves once per chunk too: the span from
 //! the lowest to the highest lane address (plus the access size) is checked against the table
 //! in one call, and when one allocation holds it all, each lane's host address is the span's
-//! plus the lane's distance from the lowest lane (contiguous lanes load and store as vectors).
+//! plus the lane's distance from the lowest lane (contiguous lanes load and store as vectors,
+//! lanes at an affine address with a fixed stride at immediate offsets).
 //! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane.
 
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -26,6 +27,9 @@ struct Span {
     low: Value,
     /// Whether lane `i` is at `low + i·size` (an affine address of stride = access size).
     contiguous: bool,
+    /// The stride when lane `i` is at `low + i·stride` (an affine address of a small
+    /// non-negative stride): its accesses take immediate offsets from the span's address.
+    stride: Option<u64>,
 }
 
 impl Gen<'_> {
@@ -61,10 +65,14 @@ impl Gen<'_> {
         size: usize,
     ) -> (Span, Value, Value) {
         let lanes: Vec<Value> = (0..LANES).map(|i| self.lane_offset(a, offset, i)).collect();
-        let contiguous = matches!(a, Some((JVal::Affine(_, stride), _)) if *stride == size as u64);
-        let (low, len) = if contiguous {
-            let len = self.b.ins().iconst(I64, (LANES * size) as i64);
-            (lanes[0], len)
+        let stride = match a {
+            Some((JVal::Affine(_, stride), _)) if *stride <= 1 << 20 => Some(*stride),
+            _ => None,
+        };
+        let contiguous = stride == Some(size as u64);
+        let (low, len) = if let Some(stride) = stride {
+            let len = (LANES as u64 - 1) * stride + size as u64;
+            (lanes[0], self.b.ins().iconst(I64, len as i64))
         } else {
             let (mut low, mut high) = (lanes[0], lanes[0]);
             for &x in &lanes[1..] {
@@ -81,6 +89,7 @@ impl Gen<'_> {
                 lanes,
                 low,
                 contiguous,
+                stride,
             },
             p,
             ok,
@@ -120,6 +129,11 @@ impl Gen<'_> {
             (0..size)
                 .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
                 .collect()
+        } else if let Some(stride) = span.stride {
+            self.lanes_to_vectors(size, |g, i| {
+                g.b.ins()
+                    .load(ty, app_flags(), p, (i as u64 * stride) as i32)
+            })
         } else {
             let hosts: Vec<Value> = span
                 .lanes
@@ -215,6 +229,10 @@ impl Gen<'_> {
             for (j, x) in self.vectors(&v, size).into_iter().enumerate() {
                 self.b.ins().store(app_flags(), x, p, (16 * j) as i32);
             }
+        } else if let Some(stride) = span.stride {
+            store_lanes(self, &|g, i| {
+                g.b.ins().iadd_imm_s(p, (i as u64 * stride) as i64)
+            });
         } else {
             let (lanes, low) = (span.lanes.clone(), span.low);
             store_lanes(self, &|g, i| {
