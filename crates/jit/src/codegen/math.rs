@@ -12,7 +12,7 @@ use tessera_spirv::alu::{self, FBin, FUn, Tern, width_bytes};
 use tessera_spirv::math::{self, Function, Lanes};
 
 use super::Gen;
-use super::ops::float_ty;
+use super::float::float_ty;
 use super::values::{JVal, lane_flags};
 
 /// `tessera_spirv::math`'s lane operations on `F32X4` / `I32X4` vectors.

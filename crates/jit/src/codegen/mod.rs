@@ -27,8 +27,10 @@
 //! during the call) and call the watchdog at zero, through a trampoline that clobbers no
 //! register (`build_poll_trampoline`).
 
+mod conv;
 mod coop;
 mod dot;
+mod float;
 mod gather;
 mod half;
 mod math;
@@ -39,6 +41,7 @@ mod physical;
 mod tern;
 mod tile;
 pub(crate) mod values;
+mod vars;
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::IntCC;

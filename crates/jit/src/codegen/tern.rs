@@ -9,7 +9,7 @@ use cranelift_codegen::ir::types::*;
 use tessera_spirv::alu::{self, FBin, Tern, width_bytes};
 
 use super::Gen;
-use super::ops::float_ty;
+use super::float::float_ty;
 use super::values::{JVal, scalar_ty};
 
 /// Whether the CPU fuses multiply-adds in hardware (else Cranelift could not lower a vector

@@ -1,0 +1,313 @@
+//! Function variables (local arrays) and selects in compiled code: loads from and stores to a
+//! variable at a constant, uniform or varying index (a variable's elements are registers;
+//! resident variables live in their register-file rows), picks and `OpSelect`.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{InstBuilder, Value};
+use tessera_spirv::ir::{Reg, Var};
+
+use super::Gen;
+use super::values::{JVal, own_flags, scalar_ty, vec_ty};
+
+impl Gen<'_> {
+    /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
+    /// by lane for a varying one (more than 16 choices with a varying index, or more than 64,
+    /// go to the interpreter).
+    pub(super) fn pick_uniform(
+        &mut self,
+        dst: u32,
+        index: u32,
+        offset: u32,
+        choices: &[Reg],
+    ) -> Result<bool, String> {
+        let idx = self.get(index);
+        if choices.len() > 64 || (!idx.is_scalar() && choices.len() > 16) {
+            return Ok(false);
+        }
+        let bytes = self.bytes(dst);
+        let ib = self.bytes(index);
+        if !idx.is_scalar() {
+            // A varying index: lane by lane, a select chain over the lane's choices.
+            let mut args = vec![(idx, ib)];
+            args.extend(choices.iter().map(|&r| (self.get(r), bytes)));
+            let ty = scalar_ty(bytes);
+            let r = self.scalarise(&args, bytes, |g, l| {
+                let i = g.fit(l[0], I64);
+                let i = g.b.ins().iadd_imm_s(i, i64::from(offset));
+                let mut acc = g.iconst(ty, 0);
+                for (k, &c) in l[1..].iter().enumerate() {
+                    let eq = g.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+                    acc = g.b.ins().select(eq, c, acc);
+                }
+                Some(acc)
+            });
+            let Some(r) = r else { return Ok(false) };
+            self.set(dst, r)?;
+            return Ok(true);
+        }
+        if let JVal::Const(k) = idx {
+            let at = k.wrapping_add(u64::from(offset));
+            let v = match usize::try_from(at).ok().and_then(|i| choices.get(i)) {
+                Some(&r) => self.get(r),
+                None => JVal::Const(0),
+            };
+            self.set(dst, v)?;
+            return Ok(true);
+        }
+        let i = self.scalar(&idx, ib).ok_or("scalar")?;
+        let i = self.fit(i, I64);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
+        let vals: Vec<JVal> = choices.iter().map(|&r| self.get(r)).collect();
+        let scalar = vals.iter().all(JVal::is_scalar);
+        let mut acc: Vec<Value> = if scalar {
+            vec![self.iconst(scalar_ty(bytes), 0)]
+        } else {
+            self.vectors(&JVal::Const(0), bytes)
+        };
+        for (k, v) in vals.iter().enumerate() {
+            let eq = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+            let parts = if scalar {
+                vec![self.scalar(v, bytes).ok_or("scalar")?]
+            } else {
+                self.vectors(v, bytes)
+            };
+            for (a, p) in acc.iter_mut().zip(parts) {
+                *a = self.b.ins().select(eq, p, *a);
+            }
+        }
+        let r = if scalar {
+            JVal::Uniform(acc[0])
+        } else {
+            JVal::Varying(acc)
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `var[offset + index] = value` (dropped out of range) for a uniform or constant index:
+    /// every element of the variable selects between its value and `value`.
+    /// A load or store of register `index + offset` of resident variable `var` (uniform
+    /// `index`): its row's address is computed; an index out of the variable reads zero and
+    /// writes nothing, as `pick_uniform` and `store_var_uniform` do.
+    pub(super) fn resident_var(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        access: VarAccess,
+    ) -> Result<bool, String> {
+        let base = var.base as usize;
+        let bytes = self.bytes(var.base);
+        let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+        let idx = self.get(index);
+        let i = self
+            .scalar(&idx, self.bytes(index))
+            .ok_or("resident variable: a varying index")?;
+        let i = self.fit(i, I64);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, i, i64::from(var.len));
+        let zero = self.b.ins().iconst(I64, 0);
+        let safe = self.b.ins().select(inside, i, zero);
+        let step = self.b.ins().imul_imm_s(safe, stride);
+        let row = self.row_addr(var.base);
+        let addr = self.b.ins().iadd(row, step);
+        let vt = vec_ty(bytes);
+        let loaded: Vec<Value> = (0..bytes)
+            .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
+            .collect();
+        match access {
+            VarAccess::Load(dst) => {
+                let zeros = self.vectors(&JVal::Const(0), bytes);
+                let vs = loaded
+                    .iter()
+                    .zip(zeros)
+                    .map(|(&x, z)| self.b.ins().select(inside, x, z))
+                    .collect();
+                self.set(dst, JVal::Varying(vs))?;
+            }
+            VarAccess::Store(value) => {
+                let v = self.get(value);
+                let new = self.vectors(&v, bytes);
+                for (j, (&old, n)) in loaded.iter().zip(new).enumerate() {
+                    let x = self.b.ins().select(inside, n, old);
+                    self.b.ins().store(own_flags(), x, addr, (16 * j) as i32);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// A store into a variable at a varying index: each element takes the value in the lanes
+    /// whose index selects it (a lane mask per element, up to 64 elements).
+    pub(super) fn store_var_varying(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        value: u32,
+    ) -> Result<bool, String> {
+        let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
+        if regs.len() > 64
+            || regs
+                .iter()
+                .any(|&r| !matches!(self.classes[r as usize], crate::classes::Class::Varying))
+        {
+            return Ok(false);
+        }
+        let ib = self.bytes(index);
+        let idx = self.get(index);
+        let offset_vec = self.const_vec(ib, 0, |_| u64::from(offset));
+        let idx: Vec<Value> = self
+            .vectors(&idx, ib)
+            .into_iter()
+            .map(|x| self.b.ins().iadd(x, offset_vec))
+            .collect();
+        let v = self.get(value);
+        for (k, &r) in regs.iter().enumerate() {
+            let bytes = self.bytes(r);
+            let key = self.const_vec(ib, 0, |_| k as u64);
+            let hits: Vec<Value> = idx
+                .iter()
+                .map(|&x| self.b.ins().icmp(IntCC::Equal, x, key))
+                .collect();
+            let bools = self.bools_from_masks(&hits, ib);
+            let masks = self.masks_from_bools(bools, bytes);
+            let old = self.get(r);
+            let (os, ns) = (self.vectors(&old, bytes), self.vectors(&v, bytes));
+            let new = os
+                .iter()
+                .zip(&ns)
+                .zip(&masks)
+                .map(|((&o, &n), &m)| self.b.ins().bitselect(m, n, o))
+                .collect();
+            self.set(r, JVal::Varying(new))?;
+        }
+        Ok(true)
+    }
+
+    pub(super) fn store_var_uniform(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        value: u32,
+    ) -> Result<bool, String> {
+        let idx = self.get(index);
+        if !idx.is_scalar() {
+            return self.store_var_varying(var, offset, index, value);
+        }
+        if var.len > 256 {
+            return Ok(false);
+        }
+        let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
+        if regs
+            .iter()
+            .any(|&r| matches!(self.classes[r as usize], crate::classes::Class::Affine(_)))
+        {
+            return Ok(false);
+        }
+        let v = self.get(value);
+        if let JVal::Const(k) = idx {
+            let at = k.wrapping_add(u64::from(offset));
+            if let Some(&r) = usize::try_from(at).ok().and_then(|i| regs.get(i)) {
+                self.set(r, v)?;
+            }
+            return Ok(true);
+        }
+        let ib = self.bytes(index);
+        let i = self.scalar(&idx, ib).ok_or("scalar")?;
+        let i = self.fit(i, I64);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
+        for (k, &r) in regs.iter().enumerate() {
+            let bytes = self.bytes(r);
+            let old = self.get(r);
+            let eq = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
+            let new = if old.is_scalar() && v.is_scalar() {
+                let (o, n) = (
+                    self.scalar(&old, bytes).ok_or("scalar")?,
+                    self.scalar(&v, bytes).ok_or("scalar")?,
+                );
+                JVal::Uniform(self.b.ins().select(eq, n, o))
+            } else {
+                let (os, ns) = (self.vectors(&old, bytes), self.vectors(&v, bytes));
+                JVal::Varying(
+                    os.iter()
+                        .zip(&ns)
+                        .map(|(&o, &n)| self.b.ins().select(eq, n, o))
+                        .collect(),
+                )
+            };
+            self.set(r, new)?;
+        }
+        Ok(true)
+    }
+
+    pub(super) fn select(
+        &mut self,
+        dst: u32,
+        cond: u32,
+        if_true: u32,
+        if_false: u32,
+    ) -> Result<bool, String> {
+        let bytes = self.bytes(dst);
+        let c = self.get(cond);
+        let (t, f) = (self.get(if_true), self.get(if_false));
+        let r = match &c {
+            JVal::Const(k) => {
+                if *k != 0 {
+                    t
+                } else {
+                    f
+                }
+            }
+            JVal::Uniform(k) => match (&t, &f) {
+                _ if t.is_scalar() && f.is_scalar() => {
+                    let x = self.scalar(&t, bytes).ok_or("scalar")?;
+                    let y = self.scalar(&f, bytes).ok_or("scalar")?;
+                    JVal::Uniform(self.b.ins().select(*k, x, y))
+                }
+                (JVal::Affine(x, s), JVal::Affine(y, u)) if s == u => {
+                    JVal::Affine(self.b.ins().select(*k, *x, *y), *s)
+                }
+                _ => {
+                    let xs = self.vectors(&t, bytes);
+                    let ys = self.vectors(&f, bytes);
+                    JVal::Varying(
+                        xs.iter()
+                            .zip(&ys)
+                            .map(|(&x, &y)| self.b.ins().select(*k, x, y))
+                            .collect(),
+                    )
+                }
+            },
+            JVal::Varying(b) => {
+                let masks = self.masks_from_bools(b[0], bytes);
+                let xs = self.vectors(&t, bytes);
+                let ys = self.vectors(&f, bytes);
+                JVal::Varying(
+                    masks
+                        .iter()
+                        .zip(xs.iter().zip(&ys))
+                        .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
+                        .collect(),
+                )
+            }
+            JVal::Affine(..) => return Err("affine select condition".into()),
+        };
+        self.set(dst, r)?;
+        Ok(true)
+    }
+}
+
+/// What `Gen::resident_var` does.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum VarAccess {
+    /// Into this register.
+    Load(Reg),
+    /// This register's value.
+    Store(Reg),
+}
