@@ -1,5 +1,5 @@
 #version 450
-// GLSL.std.450's float16_t functions of a[i] (and b[i]) into o[28 i ..]: the JIT's
+// GLSL.std.450's float16_t functions of a[i] (and b[i]) into o[33 i ..]: the JIT's
 // transcendental functions and short formulas are checked against the interpreter's, bit for
 // bit, on every bit pattern (crates/jit/tests/float_bits.rs).
 #extension GL_EXT_shader_explicit_arithmetic_types : require
@@ -12,12 +12,13 @@ void main() {
     uint i = gl_GlobalInvocationID.x;
     float16_t x = a[i];
     float16_t y = b[i];
-    float16_t r[28] = float16_t[28](sin(x), cos(x), tan(x), asin(x), acos(x), atan(x),
+    float16_t r[33] = float16_t[33](sin(x), cos(x), tan(x), asin(x), acos(x), atan(x),
         atan(x, y), sinh(x), cosh(x), tanh(x), asinh(x), acosh(x), atanh(x), exp(x), exp2(x), log(x),
         log2(x), pow(x, y), inversesqrt(x), fract(x), sign(x), round(x), radians(x),
         degrees(x), mod(x, y), step(y, x), mix(x, y, float16_t(0.375)),
-        smoothstep(x, y, float16_t(0.25)));
-    for (uint k = 0u; k < 28u; k++) {
-        o[28u * i + k] = r[k];
+        smoothstep(x, y, float16_t(0.25)), sqrt(x), floor(x), ceil(x), trunc(x),
+        roundEven(x));
+    for (uint k = 0u; k < 33u; k++) {
+        o[33u * i + k] = r[k];
     }
 }

@@ -1,5 +1,5 @@
 #version 450
-// GLSL.std.450's float functions of a[i] (and b[i]) into o[28 i ..]: the JIT's
+// GLSL.std.450's float functions of a[i] (and b[i]) into o[33 i ..]: the JIT's
 // transcendental functions and short formulas are checked against the interpreter's, bit for
 // bit, on a quarter of a million operands (crates/jit/tests/float_bits.rs).
 layout(local_size_x = 64) in;
@@ -10,11 +10,12 @@ void main() {
     uint i = gl_GlobalInvocationID.x;
     float x = a[i];
     float y = b[i];
-    float r[28] = float[28](sin(x), cos(x), tan(x), asin(x), acos(x), atan(x), atan(x, y),
+    float r[33] = float[33](sin(x), cos(x), tan(x), asin(x), acos(x), atan(x), atan(x, y),
         sinh(x), cosh(x), tanh(x), asinh(x), acosh(x), atanh(x), exp(x), exp2(x), log(x),
         log2(x), pow(x, y), inversesqrt(x), fract(x), sign(x), round(x), radians(x),
-        degrees(x), mod(x, y), step(y, x), mix(x, y, 0.375), smoothstep(x, y, 0.25));
-    for (uint k = 0u; k < 28u; k++) {
-        o[28u * i + k] = r[k];
+        degrees(x), mod(x, y), step(y, x), mix(x, y, 0.375), smoothstep(x, y, 0.25), sqrt(x), floor(x), ceil(x), trunc(x),
+        roundEven(x));
+    for (uint k = 0u; k < 33u; k++) {
+        o[33u * i + k] = r[k];
     }
 }

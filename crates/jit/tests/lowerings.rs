@@ -519,7 +519,7 @@ fn fbin_arith_min_max() {
 #[test]
 fn fun_native() {
     // FNegate; GLSL FAbs 4, Sqrt 31, Floor 8, Ceil 9, Trunc 3, RoundEven 2.
-    for w in [32, 64] {
+    for w in [16, 32, 64] {
         let t = flt(w);
         binary("fneg", t, t, t, |b, r, x, _| {
             b.f_negate(r, None, x).unwrap()
