@@ -4,10 +4,9 @@
 //! (arithmetic modulo 2³² keeps the low bits exact); components of 8 and 16 bits widen four lanes
 //! to a vector. The saturating forms of 8-bit components with a 32-bit result: exact 32-bit sums
 //! and a saturating accumulation, in vectors. Other saturating forms and result widths: lane by
-//! lane in 128-bit integers,
-//! where the sum of products of components up to 32 bits and the accumulator is exact, then
-//! clamped to the result's range as `alu::idot` does. (64-bit components stay with the
-//! interpreter: their products need more than 128 bits to sum.)
+//! lane in 128-bit integers, where the sum of products of components up to 32 bits and the
+//! accumulator is exact, then clamped to the result's range as `alu::idot` does. (64-bit
+//! components stay with the interpreter: their products need more than 128 bits to sum.)
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
