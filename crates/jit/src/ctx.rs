@@ -133,6 +133,9 @@ pub struct Ctx {
     pub poll_fn: unsafe extern "C" fn(*mut Ctx) -> u32,
     pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
     pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
+    /// The allocation `physical` found last: its device address, length and host address
+    /// (length 0: none yet). Compiled code checks an access against it before calling.
+    pub physical_cache: [u64; 3],
     /// Where a checked access that fails goes instead (loads read these bytes and are then
     /// replaced by 0; stores land here). Large enough for the widest vector access.
     pub scratch: [u8; 512],
@@ -236,10 +239,13 @@ pub unsafe extern "C" fn poll(ctx: *mut Ctx) -> u32 {
 pub unsafe extern "C" fn physical(ctx: *mut Ctx, address: u64, size: u64) -> *mut u8 {
     catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: forwarded contract.
-        let (_, worker, _) = unsafe { parts(ctx) };
-        worker
-            .physical(address, size as usize)
-            .unwrap_or(std::ptr::null_mut())
+        let (ctx, worker, _) = unsafe { parts(ctx) };
+        let Some((base, host, len)) = worker.physical_allocation(address, size as usize) else {
+            return std::ptr::null_mut();
+        };
+        // The allocation stays live for the dispatch: compiled code may reuse the window.
+        ctx.physical_cache = [base, len as u64, host as u64];
+        host.wrapping_add((address - base) as usize)
     }))
     .unwrap_or(std::ptr::null_mut())
 }

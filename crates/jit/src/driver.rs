@@ -125,6 +125,7 @@ pub(crate) fn run_groups(
         poll_fn: ctx::poll,
         physical_fn: ctx::physical,
         coop_fn: ctx::coop,
+        physical_cache: [0; 3],
         scratch: [0; 512],
     });
     let fuse = ir_fuse(worker);

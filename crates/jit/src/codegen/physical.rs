@@ -2,6 +2,9 @@
 //! address through `ctx::physical` (the dispatch's allocation table); an address no live
 //! allocation holds reads 0 and drops the write, as in the interpreter.
 //!
+//! `ctx::physical` leaves the allocation it found in `Ctx::physical_cache`; compiled code checks
+//! a range against that window first and calls only when it misses.
+//!
 //! A uniform address resolves once. A varying one resolves once per chunk too: the span from
 //! the lowest to the highest lane address (plus the access size) is checked against the table
 //! in one call, and when one allocation holds it all, each lane's host address is the span's
@@ -37,12 +40,36 @@ impl Gen<'_> {
     /// `ctx::physical`, or the context's scratch bytes when no live allocation holds them; and
     /// whether one did.
     fn physical_range(&mut self, at: Value, len: Value) -> (Value, Value) {
+        // The allocation found last (`Ctx::physical_cache`) first: when it holds the range, no
+        // call.
+        let cache = field!(physical_cache);
+        let base = self.ctx_load(I64, cache);
+        let size = self.ctx_load(I64, cache + 8);
+        let host = self.ctx_load(I64, cache + 16);
+        let offset = self.b.ins().isub(at, base);
+        let inside = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, offset, size);
+        let room = self.b.ins().isub(size, offset);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, len, room);
+        let hit = self.b.ins().band(inside, fits);
+        let join = self.b.create_block();
+        let p = self.b.append_block_param(join, I64);
+        let (cached, lookup) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(hit, cached, &[], lookup, &[]);
+        self.b.switch_to_block(cached);
+        let q = self.b.ins().iadd(host, offset);
+        self.b.ins().jump(join, &[BlockArg::Value(q)]);
+        self.b.switch_to_block(lookup);
         let f = self.ctx_load(I64, field!(physical_fn));
         let call = self
             .b
             .ins()
             .call_indirect(self.sigs.physical, f, &[self.ctx, at, len]);
-        let p = self.b.inst_results(call)[0];
+        let q = self.b.inst_results(call)[0];
+        self.b.ins().jump(join, &[BlockArg::Value(q)]);
+        self.b.switch_to_block(join);
         let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
         let scratch = self
             .b

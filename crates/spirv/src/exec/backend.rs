@@ -274,6 +274,15 @@ impl<'m, 'e> Worker<'m, 'e> {
             .map(|raw| raw.ptr())
     }
 
+    /// The whole allocation holding `size` bytes at device address `address`, if one live
+    /// allocation holds them: its device address, host address and length.
+    pub fn physical_allocation(&self, address: u64, size: usize) -> Option<(u64, *mut u8, usize)> {
+        let bindings = &self.m.env.bindings;
+        bindings.physical(address, size)?;
+        let (base, raw) = bindings.physical_allocation(address)?;
+        Some((base, raw.ptr(), raw.len()))
+    }
+
     /// The push-constant bytes.
     pub fn push_constants(&self) -> &'e [u8] {
         self.m.env.push

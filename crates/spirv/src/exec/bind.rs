@@ -89,9 +89,15 @@ impl Bindings {
     /// The window of `size` bytes at device address `address`, if one live allocation holds all
     /// of it.
     pub(crate) fn physical(&self, address: u64, size: usize) -> Option<Raw> {
-        let i = self.physical.partition_point(|&(a, _)| a <= address);
-        let &(base, raw) = self.physical.get(i.checked_sub(1)?)?;
+        let (base, raw) = self.physical_allocation(address)?;
         raw.window(address - base, size)
+    }
+
+    /// The live allocation whose range starts at or below `address` last (its device address
+    /// and its window), which holds `address` if any does.
+    pub(crate) fn physical_allocation(&self, address: u64) -> Option<(u64, Raw)> {
+        let i = self.physical.partition_point(|&(a, _)| a <= address);
+        self.physical.get(i.checked_sub(1)?).copied()
     }
 }
 
