@@ -225,12 +225,111 @@ impl Gen<'_> {
             self.set(dst, JVal::Varying(v))?;
             return Ok(true);
         }
-        // A gather: each lane checked on its own.
+        if let Some((JVal::Affine(base, stride), abytes)) = &a
+            && *stride > size as u64
+            && *stride <= 1 << 20
+        {
+            let (base, stride, abytes) = (*base, *stride, *abytes);
+            let v = self.strided_load(ptr, len, base, abytes, stride, &a, offset, size);
+            self.set(dst, JVal::Varying(v))?;
+            return Ok(true);
+        }
+        let vecs = self.gather_lanes(ptr, len, &a, offset, size);
+        self.set(dst, JVal::Varying(vecs))?;
+        Ok(true)
+    }
+
+    /// An affine address with a fixed stride wider than the access (`base + i·stride`, e.g. one
+    /// component of a vector per lane): one check of the whole span (15 strides plus the access,
+    /// not wrapping at the address width), then loads at immediate offsets; a span that leaves
+    /// the window gathers lane by lane.
+    #[allow(clippy::too_many_arguments)]
+    fn strided_load(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        base: Value,
+        abytes: usize,
+        stride: u64,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        size: usize,
+    ) -> Vec<Value> {
+        let span = (LANES as u64 - 1) * stride + size as u64;
+        let b64 = self.fit(base, I64);
+        let first = self.b.ins().iadd_imm_s(b64, offset as i64);
+        let wraps = if abytes < 8 {
+            let last = self
+                .b
+                .ins()
+                .iadd_imm_s(b64, ((LANES as u64 - 1) * stride) as i64);
+            self.b.ins().icmp_imm_s(
+                IntCC::UnsignedGreaterThan,
+                last,
+                ((1u64 << (abytes * 8)) - 1) as i64,
+            )
+        } else {
+            self.b.ins().iconst(I8, 0)
+        };
+        let (p, ok) = self.checked(ptr, len, first, span);
+        let notwrap = self.b.ins().bxor_imm_s(wraps, 1);
+        let ok = self.b.ins().band(ok, notwrap);
+        let vt = vec_ty(size);
+        let ty = scalar_ty(size);
+        let join = self.b.create_block();
+        let params: Vec<Value> = (0..size)
+            .map(|_| self.b.append_block_param(join, vt))
+            .collect();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let pv = per_vec(size);
+        let mut vecs = Vec::with_capacity(size);
+        let mut cur = None;
+        for i in 0..LANES {
+            let x = self
+                .b
+                .ins()
+                .load(ty, app_flags(), p, (i as u64 * stride) as i32);
+            cur = Some(match cur {
+                None => self.b.ins().splat(vt, x),
+                Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
+            });
+            if i % pv == pv - 1 {
+                vecs.extend(cur.take());
+            }
+        }
+        let args: Vec<cranelift_codegen::ir::BlockArg> = vecs
+            .into_iter()
+            .map(cranelift_codegen::ir::BlockArg::Value)
+            .collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(slow);
+        let vecs = self.gather_lanes(ptr, len, a, offset, size);
+        let args: Vec<cranelift_codegen::ir::BlockArg> = vecs
+            .into_iter()
+            .map(cranelift_codegen::ir::BlockArg::Value)
+            .collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        params
+    }
+
+    /// A gather: each lane checked on its own (0 where it is outside the window).
+    fn gather_lanes(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        size: usize,
+    ) -> Vec<Value> {
+        let ty = scalar_ty(size);
         let pv = per_vec(size);
         let mut vecs = Vec::new();
         let mut cur = None;
         for i in 0..LANES {
-            let at = self.lane_offset(&a, offset, i);
+            let at = self.lane_offset(a, offset, i);
             let (p, ok) = self.checked(ptr, len, at, size as u64);
             let x = self.b.ins().load(ty, app_flags(), p, 0);
             let z = self.b.ins().iconst(ty, 0);
@@ -243,8 +342,7 @@ impl Gen<'_> {
                 vecs.extend(cur.take());
             }
         }
-        self.set(dst, JVal::Varying(vecs))?;
-        Ok(true)
+        vecs
     }
 
     /// The contiguous fast path of an affine address `base + i·size` (+ `offset`): loads
