@@ -283,22 +283,10 @@ impl Gen<'_> {
         let (fast, slow) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
-        let pv = per_vec(size);
-        let mut vecs = Vec::with_capacity(size);
-        let mut cur = None;
-        for i in 0..LANES {
-            let x = self
-                .b
-                .ins()
-                .load(ty, app_flags(), p, (i as u64 * stride) as i32);
-            cur = Some(match cur {
-                None => self.b.ins().splat(vt, x),
-                Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
-            });
-            if i % pv == pv - 1 {
-                vecs.extend(cur.take());
-            }
-        }
+        let vecs = self.lanes_to_vectors(size, |g, i| {
+            g.b.ins()
+                .load(ty, app_flags(), p, (i as u64 * stride) as i32)
+        });
         let args: Vec<cranelift_codegen::ir::BlockArg> = vecs
             .into_iter()
             .map(cranelift_codegen::ir::BlockArg::Value)
@@ -325,24 +313,13 @@ impl Gen<'_> {
         size: usize,
     ) -> Vec<Value> {
         let ty = scalar_ty(size);
-        let pv = per_vec(size);
-        let mut vecs = Vec::new();
-        let mut cur = None;
-        for i in 0..LANES {
-            let at = self.lane_offset(a, offset, i);
-            let (p, ok) = self.checked(ptr, len, at, size as u64);
-            let x = self.b.ins().load(ty, app_flags(), p, 0);
-            let z = self.b.ins().iconst(ty, 0);
-            let x = self.b.ins().select(ok, x, z);
-            cur = Some(match cur {
-                None => self.b.ins().splat(vec_ty(size), x),
-                Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
-            });
-            if i % pv == pv - 1 {
-                vecs.extend(cur.take());
-            }
-        }
-        vecs
+        self.lanes_to_vectors(size, |g, i| {
+            let at = g.lane_offset(a, offset, i);
+            let (p, ok) = g.checked(ptr, len, at, size as u64);
+            let x = g.b.ins().load(ty, app_flags(), p, 0);
+            let z = g.b.ins().iconst(ty, 0);
+            g.b.ins().select(ok, x, z)
+        })
     }
 
     /// The contiguous fast path of an affine address `base + i·size` (+ `offset`): loads

@@ -191,7 +191,7 @@ impl Gen<'_> {
     }
 
     /// The `size`-byte lanes `lane(i)` gives, as vectors.
-    fn lanes_to_vectors(
+    pub(super) fn lanes_to_vectors(
         &mut self,
         size: usize,
         mut lane: impl FnMut(&mut Self, usize) -> Value,
