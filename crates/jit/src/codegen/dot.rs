@@ -77,25 +77,7 @@ impl Gen<'_> {
             self.set(dst, JVal::Uniform(sum))?;
             return Ok(true);
         }
-        let mut sums: Option<Vec<Value>> = None;
-        for (x, y) in xs.iter().zip(&ys) {
-            let x = self.lanes32(x, in_bytes, lhs_signed);
-            let y = self.lanes32(y, in_bytes, rhs_signed);
-            let products: Vec<Value> = x
-                .iter()
-                .zip(&y)
-                .map(|(&a, &b)| self.b.ins().imul(a, b))
-                .collect();
-            sums = Some(match sums {
-                None => products,
-                Some(s) => s
-                    .iter()
-                    .zip(&products)
-                    .map(|(&a, &b)| self.b.ins().iadd(a, b))
-                    .collect(),
-            });
-        }
-        let sums = sums.ok_or("idot: no components")?;
+        let sums = self.wrapping_sums(&xs, &ys, in_bytes, [lhs_signed, rhs_signed])?;
         self.set(dst, JVal::Varying(sums))?;
         Ok(true)
     }
@@ -117,26 +99,9 @@ impl Gen<'_> {
         rhs: &[Reg],
         acc: Reg,
     ) -> Result<bool, String> {
-        let mut sums: Option<Vec<Value>> = None;
-        for (&x, &y) in lhs.iter().zip(rhs) {
-            let (x, y) = (self.get(x), self.get(y));
-            let x = self.lanes32(&x, 1, lhs_signed);
-            let y = self.lanes32(&y, 1, rhs_signed);
-            let products: Vec<Value> = x
-                .iter()
-                .zip(&y)
-                .map(|(&a, &b)| self.b.ins().imul(a, b))
-                .collect();
-            sums = Some(match sums {
-                None => products,
-                Some(s) => s
-                    .iter()
-                    .zip(&products)
-                    .map(|(&a, &b)| self.b.ins().iadd(a, b))
-                    .collect(),
-            });
-        }
-        let sums = sums.ok_or("idot: no components")?;
+        let xs: Vec<JVal> = lhs.iter().map(|&r| self.get(r)).collect();
+        let ys: Vec<JVal> = rhs.iter().map(|&r| self.get(r)).collect();
+        let sums = self.wrapping_sums(&xs, &ys, 1, [lhs_signed, rhs_signed])?;
         let a = self.get(acc);
         let accs = self.vectors(&a, 4);
         let out = sums
@@ -257,6 +222,36 @@ impl Gen<'_> {
             }
             None => Ok(false),
         }
+    }
+
+    /// The 16 lanes' sums of products of `xs[k]·ys[k]` (components of `bytes`, extended by
+    /// their signedness) as four `I32X4`, wrapping modulo 2³².
+    fn wrapping_sums(
+        &mut self,
+        xs: &[JVal],
+        ys: &[JVal],
+        bytes: usize,
+        [lhs_signed, rhs_signed]: [bool; 2],
+    ) -> Result<Vec<Value>, String> {
+        let mut sums: Option<Vec<Value>> = None;
+        for (x, y) in xs.iter().zip(ys) {
+            let x = self.lanes32(x, bytes, lhs_signed);
+            let y = self.lanes32(y, bytes, rhs_signed);
+            let products: Vec<Value> = x
+                .iter()
+                .zip(&y)
+                .map(|(&a, &b)| self.b.ins().imul(a, b))
+                .collect();
+            sums = Some(match sums {
+                None => products,
+                Some(s) => s
+                    .iter()
+                    .zip(&products)
+                    .map(|(&a, &b)| self.b.ins().iadd(a, b))
+                    .collect(),
+            });
+        }
+        Ok(sums.ok_or("idot: no components")?)
     }
 
     /// A scalar integer extended to `I32` by its signedness.

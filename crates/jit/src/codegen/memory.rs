@@ -256,24 +256,7 @@ impl Gen<'_> {
         size: usize,
     ) -> Vec<Value> {
         let span = (LANES as u64 - 1) * stride + size as u64;
-        let b64 = self.fit(base, I64);
-        let first = self.b.ins().iadd_imm_s(b64, offset as i64);
-        let wraps = if abytes < 8 {
-            let last = self
-                .b
-                .ins()
-                .iadd_imm_s(b64, ((LANES as u64 - 1) * stride) as i64);
-            self.b.ins().icmp_imm_s(
-                IntCC::UnsignedGreaterThan,
-                last,
-                ((1u64 << (abytes * 8)) - 1) as i64,
-            )
-        } else {
-            self.b.ins().iconst(I8, 0)
-        };
-        let (p, ok) = self.checked(ptr, len, first, span);
-        let notwrap = self.b.ins().bxor_imm_s(wraps, 1);
-        let ok = self.b.ins().band(ok, notwrap);
+        let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, stride, span);
         let vt = vec_ty(size);
         let ty = scalar_ty(size);
         let join = self.b.create_block();
@@ -301,6 +284,38 @@ impl Gen<'_> {
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
         params
+    }
+
+    /// `checked` for the `span` bytes from lane 0 of an affine address `base + i·stride`
+    /// (+ `offset`), also false when the lanes' addresses wrap at the address width.
+    #[allow(clippy::too_many_arguments)]
+    fn checked_lanes(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        base: Value,
+        abytes: usize,
+        offset: u64,
+        stride: u64,
+        span: u64,
+    ) -> (Value, Value) {
+        let b64 = self.fit(base, I64);
+        let first = self.b.ins().iadd_imm_s(b64, offset as i64);
+        let (p, ok) = self.checked(ptr, len, first, span);
+        if abytes >= 8 {
+            return (p, ok);
+        }
+        let last = self
+            .b
+            .ins()
+            .iadd_imm_s(b64, ((LANES as u64 - 1) * stride) as i64);
+        let wraps = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedGreaterThan,
+            last,
+            ((1u64 << (abytes * 8)) - 1) as i64,
+        );
+        let notwrap = self.b.ins().bxor_imm_s(wraps, 1);
+        (p, self.b.ins().band(ok, notwrap))
     }
 
     /// A gather: each lane checked on its own (0 where it is outside the window).
@@ -339,22 +354,7 @@ impl Gen<'_> {
         values: Option<&[Value]>,
     ) -> Option<Vec<Value>> {
         let total = (LANES * size) as u64;
-        let b64 = self.fit(base, I64);
-        let first = self.b.ins().iadd_imm_s(b64, offset as i64);
-        // No wrap of the lanes' addresses at a 32-bit address width.
-        let wraps = if abytes < 8 {
-            let last = self.b.ins().iadd_imm_s(b64, ((LANES - 1) * size) as i64);
-            self.b.ins().icmp_imm_s(
-                IntCC::UnsignedGreaterThan,
-                last,
-                ((1u64 << (abytes * 8)) - 1) as i64,
-            )
-        } else {
-            self.b.ins().iconst(I8, 0)
-        };
-        let (p, ok) = self.checked(ptr, len, first, total);
-        let notwrap = self.b.ins().bxor_imm_s(wraps, 1);
-        let ok = self.b.ins().band(ok, notwrap);
+        let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, size as u64, total);
         if load {
             // Out of bounds: the caller's gather (an uncommon path) handles the lanes.
             let fast = self.b.create_block();
