@@ -77,6 +77,17 @@ pub fn compute_pipeline(
     layout: vk::PipelineLayout,
     local_x: u32,
 ) -> VkResult<vk::Pipeline> {
+    compute_pipeline_in(ctx, module, layout, local_x, vk::PipelineCache::null())
+}
+
+/// [`compute_pipeline`] created with pipeline cache `cache`.
+pub fn compute_pipeline_in(
+    ctx: &Ctx,
+    module: vk::ShaderModule,
+    layout: vk::PipelineLayout,
+    local_x: u32,
+    cache: vk::PipelineCache,
+) -> VkResult<vk::Pipeline> {
     let entries = [vk::SpecializationMapEntry::builder()
         .constant_id(0)
         .offset(0)
@@ -94,22 +105,30 @@ pub fn compute_pipeline(
         .stage(stage)
         .layout(layout)];
     // SAFETY: valid create infos on a live device.
-    unsafe {
-        ctx.device
-            .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-    }
-    .map(|(p, _)| p[0])
+    unsafe { ctx.device.create_compute_pipelines(cache, &info, None) }.map(|(p, _)| p[0])
 }
 
 impl BufferPipeline {
     /// Builds the pipeline of `spv` (specialization constant 0 = `local_x`, `push` bytes of push
     /// constants) and a set with `buffers` at bindings 0, 1, …
     pub fn new(ctx: &Ctx, spv: &[u8], buffers: &[vk::Buffer], push: u32, local_x: u32) -> Self {
+        Self::in_cache(ctx, spv, buffers, push, local_x, vk::PipelineCache::null())
+    }
+
+    /// [`Self::new`], the pipeline created with pipeline cache `cache`.
+    pub fn in_cache(
+        ctx: &Ctx,
+        spv: &[u8],
+        buffers: &[vk::Buffer],
+        push: u32,
+        local_x: u32,
+        cache: vk::PipelineCache,
+    ) -> Self {
         let module = shader_module(ctx, &words(spv));
         let set_layout = storage_layout(ctx, buffers.len() as u32);
         let layout = pipeline_layout(ctx, set_layout, push);
-        let pipeline =
-            compute_pipeline(ctx, module, layout, local_x).expect("vkCreateComputePipelines");
+        let pipeline = compute_pipeline_in(ctx, module, layout, local_x, cache)
+            .expect("vkCreateComputePipelines");
         let descriptors: Vec<(u32, Descriptor)> = buffers
             .iter()
             .enumerate()

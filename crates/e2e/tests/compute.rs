@@ -247,6 +247,111 @@ fn pipeline_cache_data_has_the_standard_header() {
     unsafe { ctx.device.destroy_pipeline_cache(cache, None) };
 }
 
+/// `vkGetPipelineCacheData` with room for `room` bytes: the result and the bytes written.
+fn cache_data_within(ctx: &Ctx, cache: vk::PipelineCache, room: usize) -> (vk::Result, Vec<u8>) {
+    let mut size = room;
+    let mut data = vec![0u8; room];
+    // SAFETY: `size` bytes writable at `data`; live cache.
+    let result = unsafe {
+        (ctx.device.commands().get_pipeline_cache_data)(
+            ctx.device.handle(),
+            cache,
+            &mut size,
+            data.as_mut_ptr().cast(),
+        )
+    };
+    data.truncate(size);
+    (result, data)
+}
+
+fn pipeline_cache(ctx: &Ctx, initial: &[u8]) -> vk::PipelineCache {
+    let info = vk::PipelineCacheCreateInfo::builder().initial_data(initial);
+    // SAFETY: valid create info on a live device.
+    unsafe { ctx.device.create_pipeline_cache(&info, None) }.expect("vkCreatePipelineCache")
+}
+
+/// Runs the `double` pipeline made with `cache` and checks its results.
+fn double_in_cache(ctx: &Ctx, cache: vk::PipelineCache) {
+    let n = 64 * 4;
+    let input = ctx.host_buffer(4 * n as u64);
+    let output = ctx.host_buffer(4 * n as u64);
+    let values: Vec<u32> = (0..n).map(|i| i * 3 + 2).collect();
+    input.write_u32s(&values);
+    let p = BufferPipeline::in_cache(
+        ctx,
+        DOUBLE_SPV,
+        &[input.buffer, output.buffer],
+        4,
+        64,
+        cache,
+    );
+    ctx.run(|d, cb| {
+        p.record(d, cb, &9u32.to_le_bytes());
+        // SAFETY: recording state with a pipeline and set bound.
+        unsafe { d.cmd_dispatch(cb, n / 64, 1, 1) };
+    });
+    for (i, (g, v)) in output.read_u32s().iter().zip(&values).enumerate() {
+        assert_eq!(*g, v * 2 + 9, "element {i}");
+    }
+    p.destroy(ctx);
+}
+
+/// A compute pipeline's compiled code travels in the pipeline cache data: the data has a code
+/// section after the header, a cache made from it (or from a damaged copy of it) builds a
+/// pipeline that computes the same results, and any size short of the whole gives
+/// `VK_INCOMPLETE` with whole entries only.
+#[test]
+fn pipeline_cache_data_carries_compiled_code() {
+    let ctx = Ctx::new();
+    let cache = pipeline_cache(&ctx, &[]);
+    double_in_cache(&ctx, cache);
+    // SAFETY: live cache.
+    let data =
+        unsafe { ctx.device.get_pipeline_cache_data(cache) }.expect("vkGetPipelineCacheData");
+    let backend = std::env::var("TESSERA_SHADER_BACKEND").unwrap_or_default();
+    if backend.starts_with("interp") {
+        assert_eq!(data.len(), 32, "no code without the JIT");
+    } else {
+        assert!(data.len() > 32 + 12 + 4 + 32 + 8, "{} bytes", data.len());
+        assert_eq!(
+            u32::from_le_bytes(data[32..36].try_into().unwrap()),
+            2,
+            "code section"
+        );
+    }
+    for room in [0, 16, 32, 40, data.len() - 1] {
+        let (result, got) = cache_data_within(&ctx, cache, room);
+        assert_eq!(result, vk::Result::INCOMPLETE, "room {room}");
+        assert!(got.len() <= room);
+        assert_eq!(
+            got.len(),
+            if room < 32 { 0 } else { 32 },
+            "whole entries only"
+        );
+        assert_eq!(got, data[..got.len()]);
+    }
+    let (result, got) = cache_data_within(&ctx, cache, data.len() + 10);
+    assert_eq!((result, got.len()), (vk::Result::SUCCESS, data.len()));
+
+    // The data as initial data, whole and damaged: the damaged entry is compiled again and the
+    // cache ends up with the same data.
+    let mut flipped = data.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x5a;
+    for initial in [data.clone(), flipped, data[..data.len() / 2].to_vec()] {
+        let again = pipeline_cache(&ctx, &initial);
+        double_in_cache(&ctx, again);
+        // SAFETY: live cache.
+        let now =
+            unsafe { ctx.device.get_pipeline_cache_data(again) }.expect("vkGetPipelineCacheData");
+        assert_eq!(now, data);
+        // SAFETY: live cache, not in use.
+        unsafe { ctx.device.destroy_pipeline_cache(again, None) };
+    }
+    // SAFETY: live cache, not in use.
+    unsafe { ctx.device.destroy_pipeline_cache(cache, None) };
+}
+
 const TENSOR_SCALE_SPV: &[u8] = include_bytes!("../../../spirv-tests/shaders/tensor_scale.spv");
 
 /// A GLSL `GL_ARM_tensors` shader through the loader: tensor reads (packed source), writes (padded

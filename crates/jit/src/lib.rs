@@ -27,12 +27,17 @@
 //! Strided tensor reads in loops go through tiles (`codegen::tile`); divisions of call
 //! invariants run once per call (`codegen::hoist_divisions`).
 //!
+//! [`compile_with`] takes the machine code from a code store ([`cache`]: a disk directory, a
+//! pipeline cache) when it holds the code of the same Cranelift function for this CPU, and
+//! keeps it there otherwise.
+//!
 //! # Safety
 //! Generated code touches application memory only inside the windows the worker hands out,
 //! each access checked first (`codegen::memory`); the register file, the context and the
 //! block-index array are the driver's own. Every call into Rust catches panics. The watchdog is
 //! polled on back edges, so a shader that never ends is stopped as in the interpreter.
 
+pub mod cache;
 mod classes;
 mod codegen;
 mod ctx;
@@ -66,6 +71,8 @@ pub struct JitKernel {
     /// Why the kernel runs its lane groups on the interpreter in lockstep instead of its
     /// compiled code (see [`lockstep_reason`]), if it does.
     lockstep: Option<&'static str>,
+    /// Whether the machine code came from a code cache (see [`compile_with`]).
+    from_cache: bool,
 }
 
 // SAFETY: after `finalize_definitions` the module and the code are immutable; the function
@@ -108,12 +115,18 @@ pub struct RunStats {
 }
 
 impl JitKernel {
-    /// Ops compiled natively and ops handed to the interpreter.
     /// Why this kernel runs on the interpreter in lockstep (see [`lockstep_reason`]), if it does.
     pub fn lockstep(&self) -> Option<&'static str> {
         self.lockstep
     }
 
+    /// Whether the machine code came from the code store given to [`compile_with`] rather
+    /// than from Cranelift.
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
+    }
+
+    /// Ops compiled natively and ops handed to the interpreter.
     pub fn op_counts(&self) -> (usize, usize) {
         (self.out.native_ops, self.data.ops.len())
     }
@@ -168,9 +181,21 @@ impl Backend for Jit {
 /// Compiles `program`. Never panics: a failure of the code generator or of Cranelift is an
 /// error (the program then runs on the interpreter).
 pub fn compile(program: &Program) -> Result<JitKernel, SpirvError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile_inner(program)))
-        .unwrap_or_else(|_| Err("the JIT panicked".to_string()))
-        .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
+    compile_with(program, None)
+}
+
+/// [`compile`], taking the machine code from `store` when it holds the code of the same
+/// function for this CPU, and keeping it there otherwise (see [`cache`]). Our code generator
+/// still runs (it is cheap beside Cranelift's compile, and its output is the key).
+pub fn compile_with(
+    program: &Program,
+    store: Option<&dyn cache::CodeStore>,
+) -> Result<JitKernel, SpirvError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compile_inner(program, store)
+    }))
+    .unwrap_or_else(|_| Err("the JIT panicked".to_string()))
+    .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
 }
 
 /// Declares the function in `cctx` under `name` (local to the module) and compiles it.
@@ -188,7 +213,46 @@ fn define(
     Ok(id)
 }
 
-fn compile_inner(program: &Program) -> Result<JitKernel, String> {
+/// [`define`] through Cranelift's incremental cache over `store`: the code comes from the
+/// store when it has the function's key, and goes into it otherwise. Returns whether it came
+/// from the store.
+fn define_cached(
+    module: &mut JITModule,
+    name: &str,
+    cctx: &mut cranelift_codegen::Context,
+    store: &dyn cache::CodeStore,
+) -> Result<(cranelift_module::FuncId, bool), String> {
+    let id = module
+        .declare_function(name, Linkage::Local, &cctx.func.signature)
+        .map_err(|e| format!("cranelift: {e}"))?;
+    let mut kv = cache::KvStore(store);
+    let (_, hit) = cctx
+        .compile_with_cache(
+            module.isa(),
+            &mut kv,
+            &mut cranelift_codegen::control::ControlPlane::default(),
+        )
+        .map_err(|e| format!("cranelift: {:?}", e.inner))?;
+    let code = cctx
+        .compiled_code()
+        .ok_or("cranelift: no compiled code after a compile")?;
+    let relocs: Vec<cranelift_module::ModuleReloc> = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &cctx.func, id))
+        .collect();
+    let alignment = u64::from(code.buffer.alignment);
+    module
+        .define_function_bytes(id, alignment, code.code_buffer(), &relocs)
+        .map_err(|e| format!("cranelift: {e:?}"))?;
+    Ok((id, hit))
+}
+
+fn compile_inner(
+    program: &Program,
+    store: Option<&dyn cache::CodeStore>,
+) -> Result<JitKernel, String> {
     let started = Instant::now();
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
@@ -227,7 +291,10 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
     )?;
     let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
-    let id = define(&mut module, "tessera_shader", &mut cctx)?;
+    let (id, from_cache) = match store {
+        Some(store) => define_cached(&mut module, "tessera_shader", &mut cctx, store)?,
+        None => (define(&mut module, "tessera_shader", &mut cctx)?, false),
+    };
     let code_len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     // The function as Cranelift's optimiser left it (what was lowered to machine code).
     let optimized = clif.as_ref().map(|_| cctx.func.display().to_string());
@@ -267,6 +334,7 @@ fn compile_inner(program: &Program) -> Result<JitKernel, String> {
         data,
         compile_time: started.elapsed(),
         lockstep: lockstep_reason(program.ir()),
+        from_cache,
     })
 }
 

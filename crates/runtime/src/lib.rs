@@ -31,6 +31,7 @@ pub mod limits;
 pub mod memory;
 pub mod physical_device;
 pub mod pipeline;
+pub mod pipeline_cache;
 pub mod private_data;
 pub mod query;
 pub mod queue;

@@ -1,5 +1,6 @@
-//! Shader modules, compute pipelines, pipeline caches, and the descriptor resolution a dispatch
-//! does before it hands raw memory records to the SPIR-V interpreter.
+//! Shader modules, compute pipelines, and the descriptor resolution a dispatch does before it
+//! hands raw memory records to the SPIR-V interpreter. Pipeline caches are
+//! [`crate::pipeline_cache`]'s.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -17,63 +18,7 @@ use crate::memory::DeviceMemory;
 use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
 
-/// A pipeline cache. Compute pipelines specialise quickly enough that it keeps nothing for them;
-/// it keeps every data graph pipeline made with it ([`crate::data_graph::GraphEntries`]), and
-/// its data is the standard header followed by those entries, so applications can store and
-/// reload it (initial data from another driver or version is ignored, as the spec allows).
-#[derive(Debug)]
-pub struct PipelineCache {
-    header: Vec<u8>,
-    graphs: crate::data_graph::GraphEntries,
-}
-
-impl PipelineCache {
-    /// `vkCreatePipelineCache`.
-    pub fn create(device: &Device, info: &vk::PipelineCacheCreateInfo) -> Self {
-        let props = &device.physical().properties().vulkan10;
-        let mut header = Vec::with_capacity(32);
-        header.extend_from_slice(&32u32.to_le_bytes());
-        header.extend_from_slice(&(VK_PIPELINE_CACHE_HEADER_VERSION_ONE as u32).to_le_bytes());
-        header.extend_from_slice(&props.vendor_id.to_le_bytes());
-        header.extend_from_slice(&props.device_id.to_le_bytes());
-        header.extend_from_slice(&props.pipeline_cache_uuid);
-        let graphs = crate::data_graph::GraphEntries::default();
-        if let Some(rest) = info.initial_data.strip_prefix(header.as_slice()) {
-            graphs.deserialize(rest);
-        }
-        PipelineCache { header, graphs }
-    }
-
-    /// `vkGetPipelineCacheData`: the header, then the data graph entries (if any).
-    pub fn data(&self) -> Vec<u8> {
-        let mut data = self.header.clone();
-        if !self.graphs.is_empty() {
-            data.extend_from_slice(&self.graphs.serialize());
-        }
-        data
-    }
-
-    /// The data graph pipelines kept.
-    pub fn graphs(&self) -> &crate::data_graph::GraphEntries {
-        &self.graphs
-    }
-
-    /// `vkMergePipelineCaches`: the destination may not be a source.
-    ///
-    /// # Errors
-    /// `Validation` (VUID-vkMergePipelineCaches-dstCache-00770).
-    pub fn merge(self: &Arc<Self>, sources: &[Arc<PipelineCache>]) -> Result<()> {
-        ensure!(
-            !sources.iter().any(|s| Arc::ptr_eq(s, self)),
-            "VUID-vkMergePipelineCaches-dstCache-00770",
-            "dstCache is also a source"
-        );
-        for s in sources {
-            self.graphs.merge(&s.graphs);
-        }
-        Ok(())
-    }
-}
+pub use crate::pipeline_cache::PipelineCache;
 
 /// A `VkPipeline`: a compute pipeline or a data graph pipeline.
 #[derive(Debug)]
@@ -203,7 +148,12 @@ impl ComputePipeline {
     ///
     /// # Errors
     /// `Validation` naming the rule broken.
-    pub fn create(device: &Device, info: &vk::ComputePipelineCreateInfo) -> Result<Self> {
+    /// The compiled code is kept in and taken from `cache` (and the disk cache).
+    pub fn create(
+        device: &Device,
+        info: &vk::ComputePipelineCreateInfo,
+        cache: Option<&Arc<PipelineCache>>,
+    ) -> Result<Self> {
         let stage = &info.stage;
         ensure!(
             stage.stage == VK_SHADER_STAGE_COMPUTE_BIT,
@@ -253,7 +203,7 @@ impl ComputePipeline {
             ));
         };
         let spec = specialization(&stage.specialization_info)?;
-        let pipeline = Self::new(module, &stage.name, &spec, layout)?;
+        let pipeline = Self::new(module, &stage.name, &spec, layout, cache)?;
         pipeline.check_limits(device.physical().limits())?;
         crate::cooperative::check_program(pipeline.program(), device.features())?;
         Ok(pipeline)
@@ -307,6 +257,7 @@ impl ComputePipeline {
         entry: &str,
         spec: &[(u32, Vec<u8>)],
         layout: Arc<PipelineLayout>,
+        cache: Option<&Arc<PipelineCache>>,
     ) -> Result<Self> {
         let parsed = module.module()?;
         let program = Program::new(&parsed, entry, spec).map_err(|e| {
@@ -351,7 +302,7 @@ impl ComputePipeline {
             layout.push_size()
         );
         let program = Arc::new(program);
-        let compiled = crate::shader::Compiled::for_program(&program, entry)?;
+        let compiled = crate::shader::Compiled::for_program(&program, entry, cache)?;
         Ok(ComputePipeline {
             program,
             compiled,

@@ -13,13 +13,24 @@
 //!
 //! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
 //! runs a dispatch never shows in its output.
+//!
+//! Compiled code is kept (`tessera_jit::cache`) in the pipeline's `VkPipelineCache`, if it was
+//! created with one, and in a directory on disk, so that the same pipeline created again, in
+//! this process or a later one, skips Cranelift's compile:
+//! - `TESSERA_SHADER_CACHE_DIR`: the directory (default `$XDG_CACHE_HOME/tessera`, else
+//!   `$HOME/.cache/tessera`; no disk cache when neither is set);
+//! - `TESSERA_SHADER_CACHE_DISABLE=1` (or `true`): no disk cache;
+//! - `TESSERA_SHADER_CACHE_MAX_SIZE`: its budget in bytes, with an optional `K`, `M` or `G`
+//!   suffix (default 1G); the least recently used entries go first.
 
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use tessera_jit::cache::{CodeKey, CodeStore, DiskCache};
 use tessera_spirv::Program;
 use tessera_spirv::exec::Kernel;
 
+use crate::pipeline::PipelineCache;
 use crate::{Error, Result};
 
 /// The configured backend.
@@ -59,13 +70,98 @@ pub const WAIT_FOR_CODE_INVOCATIONS: u64 = 1 << 12;
 /// would otherwise keep the cores busy enough that the low-priority compile never runs.
 pub const INTERPRETER_BUDGET: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// The default budget of the disk cache.
+const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
+
+/// `TESSERA_SHADER_CACHE_MAX_SIZE`'s value in bytes: a number with an optional `K`, `M` or `G`
+/// (powers of 1024).
+fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().last()? {
+        (i, 'k' | 'K') => (&text[..i], 1 << 10),
+        (i, 'm' | 'M') => (&text[..i], 1 << 20),
+        (i, 'g' | 'G') => (&text[..i], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(unit)
+}
+
+/// The disk cache as the environment configures it (see the module docs), opened once.
+pub fn disk_cache() -> Option<&'static DiskCache> {
+    static CACHE: OnceLock<Option<DiskCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+            if var("TESSERA_SHADER_CACHE_DISABLE")
+                .is_some_and(|v| matches!(v.to_str(), Some("1" | "true" | "yes")))
+            {
+                return None;
+            }
+            let dir = match var("TESSERA_SHADER_CACHE_DIR") {
+                Some(dir) => std::path::PathBuf::from(dir),
+                None => var("XDG_CACHE_HOME")
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| var("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?
+                    .join("tessera"),
+            };
+            let max = match var("TESSERA_SHADER_CACHE_MAX_SIZE") {
+                Some(v) => v.to_str().and_then(parse_size).unwrap_or_else(|| {
+                    tracing::warn!(
+                        "TESSERA_SHADER_CACHE_MAX_SIZE={v:?} is not a size like 512M; using 1G"
+                    );
+                    DEFAULT_CACHE_BYTES
+                }),
+                None => DEFAULT_CACHE_BYTES,
+            };
+            tracing::debug!("shader cache: {} (at most {max} bytes)", dir.display());
+            Some(DiskCache::new(dir, max))
+        })
+        .as_ref()
+}
+
+/// Where a compile looks for code and keeps it: the pipeline cache first, then the disk cache
+/// (a disk hit is copied into the pipeline cache, so its data carries the code).
+struct Stores<'a> {
+    pipeline: Option<&'a PipelineCache>,
+    disk: Option<&'a DiskCache>,
+}
+
+impl CodeStore for Stores<'_> {
+    fn get(&self, key: &CodeKey) -> Option<Vec<u8>> {
+        if let Some(found) = self.pipeline.and_then(|p| p.code().get(key)) {
+            return Some(found);
+        }
+        let found = self.disk?.get(key)?;
+        if let Some(p) = self.pipeline {
+            p.code().put(key, &found);
+        }
+        Some(found)
+    }
+
+    fn put(&self, key: &CodeKey, sealed: &[u8]) {
+        if let Some(p) = self.pipeline {
+            p.code().put(key, sealed);
+        }
+        if let Some(d) = self.disk {
+            d.put(key, sealed);
+        }
+    }
+}
+
+/// What a background compile needs.
+struct Job {
+    program: Arc<Program>,
+    name: String,
+    cache: Option<Arc<PipelineCache>>,
+}
+
 /// A pipeline's compiled code, once there is some.
 #[derive(Default)]
 pub struct Compiled {
     kernel: OnceLock<Option<Box<dyn Kernel>>>,
     /// `auto`: the compile to do, until a thread takes it — the background compiler, or a large
     /// dispatch that would rather compile now than wait behind the queue.
-    job: Mutex<Option<(Arc<Program>, String)>>,
+    job: Mutex<Option<Job>>,
     /// Nanoseconds its dispatches have run on the interpreter while the code was not ready.
     interpreted_ns: std::sync::atomic::AtomicU64,
 }
@@ -78,14 +174,12 @@ impl std::fmt::Debug for Compiled {
     }
 }
 
-type Job = Arc<Compiled>;
-
 /// The background compiler's queue.
-fn queue() -> Option<Sender<Job>> {
-    static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
+fn queue() -> Option<Sender<Arc<Compiled>>> {
+    static QUEUE: OnceLock<Option<Mutex<Sender<Arc<Compiled>>>>> = OnceLock::new();
     QUEUE
         .get_or_init(|| {
-            let (tx, rx) = channel::<Job>();
+            let (tx, rx) = channel::<Arc<Compiled>>();
             std::thread::Builder::new()
                 .name("tessera-jit".into())
                 .spawn(move || {
@@ -118,8 +212,27 @@ fn lowest_priority() {
     }
 }
 
-fn compile(program: &Program, name: &str) -> Option<Box<dyn Kernel>> {
-    match tessera_jit::compile(program) {
+/// Compiles `program` with the code stores (the pipeline cache `cache`, the disk cache).
+fn compile_stored(
+    program: &Program,
+    cache: Option<&PipelineCache>,
+) -> std::result::Result<tessera_jit::JitKernel, tessera_spirv::SpirvError> {
+    let stores = Stores {
+        pipeline: cache,
+        disk: disk_cache(),
+    };
+    if stores.pipeline.is_none() && stores.disk.is_none() {
+        return tessera_jit::compile(program);
+    }
+    tessera_jit::compile_with(program, Some(&stores))
+}
+
+fn compile(
+    program: &Program,
+    name: &str,
+    cache: Option<&PipelineCache>,
+) -> Option<Box<dyn Kernel>> {
+    match compile_stored(program, cache) {
         Ok(k) => {
             report(&k, name);
             Some(Box::new(k))
@@ -135,15 +248,18 @@ fn compile(program: &Program, name: &str) -> Option<Box<dyn Kernel>> {
 /// interpreter (each kind of op without a native lowering, or why the whole shader does).
 fn report(k: &tessera_jit::JitKernel, name: &str) {
     let ms = k.compile_time.as_secs_f64() * 1e3;
+    let how = if k.from_cache() {
+        "compiled (code from the shader cache)"
+    } else {
+        "compiled by the JIT"
+    };
     if let Some(why) = k.lockstep() {
         tracing::info!("compute shader {name:?}: runs wholly on the interpreter: {why}");
         return;
     }
     let (native, interpreted) = k.op_counts();
     if interpreted == 0 {
-        tracing::debug!(
-            "compute shader {name:?}: compiled by the JIT in {ms:.2} ms ({native} ops)"
-        );
+        tracing::debug!("compute shader {name:?}: {how} in {ms:.2} ms ({native} ops)");
         return;
     }
     let kinds: Vec<String> = k
@@ -152,7 +268,7 @@ fn report(k: &tessera_jit::JitKernel, name: &str) {
         .map(|(op, n)| format!("{op} ×{n}"))
         .collect();
     tracing::info!(
-        "compute shader {name:?}: compiled by the JIT in {ms:.2} ms; {interpreted} of {} ops have \
+        "compute shader {name:?}: {how} in {ms:.2} ms; {interpreted} of {} ops have \
          no native lowering and run on the interpreter: {}",
         native + interpreted,
         kinds.join(", ")
@@ -160,12 +276,17 @@ fn report(k: &tessera_jit::JitKernel, name: &str) {
 }
 
 impl Compiled {
-    /// The compiled code for `program` under the configured backend (see the module docs).
+    /// The compiled code for `program` under the configured backend (see the module docs),
+    /// kept in and taken from `cache` and the disk cache.
     ///
     /// # Errors
     /// `NotSupported` with `TESSERA_SHADER_BACKEND=jit` when the JIT cannot compile it.
-    pub fn for_program(program: &Arc<Program>, name: &str) -> Result<Arc<Compiled>> {
-        Self::for_program_with(configured(), program, name)
+    pub fn for_program(
+        program: &Arc<Program>,
+        name: &str,
+        cache: Option<&Arc<PipelineCache>>,
+    ) -> Result<Arc<Compiled>> {
+        Self::for_program_with(configured(), program, name, cache)
     }
 
     /// [`Self::for_program`] under `backend`.
@@ -173,11 +294,12 @@ impl Compiled {
         backend: ShaderBackend,
         program: &Arc<Program>,
         name: &str,
+        cache: Option<&Arc<PipelineCache>>,
     ) -> Result<Arc<Compiled>> {
         let slot = Arc::new(Compiled::default());
         match backend {
             ShaderBackend::Interpreter => slot.finish(None),
-            ShaderBackend::Jit => match tessera_jit::compile(program) {
+            ShaderBackend::Jit => match compile_stored(program, cache.map(|c| &**c)) {
                 Ok(k) => {
                     report(&k, name);
                     slot.finish(Some(Box::new(k)))
@@ -191,7 +313,14 @@ impl Compiled {
             },
             ShaderBackend::Auto => {
                 if let Ok(mut job) = slot.job.lock() {
-                    *job = Some((program.clone(), name.to_string()));
+                    *job = Some(Job {
+                        program: program.clone(),
+                        name: name.to_string(),
+                        cache: cache.cloned(),
+                    });
+                }
+                if let Some(cache) = cache {
+                    cache.pending(&slot);
                 }
                 if queue().is_none_or(|q| q.send(slot.clone()).is_err()) {
                     // No background thread: compile now.
@@ -210,10 +339,16 @@ impl Compiled {
     /// compiling panics (a dispatch may be waiting for it).
     fn run_job(&self) {
         let job = self.job.lock().ok().and_then(|mut job| job.take());
-        if let Some((program, name)) = job {
-            let kernel =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile(&program, &name)))
-                    .unwrap_or(None);
+        if let Some(Job {
+            program,
+            name,
+            cache,
+        }) = job
+        {
+            let kernel = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                compile(&program, &name, cache.as_deref())
+            }))
+            .unwrap_or(None);
             self.finish(kernel);
         }
     }
@@ -270,20 +405,21 @@ mod tests {
 
     #[test]
     fn interp_never_compiles() {
-        let c = Compiled::for_program_with(ShaderBackend::Interpreter, &program(), "main").unwrap();
+        let c = Compiled::for_program_with(ShaderBackend::Interpreter, &program(), "main", None)
+            .unwrap();
         assert!(c.kernel.get().is_some(), "decided at once");
         assert!(c.kernel().is_none());
     }
 
     #[test]
     fn jit_compiles_at_creation() {
-        let c = Compiled::for_program_with(ShaderBackend::Jit, &program(), "main").unwrap();
+        let c = Compiled::for_program_with(ShaderBackend::Jit, &program(), "main", None).unwrap();
         assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
     }
 
     #[test]
     fn auto_compiles_in_the_background() {
-        let c = Compiled::for_program_with(ShaderBackend::Auto, &program(), "main").unwrap();
+        let c = Compiled::for_program_with(ShaderBackend::Auto, &program(), "main", None).unwrap();
         // Until the code is ready, dispatches run on the interpreter (`kernel()` is None).
         let start = std::time::Instant::now();
         while c.kernel().is_none() {
@@ -298,7 +434,7 @@ mod tests {
 
     #[test]
     fn a_large_dispatch_waits_for_the_code() {
-        let c = Compiled::for_program_with(ShaderBackend::Auto, &program(), "main").unwrap();
+        let c = Compiled::for_program_with(ShaderBackend::Auto, &program(), "main", None).unwrap();
         // Compiled on this thread if the background compiler has not taken it yet.
         assert_eq!(c.wait_for_kernel().map(|k| k.backend()), Some("jit"));
         assert!(c.job.lock().unwrap().is_none(), "the job is taken once");
@@ -306,10 +442,73 @@ mod tests {
     }
 
     #[test]
+    fn a_pipeline_cache_keeps_the_code_for_the_next_compile() {
+        let cache = PipelineCache::for_tests();
+        let stores = Stores {
+            pipeline: Some(&cache),
+            disk: None,
+        };
+        let first = tessera_jit::compile_with(&program(), Some(&stores)).unwrap();
+        assert!(!first.from_cache());
+        assert_eq!(cache.code().len(), 1);
+        // The data carries it to a new cache (a later run of the application).
+        let next = PipelineCache::for_tests_from(&cache.data());
+        let stores = Stores {
+            pipeline: Some(&next),
+            disk: None,
+        };
+        let second = tessera_jit::compile_with(&program(), Some(&stores)).unwrap();
+        assert!(second.from_cache());
+        assert_eq!(second.op_counts(), first.op_counts());
+    }
+
+    #[test]
+    fn the_disk_cache_fills_the_pipeline_cache() {
+        let dir = std::env::temp_dir().join(format!("tessera-stores-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let disk = DiskCache::new(&dir, 1 << 26);
+        let cache = PipelineCache::for_tests();
+        let only_disk = Stores {
+            pipeline: None,
+            disk: Some(&disk),
+        };
+        assert!(
+            !tessera_jit::compile_with(&program(), Some(&only_disk))
+                .unwrap()
+                .from_cache()
+        );
+        let both = Stores {
+            pipeline: Some(&cache),
+            disk: Some(&disk),
+        };
+        assert!(
+            tessera_jit::compile_with(&program(), Some(&both))
+                .unwrap()
+                .from_cache()
+        );
+        assert_eq!(cache.code().len(), 1, "copied from the disk");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(parse_size("1024"), Some(1024));
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size(" 2g "), Some(2 << 30));
+        assert_eq!(parse_size("64k"), Some(64 << 10));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
     fn small_dispatches_wait_once_their_budget_is_spent() {
         let slot = Compiled::default();
         // Not compiled and never queued: a small dispatch runs on the interpreter.
-        *slot.job.lock().unwrap() = Some((program(), "main".into()));
+        *slot.job.lock().unwrap() = Some(Job {
+            program: program(),
+            name: "main".into(),
+            cache: None,
+        });
         assert!(slot.kernel_for(1).is_none());
         slot.note_interpreted(INTERPRETER_BUDGET);
         assert_eq!(slot.kernel_for(1).map(|k| k.backend()), Some("jit"));

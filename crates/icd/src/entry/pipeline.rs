@@ -46,23 +46,18 @@ pub(crate) unsafe fn get_pipeline_cache_data(
     size: *mut usize,
     data: *mut c_void,
 ) -> Result<VkResult> {
-    let header = cache.data();
-    let header = header.as_slice();
     // SAFETY: a valid pointer per the spec (null rejected).
     let size = unsafe { deref_mut(size, "pDataSize")? };
     if data.is_null() {
-        *size = header.len();
+        *size = cache.data().len();
         return Ok(VK_SUCCESS);
     }
-    // A partial header is not written (the spec: write nothing and return VK_INCOMPLETE).
-    if *size < header.len() {
-        *size = 0;
-        return Ok(VK_INCOMPLETE);
-    }
-    // SAFETY: `*pDataSize` writable bytes at `pData` per the spec.
-    unsafe { std::ptr::copy_nonoverlapping(header.as_ptr(), data.cast::<u8>(), header.len()) };
-    *size = header.len();
-    Ok(VK_SUCCESS)
+    // At most `*size` bytes, whole entries only (the runtime's rule).
+    let (bytes, complete) = cache.data_within(*size);
+    // SAFETY: `*pDataSize` writable bytes at `pData` per the spec, and `bytes` is no longer.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len()) };
+    *size = bytes.len();
+    Ok(if complete { VK_SUCCESS } else { VK_INCOMPLETE })
 }
 
 pub(crate) fn merge_pipeline_caches(
@@ -75,7 +70,7 @@ pub(crate) fn merge_pipeline_caches(
 
 pub(crate) unsafe fn create_compute_pipelines(
     device: Arc<Device>,
-    _cache: Option<Arc<PipelineCache>>,
+    cache: Option<Arc<PipelineCache>>,
     _count: u32,
     infos: Vec<vk::ComputePipelineCreateInfo>,
     out: *mut VkPipeline,
@@ -88,7 +83,7 @@ pub(crate) unsafe fn create_compute_pipelines(
     }
     let mut first_error = None;
     for (i, info) in infos.iter().enumerate() {
-        let handle = match ComputePipeline::create(&device, info) {
+        let handle = match ComputePipeline::create(&device, info, cache.as_ref()) {
             Ok(p) => {
                 handle::insert(Arc::new(Pipeline::Compute(Arc::new(p)))) as usize as VkPipeline
             }
