@@ -120,7 +120,8 @@ pub fn disk_cache() -> Option<&'static DiskCache> {
 }
 
 /// Where a compile looks for code and keeps it: the pipeline cache first, then the disk cache
-/// (a disk hit is copied into the pipeline cache, so its data carries the code).
+/// (a damaged pipeline-cache entry falls through to the disk; a disk hit is copied into the
+/// pipeline cache, so its data carries the code).
 struct Stores<'a> {
     pipeline: Option<&'a PipelineCache>,
     disk: Option<&'a DiskCache>,
@@ -128,7 +129,9 @@ struct Stores<'a> {
 
 impl CodeStore for Stores<'_> {
     fn get(&self, key: &CodeKey) -> Option<Vec<u8>> {
-        if let Some(found) = self.pipeline.and_then(|p| p.code().get(key)) {
+        if let Some(found) = self.pipeline.and_then(|p| p.code().get(key))
+            && tessera_jit::cache::open(key, &found).is_some()
+        {
             return Some(found);
         }
         let found = self.disk?.get(key)?;
