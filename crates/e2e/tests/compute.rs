@@ -319,7 +319,10 @@ fn pipeline_cache_data_carries_compiled_code() {
             "code section"
         );
     }
-    for room in [0, 16, 32, 40, data.len() - 1] {
+    for room in [0, 16, 32, 40, data.len() - 1]
+        .into_iter()
+        .filter(|&r| r < data.len())
+    {
         let (result, got) = cache_data_within(&ctx, cache, room);
         assert_eq!(result, vk::Result::INCOMPLETE, "room {room}");
         assert!(got.len() <= room);
