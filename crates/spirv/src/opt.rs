@@ -172,7 +172,7 @@ pub(crate) fn optimize(
                 && let Some(j) = (i.saturating_sub(STORE_WINDOW)..i)
                     .rev()
                     .find(|&j| defines_only(&b.ops[j], t))
-                && (lane_wise(&b.ops[j]) || !reads(&b.ops[j], var))
+                && (b.ops[j].is_lanewise() || !reads(&b.ops[j], var))
                 && !b.ops[j + 1..i].iter().any(|o| touches(o, var))
             {
                 set_def(&mut b.ops[j], var);
@@ -401,24 +401,6 @@ fn defines_only(op: &Op, r: Reg) -> bool {
         }
     });
     written == [r]
-}
-
-/// Ops whose lane loop reads every operand of a lane before writing that lane's result, so the
-/// result may go to a register the op also reads.
-fn lane_wise(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Mov { .. }
-            | Op::IBin { .. }
-            | Op::IUn { .. }
-            | Op::ICmp { .. }
-            | Op::FBin { .. }
-            | Op::FUn { .. }
-            | Op::FCmp { .. }
-            | Op::Tern { .. }
-            | Op::Conv { .. }
-            | Op::Select { .. }
-    )
 }
 
 /// Whether `op` reads or writes `r` (variable ranges of `LoadVar`/`StoreVar` included).
