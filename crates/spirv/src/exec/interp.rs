@@ -11,36 +11,11 @@
 
 use super::Scratch;
 use super::machine::Machine;
-use super::regfile::Lane;
+use super::regfile::{Lane, by_bytes};
 use crate::alu;
 use crate::ir::{DescIdx, MemRef, OpHandlers, Reg, Space, TensorAcc, Var};
 use crate::mem::{self, AtomicOp};
 use crate::subgroup::{self, SUBGROUP_SIZE, SubOp};
-
-/// Runs `$body` with `$t` bound to the unsigned lane type of `$bytes` bytes.
-macro_rules! by_bytes {
-    ($bytes:expr, $t:ident => $body:expr) => {
-        match $bytes {
-            1 => {
-                type $t = u8;
-                $body
-            }
-            2 => {
-                type $t = u16;
-                $body
-            }
-            4 => {
-                type $t = u32;
-                $body
-            }
-            _ => {
-                type $t = u64;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use by_bytes;
 
 impl Machine<'_> {
     /// `dst = f(src)` lane-wise over typed rows.

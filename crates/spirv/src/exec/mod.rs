@@ -152,7 +152,7 @@ impl Scratch {
         let out = &mut self.d[..n];
         match addr {
             Some(r) => {
-                interp::by_bytes!(rows.layout.bytes[r as usize], T => {
+                regfile::by_bytes!(rows.layout.bytes[r as usize], T => {
                     for (o, &x) in out.iter_mut().zip(&rows.row::<T>(r)[..n]) {
                         *o = regfile::Lane::get(x).wrapping_add(offset);
                     }

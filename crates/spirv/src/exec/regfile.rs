@@ -10,6 +10,31 @@
 
 use crate::ir::{Ir, Reg};
 
+/// Runs `$body` with `$t` bound to the unsigned lane type of `$bytes` bytes.
+macro_rules! by_bytes {
+    ($bytes:expr, $t:ident => $body:expr) => {
+        match $bytes {
+            1 => {
+                type $t = u8;
+                $body
+            }
+            2 => {
+                type $t = u16;
+                $body
+            }
+            4 => {
+                type $t = u32;
+                $body
+            }
+            _ => {
+                type $t = u64;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use by_bytes;
+
 /// Lanes of every row are a multiple of this (the widest chunk a backend processes at once).
 pub const LANE_PAD: usize = 16;
 /// Byte alignment of every row.

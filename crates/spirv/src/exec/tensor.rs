@@ -7,9 +7,8 @@
 //! bounds. Every access goes through `mem::Raw`, which checks it against the bound range again.
 
 use super::bind::{Bound, TensorView, compat};
-use super::interp::by_bytes;
 use super::machine::Machine;
-use super::regfile::Lane;
+use super::regfile::{Lane, by_bytes};
 use crate::ScalarType;
 use crate::alu;
 use crate::ir::{DescIdx, Reg, TensorAcc};
