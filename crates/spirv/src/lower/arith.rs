@@ -6,8 +6,8 @@
 //! Matrices are scalarised column-major. An ALU op takes its width from the result leaf, except
 //! comparisons and conversions, which take the operand's (source) width.
 
-use super::types::{Sc, Ty};
-use super::{Id, Lowerer, R, Val, err, idref};
+use super::types::{Leaf, SpvType};
+use super::{Id, LowerResult, Lowerer, Val, err, idref};
 use crate::SpirvError;
 use crate::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
 use crate::ir::{Op, Reg};
@@ -34,7 +34,7 @@ impl<'m> Lowerer<'m> {
         srcs: &[Vec<Reg>],
         n: usize,
         mut f: impl FnMut(usize, Reg, &[Reg]) -> Op,
-    ) -> R<Vec<Reg>> {
+    ) -> LowerResult<Vec<Reg>> {
         for s in srcs {
             if s.len() != n && s.len() != 1 {
                 return err(format!(
@@ -57,7 +57,11 @@ impl<'m> Lowerer<'m> {
         Ok(out)
     }
 
-    pub(super) fn srcs(&mut self, vals: &HashMap<Id, Val>, ids: &[Operand]) -> R<Vec<Vec<Reg>>> {
+    pub(super) fn srcs(
+        &mut self,
+        vals: &HashMap<Id, Val>,
+        ids: &[Operand],
+    ) -> LowerResult<Vec<Vec<Reg>>> {
         ids.iter()
             .map(|o| {
                 let id = idref(Some(o))?;
@@ -72,7 +76,7 @@ impl<'m> Lowerer<'m> {
         vals: &mut HashMap<Id, Val>,
         args: &[Operand],
         kind: AluKind,
-    ) -> R<()> {
+    ) -> LowerResult<()> {
         let res = self.result_leaves(inst)?;
         let first = idref(args.first())?;
         let opl = self.typed_leaves(first).unwrap_or_else(|_| res.clone());
@@ -80,8 +84,12 @@ impl<'m> Lowerer<'m> {
         let s = self.srcs(vals, args)?;
         let n = res.len();
         let out = self.map_n(&s, n, |i, d, a| {
-            let rw = res[i].w();
-            let ow = opl.get(i).or(opl.first()).map(|x| x.w()).unwrap_or(rw);
+            let rw = res[i].width_code();
+            let ow = opl
+                .get(i)
+                .or(opl.first())
+                .map(|x| x.width_code())
+                .unwrap_or(rw);
             let g = |k: usize| a.get(k).copied().unwrap_or(a[0]);
             match kind {
                 AluKind::I(op) => Op::IBin {
@@ -156,9 +164,9 @@ impl<'m> Lowerer<'m> {
         inst: &Instruction,
         args: &[Operand],
         kind: AluKind,
-        res: &[Sc],
-        first: &[Sc],
-    ) -> R<()> {
+        res: &[Leaf],
+        first: &[Leaf],
+    ) -> LowerResult<()> {
         let shift = matches!(kind, AluKind::I(IBin::Shl | IBin::ShrL | IBin::ShrA));
         for (k, arg) in args.iter().enumerate() {
             let id = idref(Some(arg))?;
@@ -169,7 +177,7 @@ impl<'m> Lowerer<'m> {
                 AluKind::C(_) => continue,
                 AluKind::IC(_) | AluKind::FC(_) => first,
                 _ if shift && k == 1 => {
-                    if leaves.iter().all(|l| matches!(l, Sc::Int(..))) {
+                    if leaves.iter().all(|l| matches!(l, Leaf::Int(..))) {
                         continue;
                     }
                     return err(format!(
@@ -197,22 +205,22 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    pub(super) fn fw(&self, inst: &Instruction) -> R<u8> {
+    pub(super) fn fw(&self, inst: &Instruction) -> LowerResult<u8> {
         Ok(self
             .result_leaves(inst)?
             .first()
-            .map(|s| s.w())
+            .map(|s| s.width_code())
             .unwrap_or(32))
     }
 
     /// Dot product of two float vectors into a new register.
-    pub(super) fn dot(&mut self, w: u8, a: &[Reg], b: &[Reg]) -> R<Reg> {
+    pub(super) fn dot(&mut self, w: u8, a: &[Reg], b: &[Reg]) -> LowerResult<Reg> {
         if a.len() != b.len() || a.is_empty() {
             return err(format!("{}: dot of mismatched vectors", self.at));
         }
         if w == alu::W_BF16 {
             // bfloat16 dot products accumulate in float32 and round once at the end.
-            let mut wide = |v: &[Reg]| -> R<Vec<Reg>> {
+            let mut wide = |v: &[Reg]| -> LowerResult<Vec<Reg>> {
                 v.iter()
                     .map(|&x| {
                         let d = self.alloc(1)?;
@@ -269,7 +277,12 @@ impl<'m> Lowerer<'m> {
         Ok(acc)
     }
 
-    pub(super) fn bitcast(&mut self, src: &[Reg], sl: &[Sc], dl: &[Sc]) -> R<Vec<Reg>> {
+    pub(super) fn bitcast(
+        &mut self,
+        src: &[Reg],
+        sl: &[Leaf],
+        dl: &[Leaf],
+    ) -> LowerResult<Vec<Reg>> {
         let sw = sl.first().map(|s| s.bits()).unwrap_or(32);
         let dw = dl.first().map(|s| s.bits()).unwrap_or(32);
         if src.len() != sl.len()
@@ -353,20 +366,24 @@ impl<'m> Lowerer<'m> {
         Ok(out)
     }
 
-    pub(super) fn matmul(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn matmul(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let a_id = idref(o.first())?;
         let b_id = idref(o.get(1))?;
         let a = self.regs(vals, a_id)?;
         let b = self.regs(vals, b_id)?;
         let w = self.fw(inst)?;
-        let col_len = |l: &Lowerer, id: Id| -> R<usize> {
+        let col_len = |l: &Lowerer, id: Id| -> LowerResult<usize> {
             let t = *l
                 .id_types
                 .get(&id)
                 .ok_or_else(|| SpirvError::new("untyped matrix"))?;
             match l.ty(t)? {
-                Ty::Matrix { col, .. } => Ok(l.nleaves(*col)? as usize),
+                SpvType::Matrix { col, .. } => Ok(l.nleaves(*col)? as usize),
                 _ => err("expected a matrix"),
             }
         };
@@ -408,7 +425,11 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `OpSDot` & co. (SPV_KHR_integer_dot_product), including the packed 4×8-bit form.
-    pub(super) fn int_dot(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn int_dot(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let op = inst.class.opcode;
         let (a_signed, b_signed, sat_signed) = match op {
@@ -428,8 +449,8 @@ impl<'m> Lowerer<'m> {
         let packed = o
             .iter()
             .any(|x| matches!(x, Operand::PackedVectorFormat(_)));
-        let int_width = |l: &[Sc]| match l.first() {
-            Some(Sc::Int(w, _)) if *w <= 64 => Some(*w),
+        let int_width = |l: &[Leaf]| match l.first() {
+            Some(Leaf::Int(w, _)) if *w <= 64 => Some(*w),
             _ => None,
         };
         let Some(w_out) = int_width(&self.result_leaves(inst)?) else {
@@ -449,7 +470,7 @@ impl<'m> Lowerer<'m> {
         }
         let w_in = if packed {
             // Four 8-bit components in each 32-bit operand, component 0 in the low byte.
-            let mut split = |x: Reg| -> R<Vec<Reg>> {
+            let mut split = |x: Reg| -> LowerResult<Vec<Reg>> {
                 (0..4u64)
                     .map(|k| {
                         let sh = self.imm(8 * k)?;
@@ -507,7 +528,11 @@ impl<'m> Lowerer<'m> {
 
     /// `OpBitFieldUExtract` / `SExtract` / `Insert`, per component, with the shift semantics of
     /// `alu` (a shift by the full width gives 0), so `count == width` selects every bit.
-    pub(super) fn bitfield(&mut self, inst: &Instruction, vals: &HashMap<Id, Val>) -> R<Vec<Reg>> {
+    pub(super) fn bitfield(
+        &mut self,
+        inst: &Instruction,
+        vals: &HashMap<Id, Val>,
+    ) -> LowerResult<Vec<Reg>> {
         let o = &inst.operands;
         let insert = inst.class.opcode == S::BitFieldInsert;
         let base = self.regs(vals, idref(o.first())?)?;
@@ -523,8 +548,12 @@ impl<'m> Lowerer<'m> {
         let one = self.imm(1)?;
         let mut out = Vec::with_capacity(base.len());
         for (i, b) in base.iter().enumerate() {
-            let w = res.get(i).or(res.first()).map(|x| x.w()).unwrap_or(32);
-            let bin = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
+            let w = res
+                .get(i)
+                .or(res.first())
+                .map(|x| x.width_code())
+                .unwrap_or(32);
+            let bin = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> LowerResult<Reg> {
                 let d = l.alloc(1)?;
                 l.emit(Op::IBin {
                     op,

@@ -3,12 +3,12 @@
 //! first, so everything later may assume only these were declared. Records the `GLSL.std.450` import in `Lowerer::glsl` and `NonSemantic.*` imports in
 //! `Lowerer::ignored_sets` (their `OpExtInst`s are dropped, see `glsl450`).
 
-use super::{Lowerer, R, err};
+use super::{LowerResult, Lowerer, err};
 use rspirv::dr::Operand;
 use rspirv::spirv::{AddressingModel, Capability};
 
 impl<'m> Lowerer<'m> {
-    pub(super) fn check_caps(&mut self) -> R<()> {
+    pub(super) fn check_caps(&mut self) -> LowerResult<()> {
         use Capability as C;
         let dr = &self.m.dr;
         for inst in &dr.capabilities {

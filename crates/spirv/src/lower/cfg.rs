@@ -10,8 +10,8 @@
 //! every non-back edge goes forward, a construct's blocks precede its merge, unreachable blocks
 //! are dropped.
 
-use super::types::Ty;
-use super::{Id, Lowerer, R, Val, err, idref, opname};
+use super::types::SpvType;
+use super::{Id, LowerResult, Lowerer, Val, err, idref, opname};
 use crate::SpirvError;
 use crate::ir::{Block, Edge, Reg, Term};
 use rspirv::dr::{Function, Operand};
@@ -24,7 +24,7 @@ type PhiMap = HashMap<Id, Vec<(Vec<Reg>, Vec<(Id, Id)>)>>;
 /// Orders blocks so that every non-back edge goes forward and every construct's blocks precede its
 /// merge (DFS over edges + ordering successors, dropping edges to blocks on the DFS stack), drops
 /// unreachable blocks and renumbers.
-pub(super) fn order_blocks(blocks: Vec<Block>) -> R<Vec<Block>> {
+pub(super) fn order_blocks(blocks: Vec<Block>) -> LowerResult<Vec<Block>> {
     let n = blocks.len();
     let succ = |b: &Block| -> Vec<u32> {
         let mut v: Vec<u32> = match &b.term {
@@ -70,7 +70,7 @@ pub(super) fn order_blocks(blocks: Vec<Block>) -> R<Vec<Block>> {
     }
     let mut slots: Vec<Option<Block>> = blocks.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(post.len());
-    let fix = |e: &mut Edge| -> R<()> {
+    let fix = |e: &mut Edge| -> LowerResult<()> {
         let t = newidx.get(e.target as usize).copied().unwrap_or(u32::MAX);
         if t == u32::MAX {
             return err("branch to an unknown block");
@@ -109,7 +109,7 @@ impl<'m> Lowerer<'m> {
         fid: Id,
         args: Vec<Val>,
         ret: Option<(u32, Vec<Reg>)>,
-    ) -> R<u32> {
+    ) -> LowerResult<u32> {
         let f: &'m Function = self
             .funcs
             .get(&fid)
@@ -158,13 +158,13 @@ impl<'m> Lowerer<'m> {
                 let n = self.nleaves(inst.result_type.unwrap_or(0))?;
                 if !matches!(
                     self.ty(inst.result_type.unwrap_or(0))?,
-                    Ty::Scalar(_)
-                        | Ty::Vector { .. }
-                        | Ty::CoopMat { .. }
-                        | Ty::Matrix { .. }
-                        | Ty::Array { .. }
-                        | Ty::Struct { .. }
-                        | Ty::Pointer { physical: true, .. }
+                    SpvType::Scalar(_)
+                        | SpvType::Vector { .. }
+                        | SpvType::CoopMat { .. }
+                        | SpvType::Matrix { .. }
+                        | SpvType::Array { .. }
+                        | SpvType::Struct { .. }
+                        | SpvType::Pointer { physical: true, .. }
                 ) {
                     return err(format!("OpPhi %{rid} of non-value type is not supported"));
                 }
@@ -192,7 +192,7 @@ impl<'m> Lowerer<'m> {
                         .copied()
                         .unwrap_or(0)
                 );
-                let target = |l: &Lowerer, o: Option<&Operand>| -> R<u32> {
+                let target = |l: &Lowerer, o: Option<&Operand>| -> LowerResult<u32> {
                     let t = idref(o)?;
                     label_map.get(&t).copied().ok_or_else(|| {
                         SpirvError::new(format!("{}: %{t} is not a block of this function", l.at))
@@ -239,7 +239,10 @@ impl<'m> Lowerer<'m> {
                         // Literals of selectors narrower than 32 bits are sign-extended when
                         // the type is signed (SPIR-V 2.2.1 "Literal"); the selector register
                         // holds the value zero-extended, so compare at the selector's width.
-                        let sel_w = self.typed_leaves(sel_id)?.first().map_or(32, |s| s.w());
+                        let sel_w = self
+                            .typed_leaves(sel_id)?
+                            .first()
+                            .map_or(32, |s| s.width_code());
                         let dl = idref(inst.operands.get(1))?;
                         let mut edges = vec![self.edge(
                             &vals,
@@ -345,7 +348,7 @@ impl<'m> Lowerer<'m> {
         from: Id,
         to: Id,
         target: u32,
-    ) -> R<Edge> {
+    ) -> LowerResult<Edge> {
         let mut moves = Vec::new();
         if let Some(ps) = phis.get(&to) {
             for (dst, inc) in ps {

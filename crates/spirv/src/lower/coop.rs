@@ -7,9 +7,9 @@
 //! a [`MatVec`] form checked here, the device-dependent rules left to the runtime (see
 //! `Program::cooperative`).
 
-use super::memory::PK;
-use super::types::{Sc, Ty};
-use super::{Id, Lowerer, R, Val, err, idref};
+use super::memory::PointerKind;
+use super::types::{Leaf, SpvType};
+use super::{Id, LowerResult, Lowerer, Val, err, idref};
 use crate::alu::Conv;
 use crate::alu::IBin;
 use crate::ir::{MemRef, Op, Reg};
@@ -27,37 +27,37 @@ const RESULT_SIGNED: u32 = 0x8;
 impl<'m> Lowerer<'m> {
     /// The component type of a register leaf of SPIR-V scalar type `sc`, integers signed as
     /// `signed` says.
-    fn component_of(&self, sc: Sc, signed: bool) -> R<ComponentType> {
+    fn component_of(&self, sc: Leaf, signed: bool) -> LowerResult<ComponentType> {
         use ComponentType::*;
         Ok(match sc {
-            Sc::Float(16) => Float16,
-            Sc::Float(32) => Float32,
-            Sc::Float(64) => Float64,
-            Sc::Float(crate::alu::W_BF16) => BFloat16,
-            Sc::Float(crate::alu::W_E4M3) => FloatE4M3,
-            Sc::Float(crate::alu::W_E5M2) => FloatE5M2,
-            Sc::Int(8, _) => {
+            Leaf::Float(16) => Float16,
+            Leaf::Float(32) => Float32,
+            Leaf::Float(64) => Float64,
+            Leaf::Float(crate::alu::W_BF16) => BFloat16,
+            Leaf::Float(crate::alu::W_E4M3) => FloatE4M3,
+            Leaf::Float(crate::alu::W_E5M2) => FloatE5M2,
+            Leaf::Int(8, _) => {
                 if signed {
                     SInt8
                 } else {
                     UInt8
                 }
             }
-            Sc::Int(16, _) => {
+            Leaf::Int(16, _) => {
                 if signed {
                     SInt16
                 } else {
                     UInt16
                 }
             }
-            Sc::Int(32, _) => {
+            Leaf::Int(32, _) => {
                 if signed {
                     SInt32
                 } else {
                     UInt32
                 }
             }
-            Sc::Int(64, _) => {
+            Leaf::Int(64, _) => {
                 if signed {
                     SInt64
                 } else {
@@ -74,7 +74,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// A constant `ComponentType` operand.
-    fn component_operand(&self, id: Id) -> R<ComponentType> {
+    fn component_operand(&self, id: Id) -> LowerResult<ComponentType> {
         let v = self.const_u32(id)?;
         ComponentType::from_raw(v).ok_or_else(|| {
             crate::SpirvError::new(format!("{}: unknown component type {v}", self.at))
@@ -88,9 +88,9 @@ impl<'m> Lowerer<'m> {
         vals: &HashMap<Id, Val>,
         pointer: Id,
         offset: Id,
-    ) -> R<MemRef> {
+    ) -> LowerResult<MemRef> {
         let p = self.ptr(vals, pointer)?;
-        let PK::Mem(space) = p.pk else {
+        let PointerKind::Mem(space) = p.pk else {
             return err(format!(
                 "{}: the pointer does not point into memory",
                 self.at
@@ -107,8 +107,8 @@ impl<'m> Lowerer<'m> {
         }
         let r = self.reg1(vals, offset)?;
         let r64 = match self.typed_leaves(offset)?.as_slice() {
-            [Sc::Int(64, _)] => r,
-            [Sc::Int(w, _)] => {
+            [Leaf::Int(64, _)] => r,
+            [Leaf::Int(w, _)] => {
                 let d = self.alloc(1)?;
                 self.emit(Op::Conv {
                     op: Conv::UToU,
@@ -139,10 +139,10 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The component type and count of cooperative vector (or vector) type `t`.
-    fn vector_of(&self, t: Id) -> R<(Sc, u32)> {
+    fn vector_of(&self, t: Id) -> LowerResult<(Leaf, u32)> {
         match self.ty(t)? {
-            Ty::Vector { elem, n } => match self.ty(*elem)? {
-                Ty::Scalar(sc) => Ok((*sc, *n)),
+            SpvType::Vector { elem, n } => match self.ty(*elem)? {
+                SpvType::Scalar(sc) => Ok((*sc, *n)),
                 _ => err(format!("{}: not a vector of scalars", self.at)),
             },
             _ => err(format!(
@@ -152,7 +152,11 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    pub(super) fn coop_vector(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn coop_vector(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let id = |k: usize| idref(o.get(k));
         match inst.class.opcode {
@@ -203,7 +207,7 @@ impl<'m> Lowerer<'m> {
                 let elem = self.component_operand(id(5)?)?;
                 for v in [id(2)?, id(3)?] {
                     let (sc, _) = self.vector_of(*self.id_types.get(&v).unwrap_or(&0))?;
-                    if sc != Sc::Float(16) {
+                    if sc != Leaf::Float(16) {
                         return err(format!(
                             "{}: the vectors of an outer product must have 16-bit float components \
                              (VUID-RuntimeSpirv-OpCooperativeVectorOuterProductAccumulateNV-10093)",
@@ -232,8 +236,8 @@ impl<'m> Lowerer<'m> {
                 let v = id(2)?;
                 let (sc, _) = self.vector_of(*self.id_types.get(&v).unwrap_or(&0))?;
                 let elem = match sc {
-                    Sc::Float(16) => ComponentType::Float16,
-                    Sc::Float(32) => ComponentType::Float32,
+                    Leaf::Float(16) => ComponentType::Float16,
+                    Leaf::Float(32) => ComponentType::Float32,
                     _ => {
                         return err(format!(
                             "{}: a reduce-sum accumulates 16- or 32-bit floats \
@@ -254,7 +258,7 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    fn mat_vec(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    fn mat_vec(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> LowerResult<()> {
         let add = inst.class.opcode == S::CooperativeVectorMatrixMulAddNV;
         let ids: Vec<Id> = inst
             .operands
@@ -371,7 +375,11 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `OpCompositeConstructReplicateEXT`: every leaf of the result from the one constituent.
-    pub(super) fn replicate(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn replicate(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let part = self.regs(vals, idref(inst.operands.first())?)?;
         let n = self.nleaves(inst.result_type.unwrap_or(0))? as usize;
         if part.is_empty() || !n.is_multiple_of(part.len()) {
@@ -392,10 +400,10 @@ impl<'m> Lowerer<'m> {
 
 impl<'m> Lowerer<'m> {
     /// `OpTypeCooperativeMatrixKHR` (component type, scope, rows, columns, use).
-    pub(super) fn coop_matrix_type(&mut self, o: &[Operand]) -> R<Ty> {
+    pub(super) fn coop_matrix_type(&mut self, o: &[Operand]) -> LowerResult<SpvType> {
         let elem = idref(o.first())?;
         let sc = match self.ty(elem)? {
-            Ty::Scalar(sc) => *sc,
+            SpvType::Scalar(sc) => *sc,
             _ => {
                 return err(format!(
                     "{}: a cooperative matrix has scalar components",
@@ -420,7 +428,7 @@ impl<'m> Lowerer<'m> {
                 self.at
             ))
         })?;
-        let signed = matches!(sc, Sc::Int(_, true));
+        let signed = matches!(sc, Leaf::Int(_, true));
         let ty = MatrixType {
             elem: self.component_of(sc, signed)?,
             rows,
@@ -432,18 +440,18 @@ impl<'m> Lowerer<'m> {
         if !self.cooperative.matrix_types.contains(&ty) {
             self.cooperative.matrix_types.push(ty);
         }
-        Ok(Ty::CoopMat { elem, ty })
+        Ok(SpvType::CoopMat { elem, ty })
     }
 
     /// The cooperative matrix type of value `id`.
-    fn coop_matrix_of(&self, id: Id) -> R<MatrixType> {
+    fn coop_matrix_of(&self, id: Id) -> LowerResult<MatrixType> {
         let t = self.id_types.get(&id).copied().unwrap_or(0);
         self.coop_matrix_type_id(t)
     }
 
-    fn coop_matrix_type_id(&self, t: Id) -> R<MatrixType> {
+    fn coop_matrix_type_id(&self, t: Id) -> LowerResult<MatrixType> {
         match self.ty(t)? {
-            Ty::CoopMat { ty, .. } => Ok(*ty),
+            SpvType::CoopMat { ty, .. } => Ok(*ty),
             _ => err(format!(
                 "{}: %{t} is not a cooperative matrix type",
                 self.at
@@ -458,9 +466,9 @@ impl<'m> Lowerer<'m> {
         pointer: Id,
         layout: Id,
         stride: Option<Id>,
-    ) -> R<(MemRef, bool, u32, Option<Reg>)> {
+    ) -> LowerResult<(MemRef, bool, u32, Option<Reg>)> {
         let p = self.ptr(vals, pointer)?;
-        let PK::Mem(space) = p.pk else {
+        let PointerKind::Mem(space) = p.pk else {
             return err(format!(
                 "{}: a cooperative matrix load or store needs a StorageBuffer, Workgroup or \
                  PhysicalStorageBuffer pointer (VUID-StandaloneSpirv-Pointer-08973)",
@@ -499,7 +507,11 @@ impl<'m> Lowerer<'m> {
         Ok((at, column_major, unit, stride))
     }
 
-    pub(super) fn coop_matrix(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn coop_matrix(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let ids: Vec<Id> = o
             .iter()
@@ -621,7 +633,7 @@ impl<'m> Lowerer<'m> {
     /// Whether the result of `inst` is a cooperative matrix.
     pub(super) fn is_coop_matrix_result(&self, inst: &Instruction) -> bool {
         inst.result_type
-            .is_some_and(|t| matches!(self.types.get(&t), Some(Ty::CoopMat { .. })))
+            .is_some_and(|t| matches!(self.types.get(&t), Some(SpvType::CoopMat { .. })))
     }
 }
 

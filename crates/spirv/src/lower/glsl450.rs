@@ -4,7 +4,7 @@
 //! the pack/unpack family). The extended set import is checked by `caps`.
 
 use super::arith::AluKind;
-use super::{Id, Lowerer, R, Val, err, idref, lit};
+use super::{Id, LowerResult, Lowerer, Val, err, idref, lit};
 use crate::SpirvError;
 use crate::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
 use crate::ir::{Op, Reg};
@@ -61,7 +61,11 @@ mod glsl {
 }
 
 impl<'m> Lowerer<'m> {
-    pub(super) fn ext_inst(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn ext_inst(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         use AluKind as K;
         let o = &inst.operands;
         let set_id = idref(o.first())?;
@@ -283,7 +287,7 @@ impl<'m> Lowerer<'m> {
                 let ew = self
                     .typed_leaves(idref(args.get(2))?)?
                     .first()
-                    .map(|s| s.w())
+                    .map(|s| s.width_code())
                     .unwrap_or(w);
                 let eta = if ew == w {
                     eta
@@ -301,7 +305,7 @@ impl<'m> Lowerer<'m> {
                 let one = self.fconst(w, 1.0)?;
                 let zero = self.imm(0)?;
                 let dp = self.dot(w, &nv, &iv)?;
-                let f = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
+                let f = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> LowerResult<Reg> {
                     let d = l.alloc(1)?;
                     l.emit(Op::FBin {
                         op,
@@ -396,8 +400,8 @@ impl<'m> Lowerer<'m> {
                     None
                 };
                 let ew = match &out_ptr {
-                    Some(p) => self.leaves(p.ty)?.last().map(|l| l.w()),
-                    None => self.result_leaves(inst)?.last().map(|l| l.w()),
+                    Some(p) => self.leaves(p.ty)?.last().map(|l| l.width_code()),
+                    None => self.result_leaves(inst)?.last().map(|l| l.width_code()),
                 }
                 .unwrap_or(32);
                 let mut sig = Vec::with_capacity(x.len());
@@ -461,7 +465,7 @@ impl<'m> Lowerer<'m> {
                 let ew = self
                     .typed_leaves(e_id)?
                     .first()
-                    .map(|s| s.w())
+                    .map(|s| s.width_code())
                     .unwrap_or(32);
                 let ef = self.map_n(&[e], x.len(), |_, d, a| Op::Conv {
                     op: Conv::SToF,
@@ -704,7 +708,7 @@ impl<'m> Lowerer<'m> {
     /// `frexp` of one float register of width `w`: the significand (magnitude in [0.5, 1), sign
     /// of `x`) and the exponent as an integer of width `ew`. Zero gives (x, 0); infinities and
     /// NaNs give (x, 0); denormals are scaled into the normal range first.
-    fn frexp(&mut self, w: u8, ew: u8, x: Reg) -> R<(Reg, Reg)> {
+    fn frexp(&mut self, w: u8, ew: u8, x: Reg) -> LowerResult<(Reg, Reg)> {
         let (mant_bits, exp_bits) = match w {
             16 => (10u32, 5u32),
             32 => (23, 8),
@@ -713,7 +717,7 @@ impl<'m> Lowerer<'m> {
         let bias = (1u64 << (exp_bits - 1)) - 1;
         let emask = (1u64 << exp_bits) - 1;
         let scale_k = u64::from(mant_bits) + 2;
-        let i = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> R<Reg> {
+        let i = |l: &mut Self, op: IBin, a: Reg, b: Reg| -> LowerResult<Reg> {
             let d = l.alloc(1)?;
             l.emit(Op::IBin {
                 op,
@@ -724,7 +728,7 @@ impl<'m> Lowerer<'m> {
             });
             Ok(d)
         };
-        let c = |l: &mut Self, op: ICmp, a: Reg, b: Reg| -> R<Reg> {
+        let c = |l: &mut Self, op: ICmp, a: Reg, b: Reg| -> LowerResult<Reg> {
             let d = l.alloc(1)?;
             l.emit(Op::ICmp {
                 op,
@@ -735,7 +739,7 @@ impl<'m> Lowerer<'m> {
             });
             Ok(d)
         };
-        let sel = |l: &mut Self, cond: Reg, a: Reg, b: Reg| -> R<Reg> {
+        let sel = |l: &mut Self, cond: Reg, a: Reg, b: Reg| -> LowerResult<Reg> {
             let d = l.alloc(1)?;
             l.emit(Op::Select {
                 dst: d,
@@ -750,7 +754,7 @@ impl<'m> Lowerer<'m> {
             self.imm(emask)?,
             self.imm(0)?,
         );
-        let field = |l: &mut Self, v: Reg| -> R<Reg> {
+        let field = |l: &mut Self, v: Reg| -> LowerResult<Reg> {
             let sh = i(l, IBin::ShrL, v, k_mant)?;
             i(l, IBin::And, sh, k_emask)
         };
@@ -823,9 +827,9 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Determinant of the `n`×`n` column-major matrix `m`, expanded along the first column.
-    fn determinant(&mut self, w: u8, m: &[Reg], n: usize) -> R<Reg> {
+    fn determinant(&mut self, w: u8, m: &[Reg], n: usize) -> LowerResult<Reg> {
         let at = |c: usize, r: usize| m[c * n + r];
-        let fbin = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> R<Reg> {
+        let fbin = |l: &mut Self, op: FBin, a: Reg, b: Reg| -> LowerResult<Reg> {
             let d = l.alloc(1)?;
             l.emit(Op::FBin {
                 op,
@@ -868,7 +872,7 @@ impl<'m> Lowerer<'m> {
 
     /// `mag[i]` with the sign bit of `sgn[i]` (floats of width code `w`): GLSL.std.450 gives
     /// Modf's fraction the sign of its operand, also when the fraction is zero.
-    fn copysign_all(&mut self, w: u8, mag: &[Reg], sgn: &[Reg]) -> R<Vec<Reg>> {
+    fn copysign_all(&mut self, w: u8, mag: &[Reg], sgn: &[Reg]) -> LowerResult<Vec<Reg>> {
         let bits: u8 = match w {
             alu::W_BF16 => 16,
             alu::W_E4M3 | alu::W_E5M2 => 8,
@@ -901,13 +905,13 @@ impl<'m> Lowerer<'m> {
     }
 
     /// A register holding the float constant `v` in width code `w`.
-    fn fconst(&mut self, w: u8, v: f64) -> R<Reg> {
+    fn fconst(&mut self, w: u8, v: f64) -> LowerResult<Reg> {
         self.imm(alu::f_put(w, v))
     }
 
     /// Inverse of the `n`×`n` column-major matrix `m`: `inv[c][r] = (-1)^(r+c) ·
     /// minor(row c, column r) / det(m)`.
-    fn inverse(&mut self, w: u8, m: &[Reg], n: usize) -> R<Vec<Reg>> {
+    fn inverse(&mut self, w: u8, m: &[Reg], n: usize) -> LowerResult<Vec<Reg>> {
         let det = self.determinant(w, m, n)?;
         let mut out = Vec::with_capacity(n * n);
         for c in 0..n {
@@ -945,7 +949,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `Pack{S,U}norm`: f32 components → `bits`-wide fields of one u32.
-    fn pack_norm(&mut self, x: &[Reg], bits: u8, signed: bool) -> R<Reg> {
+    fn pack_norm(&mut self, x: &[Reg], bits: u8, signed: bool) -> LowerResult<Reg> {
         let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
         let lo_c = self.imm(u64::from((if signed { -1.0f32 } else { 0.0 }).to_bits()))?;
         let hi_c = self.imm(u64::from(1.0f32.to_bits()))?;
@@ -1028,7 +1032,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `Unpack{S,U}norm`: the `bits`-wide fields of `x` (field 0 lowest) as f32 components.
-    fn unpack_norm(&mut self, x: Reg, bits: u8, signed: bool) -> R<Vec<Reg>> {
+    fn unpack_norm(&mut self, x: Reg, bits: u8, signed: bool) -> LowerResult<Vec<Reg>> {
         let scale = ((1u32 << (bits - if signed { 1 } else { 0 })) - 1) as f32;
         let sc = self.imm(u64::from(scale.to_bits()))?;
         let lo_c = self.imm(u64::from((-1.0f32).to_bits()))?;

@@ -7,8 +7,8 @@
 //! Invariant: `mem_leaves` lists the leaves in the same order as `Lowerer::leaves`, so leaf `k` of
 //! a loaded or stored value is register `k`; it stops at `MAX_LEAVES` leaves.
 
-use super::types::{Sc, Ty};
-use super::{Id, Lowerer, MAX_LEAVES, R, err, lit};
+use super::types::{Leaf, SpvType};
+use super::{Id, LowerResult, Lowerer, MAX_LEAVES, err, lit};
 use rspirv::dr::Operand;
 use rspirv::spirv::Decoration;
 
@@ -28,19 +28,21 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Natural (size, align) in bytes.
-    pub(super) fn nat(&self, id: Id, depth: u32) -> R<(u64, u64)> {
+    pub(super) fn nat(&self, id: Id, depth: u32) -> LowerResult<(u64, u64)> {
         if depth > 64 {
             return err("type nesting too deep");
         }
         Ok(match self.ty(id)?.clone() {
-            Ty::Scalar(s) => (s.bytes(), s.bytes()),
-            Ty::Pointer { physical: true, .. } => (8, 8),
-            Ty::Vector { elem, n } | Ty::Matrix { col: elem, n } | Ty::Array { elem, len: n } => {
+            SpvType::Scalar(s) => (s.bytes(), s.bytes()),
+            SpvType::Pointer { physical: true, .. } => (8, 8),
+            SpvType::Vector { elem, n }
+            | SpvType::Matrix { col: elem, n }
+            | SpvType::Array { elem, len: n } => {
                 let (s, a) = self.nat(elem, depth + 1)?;
                 let stride = s.div_ceil(a) * a;
                 (stride.saturating_mul(u64::from(n)), a)
             }
-            Ty::Struct { members } => {
+            SpvType::Struct { members } => {
                 let (mut off, mut al) = (0u64, 1u64);
                 for m in members {
                     let (s, a) = self.nat(m, depth + 1)?;
@@ -53,11 +55,11 @@ impl<'m> Lowerer<'m> {
         })
     }
 
-    pub(super) fn member_offset(&self, st: Id, k: u32, explicit: bool) -> R<u64> {
+    pub(super) fn member_offset(&self, st: Id, k: u32, explicit: bool) -> LowerResult<u64> {
         if explicit && let Some(o) = self.member_deco_lit(st, k, Decoration::Offset) {
             return Ok(u64::from(o));
         }
-        let Ty::Struct { members } = self.ty(st)?.clone() else {
+        let SpvType::Struct { members } = self.ty(st)?.clone() else {
             return err("not a struct");
         };
         let mut off = 0u64;
@@ -72,22 +74,27 @@ impl<'m> Lowerer<'m> {
         err(format!("{}: member {k} out of range", self.at))
     }
 
-    pub(super) fn elem_stride(&self, id: Id, explicit: bool, mstride: Option<u32>) -> R<(Id, u64)> {
+    pub(super) fn elem_stride(
+        &self,
+        id: Id,
+        explicit: bool,
+        mstride: Option<u32>,
+    ) -> LowerResult<(Id, u64)> {
         match self.ty(id)?.clone() {
-            Ty::Array { elem, .. } | Ty::RuntimeArray { elem } => {
+            SpvType::Array { elem, .. } | SpvType::RuntimeArray { elem } => {
                 if explicit && let Some(s) = self.deco_lit(id, Decoration::ArrayStride) {
                     return Ok((elem, u64::from(s)));
                 }
                 let (s, a) = self.nat(elem, 0)?;
                 Ok((elem, s.div_ceil(a) * a))
             }
-            Ty::Matrix { col, .. } => {
+            SpvType::Matrix { col, .. } => {
                 if let (true, Some(s)) = (explicit, mstride) {
                     return Ok((col, u64::from(s)));
                 }
                 Ok((col, self.nat(col, 0)?.0))
             }
-            Ty::Vector { elem, .. } => Ok((elem, self.nat(elem, 0)?.0)),
+            SpvType::Vector { elem, .. } => Ok((elem, self.nat(elem, 0)?.0)),
             _ => err(format!("{}: cannot index %{id}", self.at)),
         }
     }
@@ -99,21 +106,23 @@ impl<'m> Lowerer<'m> {
         explicit: bool,
         mstride: Option<u32>,
         base: u64,
-        out: &mut Vec<(u64, Sc)>,
-    ) -> R<()> {
+        out: &mut Vec<(u64, Leaf)>,
+    ) -> LowerResult<()> {
         if out.len() as u64 > MAX_LEAVES {
             return err("memory access too large");
         }
         match self.ty(id)?.clone() {
-            Ty::Scalar(s) => out.push((base, s)),
-            Ty::Pointer { physical: true, .. } => out.push((base, Sc::Int(64, false))),
-            Ty::Vector { n, .. } | Ty::Matrix { n, .. } | Ty::Array { len: n, .. } => {
+            SpvType::Scalar(s) => out.push((base, s)),
+            SpvType::Pointer { physical: true, .. } => out.push((base, Leaf::Int(64, false))),
+            SpvType::Vector { n, .. }
+            | SpvType::Matrix { n, .. }
+            | SpvType::Array { len: n, .. } => {
                 let (elem, stride) = self.elem_stride(id, explicit, mstride)?;
                 for i in 0..u64::from(n) {
                     self.mem_leaves(elem, explicit, mstride, base + i * stride, out)?;
                 }
             }
-            Ty::Struct { members } => {
+            SpvType::Struct { members } => {
                 for (i, m) in members.iter().enumerate() {
                     let off = self.member_offset(id, i as u32, explicit)?;
                     let ms = self.member_deco_lit(id, i as u32, Decoration::MatrixStride);
@@ -133,7 +142,7 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    pub(super) fn explicit_size(&self, id: Id) -> R<u64> {
+    pub(super) fn explicit_size(&self, id: Id) -> LowerResult<u64> {
         let mut v = Vec::new();
         match self.mem_leaves(id, true, None, 0, &mut v) {
             Ok(()) => Ok(v.iter().map(|(o, s)| o + s.bytes()).max().unwrap_or(0)),

@@ -1,7 +1,7 @@
 //! Pointers and memory: global variables (materialised on first use, see `Lowerer::val`),
 //! resource slots, access chains, loads, stores and atomics.
 //!
-//! A pointer ([`Ptr`]) is a compile-time descriptor: what it points into ([`PK`]), the pointee
+//! A pointer ([`Ptr`]) is a compile-time descriptor: what it points into ([`PointerKind`]), the pointee
 //! type, a constant offset and an optional per-lane dynamic offset register. Offsets count leaves
 //! in register-backed variables (built-ins, `Private`/`Function` variables) and bytes in memory
 //! (buffers and push constants in explicit layout, `Workgroup` memory in natural layout, see
@@ -13,8 +13,8 @@
 //! `Lowerer::resources` in order of first use. Bools are 32 bits in memory. `Private` variables
 //! are initialised in the entry block; function-scope `OpVariable`s are lowered in `lower_inst`.
 
-use super::types::{Sc, Ty};
-use super::{Id, Lowerer, R, Val, err, idref};
+use super::types::{Leaf, SpvType};
+use super::{Id, LowerResult, Lowerer, Val, err, idref};
 use crate::alu;
 use crate::alu::{Conv, IBin, ICmp};
 use crate::ir::{DescIdx, Op, Reg, RegType, Space, TensorAcc, Var};
@@ -25,7 +25,7 @@ use rspirv::spirv::{BuiltIn, Decoration, Op as S, StorageClass};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy)]
-pub(super) enum PK {
+pub(super) enum PointerKind {
     /// Per-lane registers `base..base+len`; offsets count leaves.
     Var {
         base: Reg,
@@ -48,7 +48,7 @@ pub(super) enum PK {
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ptr {
-    pub(super) pk: PK,
+    pub(super) pk: PointerKind,
     pub(super) ty: Id,
     pub(super) off: u64,
     pub(super) dynr: Option<Reg>,
@@ -77,10 +77,10 @@ impl<'m> Lowerer<'m> {
         (self.resources.len() - 1) as u32
     }
 
-    pub(super) fn global(&mut self, id: Id) -> R<Val> {
+    pub(super) fn global(&mut self, id: Id) -> LowerResult<Val> {
         let (pty, sc, init) = self.globals[&id];
         let pointee = match self.ty(pty)? {
-            Ty::Pointer { pointee, .. } => *pointee,
+            SpvType::Pointer { pointee, .. } => *pointee,
             _ => return err(format!("variable %{id} does not have a pointer type")),
         };
         let mk = |pk, explicit| Ptr {
@@ -102,12 +102,12 @@ impl<'m> Lowerer<'m> {
                 let n = self.nleaves(pointee)?;
                 if let Some(base) = self.subgroup_builtin(*b, pointee, n)? {
                     self.var_ranges.push((base, n));
-                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                    return Ok(Val::Ptr(mk(PointerKind::Var { base, len: n }, false)));
                 }
                 if *b == BuiltIn::LocalInvocationIndex && n == 1 {
                     let base = self.local_index_reg()?;
                     self.var_ranges.push((base, n));
-                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                    return Ok(Val::Ptr(mk(PointerKind::Var { base, len: n }, false)));
                 }
                 if *b == BuiltIn::DeviceIndex && n == 1 {
                     // One physical device per device group: always device 0.
@@ -118,7 +118,7 @@ impl<'m> Lowerer<'m> {
                         src: zero,
                     });
                     self.var_ranges.push((base, n));
-                    return Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)));
+                    return Ok(Val::Ptr(mk(PointerKind::Var { base, len: n }, false)));
                 }
                 let base = self.alloc_typed(&vec![RegType::Int(32); n as usize])?;
                 let slot = match b {
@@ -141,7 +141,7 @@ impl<'m> Lowerer<'m> {
                 }
                 *slot = Some(base);
                 self.var_ranges.push((base, n));
-                Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)))
+                Ok(Val::Ptr(mk(PointerKind::Var { base, len: n }, false)))
             }
             StorageClass::Private | StorageClass::Function => {
                 let n = self.nleaves(pointee)?;
@@ -159,7 +159,7 @@ impl<'m> Lowerer<'m> {
                     });
                 }
                 self.var_ranges.push((base, n));
-                Ok(Val::Ptr(mk(PK::Var { base, len: n }, false)))
+                Ok(Val::Ptr(mk(PointerKind::Var { base, len: n }, false)))
             }
             StorageClass::Workgroup => {
                 let (size, align) = self.nat(pointee, 0)?;
@@ -169,19 +169,19 @@ impl<'m> Lowerer<'m> {
                     return err("workgroup memory too large");
                 }
                 self.needs_whole = true;
-                let mut p = mk(PK::Mem(Space::Shared), false);
+                let mut p = mk(PointerKind::Mem(Space::Shared), false);
                 p.off = off;
                 Ok(Val::Ptr(p))
             }
             StorageClass::PushConstant => {
                 let size = self.explicit_size(pointee)?;
                 self.push_size = self.push_size.max(u32::try_from(size).unwrap_or(u32::MAX));
-                Ok(Val::Ptr(mk(PK::Mem(Space::Push), true)))
+                Ok(Val::Ptr(mk(PointerKind::Mem(Space::Push), true)))
             }
             StorageClass::StorageBuffer | StorageClass::Uniform => {
                 let (block, arr) = match self.ty(pointee)?.clone() {
-                    Ty::Array { elem, len } => (elem, Some(len)),
-                    Ty::RuntimeArray { elem } => (elem, Some(0)),
+                    SpvType::Array { elem, len } => (elem, Some(len)),
+                    SpvType::RuntimeArray { elem } => (elem, Some(0)),
                     _ => (pointee, None),
                 };
                 let kind = if sc == StorageClass::StorageBuffer
@@ -193,10 +193,10 @@ impl<'m> Lowerer<'m> {
                 };
                 let slot = self.add_resource(id, kind, arr);
                 if arr.is_some() {
-                    Ok(Val::Ptr(mk(PK::BufArr { slot }, true)))
+                    Ok(Val::Ptr(mk(PointerKind::BufArr { slot }, true)))
                 } else {
                     Ok(Val::Ptr(mk(
-                        PK::Mem(Space::Buffer {
+                        PointerKind::Mem(Space::Buffer {
                             slot,
                             desc: DescIdx::Const(0),
                         }),
@@ -206,11 +206,11 @@ impl<'m> Lowerer<'m> {
             }
             StorageClass::UniformConstant => {
                 let (tt, arr) = match self.ty(pointee)?.clone() {
-                    Ty::Array { elem, len } => (elem, Some(len)),
-                    Ty::RuntimeArray { elem } => (elem, Some(0)),
+                    SpvType::Array { elem, len } => (elem, Some(len)),
+                    SpvType::RuntimeArray { elem } => (elem, Some(0)),
                     _ => (pointee, None),
                 };
-                let Ty::Tensor { elem, rank, .. } = self.ty(tt)?.clone() else {
+                let SpvType::Tensor { elem, rank, .. } = self.ty(tt)?.clone() else {
                     return err(format!(
                         "UniformConstant variable %{id} is not a tensor (images/samplers are not supported)"
                     ));
@@ -225,9 +225,9 @@ impl<'m> Lowerer<'m> {
                 );
                 let mut p = mk(
                     if arr.is_some() {
-                        PK::TensorArr { slot }
+                        PointerKind::TensorArr { slot }
                     } else {
-                        PK::Tensor {
+                        PointerKind::Tensor {
                             slot,
                             desc: DescIdx::Const(0),
                         }
@@ -243,43 +243,50 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    pub(super) fn chain(&mut self, vals: &HashMap<Id, Val>, mut p: Ptr, idx: &[Operand]) -> R<Ptr> {
+    pub(super) fn chain(
+        &mut self,
+        vals: &HashMap<Id, Val>,
+        mut p: Ptr,
+        idx: &[Operand],
+    ) -> LowerResult<Ptr> {
         for x in idx {
             let id = idref(Some(x))?;
             let cst = self.consts.get(&id).and_then(|v| v.first().copied());
-            let desc_of = |l: &mut Lowerer, id: Id| -> R<DescIdx> {
+            let desc_of = |l: &mut Lowerer, id: Id| -> LowerResult<DescIdx> {
                 Ok(match cst {
                     Some(c) => DescIdx::Const(c as u32),
                     None => DescIdx::Dyn(l.reg1(vals, id)?),
                 })
             };
             match p.pk {
-                PK::BufArr { slot } => {
+                PointerKind::BufArr { slot } => {
                     let desc = desc_of(self, id)?;
                     let (elem, _) = self.elem_stride(p.ty, false, None)?;
-                    p.pk = PK::Mem(Space::Buffer { slot, desc });
+                    p.pk = PointerKind::Mem(Space::Buffer { slot, desc });
                     p.ty = elem;
                     continue;
                 }
-                PK::TensorArr { slot } => {
+                PointerKind::TensorArr { slot } => {
                     let desc = desc_of(self, id)?;
                     let (elem, _) = self.elem_stride(p.ty, false, None).or_else(|_| match self
                         .ty(p.ty)?
                     {
-                        Ty::Array { elem, .. } | Ty::RuntimeArray { elem } => Ok((*elem, 0)),
+                        SpvType::Array { elem, .. } | SpvType::RuntimeArray { elem } => {
+                            Ok((*elem, 0))
+                        }
                         _ => err("bad tensor array"),
                     })?;
-                    p.pk = PK::Tensor { slot, desc };
+                    p.pk = PointerKind::Tensor { slot, desc };
                     p.ty = elem;
                     continue;
                 }
-                PK::Tensor { .. } => {
+                PointerKind::Tensor { .. } => {
                     return err(format!("{}: cannot index into a tensor", self.at));
                 }
                 _ => {}
             }
-            let is_struct = matches!(self.ty(p.ty)?, Ty::Struct { .. });
-            let is_var = matches!(p.pk, PK::Var { .. });
+            let is_struct = matches!(self.ty(p.ty)?, SpvType::Struct { .. });
+            let is_var = matches!(p.pk, PointerKind::Var { .. });
             if is_struct {
                 let Some(k) = cst else {
                     return err(format!("{}: struct index must be constant", self.at));
@@ -306,11 +313,11 @@ impl<'m> Lowerer<'m> {
             }
             let (elem, stride) = if is_var {
                 let elem = match self.ty(p.ty)? {
-                    Ty::Vector { elem, .. }
-                    | Ty::CoopMat { elem, .. }
-                    | Ty::Array { elem, .. }
-                    | Ty::RuntimeArray { elem } => *elem,
-                    Ty::Matrix { col, .. } => *col,
+                    SpvType::Vector { elem, .. }
+                    | SpvType::CoopMat { elem, .. }
+                    | SpvType::Array { elem, .. }
+                    | SpvType::RuntimeArray { elem } => *elem,
+                    SpvType::Matrix { col, .. } => *col,
                     _ => return err(format!("{}: cannot index %{}", self.at, p.ty)),
                 };
                 (elem, u64::from(self.nleaves(elem)?))
@@ -319,13 +326,16 @@ impl<'m> Lowerer<'m> {
             };
             // A member's MatrixStride also covers matrices inside arrays of that member: keep it
             // through array indexing, drop it once a matrix or vector is indexed.
-            if !matches!(self.ty(p.ty)?, Ty::Array { .. } | Ty::RuntimeArray { .. }) {
+            if !matches!(
+                self.ty(p.ty)?,
+                SpvType::Array { .. } | SpvType::RuntimeArray { .. }
+            ) {
                 p.mstride = None;
             }
             p.ty = elem;
             self.add_index(vals, &mut p, id, stride)?;
         }
-        if matches!(p.pk, PK::Mem(Space::Physical)) {
+        if matches!(p.pk, PointerKind::Mem(Space::Physical)) {
             self.fold_physical(&mut p)?;
         }
         Ok(p)
@@ -339,13 +349,13 @@ impl<'m> Lowerer<'m> {
         p: &mut Ptr,
         id: Id,
         stride: u64,
-    ) -> R<()> {
+    ) -> LowerResult<()> {
         let cst = self.consts.get(&id).and_then(|v| v.first().copied());
         match cst {
             Some(c) => {
                 let sw = self.typed_leaves(id).ok().and_then(|l| l.first().copied());
                 let c = match sw {
-                    Some(Sc::Int(w, true)) => alu::sext(c, w) as u64,
+                    Some(Leaf::Int(w, true)) => alu::sext(c, w) as u64,
                     _ => c,
                 };
                 p.off = p.off.wrapping_add(c.wrapping_mul(stride));
@@ -356,11 +366,11 @@ impl<'m> Lowerer<'m> {
                     .typed_leaves(id)?
                     .first()
                     .copied()
-                    .unwrap_or(Sc::Int(32, false));
+                    .unwrap_or(Leaf::Int(32, false));
                 let r64 = match sc {
-                    Sc::Int(64, _) => r,
+                    Leaf::Int(64, _) => r,
                     // Byte offsets are 64-bit: widen the index by its signedness.
-                    Sc::Int(w, signed) => {
+                    Leaf::Int(w, signed) => {
                         let d = self.alloc(1)?;
                         self.emit(Op::Conv {
                             op: if signed { Conv::SToS } else { Conv::UToU },
@@ -409,7 +419,7 @@ impl<'m> Lowerer<'m> {
     /// The pointee of `PhysicalStorageBuffer` pointer type `t`, if it is one.
     pub(super) fn physical_pointee(&self, t: Id) -> Option<Id> {
         match self.types.get(&t)? {
-            Ty::Pointer {
+            SpvType::Pointer {
                 pointee,
                 physical: true,
             } => Some(*pointee),
@@ -420,7 +430,7 @@ impl<'m> Lowerer<'m> {
     /// A physical pointer to `pointee` at the address in 64-bit register `addr`.
     pub(super) fn physical_ptr(addr: Reg, pointee: Id) -> Ptr {
         Ptr {
-            pk: PK::Mem(Space::Physical),
+            pk: PointerKind::Mem(Space::Physical),
             ty: pointee,
             off: 0,
             dynr: Some(addr),
@@ -432,7 +442,7 @@ impl<'m> Lowerer<'m> {
     /// Folds a physical pointer's constant offset into its address register, so that the
     /// pointer is one 64-bit value (`dynr`, with `off == 0`) that can be stored, selected,
     /// converted or passed through a phi. Address arithmetic wraps, as on a GPU.
-    fn fold_physical(&mut self, p: &mut Ptr) -> R<()> {
+    fn fold_physical(&mut self, p: &mut Ptr) -> LowerResult<()> {
         let base = match p.dynr {
             Some(r) => r,
             None => self.imm(0)?,
@@ -456,15 +466,15 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The address register of a physical pointer value (`fold_physical` form).
-    pub(super) fn physical_addr(&mut self, mut p: Ptr) -> R<Reg> {
+    pub(super) fn physical_addr(&mut self, mut p: Ptr) -> LowerResult<Reg> {
         self.fold_physical(&mut p)?;
         p.dynr
             .ok_or_else(|| crate::SpirvError::new("physical pointer without an address"))
     }
 
-    pub(super) fn load(&mut self, p: Ptr) -> R<Val> {
+    pub(super) fn load(&mut self, p: Ptr) -> LowerResult<Val> {
         match p.pk {
-            PK::Var { base, len } => {
+            PointerKind::Var { base, len } => {
                 let n = self.nleaves(p.ty)?;
                 let mut out = Vec::with_capacity(n as usize);
                 for i in 0..n {
@@ -493,7 +503,7 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok(Val::Regs(out))
             }
-            PK::Mem(sp) => {
+            PointerKind::Mem(sp) => {
                 let mut leaves = Vec::new();
                 self.mem_leaves(p.ty, p.explicit, p.mstride, p.off, &mut leaves)?;
                 let mut out = Vec::with_capacity(leaves.len());
@@ -506,7 +516,7 @@ impl<'m> Lowerer<'m> {
                         addr: p.dynr,
                         offset: off,
                     });
-                    if sc == Sc::Bool {
+                    if sc == Leaf::Bool {
                         let z = self.imm(0)?;
                         let b = self.alloc(1)?;
                         self.emit(Op::ICmp {
@@ -523,8 +533,8 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok(Val::Regs(out))
             }
-            PK::Tensor { slot, desc } => {
-                let Ty::Tensor { elem, rank, shape } = self.ty(p.ty)?.clone() else {
+            PointerKind::Tensor { slot, desc } => {
+                let SpvType::Tensor { elem, rank, shape } = self.ty(p.ty)?.clone() else {
                     return err(format!("{}: load of a non-tensor descriptor", self.at));
                 };
                 Ok(Val::Tensor(TensorAcc {
@@ -535,15 +545,15 @@ impl<'m> Lowerer<'m> {
                     shape,
                 }))
             }
-            PK::BufArr { .. } | PK::TensorArr { .. } => {
+            PointerKind::BufArr { .. } | PointerKind::TensorArr { .. } => {
                 err(format!("{}: cannot load a whole descriptor array", self.at))
             }
         }
     }
 
-    pub(super) fn store(&mut self, p: Ptr, v: &[Reg]) -> R<()> {
+    pub(super) fn store(&mut self, p: Ptr, v: &[Reg]) -> LowerResult<()> {
         match p.pk {
-            PK::Var { base, len } => {
+            PointerKind::Var { base, len } => {
                 let n = self.nleaves(p.ty)?;
                 if v.len() != n as usize {
                     return err(format!("{}: stored value has the wrong type", self.at));
@@ -569,7 +579,7 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok(())
             }
-            PK::Mem(sp) => {
+            PointerKind::Mem(sp) => {
                 if sp == Space::Push {
                     return err(format!("{}: store to push constants", self.at));
                 }
@@ -593,10 +603,14 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    pub(super) fn atomic(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn atomic(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let p = self.ptr(vals, idref(o.first())?)?;
-        let PK::Mem(sp) = p.pk else {
+        let PointerKind::Mem(sp) = p.pk else {
             return err(format!(
                 "{}: atomics are only supported on buffer, workgroup and physical-storage-buffer memory",
                 self.at
@@ -605,7 +619,7 @@ impl<'m> Lowerer<'m> {
         if sp == Space::Push {
             return err(format!("{}: atomic on push constants", self.at));
         }
-        let Ty::Scalar(sc) = self.ty(p.ty)?.clone() else {
+        let SpvType::Scalar(sc) = self.ty(p.ty)?.clone() else {
             return err(format!("{}: atomic on a non-scalar", self.at));
         };
         let size = sc.bytes() as u8;

@@ -32,8 +32,8 @@ mod typing;
 
 use self::arith::AluKind;
 use self::cfg::order_blocks;
-use self::memory::{PK, Ptr};
-use self::types::{Sc, Ty};
+use self::memory::{PointerKind, Ptr};
+use self::types::{Leaf, SpvType};
 use crate::alu::{Conv, FBin, FCmp, FUn, IBin, ICmp, IUn};
 use crate::ir::{Block, Builtins, Edge, Ir, Op, Reg, RegType, Role, Space, TensorAcc, Term};
 use crate::{Module, Program, ResourceDecl, SpirvError};
@@ -44,12 +44,12 @@ use rspirv::spirv::{
 use std::collections::HashMap;
 
 type Id = u32;
-type R<T> = Result<T, SpirvError>;
+type LowerResult<T> = Result<T, SpirvError>;
 
 const MAX_LEAVES: u64 = 1 << 16;
 const MAX_REGS: u32 = 1 << 18;
 
-fn err<T>(msg: impl Into<String>) -> R<T> {
+fn err<T>(msg: impl Into<String>) -> LowerResult<T> {
     Err(SpirvError::new(msg))
 }
 
@@ -63,7 +63,7 @@ enum Val {
 struct Lowerer<'m> {
     m: &'m Module,
     spec: &'m [(u32, Vec<u8>)],
-    types: HashMap<Id, Ty>,
+    types: HashMap<Id, SpvType>,
     consts: HashMap<Id, Vec<u64>>,
     const_regs: HashMap<Id, Vec<Reg>>,
     imms: HashMap<u64, Reg>,
@@ -103,7 +103,7 @@ struct Lowerer<'m> {
     at: String,
 }
 
-fn lit(op: Option<&Operand>) -> R<u32> {
+fn lit(op: Option<&Operand>) -> LowerResult<u32> {
     match op {
         Some(Operand::LiteralBit32(v)) => Ok(*v),
         Some(Operand::LiteralExtInstInteger(v)) => Ok(*v),
@@ -111,7 +111,7 @@ fn lit(op: Option<&Operand>) -> R<u32> {
     }
 }
 
-fn idref(op: Option<&Operand>) -> R<Id> {
+fn idref(op: Option<&Operand>) -> LowerResult<Id> {
     match op {
         Some(Operand::IdRef(v))
         | Some(Operand::IdScope(v))
@@ -125,7 +125,7 @@ fn opname(inst: &Instruction) -> String {
 }
 
 /// Lowers `entry` of `m` with the given specialization values.
-pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> R<Program> {
+pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerResult<Program> {
     let mut l = Lowerer {
         m,
         spec,
@@ -240,7 +240,7 @@ fn uses_physical(op: &Op) -> bool {
 }
 
 impl<'m> Lowerer<'m> {
-    fn collect(&mut self) -> R<()> {
+    fn collect(&mut self) -> LowerResult<()> {
         let dr = &self.m.dr;
         for inst in &dr.annotations {
             match inst.class.opcode {
@@ -291,7 +291,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// `n` consecutive registers whose types the ops that define them will fix.
-    fn alloc(&mut self, n: u32) -> R<Reg> {
+    fn alloc(&mut self, n: u32) -> LowerResult<Reg> {
         let b = self.reg_types.len() as u32;
         let end = b
             .checked_add(n)
@@ -301,19 +301,19 @@ impl<'m> Lowerer<'m> {
         Ok(b)
     }
     /// Consecutive registers of the given types.
-    fn alloc_typed(&mut self, types: &[RegType]) -> R<Reg> {
+    fn alloc_typed(&mut self, types: &[RegType]) -> LowerResult<Reg> {
         let b = self.alloc(types.len() as u32)?;
         for (k, t) in types.iter().enumerate() {
             self.reg_types[b as usize + k] = Some(*t);
         }
         Ok(b)
     }
-    fn alloc_v(&mut self, n: u32) -> R<Vec<Reg>> {
+    fn alloc_v(&mut self, n: u32) -> LowerResult<Vec<Reg>> {
         let b = self.alloc(n)?;
         Ok((b..b + n).collect())
     }
     /// The register holding constant `v` (raw bits); its type comes from its uses (`typing`).
-    fn imm(&mut self, v: u64) -> R<Reg> {
+    fn imm(&mut self, v: u64) -> LowerResult<Reg> {
         if let Some(&r) = self.imms.get(&v) {
             return Ok(r);
         }
@@ -343,7 +343,7 @@ impl<'m> Lowerer<'m> {
 
     // ----------------------------------------------------------------- entry point
 
-    fn entry(&mut self, name: &str) -> R<(Id, [u32; 3])> {
+    fn entry(&mut self, name: &str) -> LowerResult<(Id, [u32; 3])> {
         let dr = &self.m.dr;
         let mut found = None;
         for ep in &dr.entry_points {
@@ -419,7 +419,7 @@ impl<'m> Lowerer<'m> {
 
     // ----------------------------------------------------------------- values
 
-    fn val(&mut self, vals: &HashMap<Id, Val>, id: Id) -> R<Val> {
+    fn val(&mut self, vals: &HashMap<Id, Val>, id: Id) -> LowerResult<Val> {
         if let Some(v) = vals.get(&id) {
             return Ok(v.clone());
         }
@@ -448,23 +448,23 @@ impl<'m> Lowerer<'m> {
         ))
     }
 
-    fn regs(&mut self, vals: &HashMap<Id, Val>, id: Id) -> R<Vec<Reg>> {
+    fn regs(&mut self, vals: &HashMap<Id, Val>, id: Id) -> LowerResult<Vec<Reg>> {
         match self.val(vals, id)? {
             Val::Regs(r) => Ok(r),
             // A physical pointer is a value: its 64-bit address.
-            Val::Ptr(p) if matches!(p.pk, PK::Mem(Space::Physical)) => {
+            Val::Ptr(p) if matches!(p.pk, PointerKind::Mem(Space::Physical)) => {
                 Ok(vec![self.physical_addr(p)?])
             }
             _ => err(format!("{}: %{id} is not a plain value", self.at)),
         }
     }
-    fn reg1(&mut self, vals: &HashMap<Id, Val>, id: Id) -> R<Reg> {
+    fn reg1(&mut self, vals: &HashMap<Id, Val>, id: Id) -> LowerResult<Reg> {
         match self.regs(vals, id)?.as_slice() {
             [r] => Ok(*r),
             _ => err(format!("{}: %{id} is not a scalar", self.at)),
         }
     }
-    fn ptr(&mut self, vals: &HashMap<Id, Val>, id: Id) -> R<Ptr> {
+    fn ptr(&mut self, vals: &HashMap<Id, Val>, id: Id) -> LowerResult<Ptr> {
         match self.val(vals, id)? {
             Val::Ptr(p) => Ok(p),
             // A `PhysicalStorageBuffer` pointer held as a value (loaded, converted, selected).
@@ -484,7 +484,7 @@ impl<'m> Lowerer<'m> {
 
     // ----------------------------------------------------------------- instructions
 
-    fn lower_inst(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    fn lower_inst(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> LowerResult<()> {
         use AluKind as K;
         let o = &inst.operands;
         let rid = inst.result_id;
@@ -731,7 +731,7 @@ impl<'m> Lowerer<'m> {
             }
             S::MatrixTimesScalar
                 if self.is_coop_matrix_result(inst)
-                    && matches!(self.result_leaves(inst)?.first(), Some(Sc::Int(..))) =>
+                    && matches!(self.result_leaves(inst)?.first(), Some(Leaf::Int(..))) =>
             {
                 // glslang multiplies integer cooperative matrices by scalars with it too.
                 alu!(K::I(IBin::Mul))
@@ -751,7 +751,7 @@ impl<'m> Lowerer<'m> {
                     S::UMulExtended => (IBin::Mul, IBin::UMulHi),
                     _ => (IBin::Mul, IBin::SMulHi),
                 };
-                let w = leaves.first().map(|s| s.w()).unwrap_or(32);
+                let w = leaves.first().map(|s| s.width_code()).unwrap_or(32);
                 let l = self.map_n(&[a.clone(), b.clone()], n, |_, d, x| Op::IBin {
                     op: lo,
                     width: w,
@@ -851,7 +851,7 @@ impl<'m> Lowerer<'m> {
                 let iw = self
                     .typed_leaves(idref(o.get(2))?)?
                     .first()
-                    .map(|s| s.w())
+                    .map(|s| s.width_code())
                     .unwrap_or(32);
                 let mut out = Vec::new();
                 for (i, &r) in v.iter().enumerate() {
@@ -886,7 +886,7 @@ impl<'m> Lowerer<'m> {
             }
             S::ExtInst => self.ext_inst(inst, vals)?,
             S::Variable => {
-                let Some(Ty::Pointer { pointee, .. }) = self.types.get(&rt).cloned() else {
+                let Some(SpvType::Pointer { pointee, .. }) = self.types.get(&rt).cloned() else {
                     return err(format!("{}: variable without pointer type", self.at));
                 };
                 let n = self.nleaves(pointee)?;
@@ -904,7 +904,7 @@ impl<'m> Lowerer<'m> {
                 set(
                     vals,
                     Val::Ptr(Ptr {
-                        pk: PK::Var { base, len: n },
+                        pk: PointerKind::Var { base, len: n },
                         ty: pointee,
                         off: 0,
                         dynr: None,
@@ -922,7 +922,7 @@ impl<'m> Lowerer<'m> {
                 // Base is element 0 of an array whose stride is its pointer type's ArrayStride.
                 let base = idref(o.first())?;
                 let mut p = self.ptr(vals, base)?;
-                if !matches!(p.pk, PK::Mem(Space::Physical)) {
+                if !matches!(p.pk, PointerKind::Mem(Space::Physical)) {
                     return err(format!(
                         "{}: OpPtrAccessChain is only supported on PhysicalStorageBuffer pointers \
                          (VariablePointers is not supported)",
@@ -952,8 +952,8 @@ impl<'m> Lowerer<'m> {
                 let src_id = idref(o.first())?;
                 let src = self.reg1(vals, src_id)?;
                 let a = match self.typed_leaves(src_id)?.as_slice() {
-                    [Sc::Int(64, _)] => src,
-                    [Sc::Int(w, _)] => {
+                    [Leaf::Int(64, _)] => src,
+                    [Leaf::Int(w, _)] => {
                         let d = self.alloc(1)?;
                         self.emit(Op::Conv {
                             op: Conv::UToU,
@@ -982,8 +982,8 @@ impl<'m> Lowerer<'m> {
                 }
                 let a = self.reg1(vals, src_id)?;
                 let v = match self.result_leaves(inst)?.as_slice() {
-                    [Sc::Int(64, _)] => a,
-                    [Sc::Int(w, _)] => {
+                    [Leaf::Int(64, _)] => a,
+                    [Leaf::Int(w, _)] => {
                         let d = self.alloc(1)?;
                         self.emit(Op::Conv {
                             op: Conv::UToU,
@@ -1019,11 +1019,11 @@ impl<'m> Lowerer<'m> {
             S::ArrayLength => {
                 let p = self.ptr(vals, idref(o.first())?)?;
                 let k = lit(o.get(1))?;
-                let PK::Mem(Space::Buffer { slot, desc }) = p.pk else {
+                let PointerKind::Mem(Space::Buffer { slot, desc }) = p.pk else {
                     return err(format!("{}: OpArrayLength on a non-buffer", self.at));
                 };
                 let moff = self.member_offset(p.ty, k, true)?;
-                let Ty::Struct { members } = self.ty(p.ty)?.clone() else {
+                let SpvType::Struct { members } = self.ty(p.ty)?.clone() else {
                     return err("OpArrayLength on a non-struct");
                 };
                 let arr = *members

@@ -6,8 +6,8 @@
 //! crate's `subgroup`), except ballot bit extraction and find-LSB/MSB, which are plain per-lane
 //! ALU ops. Vector operands are scalarised, one op per component.
 
-use super::types::Sc;
-use super::{Id, Lowerer, R, Val, err, idref};
+use super::types::Leaf;
+use super::{Id, LowerResult, Lowerer, Val, err, idref};
 use crate::SpirvError;
 use crate::alu::{FBin, IBin, ICmp, IUn};
 use crate::ir::{Op, Reg, RegType};
@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 impl<'m> Lowerer<'m> {
     /// The `LocalInvocationIndex` register (allocated on first use; `exec` fills it).
-    pub(super) fn local_index_reg(&mut self) -> R<Reg> {
+    pub(super) fn local_index_reg(&mut self) -> LowerResult<Reg> {
         if let Some(r) = self.builtins.local_index {
             return Ok(r);
         }
@@ -30,7 +30,12 @@ impl<'m> Lowerer<'m> {
     /// Registers of a subgroup built-in (`None` if `b` is not one), computed from
     /// `LocalInvocationIndex` by ops run in the entry block. Masks are `uvec4` with only `x`
     /// meaningful (32 lanes).
-    pub(super) fn subgroup_builtin(&mut self, b: BuiltIn, pointee: Id, n: u32) -> R<Option<Reg>> {
+    pub(super) fn subgroup_builtin(
+        &mut self,
+        b: BuiltIn,
+        pointee: Id,
+        n: u32,
+    ) -> LowerResult<Option<Reg>> {
         let leaves = self.leaves(pointee)?;
         let is_mask = matches!(
             b,
@@ -51,7 +56,7 @@ impl<'m> Lowerer<'m> {
             return Ok(None);
         }
         let want = if is_mask { 4 } else { 1 };
-        if n != want || leaves.iter().any(|s| !matches!(s, Sc::Int(32, _))) {
+        if n != want || leaves.iter().any(|s| !matches!(s, Leaf::Int(32, _))) {
             return err(format!(
                 "built-in {b:?} must be a {}",
                 if is_mask { "uvec4" } else { "32-bit integer" }
@@ -62,7 +67,7 @@ impl<'m> Lowerer<'m> {
         let [x, y, z] = self.local_size.map(u64::from);
         let sg = SUBGROUP_SIZE as u64;
         let mut ops = Vec::new();
-        let mut bin = |l: &mut Self, op: IBin, d: Reg, a: Reg, bv: u64| -> R<()> {
+        let mut bin = |l: &mut Self, op: IBin, d: Reg, a: Reg, bv: u64| -> LowerResult<()> {
             let b = l.imm(bv)?;
             ops.push(Op::IBin {
                 op,
@@ -127,7 +132,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// One subgroup op into a new register.
-    fn sub1(&mut self, op: SubOp, w: u8, a: Reg, b: Reg) -> R<Reg> {
+    fn sub1(&mut self, op: SubOp, w: u8, a: Reg, b: Reg) -> LowerResult<Reg> {
         let d = self.alloc(1)?;
         self.emit(Op::Subgroup {
             op,
@@ -141,7 +146,11 @@ impl<'m> Lowerer<'m> {
 
     /// `OpGroupNonUniform*`: vectors are scalarised; ballots are `uvec4` whose `x` holds the 32
     /// lanes' bits (`y`, `z`, `w` are zero).
-    pub(super) fn group(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn group(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let scope = self.const_u32(idref(o.first())?)?;
         if scope != Scope::Subgroup as u32 {
@@ -152,7 +161,7 @@ impl<'m> Lowerer<'m> {
         }
         let res = self.result_leaves(inst)?;
         let zero = self.imm(0)?;
-        let value = |l: &mut Self, k: usize| -> R<(Vec<Reg>, Vec<Sc>)> {
+        let value = |l: &mut Self, k: usize| -> LowerResult<(Vec<Reg>, Vec<Leaf>)> {
             let id = idref(o.get(k))?;
             let v = l.regs(vals, id)?;
             let lv = l.typed_leaves(id)?;
@@ -161,7 +170,7 @@ impl<'m> Lowerer<'m> {
             }
             Ok((v, lv))
         };
-        let scan = |l: &Self, k: usize| -> R<Scan> {
+        let scan = |l: &Self, k: usize| -> LowerResult<Scan> {
             Ok(match o.get(k) {
                 Some(Operand::GroupOperation(GroupOperation::Reduce)) => {
                     Scan::Clustered(SUBGROUP_SIZE as u32)
@@ -193,8 +202,8 @@ impl<'m> Lowerer<'m> {
                 let (v, lv) = value(self, 1)?;
                 let mut acc: Option<Reg> = None;
                 for (&r, sc) in v.iter().zip(&lv) {
-                    let float = matches!(sc, Sc::Float(_));
-                    let e = self.sub1(SubOp::AllEqual { float }, sc.w(), r, zero)?;
+                    let float = matches!(sc, Leaf::Float(_));
+                    let e = self.sub1(SubOp::AllEqual { float }, sc.width_code(), r, zero)?;
                     acc = Some(match acc {
                         None => e,
                         Some(x) => {
@@ -237,7 +246,7 @@ impl<'m> Lowerer<'m> {
                 };
                 let mut out = Vec::with_capacity(v.len());
                 for (&r, sc) in v.iter().zip(&lv) {
-                    out.push(self.sub1(op, sc.w(), r, b)?);
+                    out.push(self.sub1(op, sc.width_code(), r, b)?);
                 }
                 out
             }
@@ -279,7 +288,11 @@ impl<'m> Lowerer<'m> {
                 let (v, _) = value(self, 1)?;
                 let iid = idref(o.get(2))?;
                 let idx = self.reg1(vals, iid)?;
-                let iw = self.typed_leaves(iid)?.first().map(|s| s.w()).unwrap_or(32);
+                let iw = self
+                    .typed_leaves(iid)?
+                    .first()
+                    .map(|s| s.width_code())
+                    .unwrap_or(32);
                 let (five, low, one) = (self.imm(5)?, self.imm(31)?, self.imm(1)?);
                 let zero = self.imm(0)?;
                 let [word, comp, bit, sh, low_bit, d] = [0; 6].map(|_| self.alloc(1));
@@ -351,7 +364,7 @@ impl<'m> Lowerer<'m> {
                 let (v, lv) = value(self, 2)?;
                 let mut out = Vec::with_capacity(v.len());
                 for (&r, l) in v.iter().zip(&lv) {
-                    out.push(self.sub1(SubOp::Reduce(ar, sc), l.w(), r, zero)?);
+                    out.push(self.sub1(SubOp::Reduce(ar, sc), l.width_code(), r, zero)?);
                 }
                 out
             }

@@ -4,15 +4,19 @@
 //! integer coordinates; their signedness and width, and the `OutOfBoundsValueARM` operand, go
 //! into the op for `exec`.
 
-use super::types::Sc;
-use super::{Id, Lowerer, R, Val, err, idref};
+use super::types::Leaf;
+use super::{Id, LowerResult, Lowerer, Val, err, idref};
 use crate::ir::Op;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::Op as S;
 use std::collections::HashMap;
 
 impl<'m> Lowerer<'m> {
-    pub(super) fn tensor(&mut self, inst: &Instruction, vals: &mut HashMap<Id, Val>) -> R<()> {
+    pub(super) fn tensor(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
         let o = &inst.operands;
         let t = match self.val(vals, idref(o.first())?)? {
             Val::Tensor(t) => t,
@@ -58,9 +62,9 @@ impl<'m> Lowerer<'m> {
             .typed_leaves(cid)?
             .first()
             .copied()
-            .unwrap_or(Sc::Int(32, false));
+            .unwrap_or(Leaf::Int(32, false));
         let (signed, cw) = match csc {
-            Sc::Int(w, s) => (s, w),
+            Leaf::Int(w, s) => (s, w),
             _ => return err(format!("{}: tensor coordinates must be integers", self.at)),
         };
         let (operands_at, value) = if inst.class.opcode == S::TensorWriteARM {

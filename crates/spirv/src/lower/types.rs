@@ -1,4 +1,4 @@
-//! The type table, type queries and constants: `OpType*` → [`Ty`] (leaf scalars as [`Sc`]);
+//! The type table, type queries and constants: `OpType*` → [`SpvType`] (leaf scalars as [`Leaf`]);
 //! `leaves`, `sub`, `result_leaves`, `typed_leaves`, `matrix_rows`; `OpConstant*` and
 //! `OpSpecConstant*` → leaf values in `Lowerer::consts`, with specialization values applied and
 //! `OpSpecConstantOp` folded (`fold`: the op is lowered into `Lowerer::scratch` and evaluated with
@@ -12,7 +12,7 @@
 //! 8-bit float types reach this module as `OpTypeInt 8` and are restored from
 //! `Module::float8_types`.
 
-use super::{Id, Lowerer, MAX_LEAVES, R, Val, err, idref, lit, opname};
+use super::{Id, LowerResult, Lowerer, MAX_LEAVES, Val, err, idref, lit, opname};
 use crate::alu;
 use crate::ir::{Op, Reg, RegType};
 use crate::{ScalarType, SpirvError};
@@ -22,67 +22,67 @@ use std::collections::HashMap;
 
 /// A leaf scalar type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Sc {
+pub(super) enum Leaf {
     Bool,
     Int(u8, bool),
     Float(u8),
 }
 
-impl Sc {
-    pub(super) fn w(self) -> u8 {
+impl Leaf {
+    pub(super) fn width_code(self) -> u8 {
         match self {
-            Sc::Bool => 1,
-            Sc::Int(w, _) | Sc::Float(w) => w,
+            Leaf::Bool => 1,
+            Leaf::Int(w, _) | Leaf::Float(w) => w,
         }
     }
     /// Size in memory (bools are 32-bit where they can be stored at all).
     pub(super) fn bytes(self) -> u64 {
         match self {
-            Sc::Bool => 4,
+            Leaf::Bool => 4,
             _ => u64::from(self.bits() / 8),
         }
     }
     /// Real bit width (float encodings use width codes in `w`).
     pub(super) fn bits(self) -> u8 {
         match self {
-            Sc::Float(alu::W_BF16) => 16,
-            Sc::Float(alu::W_E4M3 | alu::W_E5M2) => 8,
-            other => other.w(),
+            Leaf::Float(alu::W_BF16) => 16,
+            Leaf::Float(alu::W_E4M3 | alu::W_E5M2) => 8,
+            other => other.width_code(),
         }
     }
     /// The register type of a leaf of this type.
     pub(super) fn reg_type(self) -> RegType {
         match self {
-            Sc::Bool => RegType::Bool,
-            Sc::Int(w, _) => RegType::Int(w),
-            Sc::Float(w) => RegType::Float(w),
+            Leaf::Bool => RegType::Bool,
+            Leaf::Int(w, _) => RegType::Int(w),
+            Leaf::Float(w) => RegType::Float(w),
         }
     }
     pub(super) fn scalar_type(self) -> ScalarType {
         match self {
-            Sc::Bool => ScalarType::Bool,
-            Sc::Int(8, false) => ScalarType::U8,
-            Sc::Int(8, true) => ScalarType::I8,
-            Sc::Int(16, false) => ScalarType::U16,
-            Sc::Int(16, true) => ScalarType::I16,
-            Sc::Int(32, false) => ScalarType::U32,
-            Sc::Int(32, true) => ScalarType::I32,
-            Sc::Int(_, false) => ScalarType::U64,
-            Sc::Int(_, true) => ScalarType::I64,
-            Sc::Float(16) => ScalarType::F16,
-            Sc::Float(32) => ScalarType::F32,
-            Sc::Float(alu::W_BF16) => ScalarType::BF16,
-            Sc::Float(alu::W_E4M3) => ScalarType::F8E4M3,
-            Sc::Float(alu::W_E5M2) => ScalarType::F8E5M2,
-            Sc::Float(_) => ScalarType::F64,
+            Leaf::Bool => ScalarType::Bool,
+            Leaf::Int(8, false) => ScalarType::U8,
+            Leaf::Int(8, true) => ScalarType::I8,
+            Leaf::Int(16, false) => ScalarType::U16,
+            Leaf::Int(16, true) => ScalarType::I16,
+            Leaf::Int(32, false) => ScalarType::U32,
+            Leaf::Int(32, true) => ScalarType::I32,
+            Leaf::Int(_, false) => ScalarType::U64,
+            Leaf::Int(_, true) => ScalarType::I64,
+            Leaf::Float(16) => ScalarType::F16,
+            Leaf::Float(32) => ScalarType::F32,
+            Leaf::Float(alu::W_BF16) => ScalarType::BF16,
+            Leaf::Float(alu::W_E4M3) => ScalarType::F8E4M3,
+            Leaf::Float(alu::W_E5M2) => ScalarType::F8E5M2,
+            Leaf::Float(_) => ScalarType::F64,
         }
     }
 }
 
 #[derive(Debug, Clone)]
-pub(super) enum Ty {
+pub(super) enum SpvType {
     Void,
-    Scalar(Sc),
+    Scalar(Leaf),
     Vector {
         elem: Id,
         n: u32,
@@ -116,7 +116,7 @@ pub(super) enum Ty {
     },
     /// `rank` is `None` for an unranked type; `shape` indexes `Lower::shapes` for a shaped one.
     Tensor {
-        elem: Sc,
+        elem: Leaf,
         rank: Option<u32>,
         shape: Option<u16>,
     },
@@ -124,35 +124,35 @@ pub(super) enum Ty {
 }
 
 impl<'m> Lowerer<'m> {
-    pub(super) fn ty(&self, id: Id) -> R<&Ty> {
+    pub(super) fn ty(&self, id: Id) -> LowerResult<&SpvType> {
         self.types
             .get(&id)
             .ok_or_else(|| SpirvError::new(format!("{}: %{id} is not a type", self.at)))
     }
 
-    pub(super) fn leaves(&self, id: Id) -> R<Vec<Sc>> {
+    pub(super) fn leaves(&self, id: Id) -> LowerResult<Vec<Leaf>> {
         let mut out = Vec::new();
         self.leaves_into(id, &mut out, 0)?;
         Ok(out)
     }
-    fn leaves_into(&self, id: Id, out: &mut Vec<Sc>, depth: u32) -> R<()> {
+    fn leaves_into(&self, id: Id, out: &mut Vec<Leaf>, depth: u32) -> LowerResult<()> {
         if depth > 64 || out.len() as u64 > MAX_LEAVES {
             return err(format!("type %{id} is too large or too deeply nested"));
         }
         match self.ty(id)? {
-            Ty::Scalar(s) => out.push(*s),
-            Ty::Vector { elem, n } => {
+            SpvType::Scalar(s) => out.push(*s),
+            SpvType::Vector { elem, n } => {
                 for _ in 0..*n {
                     self.leaves_into(*elem, out, depth + 1)?;
                 }
             }
-            Ty::CoopMat { elem, ty } => {
+            SpvType::CoopMat { elem, ty } => {
                 let n = ty.length();
                 for _ in 0..n {
                     self.leaves_into(*elem, out, depth + 1)?;
                 }
             }
-            Ty::Matrix { col: elem, n } | Ty::Array { elem, len: n } => {
+            SpvType::Matrix { col: elem, n } | SpvType::Array { elem, len: n } => {
                 let mut one = Vec::new();
                 self.leaves_into(*elem, &mut one, depth + 1)?;
                 if (one.len() as u64) * u64::from(*n) + out.len() as u64 > MAX_LEAVES {
@@ -162,40 +162,45 @@ impl<'m> Lowerer<'m> {
                     out.extend_from_slice(&one);
                 }
             }
-            Ty::Struct { members } => {
+            SpvType::Struct { members } => {
                 for m in members.clone() {
                     self.leaves_into(m, out, depth + 1)?;
                 }
             }
-            Ty::Pointer { physical: true, .. } => out.push(Sc::Int(64, false)),
-            Ty::Void | Ty::Pointer { .. } | Ty::Tensor { .. } | Ty::Function => {}
-            Ty::RuntimeArray { .. } => {
+            SpvType::Pointer { physical: true, .. } => out.push(Leaf::Int(64, false)),
+            SpvType::Void
+            | SpvType::Pointer { .. }
+            | SpvType::Tensor { .. }
+            | SpvType::Function => {}
+            SpvType::RuntimeArray { .. } => {
                 return err(format!("runtime array %{id} cannot be held in registers"));
             }
-            Ty::Other(n) => return err(format!("unsupported type {n} (%{id})")),
+            SpvType::Other(n) => return err(format!("unsupported type {n} (%{id})")),
         }
         Ok(())
     }
     /// Registers for the leaves of type `id`, typed.
-    pub(super) fn alloc_leaves(&mut self, id: Id) -> R<Reg> {
-        let types: Vec<RegType> = self.leaves(id)?.into_iter().map(Sc::reg_type).collect();
+    pub(super) fn alloc_leaves(&mut self, id: Id) -> LowerResult<Reg> {
+        let types: Vec<RegType> = self.leaves(id)?.into_iter().map(Leaf::reg_type).collect();
         self.alloc_typed(&types)
     }
 
-    pub(super) fn nleaves(&self, id: Id) -> R<u32> {
+    pub(super) fn nleaves(&self, id: Id) -> LowerResult<u32> {
         Ok(self.leaves(id)?.len() as u32)
     }
 
     /// Member/element type and leaf offset of composite index `k`.
-    pub(super) fn sub(&self, id: Id, k: u32) -> R<(Id, u32)> {
+    pub(super) fn sub(&self, id: Id, k: u32) -> LowerResult<(Id, u32)> {
         match self.ty(id)?.clone() {
-            Ty::Vector { elem, n } | Ty::Matrix { col: elem, n } | Ty::Array { elem, len: n } => {
+            SpvType::Vector { elem, n }
+            | SpvType::Matrix { col: elem, n }
+            | SpvType::Array { elem, len: n } => {
                 if k >= n {
                     return err(format!("{}: index {k} out of range for %{id}", self.at));
                 }
                 Ok((elem, k * self.nleaves(elem)?))
             }
-            Ty::CoopMat { elem, ty } => {
+            SpvType::CoopMat { elem, ty } => {
                 if k >= ty.length() {
                     return err(format!(
                         "{}: component {k} of a cooperative matrix with {} per invocation",
@@ -205,7 +210,7 @@ impl<'m> Lowerer<'m> {
                 }
                 Ok((elem, k))
             }
-            Ty::Struct { members } => {
+            SpvType::Struct { members } => {
                 let Some(&m) = members.get(k as usize) else {
                     return err(format!("{}: member {k} out of range for %{id}", self.at));
                 };
@@ -222,14 +227,14 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    pub(super) fn result_leaves(&self, inst: &Instruction) -> R<Vec<Sc>> {
+    pub(super) fn result_leaves(&self, inst: &Instruction) -> LowerResult<Vec<Leaf>> {
         self.leaves(
             inst.result_type
                 .ok_or_else(|| SpirvError::new(format!("{}: missing result type", self.at)))?,
         )
     }
 
-    pub(super) fn typed_leaves(&self, id: Id) -> R<Vec<Sc>> {
+    pub(super) fn typed_leaves(&self, id: Id) -> LowerResult<Vec<Leaf>> {
         match self.id_types.get(&id) {
             Some(t) => self.leaves(*t),
             None => err(format!("{}: cannot determine the type of %{id}", self.at)),
@@ -237,18 +242,18 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Rows of the matrix value `id` (the length of one scalarised column).
-    pub(super) fn matrix_rows(&self, id: Id) -> R<usize> {
+    pub(super) fn matrix_rows(&self, id: Id) -> LowerResult<usize> {
         let t = *self
             .id_types
             .get(&id)
             .ok_or_else(|| SpirvError::new("untyped matrix"))?;
         match self.ty(t)? {
-            Ty::Matrix { col, .. } => Ok(self.nleaves(*col)? as usize),
+            SpvType::Matrix { col, .. } => Ok(self.nleaves(*col)? as usize),
             _ => err(format!("{}: expected a matrix", self.at)),
         }
     }
 
-    pub(super) fn types_and_consts(&mut self) -> R<()> {
+    pub(super) fn types_and_consts(&mut self) -> LowerResult<()> {
         let dr = &self.m.dr;
         for inst in &dr.types_global_values {
             self.at = format!(
@@ -264,7 +269,7 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    pub(super) fn const_u32(&self, id: Id) -> R<u32> {
+    pub(super) fn const_u32(&self, id: Id) -> LowerResult<u32> {
         match self.consts.get(&id).map(|v| v.as_slice()) {
             Some([v]) => Ok(*v as u32),
             _ => err(format!("{}: %{id} is not a scalar constant", self.at)),
@@ -289,25 +294,25 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    fn type_or_const(&mut self, inst: &'m Instruction) -> R<()> {
+    fn type_or_const(&mut self, inst: &'m Instruction) -> LowerResult<()> {
         let id = inst.result_id;
         let o = &inst.operands;
         let rid = || id.ok_or_else(|| SpirvError::new("missing result id"));
         let ty = match inst.class.opcode {
-            S::TypeVoid => Some(Ty::Void),
-            S::TypeBool => Some(Ty::Scalar(Sc::Bool)),
+            S::TypeVoid => Some(SpvType::Void),
+            S::TypeBool => Some(SpvType::Scalar(Leaf::Bool)),
             S::TypeInt => {
                 const FLOAT8_E4M3: u32 = 4214;
                 const FLOAT8_E5M2: u32 = 4215;
                 match self.m.float8_types.get(&rid()?) {
                     Some(&FLOAT8_E4M3) => {
                         self.types
-                            .insert(rid()?, Ty::Scalar(Sc::Float(alu::W_E4M3)));
+                            .insert(rid()?, SpvType::Scalar(Leaf::Float(alu::W_E4M3)));
                         return Ok(());
                     }
                     Some(&FLOAT8_E5M2) => {
                         self.types
-                            .insert(rid()?, Ty::Scalar(Sc::Float(alu::W_E5M2)));
+                            .insert(rid()?, SpvType::Scalar(Leaf::Float(alu::W_E5M2)));
                         return Ok(());
                     }
                     Some(enc) => {
@@ -323,7 +328,7 @@ impl<'m> Lowerer<'m> {
                 if !matches!(w, 8 | 16 | 32 | 64) {
                     return err(format!("{}: unsupported integer width {w}", self.at));
                 }
-                Some(Ty::Scalar(Sc::Int(w as u8, s)))
+                Some(SpvType::Scalar(Leaf::Int(w as u8, s)))
             }
             S::TypeFloat => {
                 use rspirv::spirv::FPEncoding as E;
@@ -331,13 +336,13 @@ impl<'m> Lowerer<'m> {
                 if let Some(enc) = o.get(1) {
                     match (w, enc) {
                         (16, Operand::FPEncoding(E::BFloat16KHR)) => {
-                            Some(Ty::Scalar(Sc::Float(alu::W_BF16)))
+                            Some(SpvType::Scalar(Leaf::Float(alu::W_BF16)))
                         }
                         (8, Operand::FPEncoding(E::Float8E4M3EXT)) => {
-                            Some(Ty::Scalar(Sc::Float(alu::W_E4M3)))
+                            Some(SpvType::Scalar(Leaf::Float(alu::W_E4M3)))
                         }
                         (8, Operand::FPEncoding(E::Float8E5M2EXT)) => {
-                            Some(Ty::Scalar(Sc::Float(alu::W_E5M2)))
+                            Some(SpvType::Scalar(Leaf::Float(alu::W_E5M2)))
                         }
                         _ => {
                             return err(format!(
@@ -347,12 +352,12 @@ impl<'m> Lowerer<'m> {
                         }
                     }
                 } else if matches!(w, 16 | 32 | 64) {
-                    Some(Ty::Scalar(Sc::Float(w as u8)))
+                    Some(SpvType::Scalar(Leaf::Float(w as u8)))
                 } else {
                     return err(format!("{}: unsupported float width {w}", self.at));
                 }
             }
-            S::TypeVector => Some(Ty::Vector {
+            S::TypeVector => Some(SpvType::Vector {
                 elem: idref(o.first())?,
                 n: lit(o.get(1))?,
             }),
@@ -368,40 +373,43 @@ impl<'m> Lowerer<'m> {
                 }
                 self.cooperative.max_vector_components =
                     self.cooperative.max_vector_components.max(n);
-                Some(Ty::Vector {
+                Some(SpvType::Vector {
                     elem: idref(o.first())?,
                     n,
                 })
             }
             S::TypeCooperativeMatrixKHR => Some(self.coop_matrix_type(o)?),
-            S::TypeMatrix => Some(Ty::Matrix {
+            S::TypeMatrix => Some(SpvType::Matrix {
                 col: idref(o.first())?,
                 n: lit(o.get(1))?,
             }),
             S::TypeArray => {
                 let len = self.const_u32(idref(o.get(1))?)?;
-                Some(Ty::Array {
+                Some(SpvType::Array {
                     elem: idref(o.first())?,
                     len,
                 })
             }
-            S::TypeRuntimeArray => Some(Ty::RuntimeArray {
+            S::TypeRuntimeArray => Some(SpvType::RuntimeArray {
                 elem: idref(o.first())?,
             }),
-            S::TypeStruct => Some(Ty::Struct {
-                members: o.iter().map(|x| idref(Some(x))).collect::<R<_>>()?,
+            S::TypeStruct => Some(SpvType::Struct {
+                members: o
+                    .iter()
+                    .map(|x| idref(Some(x)))
+                    .collect::<LowerResult<_>>()?,
             }),
             S::TypePointer => match o.first() {
-                Some(Operand::StorageClass(sc)) => Some(Ty::Pointer {
+                Some(Operand::StorageClass(sc)) => Some(SpvType::Pointer {
                     pointee: idref(o.get(1))?,
                     physical: *sc == StorageClass::PhysicalStorageBuffer,
                 }),
                 _ => return err(format!("{}: malformed pointer type", self.at)),
             },
-            S::TypeFunction => Some(Ty::Function),
+            S::TypeFunction => Some(SpvType::Function),
             S::TypeTensorARM => {
                 let elem = match self.ty(idref(o.first())?)? {
-                    Ty::Scalar(s) => *s,
+                    SpvType::Scalar(s) => *s,
                     _ => return err(format!("{}: tensor element type must be a scalar", self.at)),
                 };
                 let rank = match o.get(1) {
@@ -440,11 +448,11 @@ impl<'m> Lowerer<'m> {
                     }
                     None => None,
                 };
-                Some(Ty::Tensor { elem, rank, shape })
+                Some(SpvType::Tensor { elem, rank, shape })
             }
-            S::TypeImage => Some(Ty::Other("OpTypeImage")),
-            S::TypeSampler => Some(Ty::Other("OpTypeSampler")),
-            S::TypeSampledImage => Some(Ty::Other("OpTypeSampledImage")),
+            S::TypeImage => Some(SpvType::Other("OpTypeImage")),
+            S::TypeSampler => Some(SpvType::Other("OpTypeSampler")),
+            S::TypeSampledImage => Some(SpvType::Other("OpTypeSampledImage")),
             S::TypeForwardPointer => {
                 // Declares a pointer type that a later OpTypePointer defines; types are looked
                 // up lazily, so only the storage class needs checking here.
@@ -486,16 +494,16 @@ impl<'m> Lowerer<'m> {
                     Some(Operand::LiteralBit64(v)) => *v,
                     _ => return err(format!("{}: malformed constant", self.at)),
                 };
-                let v = alu::trunc(v, sc.w());
+                let v = alu::trunc(v, sc.width_code());
                 let v = if inst.class.opcode == S::SpecConstant {
-                    self.spec_value(rid()?, v, sc.w())
+                    self.spec_value(rid()?, v, sc.width_code())
                 } else {
                     v
                 };
                 self.consts.insert(rid()?, vec![v]);
             }
             S::ConstantComposite | S::SpecConstantComposite
-                if o.len() == 1 && matches!(self.ty(rt)?, Ty::CoopMat { .. }) =>
+                if o.len() == 1 && matches!(self.ty(rt)?, SpvType::CoopMat { .. }) =>
             {
                 // One constituent fills every component of a cooperative matrix.
                 let c = idref(o.first())?;
@@ -567,7 +575,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Folds a spec-constant operation by lowering it into scratch IR and evaluating that.
-    fn fold(&mut self, inst: &Instruction) -> R<()> {
+    fn fold(&mut self, inst: &Instruction) -> LowerResult<()> {
         let rid = inst
             .result_id
             .ok_or_else(|| SpirvError::new("missing result id"))?;
