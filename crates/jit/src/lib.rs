@@ -22,10 +22,10 @@
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
 //! interpreter, and compiled code resumes the chunks after it (`driver`). When every chunk of a
 //! call waits at the same barrier-only block, compiled code moves them past it itself and runs
-//! the next round in the same call (barrier rounds, `codegen::next_round`).
+//! the next round in the same call (barrier rounds, `codegen::flow::next_round`).
 //!
 //! Strided tensor reads in loops go through tiles (`codegen::tile`); divisions of call
-//! invariants run once per call (`codegen::hoist_divisions`).
+//! invariants run once per call (`codegen::analysis::hoist_divisions`).
 //!
 //! [`compile_with`] takes the machine code from a code store ([`cache`]: a disk directory, a
 //! pipeline cache) when it holds the code of the same Cranelift function for this CPU, and
@@ -42,6 +42,7 @@ mod classes;
 mod codegen;
 mod ctx;
 mod driver;
+mod error;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -54,6 +55,8 @@ use tessera_spirv::ir::Op;
 use tessera_spirv::{Program, SpirvError};
 
 pub use classes::LANES;
+pub use error::JitError;
+use error::JitResult;
 
 /// The Cranelift JIT backend.
 #[derive(Debug, Default, Clone, Copy)]
@@ -194,7 +197,7 @@ pub fn compile_with(
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         compile_inner(program, store)
     }))
-    .unwrap_or_else(|_| Err("the JIT panicked".to_string()))
+    .unwrap_or_else(|_| Err(JitError::Panicked))
     .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
 }
 
@@ -203,13 +206,13 @@ fn define(
     module: &mut JITModule,
     name: &str,
     cctx: &mut cranelift_codegen::Context,
-) -> Result<cranelift_module::FuncId, String> {
+) -> JitResult<cranelift_module::FuncId> {
     let id = module
         .declare_function(name, Linkage::Local, &cctx.func.signature)
-        .map_err(|e| format!("cranelift: {e}"))?;
+        .map_err(|e| JitError::Cranelift(e.to_string()))?;
     module
         .define_function(id, cctx)
-        .map_err(|e| format!("cranelift: {e:?}"))?;
+        .map_err(|e| JitError::Cranelift(format!("{e:?}")))?;
     Ok(id)
 }
 
@@ -221,10 +224,10 @@ fn define_cached(
     name: &str,
     cctx: &mut cranelift_codegen::Context,
     store: &dyn cache::CodeStore,
-) -> Result<(cranelift_module::FuncId, bool), String> {
+) -> JitResult<(cranelift_module::FuncId, bool)> {
     let id = module
         .declare_function(name, Linkage::Local, &cctx.func.signature)
-        .map_err(|e| format!("cranelift: {e}"))?;
+        .map_err(|e| JitError::Cranelift(e.to_string()))?;
     let mut kv = cache::KvStore(store);
     let (_, hit) = cctx
         .compile_with_cache(
@@ -232,10 +235,10 @@ fn define_cached(
             &mut kv,
             &mut cranelift_codegen::control::ControlPlane::default(),
         )
-        .map_err(|e| format!("cranelift: {:?}", e.inner))?;
-    let code = cctx
-        .compiled_code()
-        .ok_or("cranelift: no compiled code after a compile")?;
+        .map_err(|e| JitError::Cranelift(format!("{:?}", e.inner)))?;
+    let code = cctx.compiled_code().ok_or(JitError::Cranelift(
+        "no compiled code after a compile".into(),
+    ))?;
     let relocs: Vec<cranelift_module::ModuleReloc> = code
         .buffer
         .relocs()
@@ -245,18 +248,16 @@ fn define_cached(
     let alignment = u64::from(code.buffer.alignment);
     module
         .define_function_bytes(id, alignment, code.code_buffer(), &relocs)
-        .map_err(|e| format!("cranelift: {e:?}"))?;
+        .map_err(|e| JitError::Cranelift(format!("{e:?}")))?;
     Ok((id, hit))
 }
 
-fn compile_inner(
-    program: &Program,
-    store: Option<&dyn cache::CodeStore>,
-) -> Result<JitKernel, String> {
+fn compile_inner(program: &Program, store: Option<&dyn cache::CodeStore>) -> JitResult<JitKernel> {
     let started = Instant::now();
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
-        f.set(k, v).map_err(|e| format!("cranelift flag {k}: {e}"))
+        f.set(k, v)
+            .map_err(|e| JitError::Cranelift(format!("flag {k}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
@@ -271,9 +272,9 @@ fn compile_inner(
         },
     )?;
     let isa = cranelift_native::builder()
-        .map_err(|e| format!("host not supported: {e}"))?
+        .map_err(|e| JitError::Host(e.to_string()))?
         .finish(settings::Flags::new(flags))
-        .map_err(|e| format!("cranelift: {e}"))?;
+        .map_err(|e| JitError::Cranelift(e.to_string()))?;
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let mut cctx = module.make_context();
     let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
@@ -301,7 +302,7 @@ fn compile_inner(
     module.clear_context(&mut cctx);
     module
         .finalize_definitions()
-        .map_err(|e| format!("cranelift: {e}"))?;
+        .map_err(|e| JitError::Cranelift(e.to_string()))?;
     let code = module.get_finalized_function(id);
     if let (Some(dir), Some(clif)) = (dump, clif) {
         // SAFETY: `code` is the start of the finalized function, `code_len` bytes long.

@@ -2,6 +2,7 @@
 //! bfloat16, float8 decoding; `narrow.rs` has float8 encoding and directed roundings), each
 //! computing exactly what `tessera_spirv::alu::conv` computes per lane.
 
+use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
@@ -34,7 +35,7 @@ impl Gen<'_> {
         to: u8,
         dst: u32,
         src: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let (fb, tb) = (width_bytes(from), width_bytes(to));
         let a = self.get(src);
         if let JVal::Const(x) = a {

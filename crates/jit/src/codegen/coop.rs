@@ -14,6 +14,7 @@
 //! Invariants: the vectors are loaded only after the check; the values are those
 //! `Machine::matrix_runs` copies (same elements, same lanes).
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
@@ -26,7 +27,7 @@ use super::values::{JVal, app_flags, vec_ty};
 impl Gen<'_> {
     /// `OpCooperativeMatrixLoadKHR`: inline when the module docs' conditions hold, through
     /// `ctx::coop` otherwise.
-    pub(crate) fn coop_matrix_load(&mut self, op: &Op) -> Result<(), String> {
+    pub(crate) fn coop_matrix_load(&mut self, op: &Op) -> JitResult<()> {
         let Op::CoopMatLoad {
             ty,
             column_major,
@@ -66,7 +67,7 @@ impl Gen<'_> {
             Some(v) => {
                 let x = self
                     .scalar(v, 8)
-                    .ok_or("a matrix load: the address is not uniform")?;
+                    .ok_or(JitError::NotUniform("a matrix load's address or stride"))?;
                 self.b.ins().iadd_imm_s(x, src.offset as i64)
             }
             None => self.b.ins().iconst(I64, src.offset as i64),
@@ -75,7 +76,7 @@ impl Gen<'_> {
             Some((v, bytes)) => {
                 let x = self
                     .scalar(v, 8)
-                    .ok_or("a matrix load: the address is not uniform")?;
+                    .ok_or(JitError::NotUniform("a matrix load's address or stride"))?;
                 (x, *bytes < 8)
             }
             None => (self.b.ins().iconst(I64, 0), true),

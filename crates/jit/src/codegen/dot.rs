@@ -8,6 +8,7 @@
 //! accumulator is exact, then clamped to the result's range as `alu::idot` does. (64-bit
 //! components stay with the interpreter: their products need more than 128 bits to sum.)
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Type, Value};
@@ -28,7 +29,7 @@ impl Gen<'_> {
         lhs: &[Reg],
         rhs: &[Reg],
         acc: Option<Reg>,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let in_bytes = usize::from(in_width / 8);
         if !matches!(in_width, 8 | 16 | 32)
             || !matches!(out_width, 8 | 16 | 32 | 64)
@@ -98,7 +99,7 @@ impl Gen<'_> {
         lhs: &[Reg],
         rhs: &[Reg],
         acc: Reg,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let xs: Vec<JVal> = lhs.iter().map(|&r| self.get(r)).collect();
         let ys: Vec<JVal> = rhs.iter().map(|&r| self.get(r)).collect();
         let sums = self.wrapping_sums(&xs, &ys, 1, [lhs_signed, rhs_signed])?;
@@ -139,7 +140,7 @@ impl Gen<'_> {
         lhs: &[Reg],
         rhs: &[Reg],
         acc: Option<Reg>,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let (in_bytes, out_bytes) = (usize::from(in_width / 8), usize::from(out_width / 8));
         if acc.is_some_and(|r| self.bytes(r) != out_bytes) {
             return Ok(false);
@@ -232,7 +233,7 @@ impl Gen<'_> {
         ys: &[JVal],
         bytes: usize,
         [lhs_signed, rhs_signed]: [bool; 2],
-    ) -> Result<Vec<Value>, String> {
+    ) -> JitResult<Vec<Value>> {
         let mut sums: Option<Vec<Value>> = None;
         for (x, y) in xs.iter().zip(ys) {
             let x = self.lanes32(x, bytes, lhs_signed);
@@ -251,7 +252,7 @@ impl Gen<'_> {
                     .collect(),
             });
         }
-        Ok(sums.ok_or("idot: no components")?)
+        sums.ok_or(JitError::Unexpected("idot: no components"))
     }
 
     /// A scalar integer extended to `I32` by its signedness.

@@ -2,6 +2,7 @@
 //! the unary ops with a one-instruction lowering, and compares, each computing exactly what
 //! `tessera_spirv::alu` computes per lane (`math.rs` has the functions and formulas).
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Type, Value};
@@ -60,7 +61,7 @@ impl Gen<'_> {
         dst: u32,
         lhs: u32,
         rhs: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         if !matches!(
             op,
             FBin::Add | FBin::Sub | FBin::Mul | FBin::Div | FBin::Min | FBin::Max
@@ -79,8 +80,12 @@ impl Gen<'_> {
         let r = match (&a, &b) {
             (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::fbin(op, width, *x, *y)),
             _ if a.is_scalar() && b.is_scalar() => {
-                let x = self.scalar(&a, bytes).ok_or("scalar")?;
-                let y = self.scalar(&b, bytes).ok_or("scalar")?;
+                let x = self
+                    .scalar(&a, bytes)
+                    .ok_or(JitError::NotUniform("scalar"))?;
+                let y = self
+                    .scalar(&b, bytes)
+                    .ok_or(JitError::NotUniform("scalar"))?;
                 let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
                 let z = self.fop(op, x, y);
                 JVal::Uniform(self.float_to_bits(z, ity))
@@ -113,7 +118,7 @@ impl Gen<'_> {
         dst: u32,
         lhs: u32,
         rhs: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let (a, b) = (self.get(lhs), self.get(rhs));
         if let (JVal::Const(x), JVal::Const(y)) = (&a, &b) {
             self.set(dst, JVal::Const(alu::fbin(op, width, *x, *y)))?;
@@ -214,14 +219,14 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn fun(&mut self, op: FUn, width: u8, dst: u32, src: u32) -> Result<bool, String> {
+    pub(super) fn fun(&mut self, op: FUn, width: u8, dst: u32, src: u32) -> JitResult<bool> {
         if is_half(width) && matches!(op, FUn::Neg | FUn::Abs) {
             // Sign-bit operations on the bits, as `alu::fun` does.
             let a = self.get(src);
             let r = match (&a, op) {
                 (JVal::Const(x), _) => JVal::Const(alu::fun(op, width, *x)),
                 _ if a.is_scalar() => {
-                    let x = self.scalar(&a, 2).ok_or("scalar")?;
+                    let x = self.scalar(&a, 2).ok_or(JitError::NotUniform("scalar"))?;
                     JVal::Uniform(if op == FUn::Neg {
                         self.b.ins().bxor_imm_s(x, 0x8000)
                     } else {
@@ -264,7 +269,9 @@ impl Gen<'_> {
         let r = match &a {
             JVal::Const(x) => JVal::Const(alu::fun(op, width, *x)),
             _ if a.is_scalar() => {
-                let x = self.scalar(&a, bytes).ok_or("scalar")?;
+                let x = self
+                    .scalar(&a, bytes)
+                    .ok_or(JitError::NotUniform("scalar"))?;
                 let x = self.bits_to_float(x, fty);
                 let z = self.funop(op, x);
                 JVal::Uniform(self.float_to_bits(z, ity))
@@ -305,7 +312,7 @@ impl Gen<'_> {
         dst: u32,
         lhs: u32,
         rhs: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         if is_half(width) {
             return self.fcmp_half(op, dst, lhs, rhs);
         }
@@ -321,8 +328,12 @@ impl Gen<'_> {
         let scalar = a.is_scalar() && b.is_scalar();
         let cmp = |g: &mut Self, x: Value, y: Value| g.fcmp_values(op, x, y);
         let r = if scalar {
-            let x = self.scalar(&a, bytes).ok_or("scalar")?;
-            let y = self.scalar(&b, bytes).ok_or("scalar")?;
+            let x = self
+                .scalar(&a, bytes)
+                .ok_or(JitError::NotUniform("scalar"))?;
+            let y = self
+                .scalar(&b, bytes)
+                .ok_or(JitError::NotUniform("scalar"))?;
             let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
             JVal::Uniform(cmp(self, x, y))
         } else {
@@ -350,13 +361,7 @@ impl Gen<'_> {
     /// `fcmp` on binary16: both operands widened to f32 (exactly), compared there, the two
     /// `I32X4` masks of each `I16X8` narrowed back; uniform operands are splat and lane 0's
     /// bool kept.
-    pub(super) fn fcmp_half(
-        &mut self,
-        op: FCmp,
-        dst: u32,
-        lhs: u32,
-        rhs: u32,
-    ) -> Result<bool, String> {
+    pub(super) fn fcmp_half(&mut self, op: FCmp, dst: u32, lhs: u32, rhs: u32) -> JitResult<bool> {
         let (a, b) = (self.get(lhs), self.get(rhs));
         if let (JVal::Const(x), JVal::Const(y)) = (&a, &b) {
             self.set(dst, JVal::Const(alu::fcmp(op, 16, *x, *y)))?;

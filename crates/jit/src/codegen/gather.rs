@@ -9,6 +9,7 @@
 //! the view's dimensions; in bounds, an element lies inside the window (`ok` includes the
 //! view's footprint, as for the affine paths in `memory`).
 
+use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
@@ -255,7 +256,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         dsts: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let size = t.elem.bytes();
         let count = dsts.len();
         let (ptr, _, ok, _, dims, strides) = self.site(t);
@@ -321,7 +322,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         values: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let size = t.elem.bytes();
         let count = values.len();
         let (ptr, _, ok, _, dims, strides) = self.site(t);

@@ -5,6 +5,7 @@
 //! f64 vectors. binary16 runs in f32 and rounds once (`half.rs`), its square root and roundings
 //! too; uniform operands are splat, and lane 0 of the result kept.
 
+use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Type, Value};
@@ -113,7 +114,7 @@ impl Gen<'_> {
         width: u8,
         dst: u32,
         src: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         // GLSL.std.450 has the transcendental functions, `Radians` and `Degrees` on 16- and
         // 32-bit floats only.
         let narrow_only =
@@ -137,7 +138,7 @@ impl Gen<'_> {
         width: u8,
         dst: u32,
         srcs: [u32; 2],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let supported = match op {
             FBin::Pow | FBin::Atan2 => width != 64,
             FBin::Mod | FBin::Step => true,
@@ -156,20 +157,14 @@ impl Gen<'_> {
         width: u8,
         dst: u32,
         srcs: [u32; 3],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         if !matches!(op, Tern::FMix | Tern::SmoothStep) {
             return Ok(false);
         }
         self.formula(Formula::Ternary(op), width, dst, &srcs)
     }
 
-    fn formula(
-        &mut self,
-        formula: Formula,
-        width: u8,
-        dst: u32,
-        srcs: &[u32],
-    ) -> Result<bool, String> {
+    fn formula(&mut self, formula: Formula, width: u8, dst: u32, srcs: &[u32]) -> JitResult<bool> {
         if !matches!(width, 16 | 32 | 64) {
             return Ok(false);
         }

@@ -12,6 +12,7 @@
 //! accesses are `physical.rs`'s. Tensor accesses whose lanes are not all in bounds and
 //! dynamic descriptor indices go to the interpreter.
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{Block, InstBuilder, Value};
@@ -114,7 +115,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(crate) fn memory(&mut self, op: &Op) -> Result<bool, String> {
+    pub(crate) fn memory(&mut self, op: &Op) -> JitResult<bool> {
         match op {
             Op::Load {
                 space,
@@ -199,7 +200,7 @@ impl Gen<'_> {
         dst: Reg,
         addr: Option<Reg>,
         offset: u64,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let Some((ptr, len)) = self.window(space) else {
             if space == Space::Physical {
                 return self.physical_load(size, dst, addr, offset);
@@ -457,7 +458,7 @@ impl Gen<'_> {
         value: Reg,
         addr: Option<Reg>,
         offset: u64,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         if space == Space::Push {
             // Push constants are read-only: the interpreter drops such stores too.
             return Ok(true);
@@ -741,7 +742,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         dsts: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         if !matches!(t.desc, DescIdx::Const(_)) {
             return Ok(false);
         }
@@ -783,7 +784,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         dsts: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let size = t.elem.bytes();
         let count = dsts.len();
         let Some((fast, addr)) = self.tensor_row(t, coords, signed, cw, count) else {
@@ -808,7 +809,9 @@ impl Gen<'_> {
         let general_done = self.tensor_read_general(t, coords, signed, cw, dsts);
         self.cold_loads = false;
         if !general_done? {
-            return Err("tensor read: a row access the general path does not take".into());
+            return Err(JitError::Unexpected(
+                "tensor read: a row access the general path does not take",
+            ));
         }
         let mut args = Vec::new();
         for &d in dsts {
@@ -836,7 +839,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         dsts: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let size = t.elem.bytes();
         let (ptr, len, ok, _, dims, strides) = self.site(t);
         let Some((base, step, estep, inb, innermost)) =
@@ -1063,7 +1066,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         values: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         // Bool registers hold 0 or 1, the bytes a bool element stores.
         if !matches!(t.desc, DescIdx::Const(_)) {
             return Ok(false);
@@ -1085,7 +1088,9 @@ impl Gen<'_> {
         let general_done = self.tensor_write_general(t, coords, signed, cw, values);
         self.cold_loads = false;
         if !general_done? {
-            return Err("tensor write: a row access the general path does not take".into());
+            return Err(JitError::Unexpected(
+                "tensor write: a row access the general path does not take",
+            ));
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
@@ -1100,7 +1105,7 @@ impl Gen<'_> {
         signed: bool,
         cw: u8,
         values: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let size = t.elem.bytes();
         let (ptr, _, ok, _, dims, strides) = self.site(t);
         let Some((base, step, estep, inb, _)) =
@@ -1158,13 +1163,7 @@ impl Gen<'_> {
         Ok(true)
     }
 
-    fn tensor_query(
-        &mut self,
-        t: &TensorAcc,
-        dim: Reg,
-        width: u8,
-        dst: Reg,
-    ) -> Result<bool, String> {
+    fn tensor_query(&mut self, t: &TensorAcc, dim: Reg, width: u8, dst: Reg) -> JitResult<bool> {
         if !matches!(t.desc, DescIdx::Const(_)) {
             return Ok(false);
         }

@@ -6,6 +6,7 @@
 //! `vars.rs`. Every lowering computes exactly what `tessera_spirv::alu` computes for each lane
 //! (the interpreter's semantics).
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Type, Value};
@@ -35,7 +36,7 @@ fn int_cc(op: ICmp) -> IntCC {
 
 impl Gen<'_> {
     /// Lowers one op (natively, or through the interpreter).
-    pub(crate) fn op(&mut self, op: &Op) -> Result<(), String> {
+    pub(crate) fn op(&mut self, op: &Op) -> JitResult<()> {
         if !op.is_pure() {
             // It may write memory: what a tile holds may be stale after it.
             self.invalidate_tiles();
@@ -349,7 +350,7 @@ impl Gen<'_> {
         Some(JVal::Varying(vecs))
     }
 
-    fn ibin(&mut self, op: IBin, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+    fn ibin(&mut self, op: IBin, width: u8, dst: u32, lhs: u32, rhs: u32) -> JitResult<bool> {
         let bytes = width_bytes(width);
         let (bits, ty) = ((bytes * 8) as u32, scalar_ty(bytes));
         if u32::from(width) != bits && !matches!(op, IBin::And | IBin::Or | IBin::Xor) {
@@ -361,10 +362,12 @@ impl Gen<'_> {
         let r = match (&a, &b) {
             (JVal::Const(x), JVal::Const(y)) => Some(JVal::Const(alu::ibin(op, width, *x, *y))),
             _ if a.is_scalar() && b.is_scalar() => {
-                let x = self.scalar(&a, bytes).ok_or("scalar")?;
+                let x = self
+                    .scalar(&a, bytes)
+                    .ok_or(JitError::NotUniform("scalar"))?;
                 let y = self
                     .scalar(&b, if shift { rb } else { bytes })
-                    .ok_or("scalar")?;
+                    .ok_or(JitError::NotUniform("scalar"))?;
                 self.ibin_scalar(op, bits, ty, x, y).map(JVal::Uniform)
             }
             (JVal::Affine(base, _), JVal::Const(k))
@@ -585,7 +588,7 @@ impl Gen<'_> {
         })
     }
 
-    fn iun(&mut self, op: IUn, width: u8, dst: u32, src: u32) -> Result<bool, String> {
+    fn iun(&mut self, op: IUn, width: u8, dst: u32, src: u32) -> JitResult<bool> {
         let bytes = width_bytes(width);
         let bits = (bytes * 8) as u32;
         let a = self.get(src);
@@ -667,7 +670,7 @@ impl Gen<'_> {
         }
     }
 
-    fn icmp(&mut self, op: ICmp, width: u8, dst: u32, lhs: u32, rhs: u32) -> Result<bool, String> {
+    fn icmp(&mut self, op: ICmp, width: u8, dst: u32, lhs: u32, rhs: u32) -> JitResult<bool> {
         let bytes = width_bytes(width);
         if u32::from(width) != (bytes * 8) as u32 && !matches!(op, ICmp::Eq | ICmp::Ne) {
             return Ok(false);
@@ -677,8 +680,12 @@ impl Gen<'_> {
         let r = match (&a, &b) {
             (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::icmp(op, width, *x, *y)),
             _ if a.is_scalar() && b.is_scalar() => {
-                let x = self.scalar(&a, bytes).ok_or("scalar")?;
-                let y = self.scalar(&b, bytes).ok_or("scalar")?;
+                let x = self
+                    .scalar(&a, bytes)
+                    .ok_or(JitError::NotUniform("scalar"))?;
+                let y = self
+                    .scalar(&b, bytes)
+                    .ok_or(JitError::NotUniform("scalar"))?;
                 JVal::Uniform(self.b.ins().icmp(cc, x, y))
             }
             _ if u32::from(width) == (bytes * 8) as u32 && bytes <= 4 => {

@@ -12,6 +12,7 @@
 //! lanes at an affine address with a fixed stride at immediate offsets).
 //! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane.
 
+use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
@@ -130,7 +131,7 @@ impl Gen<'_> {
         dst: Reg,
         addr: Option<Reg>,
         offset: u64,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let a = self.address(addr);
         let ty = scalar_ty(size);
         if a.as_ref().is_none_or(|(v, _)| v.is_scalar()) {
@@ -221,7 +222,7 @@ impl Gen<'_> {
         value: Reg,
         addr: Option<Reg>,
         offset: u64,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let a = self.address(addr);
         let v = self.get(value);
         let scratch = self

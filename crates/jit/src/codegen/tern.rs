@@ -2,6 +2,7 @@
 //! `alu::tern`'s results bit for bit (binary16 clamps in f32, 64-bit integer clamps by compare
 //! and select); mix and smoothstep are in `math.rs`.
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -29,7 +30,7 @@ impl Gen<'_> {
     /// `FClamp` / `NClamp` on binary16: the f32 clamp on the widened lanes, rounded back
     /// (exactly: the result is one of the operands); uniform operands are splat and lane 0
     /// kept.
-    fn clamp_half(&mut self, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+    fn clamp_half(&mut self, dst: u32, srcs: [u32; 3]) -> JitResult<bool> {
         let values = srcs.map(|r| self.get(r));
         if let [JVal::Const(a), JVal::Const(b), JVal::Const(c)] = &values {
             self.set(dst, JVal::Const(alu::tern(Tern::FClamp, 16, *a, *b, *c)))?;
@@ -62,7 +63,7 @@ impl Gen<'_> {
         width: u8,
         dst: u32,
         srcs: [u32; 3],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         if op == Tern::Fma {
             return self.fma(width, dst, srcs);
         }
@@ -86,7 +87,8 @@ impl Gen<'_> {
         }
         let scalar = x.is_scalar() && lo.is_scalar() && hi.is_scalar();
         let parts: Vec<(Value, Value, Value)> = if scalar {
-            let s = |g: &mut Self, v: &JVal| g.scalar(v, bytes).ok_or("scalar");
+            let s =
+                |g: &mut Self, v: &JVal| g.scalar(v, bytes).ok_or(JitError::NotUniform("scalar"));
             vec![(s(self, &x)?, s(self, &lo)?, s(self, &hi)?)]
         } else {
             let (xs, ls, hs) = (
@@ -154,7 +156,7 @@ impl Gen<'_> {
 
     /// `Fma` (GLSL.std.450 `Fma`) on f32 or f64: one fused multiply-add, rounded once, as
     /// `alu::tern`'s `mul_add`.
-    fn fma(&mut self, width: u8, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+    fn fma(&mut self, width: u8, dst: u32, srcs: [u32; 3]) -> JitResult<bool> {
         if width == 16 && has_fma() {
             return self.fma_half(dst, srcs);
         }
@@ -168,8 +170,8 @@ impl Gen<'_> {
             return Ok(true);
         }
         if x.is_scalar() && y.is_scalar() && z.is_scalar() {
-            let mut f = |v: &JVal| -> Result<Value, String> {
-                let bits = self.scalar(v, bytes).ok_or("fma: a scalar operand")?;
+            let mut f = |v: &JVal| -> JitResult<Value> {
+                let bits = self.scalar(v, bytes).ok_or(JitError::NotUniform("fma"))?;
                 Ok(self.bits_to_float(bits, fty))
             };
             let (a, b, c) = (f(&x)?, f(&y)?, f(&z)?);
@@ -199,7 +201,7 @@ impl Gen<'_> {
 
     /// `Fma` on binary16: widened to f32, one fused multiply-add, rounded back (`half.rs`), as
     /// `alu::tern`; uniform operands are splat and lane 0 of the result kept.
-    fn fma_half(&mut self, dst: u32, srcs: [u32; 3]) -> Result<bool, String> {
+    fn fma_half(&mut self, dst: u32, srcs: [u32; 3]) -> JitResult<bool> {
         let [x, y, z] = srcs.map(|r| self.get(r));
         if let (JVal::Const(a), JVal::Const(b), JVal::Const(c)) = (&x, &y, &z) {
             self.set(dst, JVal::Const(alu::tern(Tern::Fma, 16, *a, *b, *c)))?;

@@ -12,6 +12,7 @@
 //! Register-file rows are read and written here too (`spill`, `reload`): chunk `c`'s lanes of a
 //! row start at `row offset + 16·c·bytes`.
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
@@ -115,7 +116,7 @@ impl Gen<'_> {
 
     /// Sets register `r` to `v`, converted to `r`'s class. Fails when `v` cannot be (the
     /// analysis and the code generator disagree: a bug, which makes compilation fail).
-    pub(crate) fn set(&mut self, r: Reg, v: JVal) -> Result<(), String> {
+    pub(crate) fn set(&mut self, r: Reg, v: JVal) -> JitResult<()> {
         let bytes = self.bytes(r);
         if self.resident[r as usize] {
             let vs = self.vectors(&v, bytes);
@@ -130,19 +131,26 @@ impl Gen<'_> {
                 JVal::Const(x) if wrap(x, (bytes * 8) as u32) == wrap(c, (bytes * 8) as u32) => {
                     Ok(())
                 }
-                _ => Err(format!("%{r}: a constant register gets another value")),
+                _ => Err(JitError::Class {
+                    reg: r,
+                    what: "a constant register gets another value".into(),
+                }),
             },
             (Class::Affine(s), Vars::Scalar(var)) => match v {
                 JVal::Affine(base, t) if t == s => {
                     self.b.def_var(var, base);
                     Ok(())
                 }
-                other => Err(format!("%{r}: affine register (stride {s}) gets {other:?}")),
+                other => Err(JitError::Class {
+                    reg: r,
+                    what: format!("affine register (stride {s}) gets {other:?}"),
+                }),
             },
             (_, Vars::Scalar(var)) => {
-                let x = self
-                    .scalar(&v, bytes)
-                    .ok_or_else(|| format!("%{r}: uniform register gets a varying value"))?;
+                let x = self.scalar(&v, bytes).ok_or_else(|| JitError::Class {
+                    reg: r,
+                    what: "uniform register gets a varying value".into(),
+                })?;
                 self.b.def_var(var, x);
                 Ok(())
             }
@@ -163,7 +171,12 @@ impl Gen<'_> {
                             Some(&known) => known,
                             None => (self.b.ins().vall_true(*m), self.b.ins().vany_true(*m)),
                         },
-                        _ => return Err(format!("%{r}: a bool register of several vectors")),
+                        _ => {
+                            return Err(JitError::Class {
+                                reg: r,
+                                what: "a bool register of several vectors".into(),
+                            });
+                        }
                     };
                     self.b.def_var(all, a);
                     self.b.def_var(any, n);
@@ -310,7 +323,7 @@ impl Gen<'_> {
 
     /// Reads register `r` from its row for the current chunk. For a uniform or affine register,
     /// `bad` becomes true (an `I8`) when the lanes do not have that shape.
-    pub(crate) fn reload(&mut self, r: Reg, bad: Option<Value>) -> Result<Option<Value>, String> {
+    pub(crate) fn reload(&mut self, r: Reg, bad: Option<Value>) -> JitResult<Option<Value>> {
         let class = self.classes[r as usize];
         if matches!(class, Class::Const(_)) || self.resident[r as usize] {
             return Ok(bad);
@@ -357,7 +370,7 @@ impl Gen<'_> {
 
     /// Reads register `r` from its row for the current chunk, trusting the row to have its
     /// class's shape (compiled code wrote it): a uniform or affine register reads lane 0 only.
-    pub(crate) fn reload_unchecked(&mut self, r: Reg) -> Result<(), String> {
+    pub(crate) fn reload_unchecked(&mut self, r: Reg) -> JitResult<()> {
         if self.resident[r as usize] {
             return Ok(());
         }

@@ -2,6 +2,7 @@
 //! variable at a constant, uniform or varying index (a variable's elements are registers;
 //! resident variables live in their register-file rows), picks and `OpSelect`.
 
+use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -20,7 +21,7 @@ impl Gen<'_> {
         index: u32,
         offset: u32,
         choices: &[Reg],
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let idx = self.get(index);
         if choices.len() > 64 || (!idx.is_scalar() && choices.len() > 16) {
             return Ok(false);
@@ -55,7 +56,9 @@ impl Gen<'_> {
             self.set(dst, v)?;
             return Ok(true);
         }
-        let i = self.scalar(&idx, ib).ok_or("scalar")?;
+        let i = self
+            .scalar(&idx, ib)
+            .ok_or(JitError::NotUniform("scalar"))?;
         let i = self.fit(i, I64);
         let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
         let vals: Vec<JVal> = choices.iter().map(|&r| self.get(r)).collect();
@@ -68,7 +71,10 @@ impl Gen<'_> {
         for (k, v) in vals.iter().enumerate() {
             let eq = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
             let parts = if scalar {
-                vec![self.scalar(v, bytes).ok_or("scalar")?]
+                vec![
+                    self.scalar(v, bytes)
+                        .ok_or(JitError::NotUniform("scalar"))?,
+                ]
             } else {
                 self.vectors(v, bytes)
             };
@@ -96,14 +102,14 @@ impl Gen<'_> {
         offset: u32,
         index: u32,
         access: VarAccess,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let base = var.base as usize;
         let bytes = self.bytes(var.base);
         let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
         let idx = self.get(index);
         let i = self
             .scalar(&idx, self.bytes(index))
-            .ok_or("resident variable: a varying index")?;
+            .ok_or(JitError::NotUniform("a resident variable's index"))?;
         let i = self.fit(i, I64);
         let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
         let inside = self
@@ -149,7 +155,7 @@ impl Gen<'_> {
         offset: u32,
         index: u32,
         value: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let regs: Vec<Reg> = (var.base..var.base + var.len).collect();
         if regs.len() > 64
             || regs
@@ -195,7 +201,7 @@ impl Gen<'_> {
         offset: u32,
         index: u32,
         value: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let idx = self.get(index);
         if !idx.is_scalar() {
             return self.store_var_varying(var, offset, index, value);
@@ -219,7 +225,9 @@ impl Gen<'_> {
             return Ok(true);
         }
         let ib = self.bytes(index);
-        let i = self.scalar(&idx, ib).ok_or("scalar")?;
+        let i = self
+            .scalar(&idx, ib)
+            .ok_or(JitError::NotUniform("scalar"))?;
         let i = self.fit(i, I64);
         let i = self.b.ins().iadd_imm_s(i, i64::from(offset));
         for (k, &r) in regs.iter().enumerate() {
@@ -228,8 +236,10 @@ impl Gen<'_> {
             let eq = self.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
             let new = if old.is_scalar() && v.is_scalar() {
                 let (o, n) = (
-                    self.scalar(&old, bytes).ok_or("scalar")?,
-                    self.scalar(&v, bytes).ok_or("scalar")?,
+                    self.scalar(&old, bytes)
+                        .ok_or(JitError::NotUniform("scalar"))?,
+                    self.scalar(&v, bytes)
+                        .ok_or(JitError::NotUniform("scalar"))?,
                 );
                 JVal::Uniform(self.b.ins().select(eq, n, o))
             } else {
@@ -252,7 +262,7 @@ impl Gen<'_> {
         cond: u32,
         if_true: u32,
         if_false: u32,
-    ) -> Result<bool, String> {
+    ) -> JitResult<bool> {
         let bytes = self.bytes(dst);
         let c = self.get(cond);
         let (t, f) = (self.get(if_true), self.get(if_false));
@@ -266,8 +276,12 @@ impl Gen<'_> {
             }
             JVal::Uniform(k) => match (&t, &f) {
                 _ if t.is_scalar() && f.is_scalar() => {
-                    let x = self.scalar(&t, bytes).ok_or("scalar")?;
-                    let y = self.scalar(&f, bytes).ok_or("scalar")?;
+                    let x = self
+                        .scalar(&t, bytes)
+                        .ok_or(JitError::NotUniform("scalar"))?;
+                    let y = self
+                        .scalar(&f, bytes)
+                        .ok_or(JitError::NotUniform("scalar"))?;
                     JVal::Uniform(self.b.ins().select(*k, x, y))
                 }
                 (JVal::Affine(x, s), JVal::Affine(y, u)) if s == u => {
@@ -296,7 +310,7 @@ impl Gen<'_> {
                         .collect(),
                 )
             }
-            JVal::Affine(..) => return Err("affine select condition".into()),
+            JVal::Affine(..) => return Err(JitError::Unexpected("affine select condition")),
         };
         self.set(dst, r)?;
         Ok(true)

@@ -1,0 +1,111 @@
+//! Calls from compiled code into Rust: an op run by the interpreter for the chunk
+//! (`ctx::run_op`) or by a native cooperative kernel (`ctx::coop`), with its operands spilled to
+//! the register file first and its results reloaded after.
+
+use crate::error::JitResult;
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::types::*;
+use tessera_spirv::ir::{Op, Reg, Role};
+
+use super::Gen;
+use super::values::{JVal, own_flags, scalar_ty, vec_ty};
+use crate::classes::Class;
+use crate::ctx::{field, status};
+
+impl Gen<'_> {
+    /// Hands op `op` to the interpreter: its operands go to the register file, the interpreter
+    /// runs it over the chunk, its results come back.
+    pub(crate) fn callout(&mut self, op: &Op) -> JitResult<()> {
+        self.call_rust(op, false)
+    }
+
+    /// Runs cooperative op `op` through `ctx::coop`: its operands go to the register file,
+    /// `tessera-coop`'s kernels run it over the chunk, its results come back.
+    pub(crate) fn native_call(&mut self, op: &Op) -> JitResult<()> {
+        self.call_rust(op, true)
+    }
+
+    /// [`Self::callout`] (`native` false) or [`Self::native_call`].
+    pub(super) fn call_rust(&mut self, op: &Op, native: bool) -> JitResult<()> {
+        let mut uses = Vec::new();
+        let mut defs = Vec::new();
+        op.clone().visit_regs(&mut |r, role| match role {
+            Role::Use => uses.push(*r),
+            Role::Def => defs.push(*r),
+        });
+        if let Op::LoadVar { var, .. } | Op::StoreVar { var, .. } = op {
+            uses.extend(var.base..var.base + var.len);
+        }
+        if let Op::StoreVar { var, .. } = op {
+            defs.extend(var.base..var.base + var.len);
+        }
+        uses.sort_unstable();
+        uses.dedup();
+        for &r in &uses {
+            self.spill(r, false);
+        }
+        let (index, f) = if native {
+            self.natives.push(op.clone());
+            (
+                self.natives.len() as i64 - 1,
+                self.ctx_load(I64, field!(coop_fn)),
+            )
+        } else {
+            self.callouts.push(op.clone());
+            (
+                self.callouts.len() as i64 - 1,
+                self.ctx_load(I64, field!(run_op_fn)),
+            )
+        };
+        let idx = self.b.ins().iconst(I32, index);
+        let c = self.chunk();
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.run_op, f, &[self.ctx, idx, c]);
+        let stop = self.b.inst_results(call)[0];
+        let abort = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(stop, abort, &[], cont, &[]);
+        self.b.switch_to_block(abort);
+        self.leave_with(status::ABORT);
+        self.b.switch_to_block(cont);
+        defs.sort_unstable();
+        defs.dedup();
+        for r in defs {
+            self.reload_result(r)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a result the interpreter wrote: lane 0 for a uniform or affine register (the
+    /// analysis says every lane agrees), all lanes for a varying one.
+    pub(super) fn reload_result(&mut self, r: Reg) -> JitResult<()> {
+        if self.resident[r as usize] {
+            return Ok(()); // Its row is its home.
+        }
+        let bytes = self.bytes(r);
+        let addr = self.row_addr(r);
+        match self.classes[r as usize] {
+            Class::Const(_) => Ok(()),
+            Class::Varying => {
+                let vs = (0..bytes)
+                    .map(|j| {
+                        self.b
+                            .ins()
+                            .load(vec_ty(bytes), own_flags(), addr, (16 * j) as i32)
+                    })
+                    .collect();
+                self.set(r, JVal::Varying(vs))
+            }
+            Class::Affine(s) => {
+                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
+                self.set(r, JVal::Affine(x, s))
+            }
+            _ => {
+                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
+                self.set(r, JVal::Uniform(x))
+            }
+        }
+    }
+}
