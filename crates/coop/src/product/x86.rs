@@ -1,0 +1,304 @@
+//! The AVX2 + FMA (+ F16C) kernels of [`super::HalfProduct`]: blocks of 4 rows × 16 columns
+//! of the result in registers, `k` ascending, one FMA per step (the reference's order).
+
+use std::arch::x86_64::*;
+
+use std::sync::OnceLock;
+
+use super::HALF;
+
+/// Rows of `d` a block keeps in registers.
+const ROWS: usize = 4;
+
+/// Whether the CPU has AVX2, FMA and F16C (asked once).
+pub(super) fn has_f16c_fma() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("f16c")
+    })
+}
+
+/// Where `rows_product` reads `C` and writes `D`: component offsets into the file, and
+/// whether each is f16 (else f32).
+pub(super) struct Edges<'a> {
+    pub c: &'a [usize],
+    pub d: &'a [usize],
+    pub c_half: bool,
+    pub d_half: bool,
+}
+
+/// `D = A·B + C` for one half, `C` and `D` in register rows (see `HalfProduct::run_rows`).
+///
+/// # Safety
+/// AVX2, FMA and F16C; `a` and `b` hold `rows × k` and `k × n` values; `n % 8 == 0`; every
+/// offset of `edges` is followed by 16 components inside `file`, and there are
+/// `rows · n / 16` of each.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn rows_product(
+    a: &[f32],
+    b: &[f32],
+    file: &mut [u8],
+    edges: Edges<'_>,
+    rows: usize,
+    n: usize,
+    k: usize,
+) {
+    let (a, b, file) = (a.as_ptr(), b.as_ptr(), file.as_mut_ptr());
+    // Element (r, col) of C or D: component (r·n + col) / 16, lane (r·n + col) % 16 (a run
+    // of 8 columns never crosses a component: n and col are multiples of 8).
+    let at = |offsets: &[usize], half: bool, r: usize, col: usize| {
+        let e = r * n + col;
+        offsets[e / HALF] + (e % HALF) * if half { 2 } else { 4 }
+    };
+    let mut col = 0;
+    while col < n {
+        let wide = n - col >= 16;
+        let w = if wide { 2 } else { 1 };
+        let mut row = 0;
+        while row < rows {
+            let r = ROWS.min(rows - row);
+            let mut acc = [[_mm256_setzero_ps(); 2]; ROWS];
+            // SAFETY: the offsets come from `edges` (16 components each, inside `file`).
+            unsafe {
+                for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                    for (v, x) in acc.iter_mut().enumerate().take(w) {
+                        let p = file.add(at(edges.c, edges.c_half, row + i, col + 8 * v));
+                        *x = if edges.c_half {
+                            _mm256_cvtph_ps(_mm_loadu_si128(p.cast()))
+                        } else {
+                            _mm256_loadu_ps(p.cast())
+                        };
+                    }
+                }
+                if wide {
+                    accumulate::<2>(a, b, &mut acc, row, r, col, n, k);
+                } else {
+                    accumulate::<1>(a, b, &mut acc, row, r, col, n, k);
+                }
+                for (i, acc) in acc.iter().enumerate().take(r) {
+                    for (v, x) in acc.iter().enumerate().take(w) {
+                        let p = file.add(at(edges.d, edges.d_half, row + i, col + 8 * v));
+                        if edges.d_half {
+                            let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(*x);
+                            _mm_storeu_si128(p.cast(), h);
+                        } else {
+                            _mm256_storeu_ps(p.cast(), *x);
+                        }
+                    }
+                }
+            }
+            row += r;
+        }
+        col += 8 * w;
+    }
+}
+
+/// `acc[i][v] += Σ_k a[row + i][k] · b[k][col + 8v ..]` for `i < r`, `k` ascending.
+///
+/// # Safety
+/// As [`rows_product`], with the block inside `a` and `b`.
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn accumulate<const W: usize>(
+    a: *const f32,
+    b: *const f32,
+    acc: &mut [[__m256; 2]; ROWS],
+    row: usize,
+    r: usize,
+    col: usize,
+    n: usize,
+    k: usize,
+) {
+    // SAFETY: inside `a` and `b` (the caller's contract).
+    unsafe {
+        let mut regs = [[_mm256_setzero_ps(); W]; ROWS];
+        for (i, regs) in regs.iter_mut().enumerate() {
+            regs.copy_from_slice(&acc[i][..W]);
+        }
+        if r == ROWS {
+            for kk in 0..k {
+                let mut bv = [_mm256_setzero_ps(); W];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = _mm256_loadu_ps(b.add(kk * n + col + 8 * v));
+                }
+                for (i, regs) in regs.iter_mut().enumerate() {
+                    let x = _mm256_broadcast_ss(&*a.add((row + i) * k + kk));
+                    for (v, y) in regs.iter_mut().enumerate() {
+                        *y = _mm256_fmadd_ps(x, bv[v], *y);
+                    }
+                }
+            }
+        } else {
+            for kk in 0..k {
+                let mut bv = [_mm256_setzero_ps(); W];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = _mm256_loadu_ps(b.add(kk * n + col + 8 * v));
+                }
+                for (i, regs) in regs.iter_mut().enumerate().take(r) {
+                    let x = _mm256_broadcast_ss(&*a.add((row + i) * k + kk));
+                    for (v, y) in regs.iter_mut().enumerate() {
+                        *y = _mm256_fmadd_ps(x, bv[v], *y);
+                    }
+                }
+            }
+        }
+        for (i, regs) in regs.iter().enumerate() {
+            acc[i][..W].copy_from_slice(regs);
+        }
+    }
+}
+
+/// `float_product` for `n` a multiple of 8: blocks of 4 rows × 16 (or 8) columns.
+///
+/// # Safety
+/// AVX2 and FMA; `a`, `b`, `d` hold `rows × k`, `k × n`, `rows × n` values; `n % 8 == 0`.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn float_product(
+    a: &[f32],
+    b: &[f32],
+    d: &mut [f32],
+    rows: usize,
+    n: usize,
+    k: usize,
+) {
+    let (a, b, d) = (a.as_ptr(), b.as_ptr(), d.as_mut_ptr());
+    let mut col = 0;
+    while col < n {
+        let wide = n - col >= 16;
+        let mut row = 0;
+        while row < rows {
+            let r = ROWS.min(rows - row);
+            // SAFETY: rows `row..row + r` and columns `col..col + 8·(1 + wide)` are inside
+            // the arrays (the caller's contract).
+            unsafe {
+                if wide {
+                    float_block::<2>(a, b, d, row, r, col, n, k);
+                } else {
+                    float_block::<1>(a, b, d, row, r, col, n, k);
+                }
+            }
+            row += r;
+        }
+        col += if wide { 16 } else { 8 };
+    }
+}
+
+/// Rows `row..row + r` (r ≤ 4) × columns `col..col + 8·W` of `d`.
+///
+/// # Safety
+/// As [`float_product`], with the block inside the arrays.
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn float_block<const W: usize>(
+    a: *const f32,
+    b: *const f32,
+    d: *mut f32,
+    row: usize,
+    r: usize,
+    col: usize,
+    n: usize,
+    k: usize,
+) {
+    // SAFETY: every offset below is inside the block (the caller's contract).
+    unsafe {
+        let mut acc = [[_mm256_setzero_ps(); W]; ROWS];
+        for (i, acc) in acc.iter_mut().enumerate().take(r) {
+            for (v, x) in acc.iter_mut().enumerate() {
+                *x = _mm256_loadu_ps(d.add((row + i) * n + col + 8 * v));
+            }
+        }
+        for kk in 0..k {
+            let mut bv = [_mm256_setzero_ps(); W];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = _mm256_loadu_ps(b.add(kk * n + col + 8 * v));
+            }
+            for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                let x = _mm256_broadcast_ss(&*a.add((row + i) * k + kk));
+                for (v, y) in acc.iter_mut().enumerate() {
+                    *y = _mm256_fmadd_ps(x, bv[v], *y);
+                }
+            }
+        }
+        for (i, acc) in acc.iter().enumerate().take(r) {
+            for (v, x) in acc.iter().enumerate() {
+                _mm256_storeu_ps(d.add((row + i) * n + col + 8 * v), *x);
+            }
+        }
+    }
+}
+
+/// `pair_product` for `n` a multiple of 8.
+///
+/// # Safety
+/// AVX2; `a`, `b`, `sum` hold `rows × k`, `k × n`, `rows × n` values; `n % 8 == 0`, `k`
+/// even.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn pair_product(
+    a: &[i16],
+    b: &[i16],
+    sum: &mut [i32],
+    rows: usize,
+    n: usize,
+    k: usize,
+) {
+    let (a, b, s) = (a.as_ptr(), b.as_ptr(), sum.as_mut_ptr());
+    let mut col = 0;
+    while col < n {
+        let wide = n - col >= 16;
+        let mut row = 0;
+        while row < rows {
+            let r = ROWS.min(rows - row);
+            // SAFETY: as in `float_product`.
+            unsafe {
+                if wide {
+                    pair_block::<2>(a, b, s, row, r, col, n, k);
+                } else {
+                    pair_block::<1>(a, b, s, row, r, col, n, k);
+                }
+            }
+            row += r;
+        }
+        col += if wide { 16 } else { 8 };
+    }
+}
+
+/// # Safety
+/// As [`pair_product`], with the block inside the arrays.
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pair_block<const W: usize>(
+    a: *const i16,
+    b: *const i16,
+    s: *mut i32,
+    row: usize,
+    r: usize,
+    col: usize,
+    n: usize,
+    k: usize,
+) {
+    // SAFETY: every offset below is inside the block (the caller's contract).
+    unsafe {
+        let mut acc = [[_mm256_setzero_si256(); W]; ROWS];
+        for p in 0..k / 2 {
+            let mut bv = [_mm256_setzero_si256(); W];
+            for (v, x) in bv.iter_mut().enumerate() {
+                // Columns col + 8v .. + 8, both rows of the pair: 16 i16.
+                *x = _mm256_loadu_si256(b.add(p * 2 * n + 2 * (col + 8 * v)).cast());
+            }
+            for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                let pair = a.add((row + i) * k + 2 * p).cast::<i32>().read_unaligned();
+                let x = _mm256_set1_epi32(pair);
+                for (v, y) in acc.iter_mut().enumerate() {
+                    *y = _mm256_add_epi32(*y, _mm256_madd_epi16(x, bv[v]));
+                }
+            }
+        }
+        for (i, acc) in acc.iter().enumerate().take(r) {
+            for (v, x) in acc.iter().enumerate() {
+                _mm256_storeu_si256(s.add((row + i) * n + col + 8 * v).cast(), *x);
+            }
+        }
+    }
+}
