@@ -12,7 +12,7 @@ use crate::SpirvError;
 use crate::alu::{self, Conv, FBin, FCmp, FUn, IBin, ICmp, IUn, Tern};
 use crate::ir::{Op, Reg};
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::Op as S;
+use rspirv::spirv::{Decoration, Op as S};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +28,300 @@ pub(super) enum AluKind {
 }
 
 impl<'m> Lowerer<'m> {
+    /// Lowers an arithmetic, comparison, conversion, bit or matrix instruction. Returns false, having done nothing, for an instruction of another family.
+    pub(super) fn lower_arith(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<bool> {
+        use AluKind as K;
+        let o = &inst.operands;
+        let rid = inst.result_id;
+        let rt = inst.result_type.unwrap_or(0);
+        macro_rules! alu {
+            ($k:expr) => {
+                self.alu(inst, vals, o, $k)?
+            };
+        }
+        let set = |vals: &mut HashMap<Id, Val>, v: Val| {
+            if let Some(r) = rid {
+                vals.insert(r, v);
+            }
+        };
+        match inst.class.opcode {
+            S::IAdd => alu!(K::I(IBin::Add)),
+            S::ISub => alu!(K::I(IBin::Sub)),
+            S::IMul => alu!(K::I(IBin::Mul)),
+            S::UDiv => alu!(K::I(IBin::UDiv)),
+            S::SDiv => alu!(K::I(IBin::SDiv)),
+            S::UMod => alu!(K::I(IBin::UMod)),
+            S::SRem => alu!(K::I(IBin::SRem)),
+            S::SMod => alu!(K::I(IBin::SMod)),
+            S::ShiftLeftLogical => alu!(K::I(IBin::Shl)),
+            S::ShiftRightLogical => alu!(K::I(IBin::ShrL)),
+            S::ShiftRightArithmetic => alu!(K::I(IBin::ShrA)),
+            S::BitwiseAnd | S::LogicalAnd => alu!(K::I(IBin::And)),
+            S::BitwiseOr | S::LogicalOr => alu!(K::I(IBin::Or)),
+            S::BitwiseXor | S::LogicalNotEqual => alu!(K::I(IBin::Xor)),
+            S::LogicalEqual => alu!(K::IC(ICmp::Eq)),
+            S::LogicalNot | S::Not => alu!(K::IU(IUn::Not)),
+            S::SNegate => alu!(K::IU(IUn::Neg)),
+            S::BitCount => alu!(K::IU(IUn::BitCount)),
+            S::BitFieldUExtract | S::BitFieldSExtract | S::BitFieldInsert => {
+                let out = self.bitfield(inst, vals)?;
+                set(vals, Val::Regs(out));
+            }
+            S::Transpose => {
+                // Matrices are scalarised column-major: transposing is a renaming.
+                let m_id = idref(o.first())?;
+                let m = self.regs(vals, m_id)?;
+                let rows = self.matrix_rows(m_id)?;
+                let cols = m.len() / rows.max(1);
+                let out = (0..rows)
+                    .flat_map(|r| (0..cols).map(move |c| (c, r)))
+                    .map(|(c, r)| m[c * rows + r])
+                    .collect();
+                set(vals, Val::Regs(out));
+            }
+            S::OuterProduct => {
+                // result column j, row i = a[i] * b[j]
+                let a = self.regs(vals, idref(o.first())?)?;
+                let b = self.regs(vals, idref(o.get(1))?)?;
+                let w = self.fw(inst)?;
+                let mut out = Vec::with_capacity(a.len() * b.len());
+                for bj in &b {
+                    for ai in &a {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::FBin {
+                            op: FBin::Mul,
+                            width: w,
+                            dst: d,
+                            lhs: *ai,
+                            rhs: *bj,
+                        });
+                        out.push(d);
+                    }
+                }
+                set(vals, Val::Regs(out));
+            }
+            S::BitReverse => alu!(K::IU(IUn::BitReverse)),
+            S::IEqual => alu!(K::IC(ICmp::Eq)),
+            S::INotEqual => alu!(K::IC(ICmp::Ne)),
+            S::UGreaterThan => alu!(K::IC(ICmp::UGt)),
+            S::UGreaterThanEqual => alu!(K::IC(ICmp::UGe)),
+            S::ULessThan => alu!(K::IC(ICmp::ULt)),
+            S::ULessThanEqual => alu!(K::IC(ICmp::ULe)),
+            S::SGreaterThan => alu!(K::IC(ICmp::SGt)),
+            S::SGreaterThanEqual => alu!(K::IC(ICmp::SGe)),
+            S::SLessThan => alu!(K::IC(ICmp::SLt)),
+            S::SLessThanEqual => alu!(K::IC(ICmp::SLe)),
+            S::FAdd => alu!(K::F(FBin::Add)),
+            S::FSub => alu!(K::F(FBin::Sub)),
+            S::FMul | S::VectorTimesScalar => alu!(K::F(FBin::Mul)),
+            S::FDiv => alu!(K::F(FBin::Div)),
+            S::FRem => alu!(K::F(FBin::Rem)),
+            S::FMod => alu!(K::F(FBin::Mod)),
+            S::FNegate => alu!(K::FU(FUn::Neg)),
+            S::FOrdEqual => alu!(K::FC(FCmp::OEq)),
+            S::FOrdNotEqual => alu!(K::FC(FCmp::ONe)),
+            S::FOrdLessThan => alu!(K::FC(FCmp::OLt)),
+            S::FOrdLessThanEqual => alu!(K::FC(FCmp::OLe)),
+            S::FOrdGreaterThan => alu!(K::FC(FCmp::OGt)),
+            S::FOrdGreaterThanEqual => alu!(K::FC(FCmp::OGe)),
+            S::FUnordEqual => alu!(K::FC(FCmp::UEq)),
+            S::FUnordNotEqual => alu!(K::FC(FCmp::UNe)),
+            S::FUnordLessThan => alu!(K::FC(FCmp::ULt)),
+            S::FUnordLessThanEqual => alu!(K::FC(FCmp::ULe)),
+            S::FUnordGreaterThan => alu!(K::FC(FCmp::UGt)),
+            S::FUnordGreaterThanEqual => alu!(K::FC(FCmp::UGe)),
+            S::IsNan => alu!(K::FC(FCmp::IsNan)),
+            S::IsInf => alu!(K::FC(FCmp::IsInf)),
+            S::ConvertFToU => alu!(K::C(Conv::FToU)),
+            S::ConvertFToS => alu!(K::C(Conv::FToS)),
+            S::ConvertUToF => alu!(K::C(Conv::UToF)),
+            S::ConvertSToF => alu!(K::C(Conv::SToF)),
+            S::UConvert => alu!(K::C(Conv::UToU)),
+            S::SConvert => alu!(K::C(Conv::SToS)),
+            S::QuantizeToF16 => {
+                // Round to f16 and back; values below f16's normal range become signed zeros.
+                let x = self.regs(vals, idref(o.first())?)?;
+                let min_normal = self.imm(u64::from((2f32.powi(-14)).to_bits()))?;
+                let sign_mask = self.imm(0x8000_0000)?;
+                let mut out = Vec::with_capacity(x.len());
+                for &xi in &x {
+                    let [h, f, abs, small, sign] = [0; 5].map(|_| self.alloc(1));
+                    let [h, f, abs, small, sign] = [h?, f?, abs?, small?, sign?];
+                    let d = self.alloc(1)?;
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: 32,
+                        to: 16,
+                        dst: h,
+                        src: xi,
+                    });
+                    self.emit(Op::Conv {
+                        op: Conv::FToF,
+                        from: 16,
+                        to: 32,
+                        dst: f,
+                        src: h,
+                    });
+                    self.emit(Op::FUn {
+                        op: FUn::Abs,
+                        width: 32,
+                        dst: abs,
+                        src: f,
+                    });
+                    self.emit(Op::FCmp {
+                        op: FCmp::OLt,
+                        width: 32,
+                        dst: small,
+                        lhs: abs,
+                        rhs: min_normal,
+                    });
+                    self.emit(Op::IBin {
+                        op: IBin::And,
+                        width: 32,
+                        dst: sign,
+                        lhs: f,
+                        rhs: sign_mask,
+                    });
+                    // `sign` keeps only the sign bit: the signed zero.
+                    self.emit(Op::Select {
+                        dst: d,
+                        cond: small,
+                        if_true: sign,
+                        if_false: f,
+                    });
+                    out.push(d);
+                }
+                set(vals, Val::Regs(out));
+            }
+            S::FConvert
+                if inst.result_id.is_some_and(|r| {
+                    self.deco(r, Decoration::SaturatedToLargestFloat8NormalConversionEXT)
+                        .is_some()
+                }) =>
+            {
+                alu!(K::C(Conv::FToFSat))
+            }
+            S::FConvert => {
+                // FPRoundingMode: RTE = 0 is the default rounding; RTZ/RTP/RTN are directed.
+                let dir = inst.result_id.and_then(|r| {
+                    self.deco(r, Decoration::FPRoundingMode)
+                        .and_then(|d| match d.operands.get(2) {
+                            Some(Operand::FPRoundingMode(m)) => Some(*m as u32),
+                            Some(Operand::LiteralBit32(m)) => Some(*m),
+                            _ => None,
+                        })
+                });
+                match dir {
+                    Some(d @ 1..=3) => alu!(K::C(Conv::FToFDirected(d as u8))),
+                    _ => alu!(K::C(Conv::FToF)),
+                }
+            }
+            S::Bitcast => {
+                let src = self.regs(vals, idref(o.first())?)?;
+                let sl = self.typed_leaves(idref(o.first())?)?;
+                let dl = self.result_leaves(inst)?;
+                let out = self.bitcast(&src, &sl, &dl)?;
+                set(vals, Val::Regs(out));
+            }
+            S::Select => {
+                let s = self.srcs(vals, &o[..3.min(o.len())])?;
+                if s.len() != 3 {
+                    return err(format!("{}: malformed OpSelect", self.at));
+                }
+                let n = self.nleaves(rt)? as usize;
+                let out = self.map_n(&s, n, |_, d, a| Op::Select {
+                    dst: d,
+                    cond: a[0],
+                    if_true: a[1],
+                    if_false: a[2],
+                })?;
+                // The result's type is known here: state it, or a select of two constants
+                // takes the type of its first "any integer" use (a switch selector, a shift
+                // amount: 32 bits) instead of its own.
+                for (&d, sc) in out.iter().zip(self.leaves(rt)?) {
+                    self.reg_types[d as usize] = Some(sc.reg_type());
+                }
+                set(vals, Val::Regs(out));
+            }
+            S::Any | S::All => {
+                let s = self.regs(vals, idref(o.first())?)?;
+                let op = if inst.class.opcode == S::Any {
+                    IBin::Or
+                } else {
+                    IBin::And
+                };
+                let mut acc = *s.first().ok_or_else(|| SpirvError::new("empty vector"))?;
+                for &r in &s[1..] {
+                    let d = self.alloc(1)?;
+                    self.emit(Op::IBin {
+                        op,
+                        width: 1,
+                        dst: d,
+                        lhs: acc,
+                        rhs: r,
+                    });
+                    acc = d;
+                }
+                set(vals, Val::Regs(vec![acc]));
+            }
+            S::SDot | S::UDot | S::SUDot | S::SDotAccSat | S::UDotAccSat | S::SUDotAccSat => {
+                self.int_dot(inst, vals)?;
+            }
+            S::Dot => {
+                let a = self.regs(vals, idref(o.first())?)?;
+                let b = self.regs(vals, idref(o.get(1))?)?;
+                let w = self.fw(inst)?;
+                let d = self.dot(w, &a, &b)?;
+                set(vals, Val::Regs(vec![d]));
+            }
+            S::MatrixTimesScalar
+                if self.is_coop_matrix_result(inst)
+                    && matches!(self.result_leaves(inst)?.first(), Some(Leaf::Int(..))) =>
+            {
+                // glslang multiplies integer cooperative matrices by scalars with it too.
+                alu!(K::I(IBin::Mul))
+            }
+            S::MatrixTimesScalar => alu!(K::F(FBin::Mul)),
+            S::MatrixTimesVector | S::VectorTimesMatrix | S::MatrixTimesMatrix => {
+                self.matmul(inst, vals)?;
+            }
+            S::IAddCarry | S::ISubBorrow | S::UMulExtended | S::SMulExtended => {
+                let a = self.regs(vals, idref(o.first())?)?;
+                let b = self.regs(vals, idref(o.get(1))?)?;
+                let leaves = self.result_leaves(inst)?;
+                let n = leaves.len() / 2;
+                let (lo, hi) = match inst.class.opcode {
+                    S::IAddCarry => (IBin::Add, IBin::AddCarry),
+                    S::ISubBorrow => (IBin::Sub, IBin::SubBorrow),
+                    S::UMulExtended => (IBin::Mul, IBin::UMulHi),
+                    _ => (IBin::Mul, IBin::SMulHi),
+                };
+                let w = leaves.first().map(|s| s.width_code()).unwrap_or(32);
+                let l = self.map_n(&[a.clone(), b.clone()], n, |_, d, x| Op::IBin {
+                    op: lo,
+                    width: w,
+                    dst: d,
+                    lhs: x[0],
+                    rhs: x[1],
+                })?;
+                let h = self.map_n(&[a, b], n, |_, d, x| Op::IBin {
+                    op: hi,
+                    width: w,
+                    dst: d,
+                    lhs: x[0],
+                    rhs: x[1],
+                })?;
+                set(vals, Val::Regs(l.into_iter().chain(h).collect()));
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
     /// Emits one op per leaf; `b`/`c` may be scalars broadcast over `a`'s length.
     pub(super) fn map_n(
         &mut self,

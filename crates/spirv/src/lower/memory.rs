@@ -14,12 +14,12 @@
 //! are initialised in the entry block; function-scope `OpVariable`s are lowered in `lower_inst`.
 
 use super::types::{Leaf, SpvType};
-use super::{Id, LowerResult, Lowerer, Val, err, idref};
+use super::{Id, LowerResult, Lowerer, Val, err, idref, lit};
 use crate::alu;
 use crate::alu::{Conv, IBin, ICmp};
 use crate::ir::{DescIdx, Op, Reg, RegType, Space, TensorAcc, Var};
 use crate::mem::AtomicOp;
-use crate::{ResourceDecl, ResourceKind};
+use crate::{ResourceDecl, ResourceKind, SpirvError};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op as S, StorageClass};
 use std::collections::HashMap;
@@ -59,6 +59,181 @@ pub(super) struct Ptr {
 }
 
 impl<'m> Lowerer<'m> {
+    /// Lowers a variable, pointer or memory instruction. Returns false, having done nothing, for an instruction of another family.
+    pub(super) fn lower_memory(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<bool> {
+        let o = &inst.operands;
+        let rid = inst.result_id;
+        let rt = inst.result_type.unwrap_or(0);
+        let set = |vals: &mut HashMap<Id, Val>, v: Val| {
+            if let Some(r) = rid {
+                vals.insert(r, v);
+            }
+        };
+        match inst.class.opcode {
+            S::Variable => {
+                let Some(SpvType::Pointer { pointee, .. }) = self.types.get(&rt).cloned() else {
+                    return err(format!("{}: variable without pointer type", self.at));
+                };
+                let n = self.nleaves(pointee)?;
+                let base = self.alloc_leaves(pointee)?;
+                self.var_ranges.push((base, n));
+                if let Some(init) = o.get(1) {
+                    let src = self.regs(vals, idref(Some(init))?)?;
+                    for (k, s) in src.into_iter().enumerate() {
+                        self.emit(Op::Mov {
+                            dst: base + k as u32,
+                            src: s,
+                        });
+                    }
+                }
+                set(
+                    vals,
+                    Val::Ptr(Ptr {
+                        pk: PointerKind::Var { base, len: n },
+                        ty: pointee,
+                        off: 0,
+                        dynr: None,
+                        explicit: false,
+                        mstride: None,
+                    }),
+                );
+            }
+            S::AccessChain | S::InBoundsAccessChain => {
+                let p = self.ptr(vals, idref(o.first())?)?;
+                let p = self.chain(vals, p, &o[1..])?;
+                set(vals, Val::Ptr(p));
+            }
+            S::PtrAccessChain | S::InBoundsPtrAccessChain => {
+                // Base is element 0 of an array whose stride is its pointer type's ArrayStride.
+                let base = idref(o.first())?;
+                let mut p = self.ptr(vals, base)?;
+                if !matches!(p.pk, PointerKind::Mem(Space::Physical)) {
+                    return err(format!(
+                        "{}: OpPtrAccessChain is only supported on PhysicalStorageBuffer pointers \
+                         (VariablePointers is not supported)",
+                        self.at
+                    ));
+                }
+                let bt = self.id_types.get(&base).copied().unwrap_or(0);
+                let Some(stride) = self.deco_lit(bt, Decoration::ArrayStride) else {
+                    return err(format!(
+                        "{}: the PhysicalStorageBuffer pointer type %{bt} of an OpPtrAccessChain \
+                         base needs an ArrayStride decoration (SPIR-V's shader validation rules: the Base of \
+                         every OpPtrAccessChain has an ArrayStride)",
+                        self.at
+                    ));
+                };
+                self.add_index(vals, &mut p, idref(o.get(1))?, u64::from(stride))?;
+                let p = self.chain(vals, p, &o[2..])?;
+                set(vals, Val::Ptr(p));
+            }
+            S::ConvertUToPtr => {
+                if self.physical_pointee(rt).is_none() {
+                    return err(format!(
+                        "{}: OpConvertUToPtr to a pointer that is not PhysicalStorageBuffer",
+                        self.at
+                    ));
+                }
+                let src_id = idref(o.first())?;
+                let src = self.reg1(vals, src_id)?;
+                let a = match self.typed_leaves(src_id)?.as_slice() {
+                    [Leaf::Int(64, _)] => src,
+                    [Leaf::Int(w, _)] => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: Conv::UToU,
+                            from: *w,
+                            to: 64,
+                            dst: d,
+                            src,
+                        });
+                        d
+                    }
+                    _ => return err(format!("{}: OpConvertUToPtr of a non-integer", self.at)),
+                };
+                set(vals, Val::Regs(vec![a]));
+            }
+            S::ConvertPtrToU => {
+                let src_id = idref(o.first())?;
+                let is_physical = self
+                    .id_types
+                    .get(&src_id)
+                    .is_some_and(|&t| self.physical_pointee(t).is_some());
+                if !is_physical {
+                    return err(format!(
+                        "{}: OpConvertPtrToU of a pointer that is not PhysicalStorageBuffer",
+                        self.at
+                    ));
+                }
+                let a = self.reg1(vals, src_id)?;
+                let v = match self.result_leaves(inst)?.as_slice() {
+                    [Leaf::Int(64, _)] => a,
+                    [Leaf::Int(w, _)] => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::Conv {
+                            op: Conv::UToU,
+                            from: 64,
+                            to: *w,
+                            dst: d,
+                            src: a,
+                        });
+                        d
+                    }
+                    _ => return err(format!("{}: OpConvertPtrToU to a non-integer", self.at)),
+                };
+                set(vals, Val::Regs(vec![v]));
+            }
+            S::Load => {
+                let p = self.ptr(vals, idref(o.first())?)?;
+                let v = self.load(p)?;
+                set(vals, v);
+            }
+            S::Store => {
+                let p = self.ptr(vals, idref(o.first())?)?;
+                let v = self.regs(vals, idref(o.get(1))?)?;
+                self.store(p, &v)?;
+            }
+            S::CopyMemory => {
+                let dst = self.ptr(vals, idref(o.first())?)?;
+                let src = self.ptr(vals, idref(o.get(1))?)?;
+                let Val::Regs(v) = self.load(src)? else {
+                    return err(format!("{}: cannot copy descriptors", self.at));
+                };
+                self.store(dst, &v)?;
+            }
+            S::ArrayLength => {
+                let p = self.ptr(vals, idref(o.first())?)?;
+                let k = lit(o.get(1))?;
+                let PointerKind::Mem(Space::Buffer { slot, desc }) = p.pk else {
+                    return err(format!("{}: OpArrayLength on a non-buffer", self.at));
+                };
+                let moff = self.member_offset(p.ty, k, true)?;
+                let SpvType::Struct { members } = self.ty(p.ty)?.clone() else {
+                    return err("OpArrayLength on a non-struct");
+                };
+                let arr = *members
+                    .get(k as usize)
+                    .ok_or_else(|| SpirvError::new("bad member"))?;
+                let (_, stride) = self.elem_stride(arr, true, None)?;
+                let d = self.alloc(1)?;
+                self.emit(Op::ArrayLength {
+                    slot,
+                    desc,
+                    offset: p.off + moff,
+                    stride,
+                    dst: d,
+                });
+                set(vals, Val::Regs(vec![d]));
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
     fn binding(&self, id: Id) -> (u32, u32) {
         (
             self.deco_lit(id, Decoration::DescriptorSet).unwrap_or(0),
