@@ -135,6 +135,8 @@ impl Gen<'_> {
             } => {
                 if self.resident[var.base as usize] && self.get(*index).is_scalar() {
                     self.resident_var(*var, *offset, *index, VarAccess::Load(*dst))?
+                } else if self.resident[var.base as usize] {
+                    self.resident_var_gather(*var, *offset, *index, *dst)?
                 } else {
                     let choices: Vec<Reg> = (var.base..var.base + var.len).collect();
                     self.pick_uniform(*dst, *index, *offset, &choices)?

@@ -23,29 +23,13 @@ impl Gen<'_> {
         choices: &[Reg],
     ) -> JitResult<bool> {
         let idx = self.get(index);
-        if choices.len() > 64 || (!idx.is_scalar() && choices.len() > 16) {
+        if choices.len() > 64 {
             return Ok(false);
         }
         let bytes = self.bytes(dst);
         let ib = self.bytes(index);
         if !idx.is_scalar() {
-            // A varying index: lane by lane, a select chain over the lane's choices.
-            let mut args = vec![(idx, ib)];
-            args.extend(choices.iter().map(|&r| (self.get(r), bytes)));
-            let ty = scalar_ty(bytes);
-            let r = self.scalarise(&args, bytes, |g, l| {
-                let i = g.fit(l[0], I64);
-                let i = g.b.ins().iadd_imm_s(i, i64::from(offset));
-                let mut acc = g.iconst(ty, 0);
-                for (k, &c) in l[1..].iter().enumerate() {
-                    let eq = g.b.ins().icmp_imm_s(IntCC::Equal, i, k as i64);
-                    acc = g.b.ins().select(eq, c, acc);
-                }
-                Some(acc)
-            });
-            let Some(r) = r else { return Ok(false) };
-            self.set(dst, r)?;
-            return Ok(true);
+            return self.pick_varying(dst, index, offset, choices);
         }
         if let JVal::Const(k) = idx {
             let at = k.wrapping_add(u64::from(offset));
@@ -88,6 +72,79 @@ impl Gen<'_> {
             JVal::Varying(acc)
         };
         self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `dst = choices[index + offset]` (0 out of range) for a varying index: each choice fills
+    /// the lanes whose index selects it (a lane mask per choice, up to 64 choices), as
+    /// `store_var_varying` writes.
+    fn pick_varying(
+        &mut self,
+        dst: u32,
+        index: u32,
+        offset: u32,
+        choices: &[Reg],
+    ) -> JitResult<bool> {
+        let bytes = self.bytes(dst);
+        let ib = self.bytes(index);
+        let idx = self.get(index);
+        let offset_vec = self.const_vec(ib, 0, |_| u64::from(offset));
+        let idx: Vec<Value> = self
+            .vectors(&idx, ib)
+            .into_iter()
+            .map(|x| self.b.ins().iadd(x, offset_vec))
+            .collect();
+        let mut acc = self.vectors(&JVal::Const(0), bytes);
+        for (k, &r) in choices.iter().enumerate() {
+            let key = self.const_vec(ib, 0, |_| k as u64);
+            let hits: Vec<Value> = idx
+                .iter()
+                .map(|&x| self.b.ins().icmp(IntCC::Equal, x, key))
+                .collect();
+            let bools = self.bools_from_masks(&hits, ib);
+            let masks = self.masks_from_bools(bools, bytes);
+            let value = self.get(r);
+            let parts = self.vectors(&value, bytes);
+            for ((a, &p), &m) in acc.iter_mut().zip(&parts).zip(&masks) {
+                *a = self.b.ins().bitselect(m, p, *a);
+            }
+        }
+        self.set(dst, JVal::Varying(acc))?;
+        Ok(true)
+    }
+
+    /// A load of register `index + offset` of resident variable `var` at a varying `index`:
+    /// each lane reads its element from the row its index selects (0 out of range, as
+    /// `resident_var` reads).
+    pub(super) fn resident_var_gather(
+        &mut self,
+        var: Var,
+        offset: u32,
+        index: u32,
+        dst: Reg,
+    ) -> JitResult<bool> {
+        let base = var.base as usize;
+        let bytes = self.bytes(var.base);
+        let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+        let (idx, ib) = (self.get(index), self.bytes(index));
+        let row = self.row_addr(var.base);
+        let ty = scalar_ty(bytes);
+        let vs = self.lanes_to_vectors(bytes, |g, lane| {
+            let i = g.lane(&idx, ib, lane);
+            let i = g.fit(i, I64);
+            let i = g.b.ins().iadd_imm_s(i, i64::from(offset));
+            let inside =
+                g.b.ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThan, i, i64::from(var.len));
+            let zero = g.b.ins().iconst(I64, 0);
+            let safe = g.b.ins().select(inside, i, zero);
+            let step = g.b.ins().imul_imm_s(safe, stride);
+            let addr = g.b.ins().iadd(row, step);
+            let x = g.b.ins().load(ty, own_flags(), addr, (lane * bytes) as i32);
+            let none = g.iconst(ty, 0);
+            g.b.ins().select(inside, x, none)
+        });
+        self.set(dst, JVal::Varying(vs))?;
         Ok(true)
     }
 
