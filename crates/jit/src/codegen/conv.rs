@@ -448,6 +448,23 @@ impl Gen<'_> {
                     })
                 }
             }
+            Conv::FToF if matches!((from, to), (16, 32) | (32, 16)) && scalar => {
+                // A uniform value: the vector conversion below on a splat, lane 0.
+                let x = self.scalar(a, fb)?;
+                if from == 16 {
+                    let v = self.b.ins().splat(I16X8, x);
+                    let w = self.b.ins().uwiden_low(v);
+                    let f = self.half_to_f32(w);
+                    let bits = self.b.ins().bitcast(I32X4, lane_flags(), f);
+                    Some(JVal::Uniform(self.b.ins().extractlane(bits, 0)))
+                } else {
+                    let v = self.b.ins().splat(I32X4, x);
+                    let f = self.b.ins().bitcast(F32X4, lane_flags(), v);
+                    let h = self.f32_to_half(f);
+                    let lane = self.b.ins().extractlane(h, 0);
+                    Some(JVal::Uniform(self.b.ins().ireduce(I16, lane)))
+                }
+            }
             Conv::FToF if (from, to) == (16, 32) && !scalar => {
                 // binary16 → f32 exactly, eight lanes (one I16X8) into two I32X4 at a time.
                 let xs = self.vectors(a, 2);
