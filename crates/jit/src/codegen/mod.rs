@@ -175,6 +175,11 @@ pub(crate) struct Gen<'a> {
     /// as scalars (`I8` 0/1) defined with them (`icmp_affine`, and `Not` of those): a branch
     /// on one tests the scalars instead of the vector.
     pub(crate) decided: std::collections::HashMap<Value, (Value, Value)>,
+    /// Bool vectors made by `bools_from_masks`, with the lane masks (and their lane width) they
+    /// were made from: `masks_from_bools` of the same width returns those instead of widening
+    /// the bools again (a compare feeding a select). The masks are operands of the bools'
+    /// definition, so they dominate every use of the bools.
+    pub(crate) bool_masks: std::collections::HashMap<(Value, usize), Vec<Value>>,
     /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
@@ -374,6 +379,7 @@ pub(crate) fn build(
         safe_divisions: Vec::new(),
         tiles: tile::Tiles::default(),
         decided: std::collections::HashMap::new(),
+        bool_masks: std::collections::HashMap::new(),
         round_targets,
         rounds,
         dirty,

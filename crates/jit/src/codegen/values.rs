@@ -402,7 +402,9 @@ impl Gen<'_> {
         let one = self.b.ins().iconst(I8, 1);
         let ones = self.b.ins().splat(I8X16, one);
         let narrowed = self.narrow_masks(masks, bytes);
-        self.b.ins().band(narrowed, ones)
+        let bools = self.b.ins().band(narrowed, ones);
+        self.bool_masks.insert((bools, bytes), masks.to_vec());
+        bools
     }
 
     /// Narrows lane masks of `bytes`-byte lanes (16 lanes in `bytes` vectors) to one `I8X16`
@@ -457,6 +459,9 @@ impl Gen<'_> {
 
     /// Lane masks of `bytes`-byte lanes (all-ones/zero, `bytes` vectors) from a varying bool.
     pub(crate) fn masks_from_bools(&mut self, bools: Value, bytes: usize) -> Vec<Value> {
+        if let Some(masks) = self.bool_masks.get(&(bools, bytes)) {
+            return masks.clone();
+        }
         // 0/1 → 0/-1 in 8-bit lanes, then sign-extend step by step.
         let zero = self.b.ins().iconst(I8, 0);
         let zeros = self.b.ins().splat(I8X16, zero);
