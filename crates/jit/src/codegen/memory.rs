@@ -207,6 +207,10 @@ impl Gen<'_> {
             }
             return Ok(false);
         };
+        if let Some(grouped) = self.grouped_loads.remove(&self.at) {
+            self.set(dst, JVal::Varying(grouped))?;
+            return Ok(true);
+        }
         let a = self.address(addr);
         let ty = scalar_ty(size);
         let uniform = a.as_ref().is_none_or(|(v, _)| v.is_scalar());
@@ -231,6 +235,18 @@ impl Gen<'_> {
             && *stride <= 1 << 20
         {
             let (base, stride, abytes) = (*base, *stride, *abytes);
+            if size == 4
+                && stride >= 16
+                && let Some(r) = addr
+                && let Some(group) = self.vec4_group(space, r, offset, dst)
+            {
+                let [first, rest @ ..] = self.vec4_load(ptr, len, base, abytes, stride, &a, offset);
+                for ((k, _), comp) in group.iter().zip(rest) {
+                    self.grouped_loads.insert((self.at.0, *k), comp);
+                }
+                self.set(dst, JVal::Varying(first))?;
+                return Ok(true);
+            }
             let v = self.strided_load(ptr, len, base, abytes, stride, &a, offset, size);
             self.set(dst, JVal::Varying(v))?;
             return Ok(true);
@@ -290,7 +306,7 @@ impl Gen<'_> {
     /// `checked` for the `span` bytes from lane 0 of an affine address `base + i·stride`
     /// (+ `offset`), also false when the lanes' addresses wrap at the address width.
     #[allow(clippy::too_many_arguments)]
-    fn checked_lanes(
+    pub(super) fn checked_lanes(
         &mut self,
         ptr: Value,
         len: Value,
@@ -320,7 +336,7 @@ impl Gen<'_> {
     }
 
     /// A gather: each lane checked on its own (0 where it is outside the window).
-    fn gather_lanes(
+    pub(super) fn gather_lanes(
         &mut self,
         ptr: Value,
         len: Value,

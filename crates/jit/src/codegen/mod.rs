@@ -49,6 +49,7 @@ mod tern;
 mod tile;
 pub(crate) mod values;
 mod vars;
+mod vec4;
 
 use crate::error::{JitError, JitResult};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -180,6 +181,9 @@ pub(crate) struct Gen<'a> {
     /// the bools again (a compare feeding a select). The masks are operands of the bools'
     /// definition, so they dominate every use of the bools.
     pub(crate) bool_masks: std::collections::HashMap<(Value, usize), Vec<Value>>,
+    /// Components of `vec4` groups loaded ahead by their first load, by the (block, op) of the
+    /// load that takes each (`vec4`).
+    pub(crate) grouped_loads: std::collections::HashMap<(u32, usize), Vec<Value>>,
     /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
@@ -380,6 +384,7 @@ pub(crate) fn build(
         tiles: tile::Tiles::default(),
         decided: std::collections::HashMap::new(),
         bool_masks: std::collections::HashMap::new(),
+        grouped_loads: std::collections::HashMap::new(),
         round_targets,
         rounds,
         dirty,

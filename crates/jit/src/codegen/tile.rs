@@ -269,7 +269,7 @@ impl Gen<'_> {
     }
 
     /// Lanes `idx` (0..4 from `x`, 4..8 from `y`) of two `I32X4` vectors.
-    fn shuffle32(&mut self, x: Value, y: Value, idx: [u8; 4]) -> Value {
+    pub(super) fn shuffle32(&mut self, x: Value, y: Value, idx: [u8; 4]) -> Value {
         let mut mask = [0u8; 16];
         for (k, &l) in idx.iter().enumerate() {
             for byte in 0..4 {

@@ -1,0 +1,131 @@
+//! Four 32-bit loads from one strided address at consecutive offsets (`a[i].x`, `.y`, `.z`,
+//! `.w` of a `vec4` per lane, as IREE emits for a row per lane): one 16-byte load per lane and
+//! a 4×4 transpose per four lanes, instead of sixteen single-lane loads per component.
+//!
+//! The first load of such a group ([`Gen::vec4_group`]) loads all four components; the other
+//! three take theirs from `Gen::grouped_loads` when the code generator reaches them (they are
+//! the next three ops of the block, so nothing runs in between). The span check is the strided
+//! load's, widened to the 16 bytes of the last lane; when it fails each component gathers lane
+//! by lane, as a single strided load does.
+//!
+//! Invariants: the group is formed only when the three loads that follow read the same space
+//! through the same address register at offsets +4, +8, +12, and no load of the group writes
+//! that register (so every load of the group sees the address the first one saw).
+
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use tessera_spirv::ir::{Op, Reg, Space};
+
+use super::Gen;
+use super::values::{JVal, app_flags};
+use crate::classes::LANES;
+
+/// Lane indices (0..4 from the first input, 4..8 from the second) of the shuffles of a 4×4
+/// transpose of 32-bit lanes (x86: `punpckldq`, `punpckhdq`, `punpcklqdq`, `punpckhqdq`).
+const UNPACK_LO32: [u8; 4] = [0, 4, 1, 5];
+const UNPACK_HI32: [u8; 4] = [2, 6, 3, 7];
+const UNPACK_LO64: [u8; 4] = [0, 1, 4, 5];
+const UNPACK_HI64: [u8; 4] = [2, 3, 6, 7];
+
+impl Gen<'_> {
+    /// The three loads after the current op that complete a `vec4` group with it (a 4-byte
+    /// load of `space` through `addr` at `offset` into `dst`): their op indices and results.
+    pub(super) fn vec4_group(
+        &self,
+        space: Space,
+        addr: Reg,
+        offset: u64,
+        dst: Reg,
+    ) -> Option<[(usize, Reg); 3]> {
+        let (block, at) = self.at;
+        let ops = &self.ir.blocks.get(block as usize)?.ops;
+        if dst == addr {
+            return None;
+        }
+        let mut group = [(0, 0); 3];
+        for (j, slot) in group.iter_mut().enumerate() {
+            let k = at + 1 + j;
+            match ops.get(k)? {
+                Op::Load {
+                    space: s,
+                    bytes: 4,
+                    dst: d,
+                    addr: Some(r),
+                    offset: o,
+                } if *s == space
+                    && *r == addr
+                    && *d != addr
+                    && *o == offset.checked_add(4 * (j as u64 + 1))? =>
+                {
+                    *slot = (k, *d);
+                }
+                _ => return None,
+            }
+        }
+        Some(group)
+    }
+
+    /// The four components of a `vec4` per lane at `base + lane·stride + offset` (see the
+    /// module docs): `[component][quarter]` vectors of four lanes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn vec4_load(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        base: Value,
+        abytes: usize,
+        stride: u64,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> [Vec<Value>; 4] {
+        let span = (LANES as u64 - 1) * stride + 16;
+        let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, stride, span);
+        let join = self.b.create_block();
+        let params: Vec<Value> = (0..16)
+            .map(|_| self.b.append_block_param(join, I32X4))
+            .collect();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        let rows: Vec<Value> = (0..LANES)
+            .map(|lane| {
+                self.b
+                    .ins()
+                    .load(I32X4, app_flags(), p, (lane as u64 * stride) as i32)
+            })
+            .collect();
+        let mut comps: [Vec<Value>; 4] = Default::default();
+        for four in rows.chunks(4) {
+            let t0 = self.shuffle32(four[0], four[1], UNPACK_LO32);
+            let t1 = self.shuffle32(four[2], four[3], UNPACK_LO32);
+            let t2 = self.shuffle32(four[0], four[1], UNPACK_HI32);
+            let t3 = self.shuffle32(four[2], four[3], UNPACK_HI32);
+            comps[0].push(self.shuffle32(t0, t1, UNPACK_LO64));
+            comps[1].push(self.shuffle32(t0, t1, UNPACK_HI64));
+            comps[2].push(self.shuffle32(t2, t3, UNPACK_LO64));
+            comps[3].push(self.shuffle32(t2, t3, UNPACK_HI64));
+        }
+        let args: Vec<BlockArg> = comps
+            .iter()
+            .flatten()
+            .map(|&v| BlockArg::Value(v))
+            .collect();
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(slow);
+        let mut args = Vec::with_capacity(16);
+        for c in 0..4u64 {
+            let vs = self.gather_lanes(ptr, len, a, offset + 4 * c, 4);
+            args.extend(vs.into_iter().map(BlockArg::Value));
+        }
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(join);
+        let mut out: [Vec<Value>; 4] = Default::default();
+        for (c, comp) in out.iter_mut().enumerate() {
+            comp.extend_from_slice(&params[4 * c..4 * c + 4]);
+        }
+        out
+    }
+}
