@@ -439,7 +439,7 @@ impl Gen<'_> {
 
     /// Stores lane by lane, in lane order, each checked (a lane out of bounds, or inactive
     /// under `self.mask`, stores into the scratch slot).
-    fn scatter(
+    pub(super) fn scatter(
         &mut self,
         ptr: Value,
         len: Value,
@@ -485,6 +485,9 @@ impl Gen<'_> {
             }
             return Ok(false);
         };
+        if self.grouped_stores.remove(&self.at) {
+            return Ok(true); // Stored with its group's first store.
+        }
         let a = self.address(addr);
         let v = self.get(value);
         if self.mask.is_some() {
@@ -500,6 +503,25 @@ impl Gen<'_> {
             let (p, _) = self.checked(ptr, len, at, size as u64);
             let x = self.lane(&v, size, LANES - 1);
             self.b.ins().store(app_flags(), x, p, 0);
+            return Ok(true);
+        }
+        if let Some((JVal::Affine(base, stride), abytes)) = &a
+            && size == 4
+            && (16..=1 << 20).contains(stride)
+            && let Some(r) = addr
+            && let Some(group) = self.vec4_store_group(space, r, offset)
+        {
+            let (base, stride, abytes) = (*base, *stride, *abytes);
+            let comps = [
+                v,
+                self.get(group[0].1),
+                self.get(group[1].1),
+                self.get(group[2].1),
+            ];
+            self.vec4_store(ptr, len, base, abytes, stride, &a, offset, &comps);
+            for (k, _) in group {
+                self.grouped_stores.insert((self.at.0, k));
+            }
             return Ok(true);
         }
         if let Some((JVal::Affine(base, s), abytes)) = &a

@@ -184,6 +184,8 @@ pub(crate) struct Gen<'a> {
     /// Components of `vec4` groups loaded ahead by their first load, by the (block, op) of the
     /// load that takes each (`vec4`).
     pub(crate) grouped_loads: std::collections::HashMap<(u32, usize), Vec<Value>>,
+    /// Stores of `vec4` groups done by their first store, by (block, op) (`vec4`).
+    pub(crate) grouped_stores: std::collections::HashSet<(u32, usize)>,
     /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
@@ -385,6 +387,7 @@ pub(crate) fn build(
         decided: std::collections::HashMap::new(),
         bool_masks: std::collections::HashMap::new(),
         grouped_loads: std::collections::HashMap::new(),
+        grouped_stores: std::collections::HashSet::new(),
         round_targets,
         rounds,
         dirty,

@@ -1,16 +1,21 @@
-//! Four 32-bit loads from one strided address at consecutive offsets (`a[i].x`, `.y`, `.z`,
-//! `.w` of a `vec4` per lane, as IREE emits for a row per lane): one 16-byte load per lane and
-//! a 4×4 transpose per four lanes, instead of sixteen single-lane loads per component.
+//! Four 32-bit loads or stores at one strided address and consecutive offsets (`a[i].x`, `.y`,
+//! `.z`, `.w` of a `vec4` per lane, as IREE emits for a row per lane): one 16-byte access per
+//! lane and a 4×4 transpose per four lanes, instead of sixteen single-lane accesses per
+//! component.
 //!
 //! The first load of such a group ([`Gen::vec4_group`]) loads all four components; the other
 //! three take theirs from `Gen::grouped_loads` when the code generator reaches them (they are
-//! the next three ops of the block, so nothing runs in between). The span check is the strided
-//! load's, widened to the 16 bytes of the last lane; when it fails each component gathers lane
-//! by lane, as a single strided load does.
+//! the next three ops of the block, so nothing runs in between). The first store of a group
+//! ([`Gen::vec4_store_group`]) stores all four (their values are computed before it: stores
+//! define no register) and the other three are marked done in `Gen::grouped_stores`. The span
+//! check is the strided access's, widened to the 16 bytes of the last lane; when it fails each
+//! component goes lane by lane, in op order, as single accesses do.
 //!
-//! Invariants: the group is formed only when the three loads that follow read the same space
-//! through the same address register at offsets +4, +8, +12, and no load of the group writes
-//! that register (so every load of the group sees the address the first one saw).
+//! Invariants: a group is formed only when the three ops that follow access the same space
+//! through the same address register at offsets +4, +8, +12, with a stride of at least 16 (no
+//! two lanes' 16 bytes overlap), and no load of the group writes that register (so every access
+//! of the group sees the address the first one saw); stores under a branch mask are never
+//! grouped.
 
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
@@ -63,6 +68,89 @@ impl Gen<'_> {
             }
         }
         Some(group)
+    }
+
+    /// The three stores after the current op that complete a `vec4` group with it (a 4-byte
+    /// store to `space` through `addr` at `offset`): their op indices and values.
+    pub(super) fn vec4_store_group(
+        &self,
+        space: Space,
+        addr: Reg,
+        offset: u64,
+    ) -> Option<[(usize, Reg); 3]> {
+        let (block, at) = self.at;
+        let ops = &self.ir.blocks.get(block as usize)?.ops;
+        let mut group = [(0, 0); 3];
+        for (j, slot) in group.iter_mut().enumerate() {
+            let k = at + 1 + j;
+            match ops.get(k)? {
+                Op::Store {
+                    space: s,
+                    bytes: 4,
+                    value,
+                    addr: Some(r),
+                    offset: o,
+                } if *s == space
+                    && *r == addr
+                    && *o == offset.checked_add(4 * (j as u64 + 1))? =>
+                {
+                    *slot = (k, *value);
+                }
+                _ => return None,
+            }
+        }
+        Some(group)
+    }
+
+    /// Stores `comps` (four components, each four vectors of four lanes) as a `vec4` per lane
+    /// at `base + lane·stride + offset` (see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn vec4_store(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        base: Value,
+        abytes: usize,
+        stride: u64,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        comps: &[JVal; 4],
+    ) {
+        let span = (LANES as u64 - 1) * stride + 16;
+        let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, stride, span);
+        let vecs: Vec<Vec<Value>> = comps.iter().map(|c| self.vectors(c, 4)).collect();
+        let join = self.b.create_block();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        let quarters = vecs[0].iter().zip(&vecs[1]).zip(&vecs[2]).zip(&vecs[3]);
+        for (quarter, (((&c0, &c1), &c2), &c3)) in quarters.enumerate() {
+            let t0 = self.shuffle32(c0, c1, UNPACK_LO32);
+            let t1 = self.shuffle32(c2, c3, UNPACK_LO32);
+            let t2 = self.shuffle32(c0, c1, UNPACK_HI32);
+            let t3 = self.shuffle32(c2, c3, UNPACK_HI32);
+            let rows = [
+                self.shuffle32(t0, t1, UNPACK_LO64),
+                self.shuffle32(t0, t1, UNPACK_HI64),
+                self.shuffle32(t2, t3, UNPACK_LO64),
+                self.shuffle32(t2, t3, UNPACK_HI64),
+            ];
+            for (k, row) in rows.into_iter().enumerate() {
+                let lane = (4 * quarter + k) as u64;
+                self.b
+                    .ins()
+                    .store(app_flags(), row, p, (lane * stride) as i32);
+            }
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(slow);
+        for (c, comp) in comps.iter().enumerate() {
+            self.scatter(ptr, len, a, offset + 4 * c as u64, 4, comp);
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
     }
 
     /// The four components of a `vec4` per lane at `base + lane·stride + offset` (see the
