@@ -49,6 +49,9 @@ pub struct TensorSite {
 /// The most dimensions a tensor has (`VkPhysicalDeviceTensorPropertiesARM::maxTensorDimensionCount`).
 pub const MAX_RANK: usize = 8;
 
+/// Physical access sites with an allocation cache of their own (`Ctx::physical_sites`).
+pub const PHYSICAL_SITES: usize = 16;
+
 /// Dimensions then strides of one site, zero-padded to [`MAX_RANK`] each.
 pub type SiteShape = [u64; 2 * MAX_RANK];
 
@@ -136,6 +139,10 @@ pub struct Ctx {
     /// The allocation `physical` found last: its device address, length and host address
     /// (length 0: none yet). Compiled code checks an access against it before calling.
     pub physical_cache: [u64; 3],
+    /// Per physical access site of the code (site index modulo [`PHYSICAL_SITES`]): the
+    /// allocation that site found last, copied from `physical_cache` after its lookup. Sites
+    /// that read and write different buffers (`c[i] = a[i] + b[i]`) each keep their own.
+    pub physical_sites: [[u64; 3]; PHYSICAL_SITES],
     /// Where a checked access that fails goes instead (loads read these bytes and are then
     /// replaced by 0; stores land here). Large enough for the widest vector access.
     pub scratch: [u8; 512],

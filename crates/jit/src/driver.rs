@@ -126,6 +126,7 @@ pub(crate) fn run_groups(
         physical_fn: ctx::physical,
         coop_fn: ctx::coop,
         physical_cache: [0; 3],
+        physical_sites: [[0; 3]; ctx::PHYSICAL_SITES],
         scratch: [0; 512],
     });
     let fuse = ir_fuse(worker);

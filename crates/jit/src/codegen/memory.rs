@@ -201,16 +201,17 @@ impl Gen<'_> {
         addr: Option<Reg>,
         offset: u64,
     ) -> JitResult<bool> {
+        // The later loads of a `vec4` group (`vec4`) were loaded by its first.
+        if let Some(grouped) = self.grouped_loads.remove(&self.at) {
+            self.set(dst, JVal::Varying(grouped))?;
+            return Ok(true);
+        }
         let Some((ptr, len)) = self.window(space) else {
             if space == Space::Physical {
                 return self.physical_load(size, dst, addr, offset);
             }
             return Ok(false);
         };
-        if let Some(grouped) = self.grouped_loads.remove(&self.at) {
-            self.set(dst, JVal::Varying(grouped))?;
-            return Ok(true);
-        }
         let a = self.address(addr);
         let ty = scalar_ty(size);
         let uniform = a.as_ref().is_none_or(|(v, _)| v.is_scalar());
@@ -475,6 +476,9 @@ impl Gen<'_> {
         addr: Option<Reg>,
         offset: u64,
     ) -> JitResult<bool> {
+        if self.grouped_stores.remove(&self.at) {
+            return Ok(true); // Stored with its group's first store.
+        }
         if space == Space::Push {
             // Push constants are read-only: the interpreter drops such stores too.
             return Ok(true);
@@ -485,9 +489,6 @@ impl Gen<'_> {
             }
             return Ok(false);
         };
-        if self.grouped_stores.remove(&self.at) {
-            return Ok(true); // Stored with its group's first store.
-        }
         let a = self.address(addr);
         let v = self.get(value);
         if self.mask.is_some() {

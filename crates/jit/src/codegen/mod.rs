@@ -186,6 +186,8 @@ pub(crate) struct Gen<'a> {
     pub(crate) grouped_loads: std::collections::HashMap<(u32, usize), Vec<Value>>,
     /// Stores of `vec4` groups done by their first store, by (block, op) (`vec4`).
     pub(crate) grouped_stores: std::collections::HashSet<(u32, usize)>,
+    /// Physical access sites so far (each gets a slot of `Ctx::physical_sites`).
+    pub(crate) physical_site: usize,
     /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
     /// to; whether any block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
@@ -388,6 +390,7 @@ pub(crate) fn build(
         bool_masks: std::collections::HashMap::new(),
         grouped_loads: std::collections::HashMap::new(),
         grouped_stores: std::collections::HashSet::new(),
+        physical_site: 0,
         round_targets,
         rounds,
         dirty,

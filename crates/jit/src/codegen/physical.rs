@@ -2,8 +2,10 @@
 //! address through `ctx::physical` (the dispatch's allocation table); an address no live
 //! allocation holds reads 0 and drops the write, as in the interpreter.
 //!
-//! `ctx::physical` leaves the allocation it found in `Ctx::physical_cache`; compiled code checks
-//! a range against that window first and calls only when it misses.
+//! `ctx::physical` leaves the allocation it found in `Ctx::physical_cache`, and each access site
+//! copies it into its own slot (`Ctx::physical_sites`); compiled code checks a range against
+//! its site's window first and calls only when it misses, so sites that read and write
+//! different buffers do not evict each other.
 //!
 //! A uniform address resolves once. A varying one resolves once per chunk too: the span from
 //! the lowest to the highest lane address (plus the access size) is checked against the table
@@ -24,9 +26,9 @@ use crate::classes::LANES;
 use crate::ctx::field;
 
 /// Where a chunk's lanes are: their device addresses, and the span that holds them.
-struct Span {
+pub(super) struct Span {
     /// Each lane's device address (`I64`).
-    lanes: Vec<Value>,
+    pub(super) lanes: Vec<Value>,
     /// The lowest lane address.
     low: Value,
     /// Whether lane `i` is at `low + i·size` (an affine address of stride = access size).
@@ -41,9 +43,11 @@ impl Gen<'_> {
     /// `ctx::physical`, or the context's scratch bytes when no live allocation holds them; and
     /// whether one did.
     fn physical_range(&mut self, at: Value, len: Value) -> (Value, Value) {
-        // The allocation found last (`Ctx::physical_cache`) first: when it holds the range, no
-        // call.
-        let cache = field!(physical_cache);
+        // The allocation this site found last (`Ctx::physical_sites`) first: when it holds the
+        // range, no call.
+        let slot = self.physical_site % crate::ctx::PHYSICAL_SITES;
+        self.physical_site += 1;
+        let cache = field!(physical_sites) + (slot * 24) as i32;
         let base = self.ctx_load(I64, cache);
         let size = self.ctx_load(I64, cache + 8);
         let host = self.ctx_load(I64, cache + 16);
@@ -69,6 +73,11 @@ impl Gen<'_> {
             .ins()
             .call_indirect(self.sigs.physical, f, &[self.ctx, at, len]);
         let q = self.b.inst_results(call)[0];
+        // The site keeps what the lookup found (unchanged when it found nothing).
+        for k in 0..3 {
+            let x = self.ctx_load(I64, field!(physical_cache) + 8 * k);
+            self.ctx_store(x, cache + 8 * k);
+        }
         self.b.ins().jump(join, &[BlockArg::Value(q)]);
         self.b.switch_to_block(join);
         let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
@@ -79,14 +88,14 @@ impl Gen<'_> {
         (self.b.ins().select(ok, p, scratch), ok)
     }
 
-    fn physical_address(&mut self, at: Value, size: usize) -> (Value, Value) {
+    pub(super) fn physical_address(&mut self, at: Value, size: usize) -> (Value, Value) {
         let n = self.b.ins().iconst(I64, size as i64);
         self.physical_range(at, n)
     }
 
     /// The chunk's lane addresses and their span; the span's host address and whether one
     /// allocation holds it.
-    fn physical_span(
+    pub(super) fn physical_span(
         &mut self,
         a: &Option<(JVal, usize)>,
         offset: u64,
@@ -141,6 +150,19 @@ impl Gen<'_> {
             let z = self.b.ins().iconst(ty, 0);
             let x = self.b.ins().select(ok, x, z);
             self.set(dst, JVal::Uniform(x))?;
+            return Ok(true);
+        }
+        if let (Some((JVal::Affine(_, stride), _)), Some(r)) = (&a, addr)
+            && size == 4
+            && (16..=1 << 20).contains(stride)
+            && let Some(group) = self.vec4_group(tessera_spirv::ir::Space::Physical, r, offset, dst)
+        {
+            let stride = *stride;
+            let [first, rest @ ..] = self.physical_vec4_load(&a, offset, stride);
+            for ((k, _), comp) in group.iter().zip(rest) {
+                self.grouped_loads.insert((self.at.0, *k), comp);
+            }
+            self.set(dst, JVal::Varying(first))?;
             return Ok(true);
         }
         let (span, p, ok) = self.physical_span(&a, offset, size);
@@ -245,6 +267,25 @@ impl Gen<'_> {
             let at = self.lane_offset(&a, offset, 0);
             let (p, _) = self.physical_address(at, size);
             store_lanes(self, &|_, _| p);
+            return Ok(true);
+        }
+        if let (Some((JVal::Affine(_, stride), _)), Some(r), None) = (&a, addr, masked)
+            && size == 4
+            && (16..=1 << 20).contains(stride)
+            && let Some(group) =
+                self.vec4_store_group(tessera_spirv::ir::Space::Physical, r, offset)
+        {
+            let stride = *stride;
+            let comps = [
+                v.clone(),
+                self.get(group[0].1),
+                self.get(group[1].1),
+                self.get(group[2].1),
+            ];
+            self.physical_vec4_store(&a, offset, stride, &comps);
+            for (k, _) in group {
+                self.grouped_stores.insert((self.at.0, k));
+            }
             return Ok(true);
         }
         let (span, p, ok) = self.physical_span(&a, offset, size);

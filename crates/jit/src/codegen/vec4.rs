@@ -33,6 +33,40 @@ const UNPACK_LO64: [u8; 4] = [0, 1, 4, 5];
 const UNPACK_HI64: [u8; 4] = [2, 3, 6, 7];
 
 impl Gen<'_> {
+    /// Sixteen lanes' `vec4`s (one `I32X4` per lane) as four components of four vectors of
+    /// four lanes.
+    fn rows_to_components(&mut self, rows: &[Value]) -> [Vec<Value>; 4] {
+        let mut comps: [Vec<Value>; 4] = Default::default();
+        for four in rows.chunks(4) {
+            let t0 = self.shuffle32(four[0], four[1], UNPACK_LO32);
+            let t1 = self.shuffle32(four[2], four[3], UNPACK_LO32);
+            let t2 = self.shuffle32(four[0], four[1], UNPACK_HI32);
+            let t3 = self.shuffle32(four[2], four[3], UNPACK_HI32);
+            comps[0].push(self.shuffle32(t0, t1, UNPACK_LO64));
+            comps[1].push(self.shuffle32(t0, t1, UNPACK_HI64));
+            comps[2].push(self.shuffle32(t2, t3, UNPACK_LO64));
+            comps[3].push(self.shuffle32(t2, t3, UNPACK_HI64));
+        }
+        comps
+    }
+
+    /// The inverse of [`Self::rows_to_components`] (a 4×4 transpose is its own inverse).
+    fn components_to_rows(&mut self, comps: &[Vec<Value>]) -> Vec<Value> {
+        let mut rows = Vec::with_capacity(LANES);
+        let quarters = comps[0].iter().zip(&comps[1]).zip(&comps[2]).zip(&comps[3]);
+        for (((&c0, &c1), &c2), &c3) in quarters {
+            let t0 = self.shuffle32(c0, c1, UNPACK_LO32);
+            let t1 = self.shuffle32(c2, c3, UNPACK_LO32);
+            let t2 = self.shuffle32(c0, c1, UNPACK_HI32);
+            let t3 = self.shuffle32(c2, c3, UNPACK_HI32);
+            rows.push(self.shuffle32(t0, t1, UNPACK_LO64));
+            rows.push(self.shuffle32(t0, t1, UNPACK_HI64));
+            rows.push(self.shuffle32(t2, t3, UNPACK_LO64));
+            rows.push(self.shuffle32(t2, t3, UNPACK_HI64));
+        }
+        rows
+    }
+
     /// The three loads after the current op that complete a `vec4` group with it (a 4-byte
     /// load of `space` through `addr` at `offset` into `dst`): their op indices and results.
     pub(super) fn vec4_group(
@@ -124,24 +158,11 @@ impl Gen<'_> {
         self.b.ins().brif(ok, fast, &[], slow, &[]);
 
         self.b.switch_to_block(fast);
-        let quarters = vecs[0].iter().zip(&vecs[1]).zip(&vecs[2]).zip(&vecs[3]);
-        for (quarter, (((&c0, &c1), &c2), &c3)) in quarters.enumerate() {
-            let t0 = self.shuffle32(c0, c1, UNPACK_LO32);
-            let t1 = self.shuffle32(c2, c3, UNPACK_LO32);
-            let t2 = self.shuffle32(c0, c1, UNPACK_HI32);
-            let t3 = self.shuffle32(c2, c3, UNPACK_HI32);
-            let rows = [
-                self.shuffle32(t0, t1, UNPACK_LO64),
-                self.shuffle32(t0, t1, UNPACK_HI64),
-                self.shuffle32(t2, t3, UNPACK_LO64),
-                self.shuffle32(t2, t3, UNPACK_HI64),
-            ];
-            for (k, row) in rows.into_iter().enumerate() {
-                let lane = (4 * quarter + k) as u64;
-                self.b
-                    .ins()
-                    .store(app_flags(), row, p, (lane * stride) as i32);
-            }
+        let rows = self.components_to_rows(&vecs);
+        for (lane, row) in rows.into_iter().enumerate() {
+            self.b
+                .ins()
+                .store(app_flags(), row, p, (lane as u64 * stride) as i32);
         }
         self.b.ins().jump(join, &[]);
 
@@ -183,17 +204,7 @@ impl Gen<'_> {
                     .load(I32X4, app_flags(), p, (lane as u64 * stride) as i32)
             })
             .collect();
-        let mut comps: [Vec<Value>; 4] = Default::default();
-        for four in rows.chunks(4) {
-            let t0 = self.shuffle32(four[0], four[1], UNPACK_LO32);
-            let t1 = self.shuffle32(four[2], four[3], UNPACK_LO32);
-            let t2 = self.shuffle32(four[0], four[1], UNPACK_HI32);
-            let t3 = self.shuffle32(four[2], four[3], UNPACK_HI32);
-            comps[0].push(self.shuffle32(t0, t1, UNPACK_LO64));
-            comps[1].push(self.shuffle32(t0, t1, UNPACK_HI64));
-            comps[2].push(self.shuffle32(t2, t3, UNPACK_LO64));
-            comps[3].push(self.shuffle32(t2, t3, UNPACK_HI64));
-        }
+        let comps = self.rows_to_components(&rows);
         let args: Vec<BlockArg> = comps
             .iter()
             .flatten()
@@ -215,5 +226,97 @@ impl Gen<'_> {
             comp.extend_from_slice(&params[4 * c..4 * c + 4]);
         }
         out
+    }
+
+    /// [`Self::vec4_load`] at device addresses: one lookup of the 16 lanes' span; lanes that
+    /// straddle or miss an allocation go one by one (0 where nothing is mapped).
+    pub(super) fn physical_vec4_load(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        stride: u64,
+    ) -> [Vec<Value>; 4] {
+        let (span, p, ok) = self.physical_span(a, offset, 16);
+        let join = self.b.create_block();
+        let params: Vec<Value> = (0..16)
+            .map(|_| self.b.append_block_param(join, I32X4))
+            .collect();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        let rows: Vec<Value> = (0..LANES)
+            .map(|lane| {
+                self.b
+                    .ins()
+                    .load(I32X4, app_flags(), p, (lane as u64 * stride) as i32)
+            })
+            .collect();
+        let comps = self.rows_to_components(&rows);
+        let args: Vec<BlockArg> = comps
+            .iter()
+            .flatten()
+            .map(|&v| BlockArg::Value(v))
+            .collect();
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(slow);
+        let mut args = Vec::with_capacity(16);
+        for c in 0..4i64 {
+            let vs = self.lanes_to_vectors(4, |g, i| {
+                let at = g.b.ins().iadd_imm_s(span.lanes[i], 4 * c);
+                let (q, lane_ok) = g.physical_address(at, 4);
+                let x = g.b.ins().load(I32, app_flags(), q, 0);
+                let z = g.b.ins().iconst(I32, 0);
+                g.b.ins().select(lane_ok, x, z)
+            });
+            args.extend(vs.into_iter().map(BlockArg::Value));
+        }
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(join);
+        let mut out: [Vec<Value>; 4] = Default::default();
+        for (c, comp) in out.iter_mut().enumerate() {
+            comp.extend_from_slice(&params[4 * c..4 * c + 4]);
+        }
+        out
+    }
+
+    /// [`Self::vec4_store`] at device addresses (never under a branch mask): one lookup of the
+    /// 16 lanes' span; lanes that straddle or miss an allocation go one by one, component by
+    /// component (a store where nothing is mapped is dropped).
+    pub(super) fn physical_vec4_store(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        stride: u64,
+        comps: &[JVal; 4],
+    ) {
+        let (span, p, ok) = self.physical_span(a, offset, 16);
+        let vecs: Vec<Vec<Value>> = comps.iter().map(|c| self.vectors(c, 4)).collect();
+        let join = self.b.create_block();
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        let rows = self.components_to_rows(&vecs);
+        for (lane, row) in rows.into_iter().enumerate() {
+            self.b
+                .ins()
+                .store(app_flags(), row, p, (lane as u64 * stride) as i32);
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(slow);
+        for (c, comp) in comps.iter().enumerate() {
+            for i in 0..LANES {
+                let at = self.b.ins().iadd_imm_s(span.lanes[i], 4 * c as i64);
+                let (q, _) = self.physical_address(at, 4);
+                let x = self.lane(comp, 4, i);
+                self.b.ins().store(app_flags(), x, q, 0);
+            }
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
     }
 }
