@@ -5,7 +5,7 @@
 use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
 use tessera_spirv::ir::{Reg, Var};
 
 use super::Gen;
@@ -24,7 +24,7 @@ impl Gen<'_> {
     ) -> JitResult<bool> {
         let idx = self.get(index);
         if choices.len() > 64 {
-            return Ok(false);
+            return self.pick_from_table(dst, index, offset, choices);
         }
         let bytes = self.bytes(dst);
         let ib = self.bytes(index);
@@ -72,6 +72,69 @@ impl Gen<'_> {
             JVal::Varying(acc)
         };
         self.set(dst, r)?;
+        Ok(true)
+    }
+
+    /// `dst = choices[index + offset]` (0 out of range) over more choices than a select chain
+    /// is worth, when every choice is the same in all lanes (a lookup table a shader copies
+    /// into a local array, as ggml's quantisation grids): the choices go to a stack table and
+    /// each lane loads its entry (one load for a uniform index).
+    fn pick_from_table(
+        &mut self,
+        dst: u32,
+        index: u32,
+        offset: u32,
+        choices: &[Reg],
+    ) -> JitResult<bool> {
+        let bytes = self.bytes(dst);
+        let values: Vec<JVal> = choices.iter().map(|&r| self.get(r)).collect();
+        if choices.len() > 4096
+            || !values.iter().all(JVal::is_scalar)
+            || choices.iter().any(|&r| self.bytes(r) != bytes)
+        {
+            return Ok(false);
+        }
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (choices.len() * bytes) as u32,
+            3,
+        ));
+        let table = self.b.ins().stack_addr(I64, slot, 0);
+        for (k, v) in values.iter().enumerate() {
+            let x = self
+                .scalar(v, bytes)
+                .ok_or(JitError::NotUniform("a table entry"))?;
+            self.b
+                .ins()
+                .store(own_flags(), x, table, (k * bytes) as i32);
+        }
+        let (idx, ib) = (self.get(index), self.bytes(index));
+        let ty = scalar_ty(bytes);
+        let count = choices.len() as i64;
+        let entry = |g: &mut Self, i: Value| {
+            let i = g.fit(i, I64);
+            let i = g.b.ins().iadd_imm_s(i, i64::from(offset));
+            let inside = g.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, i, count);
+            let zero = g.b.ins().iconst(I64, 0);
+            let safe = g.b.ins().select(inside, i, zero);
+            let at = g.b.ins().imul_imm_s(safe, bytes as i64);
+            let addr = g.b.ins().iadd(table, at);
+            let x = g.b.ins().load(ty, own_flags(), addr, 0);
+            let none = g.iconst(ty, 0);
+            g.b.ins().select(inside, x, none)
+        };
+        let result = if idx.is_scalar() {
+            let i = self
+                .scalar(&idx, ib)
+                .ok_or(JitError::NotUniform("a table index"))?;
+            JVal::Uniform(entry(self, i))
+        } else {
+            JVal::Varying(self.lanes_to_vectors(bytes, |g, lane| {
+                let i = g.lane(&idx, ib, lane);
+                entry(g, i)
+            }))
+        };
+        self.set(dst, result)?;
         Ok(true)
     }
 
