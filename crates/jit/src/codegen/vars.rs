@@ -88,7 +88,8 @@ impl Gen<'_> {
     ) -> JitResult<bool> {
         let bytes = self.bytes(dst);
         let values: Vec<JVal> = choices.iter().map(|&r| self.get(r)).collect();
-        if choices.len() > 4096
+        // At most 4 KiB of stack per site (ggml's grids: 256 × 4 bytes).
+        if choices.len() * bytes > 4096
             || !values.iter().all(JVal::is_scalar)
             || choices.iter().any(|&r| self.bytes(r) != bytes)
         {
