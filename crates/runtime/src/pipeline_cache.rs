@@ -75,17 +75,14 @@ impl CodeEntries {
 
     /// Adds the entries of a [`CODE`] section; stops at the first that does not parse.
     fn deserialize(&self, mut bytes: &[u8]) {
-        let Some(count) = take(&mut bytes, 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
-        else {
+        let Some(count) = take_u32(&mut bytes) else {
             return;
         };
         for _ in 0..count {
             let Some(key) = take(&mut bytes, 32).and_then(|k| CodeKey::try_from(k).ok()) else {
                 return;
             };
-            let Some(len) = take(&mut bytes, 8)
-                .and_then(|b| usize::try_from(u64::from_le_bytes(b.try_into().unwrap())).ok())
-            else {
+            let Some(len) = take_len(&mut bytes) else {
                 return;
             };
             let Some(sealed) = take(&mut bytes, len) else {
@@ -108,6 +105,16 @@ fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
     let (head, rest) = bytes.split_at_checked(n)?;
     *bytes = rest;
     Some(head)
+}
+
+/// A little-endian `u32` from the front of `bytes`.
+fn take_u32(bytes: &mut &[u8]) -> Option<u32> {
+    Some(u32::from_le_bytes(take(bytes, 4)?.try_into().ok()?))
+}
+
+/// A little-endian `u64` length from the front of `bytes`, as a `usize`.
+fn take_len(bytes: &mut &[u8]) -> Option<usize> {
+    usize::try_from(u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?)).ok()
 }
 
 fn section(out: &mut Vec<u8>, tag: u32, body: &[u8]) {
@@ -150,12 +157,8 @@ impl PipelineCache {
             pending: Mutex::new(Vec::new()),
         };
         if let Some(mut rest) = initial_data.strip_prefix(cache.header.as_slice()) {
-            while let (Some(tag), Some(len)) = (take(&mut rest, 4), take(&mut rest, 8)) {
-                let tag = u32::from_le_bytes(tag.try_into().unwrap());
-                let Some(body) = usize::try_from(u64::from_le_bytes(len.try_into().unwrap()))
-                    .ok()
-                    .and_then(|len| take(&mut rest, len))
-                else {
+            while let (Some(tag), Some(len)) = (take_u32(&mut rest), take_len(&mut rest)) {
+                let Some(body) = take(&mut rest, len) else {
                     break;
                 };
                 match tag {
