@@ -75,6 +75,28 @@ impl Gen<'_> {
         Ok(true)
     }
 
+    /// The vectors of `index + offset` (at the index's width), for `lanes_selecting`.
+    fn offset_index(&mut self, index: u32, offset: u32) -> Vec<Value> {
+        let ib = self.bytes(index);
+        let idx = self.get(index);
+        let offset_vec = self.const_vec(ib, 0, |_| u64::from(offset));
+        self.vectors(&idx, ib)
+            .into_iter()
+            .map(|x| self.b.ins().iadd(x, offset_vec))
+            .collect()
+    }
+
+    /// Lane masks of `bytes`-byte lanes: the lanes whose index (`idx`, `ib`-byte lanes) is `k`.
+    fn lanes_selecting(&mut self, idx: &[Value], ib: usize, k: usize, bytes: usize) -> Vec<Value> {
+        let key = self.const_vec(ib, 0, |_| k as u64);
+        let hits: Vec<Value> = idx
+            .iter()
+            .map(|&x| self.b.ins().icmp(IntCC::Equal, x, key))
+            .collect();
+        let bools = self.bools_from_masks(&hits, ib);
+        self.masks_from_bools(bools, bytes)
+    }
+
     /// `dst = choices[index + offset]` (0 out of range) over more choices than a select chain
     /// is worth, when every choice is the same in all lanes (a lookup table a shader copies
     /// into a local array, as ggml's quantisation grids): the choices go to a stack table and
@@ -151,22 +173,10 @@ impl Gen<'_> {
     ) -> JitResult<bool> {
         let bytes = self.bytes(dst);
         let ib = self.bytes(index);
-        let idx = self.get(index);
-        let offset_vec = self.const_vec(ib, 0, |_| u64::from(offset));
-        let idx: Vec<Value> = self
-            .vectors(&idx, ib)
-            .into_iter()
-            .map(|x| self.b.ins().iadd(x, offset_vec))
-            .collect();
+        let idx = self.offset_index(index, offset);
         let mut acc = self.vectors(&JVal::Const(0), bytes);
         for (k, &r) in choices.iter().enumerate() {
-            let key = self.const_vec(ib, 0, |_| k as u64);
-            let hits: Vec<Value> = idx
-                .iter()
-                .map(|&x| self.b.ins().icmp(IntCC::Equal, x, key))
-                .collect();
-            let bools = self.bools_from_masks(&hits, ib);
-            let masks = self.masks_from_bools(bools, bytes);
+            let masks = self.lanes_selecting(&idx, ib, k, bytes);
             let value = self.get(r);
             let parts = self.vectors(&value, bytes);
             for ((a, &p), &m) in acc.iter_mut().zip(&parts).zip(&masks) {
@@ -286,23 +296,11 @@ impl Gen<'_> {
             return Ok(false);
         }
         let ib = self.bytes(index);
-        let idx = self.get(index);
-        let offset_vec = self.const_vec(ib, 0, |_| u64::from(offset));
-        let idx: Vec<Value> = self
-            .vectors(&idx, ib)
-            .into_iter()
-            .map(|x| self.b.ins().iadd(x, offset_vec))
-            .collect();
+        let idx = self.offset_index(index, offset);
         let v = self.get(value);
         for (k, &r) in regs.iter().enumerate() {
             let bytes = self.bytes(r);
-            let key = self.const_vec(ib, 0, |_| k as u64);
-            let hits: Vec<Value> = idx
-                .iter()
-                .map(|&x| self.b.ins().icmp(IntCC::Equal, x, key))
-                .collect();
-            let bools = self.bools_from_masks(&hits, ib);
-            let masks = self.masks_from_bools(bools, bytes);
+            let masks = self.lanes_selecting(&idx, ib, k, bytes);
             let old = self.get(r);
             let (os, ns) = (self.vectors(&old, bytes), self.vectors(&v, bytes));
             let new = os

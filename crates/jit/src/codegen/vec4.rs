@@ -152,26 +152,9 @@ impl Gen<'_> {
     ) {
         let span = (LANES as u64 - 1) * stride + 16;
         let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, stride, span);
-        let vecs: Vec<Vec<Value>> = comps.iter().map(|c| self.vectors(c, 4)).collect();
-        let join = self.b.create_block();
-        let (fast, slow) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-
-        self.b.switch_to_block(fast);
-        let rows = self.components_to_rows(&vecs);
-        for (lane, row) in rows.into_iter().enumerate() {
-            self.b
-                .ins()
-                .store(app_flags(), row, p, (lane as u64 * stride) as i32);
-        }
-        self.b.ins().jump(join, &[]);
-
-        self.b.switch_to_block(slow);
-        for (c, comp) in comps.iter().enumerate() {
-            self.scatter(ptr, len, a, offset + 4 * c as u64, 4, comp);
-        }
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
+        self.vec4_rows_store(p, ok, stride, comps, |g, c, comp| {
+            g.scatter(ptr, len, a, offset + 4 * c as u64, 4, comp);
+        });
     }
 
     /// The four components of a `vec4` per lane at `base + lane·stride + offset` (see the
@@ -189,43 +172,9 @@ impl Gen<'_> {
     ) -> [Vec<Value>; 4] {
         let span = (LANES as u64 - 1) * stride + 16;
         let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, stride, span);
-        let join = self.b.create_block();
-        let params: Vec<Value> = (0..16)
-            .map(|_| self.b.append_block_param(join, I32X4))
-            .collect();
-        let (fast, slow) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-
-        self.b.switch_to_block(fast);
-        let rows: Vec<Value> = (0..LANES)
-            .map(|lane| {
-                self.b
-                    .ins()
-                    .load(I32X4, app_flags(), p, (lane as u64 * stride) as i32)
-            })
-            .collect();
-        let comps = self.rows_to_components(&rows);
-        let args: Vec<BlockArg> = comps
-            .iter()
-            .flatten()
-            .map(|&v| BlockArg::Value(v))
-            .collect();
-        self.b.ins().jump(join, &args);
-
-        self.b.switch_to_block(slow);
-        let mut args = Vec::with_capacity(16);
-        for c in 0..4u64 {
-            let vs = self.gather_lanes(ptr, len, a, offset + 4 * c, 4);
-            args.extend(vs.into_iter().map(BlockArg::Value));
-        }
-        self.b.ins().jump(join, &args);
-
-        self.b.switch_to_block(join);
-        let mut out: [Vec<Value>; 4] = Default::default();
-        for (c, comp) in out.iter_mut().enumerate() {
-            comp.extend_from_slice(&params[4 * c..4 * c + 4]);
-        }
-        out
+        self.vec4_rows_load(p, ok, stride, |g, c| {
+            g.gather_lanes(ptr, len, a, offset + 4 * c, 4)
+        })
     }
 
     /// [`Self::vec4_load`] at device addresses: one lookup of the 16 lanes' span; lanes that
@@ -237,12 +186,32 @@ impl Gen<'_> {
         stride: u64,
     ) -> [Vec<Value>; 4] {
         let (span, p, ok) = self.physical_span(a, offset, 16);
+        self.vec4_rows_load(p, ok, stride, |g, c| {
+            g.lanes_to_vectors(4, |g, i| {
+                let at = g.b.ins().iadd_imm_s(span.lanes[i], 4 * c as i64);
+                let (q, lane_ok) = g.physical_address(at, 4);
+                let x = g.b.ins().load(I32, app_flags(), q, 0);
+                let z = g.b.ins().iconst(I32, 0);
+                g.b.ins().select(lane_ok, x, z)
+            })
+        })
+    }
+
+    /// The shape both `vec4` loads share: when `ok`, a 16-byte load per lane from `p` at
+    /// `lane·stride` and the transpose; else component `c`'s vectors from `slow(c)`.
+    fn vec4_rows_load(
+        &mut self,
+        p: Value,
+        ok: Value,
+        stride: u64,
+        mut slow: impl FnMut(&mut Self, u64) -> Vec<Value>,
+    ) -> [Vec<Value>; 4] {
         let join = self.b.create_block();
         let params: Vec<Value> = (0..16)
             .map(|_| self.b.append_block_param(join, I32X4))
             .collect();
-        let (fast, slow) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        let (fast, slow_block) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow_block, &[]);
 
         self.b.switch_to_block(fast);
         let rows: Vec<Value> = (0..LANES)
@@ -260,17 +229,10 @@ impl Gen<'_> {
             .collect();
         self.b.ins().jump(join, &args);
 
-        self.b.switch_to_block(slow);
+        self.b.switch_to_block(slow_block);
         let mut args = Vec::with_capacity(16);
-        for c in 0..4i64 {
-            let vs = self.lanes_to_vectors(4, |g, i| {
-                let at = g.b.ins().iadd_imm_s(span.lanes[i], 4 * c);
-                let (q, lane_ok) = g.physical_address(at, 4);
-                let x = g.b.ins().load(I32, app_flags(), q, 0);
-                let z = g.b.ins().iconst(I32, 0);
-                g.b.ins().select(lane_ok, x, z)
-            });
-            args.extend(vs.into_iter().map(BlockArg::Value));
+        for c in 0..4u64 {
+            args.extend(slow(self, c).into_iter().map(BlockArg::Value));
         }
         self.b.ins().jump(join, &args);
 
@@ -293,10 +255,30 @@ impl Gen<'_> {
         comps: &[JVal; 4],
     ) {
         let (span, p, ok) = self.physical_span(a, offset, 16);
+        self.vec4_rows_store(p, ok, stride, comps, |g, c, comp| {
+            for i in 0..LANES {
+                let at = g.b.ins().iadd_imm_s(span.lanes[i], 4 * c as i64);
+                let (q, _) = g.physical_address(at, 4);
+                let x = g.lane(comp, 4, i);
+                g.b.ins().store(app_flags(), x, q, 0);
+            }
+        });
+    }
+
+    /// The shape both `vec4` stores share: when `ok`, the transpose and a 16-byte store per
+    /// lane to `p` at `lane·stride`; else `slow(c, comp)` stores component `c`, in order.
+    fn vec4_rows_store(
+        &mut self,
+        p: Value,
+        ok: Value,
+        stride: u64,
+        comps: &[JVal; 4],
+        mut slow: impl FnMut(&mut Self, usize, &JVal),
+    ) {
         let vecs: Vec<Vec<Value>> = comps.iter().map(|c| self.vectors(c, 4)).collect();
         let join = self.b.create_block();
-        let (fast, slow) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        let (fast, slow_block) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow_block, &[]);
 
         self.b.switch_to_block(fast);
         let rows = self.components_to_rows(&vecs);
@@ -307,14 +289,9 @@ impl Gen<'_> {
         }
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(slow);
+        self.b.switch_to_block(slow_block);
         for (c, comp) in comps.iter().enumerate() {
-            for i in 0..LANES {
-                let at = self.b.ins().iadd_imm_s(span.lanes[i], 4 * c as i64);
-                let (q, _) = self.physical_address(at, 4);
-                let x = self.lane(comp, 4, i);
-                self.b.ins().store(app_flags(), x, q, 0);
-            }
+            slow(self, c, comp);
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
