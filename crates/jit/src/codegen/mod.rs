@@ -45,6 +45,7 @@ mod memory;
 mod narrow;
 mod ops;
 mod physical;
+mod tensor;
 mod tern;
 mod tile;
 pub(crate) mod values;
