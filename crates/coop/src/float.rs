@@ -128,22 +128,6 @@ pub fn halves_to_f32(src: &[u8], dst: &mut [f32]) {
     }
 }
 
-/// The 16 little-endian binary16 values at each of `offsets` in `file` as f32, one row of 16
-/// after another into `dst`: what [`halves_to_f32`] does row by row, in one call. Rows that do
-/// not fit in `file` or `dst` are left out.
-pub fn half_rows_to_f32(file: &[u8], offsets: &[usize], dst: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if has_f16c() {
-        // SAFETY: the CPU has F16C and AVX.
-        return unsafe { f16c::rows_to_f32(file, offsets, dst) };
-    }
-    for (&o, out) in offsets.iter().zip(dst.chunks_exact_mut(16)) {
-        if let Some(src) = o.checked_add(32).and_then(|end| file.get(o..end)) {
-            halves_to_f32(src, out);
-        }
-    }
-}
-
 /// 16 f32 values (`src`) rounded to binary16 (to nearest even) into `dst` (32 bytes,
 /// little-endian), with F16C where the CPU has it.
 #[inline]
@@ -182,20 +166,6 @@ mod f16c {
             let hi = _mm256_cvtph_ps(_mm_loadu_si128(src.as_ptr().add(16).cast()));
             _mm256_storeu_ps(dst.as_mut_ptr(), lo);
             _mm256_storeu_ps(dst.as_mut_ptr().add(8), hi);
-        }
-    }
-
-    /// [`super::half_rows_to_f32`] with F16C.
-    ///
-    /// # Safety
-    /// AVX and F16C.
-    #[target_feature(enable = "avx,f16c")]
-    pub(super) unsafe fn rows_to_f32(file: &[u8], offsets: &[usize], dst: &mut [f32]) {
-        for (&o, out) in offsets.iter().zip(dst.chunks_exact_mut(16)) {
-            if let Some(src) = o.checked_add(32).and_then(|end| file.get(o..end)) {
-                // SAFETY: 32 bytes in, 16 floats out (the slices); the features are ours.
-                unsafe { to_f32(src, out) };
-            }
         }
     }
 

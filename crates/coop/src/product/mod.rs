@@ -156,201 +156,6 @@ impl HalfProduct {
         }
     }
 
-    /// The whole product of `form` straight from and to the rows of a register file (`file`,
-    /// where `rows` says): `A` and `B` are converted to f32 once, blocks of the accumulator are
-    /// read from `C`'s rows and written to `D`'s (the same registers are allowed: a block reads
-    /// its rows of `C` before it writes them). For float forms with f16, bfloat16 or f32 `A` and
-    /// `B`, f16 or f32 `C` and result, `N` a multiple of 8, on a CPU with AVX2, FMA and F16C;
-    /// false, with nothing written, otherwise (then `begin`, `set`, `run` and `get` do it).
-    pub fn run_rows(&mut self, form: &MulAdd, file: &mut [u8], rows: Rows<'_>) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let (half_rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
-            let staged = |t: ComponentType| {
-                matches!(
-                    t,
-                    ComponentType::Float16 | ComponentType::BFloat16 | ComponentType::Float32
-                )
-            };
-            let edge =
-                |t: ComponentType| matches!(t, ComponentType::Float16 | ComponentType::Float32);
-            let fits = |offsets: &[usize], t: ComponentType, elements: usize| {
-                offsets.len() * HALF == elements
-                    && offsets.iter().all(|&o| {
-                        o.checked_add(HALF * t.bytes())
-                            .is_some_and(|end| end <= file.len())
-                    })
-            };
-            if !form.is_float() {
-                return self.run_rows_int(form, file, rows);
-            }
-            if !(staged(form.a)
-                && staged(form.b)
-                && edge(form.c)
-                && edge(form.result)
-                && n.is_multiple_of(8)
-                && fits(rows.a, form.a, half_rows * k)
-                && fits(rows.b, form.b, k * n)
-                && fits(rows.c, form.c, half_rows * n)
-                && fits(rows.d, form.result, half_rows * n)
-                && x86::has_f16c_fma())
-            {
-                return false;
-            }
-            fit(&mut self.a, half_rows * k);
-            fit(&mut self.b, k * n);
-            for (offsets, ty, dst) in [(rows.a, form.a, &mut self.a), (rows.b, form.b, &mut self.b)]
-            {
-                if ty == ComponentType::Float16 {
-                    crate::float::half_rows_to_f32(file, offsets, dst);
-                    continue;
-                }
-                for (i, &o) in offsets.iter().enumerate() {
-                    let src = &file[o..o + HALF * ty.bytes()];
-                    to_f32(ty, src, &mut dst[i * HALF..(i + 1) * HALF]);
-                }
-            }
-            // SAFETY: the CPU has AVX2, FMA and F16C; every row offset of C and D holds 16
-            // components inside `file`, `a` and `b` hold the shape (all checked above).
-            unsafe {
-                x86::rows_product(
-                    &self.a,
-                    &self.b,
-                    file,
-                    x86::Edges {
-                        c: rows.c,
-                        d: rows.d,
-                        c_half: form.c == ComponentType::Float16,
-                        d_half: form.result == ComponentType::Float16,
-                    },
-                    half_rows,
-                    n,
-                    k,
-                );
-            }
-            true
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (form, file, rows);
-            false
-        }
-    }
-
-    /// [`Self::run_rows`] for the 8-bit integer forms with 32-bit `C` and result (every listed
-    /// integer form): `A` widened to i16 and `B` into pairs straight from the rows, the exact
-    /// `vpmaddwd` sums, then `C` added (wrapping or saturating) into `D`'s rows. False, with
-    /// nothing written, for another form or when a row lies outside `file`.
-    fn run_rows_int(&mut self, form: &MulAdd, file: &mut [u8], rows: Rows<'_>) -> bool {
-        let (half_rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
-        let fits = |offsets: &[usize], es: usize, elements: usize| {
-            offsets.len() * HALF == elements
-                && offsets.iter().all(|&o| {
-                    o.checked_add(HALF * es)
-                        .is_some_and(|end| end <= file.len())
-                })
-        };
-        if !(form.a.bytes() == 1
-            && form.b.bytes() == 1
-            && form.c.bytes() == 4
-            && form.result.bytes() == 4
-            && k.is_multiple_of(2)
-            && k <= MAX_INT_K
-            && n.is_multiple_of(8)
-            && fits(rows.a, 1, half_rows * k)
-            && fits(rows.b, 1, k * n)
-            && fits(rows.c, 4, half_rows * n)
-            && fits(rows.d, 4, half_rows * n))
-        {
-            return false;
-        }
-        fit(&mut self.a16, half_rows * k);
-        fit(&mut self.b16, k * n);
-        fit(&mut self.sum, half_rows * n);
-        let widen = |signed: bool, byte: u8| {
-            if signed {
-                i16::from(byte as i8)
-            } else {
-                i16::from(byte)
-            }
-        };
-        let a_signed = form.signed(operands::A_SIGNED);
-        for (i, &o) in rows.a.iter().enumerate() {
-            for (d, &x) in self.a16[i * HALF..(i + 1) * HALF]
-                .iter_mut()
-                .zip(&file[o..o + HALF])
-            {
-                *d = widen(a_signed, x);
-            }
-        }
-        // Element e = (row kk, column c) of B goes to pair kk / 2, column c, slot kk % 2.
-        let b_signed = form.signed(operands::B_SIGNED);
-        if n.is_multiple_of(HALF) {
-            // Component i is row 16i / n, columns (16i mod n)..+16: rows kk and kk + 1 of a
-            // block of 16 columns interleave into 32 consecutive i16.
-            let blocks = n / HALF;
-            for (p, out) in self.b16.chunks_exact_mut(2 * n).enumerate() {
-                for (cb, out) in out.chunks_exact_mut(2 * HALF).enumerate() {
-                    let (even, odd) = (
-                        rows.b[2 * p * blocks + cb],
-                        rows.b[(2 * p + 1) * blocks + cb],
-                    );
-                    let (even, odd) = (&file[even..even + HALF], &file[odd..odd + HALF]);
-                    for ((pair, &x), &y) in out.chunks_exact_mut(2).zip(even).zip(odd) {
-                        pair[0] = widen(b_signed, x);
-                        pair[1] = widen(b_signed, y);
-                    }
-                }
-            }
-        } else {
-            let (mut kk, mut c) = (0, 0);
-            for &o in rows.b {
-                for &x in &file[o..o + HALF] {
-                    self.b16[(kk / 2) * 2 * n + 2 * c + kk % 2] = widen(b_signed, x);
-                    c += 1;
-                    if c == n {
-                        (kk, c) = (kk + 1, 0);
-                    }
-                }
-            }
-        }
-        pair_product(&self.a16, &self.b16, &mut self.sum, half_rows, n, k);
-        let (c_signed, saturating) = (
-            form.signed(operands::C_SIGNED),
-            form.signed(operands::SATURATING),
-        );
-        let (lo, hi) = if form.signed(operands::RESULT_SIGNED) {
-            (i64::from(i32::MIN), i64::from(i32::MAX))
-        } else {
-            (0, i64::from(u32::MAX))
-        };
-        let mut values = [0u32; HALF];
-        for ((&co, &dof), sums) in rows.c.iter().zip(rows.d).zip(self.sum.chunks_exact(HALF)) {
-            for ((v, raw), &sum) in values
-                .iter_mut()
-                .zip(file[co..co + 4 * HALF].chunks_exact(4))
-                .zip(sums)
-            {
-                let raw = u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]);
-                *v = if saturating {
-                    let c = if c_signed {
-                        i64::from(raw as i32)
-                    } else {
-                        i64::from(raw)
-                    };
-                    (i64::from(sum) + c).clamp(lo, hi) as u32
-                } else {
-                    // The low 32 bits of the sum, whatever the signedness.
-                    raw.wrapping_add(sum as u32)
-                };
-            }
-            for (out, v) in file[dof..dof + 4 * HALF].chunks_exact_mut(4).zip(values) {
-                out.copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        true
-    }
-
     /// Multiplies.
     pub fn run(&mut self) {
         let Some(form) = self.form else { return };
@@ -507,8 +312,11 @@ fn pair_product(a: &[i16], b: &[i16], sum: &mut [i32], rows: usize, n: usize, k:
     }
 }
 
+mod direct;
 #[cfg(target_arch = "x86_64")]
 mod x86;
+
+pub use direct::{Operands, Strided};
 
 #[cfg(test)]
 mod tests {
@@ -619,8 +427,8 @@ mod tests {
         }
     }
 
-    /// `run_rows` against the reference for every float form, with its rows scattered through
-    /// a file, and with `D` in `C`'s registers.
+    /// `run_rows` against the reference for every float form and the 8-bit integer forms, with
+    /// its rows scattered through a file, and with `D` in `C`'s registers.
     #[test]
     fn row_products_match_the_reference() {
         use ComponentType::*;
@@ -631,15 +439,33 @@ mod tests {
             x ^= x << 17;
             x
         };
+        use operands::*;
+        let signed = A_SIGNED | B_SIGNED | C_SIGNED | RESULT_SIGNED;
         let forms = [
-            (16, 16, 16, Float16, Float32, Float32),
-            (16, 16, 16, Float16, Float16, Float16),
-            (16, 8, 16, Float16, Float32, Float32),
-            (16, 8, 8, Float16, Float16, Float16),
-            (16, 16, 16, BFloat16, Float32, Float32),
-            (16, 16, 8, Float32, Float32, Float32),
+            (16, 16, 16, Float16, Float32, Float32, 0),
+            (16, 16, 16, Float16, Float16, Float16, 0),
+            (16, 8, 16, Float16, Float32, Float32, 0),
+            (16, 8, 8, Float16, Float16, Float16, 0),
+            (16, 16, 16, BFloat16, Float32, Float32, 0),
+            (16, 16, 8, Float32, Float32, Float32, 0),
+            // The 8-bit integer forms: 16 columns (the vector staging) and 8.
+            (16, 16, 32, SInt8, SInt32, SInt32, signed),
+            (16, 16, 32, SInt8, SInt32, SInt32, signed | SATURATING),
+            (16, 16, 32, UInt8, UInt32, UInt32, 0),
+            (16, 16, 32, UInt8, UInt32, UInt32, SATURATING),
+            (
+                16,
+                16,
+                32,
+                SInt8,
+                SInt32,
+                SInt32,
+                A_SIGNED | C_SIGNED | RESULT_SIGNED,
+            ),
+            (16, 8, 32, SInt8, SInt32, SInt32, signed),
+            (16, 8, 32, UInt8, UInt32, UInt32, SATURATING),
         ];
-        for (m, n, k, ab, c, result) in forms {
+        for (m, n, k, ab, c, result, operands) in forms {
             for same in [false, true] {
                 let form = MulAdd {
                     m,
@@ -649,12 +475,26 @@ mod tests {
                     b: ab,
                     c,
                     result,
-                    operands: 0,
+                    operands,
                 };
                 let (rows, n, k) = (8usize, n as usize, k as usize);
                 let mut raw = |ty: ComponentType, len: usize| -> Vec<u64> {
                     (0..len)
-                        .map(|_| ty.float_bits(((next() % 33) as f64 - 16.0) * 0.125))
+                        .map(|_| match ty {
+                            Float16 | BFloat16 | Float32 => {
+                                ty.float_bits(((next() % 33) as f64 - 16.0) * 0.125)
+                            }
+                            // Accumulators near the ends of the ranges, to saturate.
+                            SInt32 | UInt32 => {
+                                let small = next() % 100_000;
+                                match next() % 3 {
+                                    0 => 0x7fff_ffff - small,
+                                    1 => 0x8000_0000 + small,
+                                    _ => 0xffff_ffff - small,
+                                }
+                            }
+                            _ => next() & 0xff,
+                        })
                         .collect()
                 };
                 let (a, b, cv) = (raw(ab, rows * k), raw(ab, k * n), raw(c, rows * n));
@@ -695,8 +535,9 @@ mod tests {
                     d: &dof,
                 };
                 if !p.run_rows(&form, &mut file, rows_at) {
-                    // No AVX2/FMA/F16C here: nothing to compare.
-                    return;
+                    // A float form without AVX2, FMA and F16C here: nothing to compare.
+                    assert!(form.is_float(), "{form:?}");
+                    continue;
                 }
                 let es = result.bytes();
                 for (i, &o) in dof.iter().enumerate() {

@@ -6,6 +6,8 @@ use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
 use super::HALF;
+use super::direct::Place;
+use crate::component::ComponentType;
 
 /// Rows of `d` a block keeps in registers.
 const ROWS: usize = 4;
@@ -20,37 +22,81 @@ pub(super) fn has_f16c_fma() -> bool {
     })
 }
 
-/// Where `rows_product` reads `C` and writes `D`: component offsets into the file, and
-/// whether each is f16 (else f32).
-pub(super) struct Edges<'a> {
-    pub c: &'a [usize],
-    pub d: &'a [usize],
+/// Where `rows_product` reads `C` and writes `D`: their components, and whether each is f16
+/// (else f32).
+pub(super) struct Edges<P> {
+    pub c: P,
+    pub d: P,
     pub c_half: bool,
     pub d_half: bool,
 }
 
-/// `D = A·B + C` for one half, `C` and `D` in register rows (see `HalfProduct::run_rows`).
+/// `count` components of `ty` (f16, bfloat16 or f32) at `place` as f32 into `dst`, in order.
 ///
 /// # Safety
-/// AVX2, FMA and F16C; `a` and `b` hold `rows × k` and `k × n` values; `n % 8 == 0`; every
-/// offset of `edges` is followed by 16 components inside `file`, and there are
-/// `rows · n / 16` of each.
+/// AVX2 and F16C; `place` holds `count` components of 16 elements; `dst` at least `16·count`.
+#[target_feature(enable = "avx2,f16c")]
+pub(super) unsafe fn stage_f32<P: Place>(
+    ty: ComponentType,
+    place: P,
+    count: usize,
+    dst: &mut [f32],
+) {
+    let dst = &mut dst[..HALF * count];
+    let out = dst.as_mut_ptr();
+    // SAFETY: component i < count is 16 elements at `place.at(i)`; 16 floats at out + 16i.
+    unsafe {
+        for i in 0..count {
+            let src = place.at(i);
+            let o = out.add(HALF * i);
+            match ty {
+                ComponentType::Float16 => {
+                    let lo = _mm256_cvtph_ps(_mm_loadu_si128(src.cast()));
+                    let hi = _mm256_cvtph_ps(_mm_loadu_si128(src.add(16).cast()));
+                    _mm256_storeu_ps(o, lo);
+                    _mm256_storeu_ps(o.add(8), hi);
+                }
+                ComponentType::BFloat16 => {
+                    for h in 0..2 {
+                        let x = _mm256_cvtepu16_epi32(_mm_loadu_si128(src.add(16 * h).cast()));
+                        let x = _mm256_slli_epi32::<16>(x);
+                        _mm256_storeu_ps(o.add(8 * h), _mm256_castsi256_ps(x));
+                    }
+                }
+                _ => {
+                    _mm256_storeu_ps(o, _mm256_loadu_ps(src.cast()));
+                    _mm256_storeu_ps(o.add(8), _mm256_loadu_ps(src.add(32).cast()));
+                }
+            }
+        }
+    }
+}
+
+/// `D = A·B + C` for one half, `C` and `D` at their places (see `HalfProduct::run_places`).
+///
+/// # Safety
+/// AVX2, FMA and F16C; `a` and `b` hold `rows × k` and `k × n` values; `n % 8 == 0`; the
+/// places of `edges` hold `rows · n / 16` components each.
 #[target_feature(enable = "avx2,fma,f16c")]
-pub(super) unsafe fn rows_product(
+pub(super) unsafe fn rows_product<P: Place>(
     a: &[f32],
     b: &[f32],
-    file: &mut [u8],
-    edges: Edges<'_>,
+    edges: Edges<P>,
     rows: usize,
     n: usize,
     k: usize,
 ) {
-    let (a, b, file) = (a.as_ptr(), b.as_ptr(), file.as_mut_ptr());
+    let (a, b) = (a.as_ptr(), b.as_ptr());
     // Element (r, col) of C or D: component (r·n + col) / 16, lane (r·n + col) % 16 (a run
     // of 8 columns never crosses a component: n and col are multiples of 8).
-    let at = |offsets: &[usize], half: bool, r: usize, col: usize| {
+    let at = |place: P, half: bool, r: usize, col: usize| {
         let e = r * n + col;
-        offsets[e / HALF] + (e % HALF) * if half { 2 } else { 4 }
+        // SAFETY: e / 16 is below the count (r < rows, col < n).
+        unsafe {
+            place
+                .at(e / HALF)
+                .add((e % HALF) * if half { 2 } else { 4 })
+        }
     };
     let mut col = 0;
     while col < n {
@@ -60,11 +106,11 @@ pub(super) unsafe fn rows_product(
         while row < rows {
             let r = ROWS.min(rows - row);
             let mut acc = [[_mm256_setzero_ps(); 2]; ROWS];
-            // SAFETY: the offsets come from `edges` (16 components each, inside `file`).
+            // SAFETY: the places hold the components (the caller's contract).
             unsafe {
                 for (i, acc) in acc.iter_mut().enumerate().take(r) {
                     for (v, x) in acc.iter_mut().enumerate().take(w) {
-                        let p = file.add(at(edges.c, edges.c_half, row + i, col + 8 * v));
+                        let p = at(edges.c, edges.c_half, row + i, col + 8 * v);
                         *x = if edges.c_half {
                             _mm256_cvtph_ps(_mm_loadu_si128(p.cast()))
                         } else {
@@ -79,7 +125,7 @@ pub(super) unsafe fn rows_product(
                 }
                 for (i, acc) in acc.iter().enumerate().take(r) {
                     for (v, x) in acc.iter().enumerate().take(w) {
-                        let p = file.add(at(edges.d, edges.d_half, row + i, col + 8 * v));
+                        let p = at(edges.d, edges.d_half, row + i, col + 8 * v);
                         if edges.d_half {
                             let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(*x);
                             _mm_storeu_si128(p.cast(), h);
@@ -299,6 +345,80 @@ unsafe fn pair_block<const W: usize>(
             for (v, x) in acc.iter().enumerate() {
                 _mm256_storeu_si256(s.add((row + i) * n + col + 8 * v).cast(), *x);
             }
+        }
+    }
+}
+
+/// Whether the CPU has AVX2 (asked once).
+pub(super) fn has_avx2() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+}
+
+/// 16 8-bit elements at `src` widened (by `signed`) into 16 i16 at `dst`.
+///
+/// # Safety
+/// AVX2; 16 readable bytes at `src`, 16 writable i16 at `dst`.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn widen_bytes(src: *const u8, dst: *mut i16, signed: bool) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let x = _mm_loadu_si128(src.cast());
+        let w = if signed {
+            _mm256_cvtepi8_epi16(x)
+        } else {
+            _mm256_cvtepu8_epi16(x)
+        };
+        _mm256_storeu_si256(dst.cast(), w);
+    }
+}
+
+/// Two rows of 16 8-bit elements (`even`, `odd`) widened (by `signed`) and interleaved into
+/// 16 pairs `(even[j], odd[j])` at `dst`: what `vpmaddwd` multiplies by a pair of `A`.
+///
+/// # Safety
+/// AVX2; 16 readable bytes at `even` and at `odd`, 32 writable i16 at `dst`.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn interleave_pairs(
+    even: *const u8,
+    odd: *const u8,
+    dst: *mut i16,
+    signed: bool,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let widen = |p: *const u8| {
+            let x = _mm_loadu_si128(p.cast());
+            if signed {
+                _mm256_cvtepi8_epi16(x)
+            } else {
+                _mm256_cvtepu8_epi16(x)
+            }
+        };
+        let (e, o) = (widen(even), widen(odd));
+        // Per 128-bit half: columns 0-3 | 8-11 and 4-7 | 12-15.
+        let (lo, hi) = (_mm256_unpacklo_epi16(e, o), _mm256_unpackhi_epi16(e, o));
+        _mm256_storeu_si256(dst.cast(), _mm256_permute2x128_si256::<0x20>(lo, hi));
+        _mm256_storeu_si256(
+            dst.add(16).cast(),
+            _mm256_permute2x128_si256::<0x31>(lo, hi),
+        );
+    }
+}
+
+/// `d[j] = c[j] + sum[j]` (wrapping) for 16 32-bit lanes.
+///
+/// # Safety
+/// AVX2; 64 readable bytes at `c`, 16 readable i32 at `sum`, 64 writable bytes at `d` (`c`
+/// may be `d`).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn add_wrapping(c: *const u8, sum: *const i32, d: *mut u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        for h in 0..2 {
+            let x = _mm256_loadu_si256(c.add(32 * h).cast());
+            let s = _mm256_loadu_si256(sum.add(8 * h).cast());
+            _mm256_storeu_si256(d.add(32 * h).cast(), _mm256_add_epi32(x, s));
         }
     }
 }
