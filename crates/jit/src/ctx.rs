@@ -10,6 +10,7 @@
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use tessera_coop::product::Operands;
 use tessera_spirv::exec::Worker;
 use tessera_spirv::ir::Op;
 
@@ -136,6 +137,7 @@ pub struct Ctx {
     pub poll_fn: unsafe extern "C" fn(*mut Ctx) -> u32,
     pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
     pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
+    pub product_fn: unsafe extern "C" fn(*mut Ctx, u32, *const Operands) -> u32,
     /// The allocation `physical` found last: its device address, length and host address
     /// (length 0: none yet). Compiled code checks an access against it before calling.
     pub physical_cache: [u64; 3],
@@ -163,7 +165,7 @@ pub const POLL_EVERY: u32 = 1 << 14;
 pub struct CallbackData {
     /// Ops compiled code hands to the interpreter, by index.
     pub ops: Vec<Op>,
-    /// Cooperative-vector ops compiled code runs through `coop`, by index.
+    /// Cooperative ops compiled code runs through `coop` or `product`, by index.
     pub natives: Vec<Op>,
     /// Run-time counts (see `JitKernel::run_stats`).
     pub callouts: std::sync::atomic::AtomicU64,
@@ -220,6 +222,26 @@ pub unsafe extern "C" fn coop(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
         };
         let lo = chunk as usize * LANES;
         u32::from(!worker.run_coop(op, lo, lo + LANES))
+    }))
+    .unwrap_or(1)
+}
+
+/// Runs the cooperative-matrix multiply-add `index` of the kernel's native list for one chunk
+/// from and to `operands`: pointers compiled code computed into its register rows (or the
+/// rows of the variable an operand stays in). Returns 0, or 1 if the dispatch must stop.
+///
+/// # Safety
+/// See [`parts`]; `operands` points at an `Operands` whose places hold the multiply-add's
+/// components as `HalfProduct::run_strided` requires.
+pub unsafe extern "C" fn product(ctx: *mut Ctx, index: u32, operands: *const Operands) -> u32 {
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: forwarded contract.
+        let (_, worker, data) = unsafe { parts(ctx) };
+        let Some(Op::CoopMatMulAdd { form, .. }) = data.natives.get(index as usize) else {
+            return 1;
+        };
+        // SAFETY: forwarded contract.
+        u32::from(!unsafe { worker.run_product(form, &*operands) })
     }))
     .unwrap_or(1)
 }

@@ -125,6 +125,7 @@ pub(crate) fn run_groups(
         poll_fn: ctx::poll,
         physical_fn: ctx::physical,
         coop_fn: ctx::coop,
+        product_fn: ctx::product,
         physical_cache: [0; 3],
         physical_sites: [[0; 3]; ctx::PHYSICAL_SITES],
         scratch: [0; 512],

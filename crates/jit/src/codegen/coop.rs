@@ -1,5 +1,6 @@
-//! Cooperative-matrix ops compiled inline, where their shape allows; the rest (and every
-//! cooperative-vector op) run through `ctx::coop` (`Gen::native_call`).
+//! Cooperative-matrix loads compiled inline, where their shape allows; the rest (and every
+//! cooperative-vector op) run through `ctx::coop` (`Gen::native_call`); multiply-adds are
+//! `product`'s.
 //!
 //! A matrix load (`coop_matrix_load`) is inline when it is row-major, its address and stride are
 //! the same for every lane (uniform registers or constants), it reads a window compiled code

@@ -45,6 +45,7 @@ mod memory;
 mod narrow;
 mod ops;
 mod physical;
+mod product;
 mod tensor;
 mod tern;
 mod tile;
@@ -80,7 +81,7 @@ pub(crate) struct Output {
     pub(crate) sites: Sites,
     /// Ops handed to the interpreter by `ctx::run_op`, by index.
     pub(crate) callouts: Vec<Op>,
-    /// Cooperative-vector ops run by `ctx::coop` (native kernels), by index.
+    /// Cooperative ops run by `ctx::coop` or `ctx::product` (native kernels), by index.
     pub(crate) natives: Vec<Op>,
     pub(crate) has_sync: bool,
     /// Guarded latches (`tessera_spirv::ir::sched::guarded_latches`), by block.
@@ -109,6 +110,8 @@ pub(crate) struct Sigs {
     pub(crate) run_op: SigRef,
     /// `ctx::physical`: (ctx, device address, size) → host address or null.
     pub(crate) physical: SigRef,
+    /// `ctx::product`: (ctx, native index, operands) → status.
+    pub(crate) product: SigRef,
     pub(crate) poll: FuncRef,
 }
 
@@ -125,6 +128,8 @@ pub(crate) struct Gen<'a> {
     /// Registers that live in their register-file row, not in Cranelift variables: those of a
     /// variable indexed by a computed index (`resident_registers`).
     pub(crate) resident: Vec<bool>,
+    /// Multiply-adds that read operands from their variables, and the loads they skip.
+    pub(crate) fusions: product::Fusions,
     /// Per varying bool register: variables that say, as scalars (`I8` 0/1), whether every
     /// lane of it is true and whether some lane is (set with it, `Gen::set`). A branch on the
     /// register tests them: they follow it through block parameters, where `decided` cannot.
@@ -289,9 +294,15 @@ pub(crate) fn build(
         .params
         .extend([AbiParam::new(ptr), AbiParam::new(I64), AbiParam::new(I64)]);
     physical.returns.push(AbiParam::new(ptr));
+    let mut product = Signature::new(call_conv);
+    product
+        .params
+        .extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(ptr)]);
+    product.returns.push(AbiParam::new(I32));
     let sigs = Sigs {
         run_op: func.import_signature(run_op),
         physical: func.import_signature(physical),
+        product: func.import_signature(product),
         poll,
     };
     let mut b = FunctionBuilder::new(func, fctx);
@@ -301,6 +312,7 @@ pub(crate) fn build(
     let ctx = b.block_params(entry)[0];
     let chunk = b.declare_var(I32);
     let resident = resident_registers(ir, &classes, program.reg_layout());
+    let fusions = product::fused_products(ir, &classes, &resident, &live, shape.wg_size);
     let vars = ir
         .reg_types
         .iter()
@@ -375,6 +387,7 @@ pub(crate) fn build(
         leave,
         sigs,
         sites: Sites::default(),
+        fusions,
         callouts: Vec::new(),
         natives: Vec::new(),
         native_ops: 0,
@@ -648,7 +661,7 @@ impl Gen<'_> {
     }
 
     /// Leaves the chunk loop with status `st` (through its head: see `leave`).
-    fn leave_with(&mut self, st: u32) {
+    pub(crate) fn leave_with(&mut self, st: u32) {
         let v = self.b.ins().iconst(I32, i64::from(st));
         self.b.def_var(self.exit_status, v);
         self.b.ins().jump(self.leave, &[]);

@@ -127,6 +127,7 @@ impl Gen<'_> {
                 src1,
                 src2,
             } => self.tern(*op, *width, *dst, [*src0, *src1, *src2])?,
+            Op::LoadVar { .. } if self.fusions.skipped.contains(&self.at) => true,
             Op::LoadVar {
                 dst,
                 var,
@@ -165,10 +166,11 @@ impl Gen<'_> {
             | Op::TensorWrite { .. }
             | Op::TensorQuery { .. }
             | Op::ArrayLength { .. } => self.memory(op)?,
-            Op::CoopMatVec { .. }
-            | Op::CoopOuterProduct { .. }
-            | Op::CoopReduceSum { .. }
-            | Op::CoopMatMulAdd { .. } => {
+            Op::CoopMatMulAdd { .. } => {
+                self.mul_add(op)?;
+                true
+            }
+            Op::CoopMatVec { .. } | Op::CoopOuterProduct { .. } | Op::CoopReduceSum { .. } => {
                 self.native_call(op)?;
                 true
             }

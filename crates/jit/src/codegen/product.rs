@@ -1,0 +1,424 @@
+//! Cooperative-matrix multiply-adds: one direct call of the half-subgroup kernel
+//! (`ctx::product`, `HalfProduct::run_strided`) with pointers to the operands' component rows,
+//! and operands that stay in their variables.
+//!
+//! A multiply-add whose form the kernel takes (`HalfProduct::direct`), in a workgroup of whole
+//! subgroups, passes the kernel where each operand's components are: the first row and the
+//! distance between rows (its registers' rows lie at one stride, as consecutive registers'
+//! do). Any other goes through `ctx::coop` (`Gen::native_call`), which finds the rows itself.
+//!
+//! Code that keeps its matrices in arrays (`acc[i][j] = coopMatMulAdd(a[i], b[j], acc[i][j])`
+//! in a loop over tiles, as glslc emits it without optimisation) loads each operand from its
+//! variable into temporaries right before the multiply-add: a copy of every component row,
+//! which the kernel then reads again. When the temporaries only feed the multiply-add
+//! ([`fused_products`] says when), those loads are not compiled: the kernel reads the
+//! variable's rows, at the index the code computes, after one check that the index keeps the
+//! whole operand inside the variable. When it does not, the skipped loads run there, then the
+//! call with the temporaries, so an index out of range reads zeros as `LoadVar` does.
+//!
+//! Invariants: a load is skipped only when, between it and the multiply-add, nothing can
+//! write its variable or its index, read its temporary, or hand the chunk back to the
+//! interpreter (which would read the temporary's row), and the temporary is dead after the
+//! multiply-add; every path that does not read the variable runs exactly the skipped loads.
+
+use std::collections::{HashMap, HashSet};
+
+use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use tessera_spirv::ir::liveness::Liveness;
+use tessera_spirv::ir::{Ir, Op, Reg, Role, Var};
+
+use cranelift_codegen::ir::{StackSlotData, StackSlotKind, Value};
+use tessera_coop::matrix::SUBGROUP;
+use tessera_coop::product::{HalfProduct, Operands};
+
+use super::Gen;
+use super::values::own_flags;
+use crate::classes::Class;
+use crate::ctx::{field, status};
+use crate::error::JitResult;
+
+/// An operand that a multiply-add reads from registers `offset + index ..` of `var`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct VarOperand {
+    pub(crate) var: Var,
+    pub(crate) offset: u32,
+    pub(crate) index: Reg,
+}
+
+/// Where a program's multiply-adds read operands from their variables.
+#[derive(Debug, Default)]
+pub(crate) struct Fusions {
+    /// Per multiply-add, by (block, op): its `A`, `B` and `C` operands that stay in variables.
+    pub(crate) products: HashMap<(u32, usize), [Option<VarOperand>; 3]>,
+    /// The `LoadVar`s (block, op) those multiply-adds make unnecessary.
+    pub(crate) skipped: HashSet<(u32, usize)>,
+}
+
+/// Finds the multiply-adds of `ir` whose operands can be read from their variables (see the
+/// module docs): those the kernel takes directly. `resident` says which registers live in
+/// their rows; `wg_size` is the workgroup's invocation count.
+pub(super) fn fused_products(
+    ir: &Ir,
+    classes: &[Class],
+    resident: &[bool],
+    live: &Liveness,
+    wg_size: u32,
+) -> Fusions {
+    let mut out = Fusions::default();
+    if !(wg_size as usize).is_multiple_of(SUBGROUP) {
+        return out;
+    }
+    for (bi, block) in ir.blocks.iter().enumerate() {
+        for (p, op) in block.ops.iter().enumerate() {
+            let Op::CoopMatMulAdd {
+                form,
+                dsts,
+                a,
+                b,
+                c,
+            } = op
+            else {
+                continue;
+            };
+            if !HalfProduct::direct(form) {
+                continue;
+            }
+            let lists = [a, b, c];
+            let mut found = [None; 3];
+            for (o, regs) in lists.iter().enumerate() {
+                let others = lists
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != o)
+                    .flat_map(|(_, l)| l.iter());
+                if others.clone().any(|r| regs.contains(r)) {
+                    continue;
+                }
+                let site = Site {
+                    ir,
+                    classes,
+                    resident,
+                    live,
+                    block: bi,
+                    at: p,
+                };
+                let Some((operand, loads)) = site.var_operand(regs, dsts) else {
+                    continue;
+                };
+                if loads.iter().any(|&q| out.skipped.contains(&(bi as u32, q))) {
+                    continue;
+                }
+                found[o] = Some(operand);
+                out.skipped.extend(loads.iter().map(|&q| (bi as u32, q)));
+            }
+            if found.iter().any(Option::is_some) {
+                out.products.insert((bi as u32, p), found);
+            }
+        }
+    }
+    out
+}
+
+/// A multiply-add: op `at` of block `block`.
+struct Site<'a> {
+    ir: &'a Ir,
+    classes: &'a [Class],
+    resident: &'a [bool],
+    live: &'a Liveness,
+    block: usize,
+    at: usize,
+}
+
+impl Site<'_> {
+    /// The variable operand `regs` was loaded from, and the ops that loaded it, when the
+    /// module docs' conditions hold.
+    fn var_operand(&self, regs: &[Reg], dsts: &[Reg]) -> Option<(VarOperand, Vec<usize>)> {
+        let ops = &self.ir.blocks[self.block].ops;
+        let mut loads = Vec::with_capacity(regs.len());
+        let mut first: Option<VarOperand> = None;
+        for (i, &x) in regs.iter().enumerate() {
+            let q = (0..self.at).rev().find(|&q| defines(&ops[q], x))?;
+            let Op::LoadVar {
+                var, offset, index, ..
+            } = ops[q]
+            else {
+                return None;
+            };
+            match first {
+                None => first = Some(VarOperand { var, offset, index }),
+                Some(f) => {
+                    if var != f.var || index != f.index || offset != f.offset + i as u32 {
+                        return None;
+                    }
+                }
+            }
+            loads.push(q);
+        }
+        let f = first?;
+        let within = |r: Reg| (f.var.base..f.var.base + f.var.len).contains(&r);
+        let types = &self.ir.reg_types;
+        let unique = regs.iter().collect::<HashSet<_>>().len() == regs.len();
+        if !unique
+            || !self.resident[f.var.base as usize]
+            || matches!(self.classes[f.index as usize], Class::Varying)
+            || types[f.var.base as usize] != types[regs[0] as usize]
+            || u64::from(f.offset) + regs.len() as u64 > u64::from(f.var.len)
+            || regs.iter().any(|&r| within(r))
+            || dsts.iter().any(|&d| within(d) || d == f.index)
+        {
+            return None;
+        }
+        // Between the first load and the multiply-add: ops that cannot hand back, write the
+        // variable, the index or a temporary, or read a temporary.
+        let start = *loads.iter().min()?;
+        for (q, op) in ops.iter().enumerate().take(self.at).skip(start) {
+            if loads.contains(&q) {
+                continue;
+            }
+            if !self.harmless(op) || reads_any(op, regs) {
+                return None;
+            }
+            let mut bad = false;
+            op.clone().visit_regs(&mut |r, role| {
+                bad |= role == Role::Def && (within(*r) || *r == f.index || regs.contains(r));
+            });
+            if bad {
+                return None;
+            }
+        }
+        // After it: the temporaries are dead.
+        let block = &self.ir.blocks[self.block];
+        let read_later = block.ops[self.at + 1..]
+            .iter()
+            .any(|op| reads_any(op, regs))
+            || block.term.condition().is_some_and(|c| regs.contains(&c))
+            || block
+                .term
+                .edges()
+                .into_iter()
+                .any(|e| e.moves.iter().any(|&(_, s)| regs.contains(&s)))
+            || regs
+                .iter()
+                .any(|&r| self.live.live_out[self.block].contains(r));
+        (!read_later).then_some((f, loads))
+    }
+
+    /// Whether `op` can sit between a skipped load and its multiply-add: it never hands the
+    /// chunk back (integer arithmetic; conversions of uniform values) and writes only its
+    /// result.
+    fn harmless(&self, op: &Op) -> bool {
+        match op {
+            Op::Mov { .. }
+            | Op::IBin { .. }
+            | Op::IUn { .. }
+            | Op::ICmp { .. }
+            | Op::Select { .. } => true,
+            Op::LoadVar { index, .. } => !matches!(self.classes[*index as usize], Class::Varying),
+            Op::Conv { dst, src, .. } => [dst, src]
+                .iter()
+                .all(|&&r| !matches!(self.classes[r as usize], Class::Varying | Class::Affine(_))),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `op` writes register `r`.
+fn defines(op: &Op, r: Reg) -> bool {
+    let mut hit = false;
+    op.clone()
+        .visit_regs(&mut |x, role| hit |= role == Role::Def && *x == r);
+    hit
+}
+
+/// Whether `op` reads one of `regs` (a variable access reads its whole variable).
+fn reads_any(op: &Op, regs: &[Reg]) -> bool {
+    let mut hit = false;
+    op.clone()
+        .visit_regs(&mut |x, role| hit |= role == Role::Use && regs.contains(x));
+    if let Op::LoadVar { var, .. } | Op::StoreVar { var, .. } = op {
+        hit |= regs
+            .iter()
+            .any(|r| (var.base..var.base + var.len).contains(r));
+    }
+    hit
+}
+
+impl Gen<'_> {
+    /// `OpCooperativeMatrixMulAddKHR`: a direct kernel call when the module docs' conditions
+    /// hold, with the operands [`fused_products`] found read from their variables; through
+    /// `ctx::coop` otherwise.
+    pub(crate) fn mul_add(&mut self, op: &Op) -> JitResult<()> {
+        let Op::CoopMatMulAdd {
+            form,
+            dsts,
+            a,
+            b,
+            c,
+        } = op
+        else {
+            return self.native_call(op);
+        };
+        let operands = self
+            .fusions
+            .products
+            .get(&self.at)
+            .copied()
+            .unwrap_or_default();
+        let lists: [&[Reg]; 4] = [a, b, c, dsts];
+        let direct = HalfProduct::direct(form)
+            && (self.shape.wg_size as usize).is_multiple_of(SUBGROUP)
+            && self.mask.is_none();
+        if !direct {
+            self.skipped_loads(&operands, &lists)?;
+            return self.native_call(op);
+        }
+        // Every index keeps its operand inside its variable: the places of the variables'
+        // rows.
+        let mut inside = None;
+        let mut in_vars = [None; 3];
+        for (o, operand) in operands.iter().enumerate() {
+            let Some(v) = operand else { continue };
+            let idx = self.get(v.index);
+            let Some(i) = self.scalar(&idx, self.bytes(v.index)) else {
+                inside = None;
+                break;
+            };
+            let i = self.fit(i, I64);
+            // The analysis made this at least 0.
+            let room = i64::from(v.var.len) - i64::from(v.offset) - lists[o].len() as i64;
+            let fits = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i, room);
+            inside = Some(match inside {
+                None => fits,
+                Some(all) => self.b.ins().band(all, fits),
+            });
+            let base = v.var.base as usize;
+            let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+            // Below `len` after the check: the product stays inside the row offsets.
+            let zero = self.b.ins().iconst(I64, 0);
+            let safe = self.b.ins().select(fits, i, zero);
+            let step = self.b.ins().imul_imm_s(safe, stride);
+            let first = self.row_addr(v.var.base + v.offset);
+            in_vars[o] = Some((self.b.ins().iadd(first, step), stride));
+        }
+        let join = self.b.create_block();
+        if let Some(inside) = inside {
+            let fast = self.b.create_block();
+            let slow = self.b.create_block();
+            self.b.ins().brif(inside, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            self.direct_call(op, &lists, in_vars)?;
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(slow);
+        }
+        self.skipped_loads(&operands, &lists)?;
+        self.direct_call(op, &lists, [None; 3])?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// Runs the loads [`fused_products`] skipped for `operands` (into their temporaries).
+    fn skipped_loads(
+        &mut self,
+        operands: &[Option<VarOperand>; 3],
+        lists: &[&[Reg]; 4],
+    ) -> JitResult<()> {
+        for (o, operand) in operands.iter().enumerate() {
+            let Some(v) = operand else { continue };
+            for (i, &dst) in lists[o].iter().enumerate() {
+                // (`self.at` is the multiply-add's: these loads are not skipped.)
+                self.op(&Op::LoadVar {
+                    dst,
+                    var: v.var,
+                    offset: v.offset + i as u32,
+                    index: v.index,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The multiply-add `op` through `ctx::product`: operand `o` at `in_vars[o]` (first row,
+    /// stride) when given, else at its registers' rows; through `ctx::coop` when those rows
+    /// are not at one stride.
+    fn direct_call(
+        &mut self,
+        op: &Op,
+        lists: &[&[Reg]; 4],
+        in_vars: [Option<(Value, i64)>; 3],
+    ) -> JitResult<()> {
+        let strides: Vec<Option<i64>> = lists
+            .iter()
+            .enumerate()
+            .map(|(o, regs)| match in_vars.get(o).copied().flatten() {
+                Some((_, stride)) => Some(stride),
+                None => self.row_stride(regs),
+            })
+            .collect();
+        if strides.iter().any(Option::is_none) {
+            return self.native_call(op);
+        }
+        for (o, regs) in lists.iter().enumerate().take(3) {
+            if in_vars[o].is_none() {
+                for &r in regs.iter() {
+                    self.spill(r, false);
+                }
+            }
+        }
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<Operands>() as u32,
+            3,
+        ));
+        let args = self.b.ins().stack_addr(I64, slot, 0);
+        for (o, regs) in lists.iter().enumerate() {
+            let (base, stride) = match in_vars.get(o).copied().flatten() {
+                Some(place) => place,
+                None => (self.row_addr(regs[0]), strides[o].unwrap_or(0)),
+            };
+            let stride = self.b.ins().iconst(I64, stride);
+            let at = (16 * o) as i32;
+            self.b.ins().store(own_flags(), base, args, at);
+            self.b.ins().store(own_flags(), stride, args, at + 8);
+        }
+        self.natives.push(op.clone());
+        let index = self.b.ins().iconst(I32, self.natives.len() as i64 - 1);
+        let f = self.ctx_load(I64, field!(product_fn));
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.product, f, &[self.ctx, index, args]);
+        let stop = self.b.inst_results(call)[0];
+        let abort = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(stop, abort, &[], cont, &[]);
+        self.b.switch_to_block(abort);
+        self.leave_with(status::ABORT);
+        self.b.switch_to_block(cont);
+        for &r in lists[3] {
+            self.reload_result(r)?;
+        }
+        Ok(())
+    }
+
+    /// The distance between the rows of `regs` when they lie at one stride (0 for one).
+    fn row_stride(&self, regs: &[Reg]) -> Option<i64> {
+        let offsets = &self.layout.offsets;
+        let first = *regs.first()?;
+        let stride = match regs.get(1) {
+            Some(&r) => offsets[r as usize] as i64 - offsets[first as usize] as i64,
+            None => 0,
+        };
+        regs.iter()
+            .enumerate()
+            .all(|(i, &r)| {
+                offsets[r as usize] as i64 == offsets[first as usize] as i64 + i as i64 * stride
+            })
+            .then_some(stride)
+    }
+}
