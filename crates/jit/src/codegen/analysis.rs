@@ -288,17 +288,26 @@ pub(super) fn resident_registers(ir: &Ir, classes: &[Class], layout: &RegLayout)
         }
         let regs = var.base as usize..(var.base + var.len) as usize;
         let ty = ir.reg_types[var.base as usize];
-        let stride = layout.offsets[var.base as usize + 1] - layout.offsets[var.base as usize];
+        let all: Vec<Reg> = (var.base..var.base + var.len).collect();
         let fits = ty != RegType::Bool
-            && regs.clone().all(|r| {
-                classes[r] == Class::Varying
-                    && ir.reg_types[r] == ty
-                    && layout.offsets[r]
-                        == layout.offsets[var.base as usize] + (r - regs.start) * stride
-            });
+            && regs
+                .clone()
+                .all(|r| classes[r] == Class::Varying && ir.reg_types[r] == ty)
+            && row_stride(layout, &all).is_some();
         if fits {
             resident[regs].fill(true);
         }
     }
     resident
+}
+
+/// The distance between the rows of `regs` when they lie at one stride (0 for one register).
+pub(super) fn row_stride(layout: &RegLayout, regs: &[Reg]) -> Option<i64> {
+    let offset = |r: Reg| layout.offsets[r as usize] as i64;
+    let first = offset(*regs.first()?);
+    let stride = regs.get(1).map_or(0, |&r| offset(r) - first);
+    regs.iter()
+        .enumerate()
+        .all(|(i, &r)| offset(r) == first + i as i64 * stride)
+        .then_some(stride)
 }

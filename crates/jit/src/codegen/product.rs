@@ -34,6 +34,7 @@ use tessera_coop::matrix::SUBGROUP;
 use tessera_coop::product::{HalfProduct, Operands};
 
 use super::Gen;
+use super::analysis::row_stride;
 use super::values::own_flags;
 use crate::classes::Class;
 use crate::ctx::{field, status};
@@ -296,8 +297,7 @@ impl Gen<'_> {
                 None => fits,
                 Some(all) => self.b.ins().band(all, fits),
             });
-            let base = v.var.base as usize;
-            let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+            let stride = self.var_stride(v.var);
             // Below `len` after the check: the product stays inside the row offsets.
             let zero = self.b.ins().iconst(I64, 0);
             let safe = self.b.ins().select(fits, i, zero);
@@ -357,7 +357,7 @@ impl Gen<'_> {
             .enumerate()
             .map(|(o, regs)| match in_vars.get(o).copied().flatten() {
                 Some((_, stride)) => Some(stride),
-                None => self.row_stride(regs),
+                None => row_stride(self.layout, regs),
             })
             .collect();
         if strides.iter().any(Option::is_none) {
@@ -404,21 +404,5 @@ impl Gen<'_> {
             self.reload_result(r)?;
         }
         Ok(())
-    }
-
-    /// The distance between the rows of `regs` when they lie at one stride (0 for one).
-    fn row_stride(&self, regs: &[Reg]) -> Option<i64> {
-        let offsets = &self.layout.offsets;
-        let first = *regs.first()?;
-        let stride = match regs.get(1) {
-            Some(&r) => offsets[r as usize] as i64 - offsets[first as usize] as i64,
-            None => 0,
-        };
-        regs.iter()
-            .enumerate()
-            .all(|(i, &r)| {
-                offsets[r as usize] as i64 == offsets[first as usize] as i64 + i as i64 * stride
-            })
-            .then_some(stride)
     }
 }

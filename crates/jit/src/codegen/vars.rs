@@ -187,6 +187,13 @@ impl Gen<'_> {
         Ok(true)
     }
 
+    /// The distance between the rows of resident variable `var`'s registers (one stride:
+    /// `resident_registers` keeps only such variables in their rows).
+    pub(super) fn var_stride(&self, var: Var) -> i64 {
+        let base = var.base as usize;
+        self.layout.offsets[base + 1] as i64 - self.layout.offsets[base] as i64
+    }
+
     /// A load of register `index + offset` of resident variable `var` at a varying `index`:
     /// each lane reads its element from the row its index selects (0 out of range, as
     /// `resident_var` reads).
@@ -197,9 +204,8 @@ impl Gen<'_> {
         index: u32,
         dst: Reg,
     ) -> JitResult<bool> {
-        let base = var.base as usize;
         let bytes = self.bytes(var.base);
-        let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+        let stride = self.var_stride(var);
         let (idx, ib) = (self.get(index), self.bytes(index));
         let row = self.row_addr(var.base);
         let ty = scalar_ty(bytes);
@@ -234,9 +240,8 @@ impl Gen<'_> {
         index: u32,
         access: VarAccess,
     ) -> JitResult<bool> {
-        let base = var.base as usize;
         let bytes = self.bytes(var.base);
-        let stride = (self.layout.offsets[base + 1] - self.layout.offsets[base]) as i64;
+        let stride = self.var_stride(var);
         let idx = self.get(index);
         let i = self
             .scalar(&idx, self.bytes(index))
