@@ -51,7 +51,11 @@ impl Gen<'_> {
                     JVal::Affine(x, s) => self.affine_resize(*x, *s, fb, tb, signed),
                     _ => {
                         let xs = self.vectors(&a, fb);
-                        Some(JVal::Varying(self.vec_resize(&xs, fb, tb, signed)))
+                        let out = self.vec_resize(&xs, fb, tb, signed);
+                        if (fb, tb) == (4, 1) {
+                            self.note_packed_byte(&xs, &out);
+                        }
+                        Some(JVal::Varying(out))
                     }
                 }
             }

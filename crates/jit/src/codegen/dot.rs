@@ -1,8 +1,10 @@
 //! Integer dot products (`Op::IDot`: `OpSDot`, `OpUDot`, `OpSUDot` and their `AccSat` forms).
 //! Without an accumulator and with a 32-bit result: the low 32 bits of the exact sum of
 //! products, which wrapping 32-bit arithmetic on the sign- or zero-extended components gives
-//! (arithmetic modulo 2³² keeps the low bits exact); components of 8 and 16 bits widen four lanes
-//! to a vector. The saturating forms of 8-bit components with a 32-bit result: exact 32-bit sums
+//! (arithmetic modulo 2³² keeps the low bits exact); 8-bit components, four at a time, as the
+//! lanes' packed 32-bit words (the words they were loaded or split from when `quads` recorded
+//! them, else packed with shuffles) and `pmaddwd`s of their even and odd bytes; other components
+//! of 8 and 16 bits widen four lanes to a vector. The saturating forms of 8-bit components with a 32-bit result: exact 32-bit sums
 //! and a saturating accumulation, in vectors. Other saturating forms and result widths: lane by
 //! lane in 128-bit integers, where the sum of products of components up to 32 bits and the
 //! accumulator is exact, then clamped to the result's range as `alu::idot` does. (64-bit
@@ -15,7 +17,7 @@ use cranelift_codegen::ir::{InstBuilder, Type, Value};
 use tessera_spirv::ir::Reg;
 
 use super::Gen;
-use super::values::{JVal, scalar_ty};
+use super::values::{JVal, lane_flags, scalar_ty};
 
 impl Gen<'_> {
     /// `Op::IDot` when the module docs' conditions hold; `Ok(false)` otherwise.
@@ -234,6 +236,9 @@ impl Gen<'_> {
         bytes: usize,
         [lhs_signed, rhs_signed]: [bool; 2],
     ) -> JitResult<Vec<Value>> {
+        if bytes == 1 && xs.len().is_multiple_of(4) {
+            return self.packed_sums(xs, ys, [lhs_signed, rhs_signed]);
+        }
         let mut sums: Option<Vec<Value>> = None;
         for (x, y) in xs.iter().zip(ys) {
             let x = self.lanes32(x, bytes, lhs_signed);
@@ -253,6 +258,88 @@ impl Gen<'_> {
             });
         }
         sums.ok_or(JitError::Unexpected("idot: no components"))
+    }
+
+    /// [`Self::wrapping_sums`] of 8-bit components, four at a time as the lanes' packed words
+    /// (`quads`): per word, the even and the odd bytes widened in 16-bit halves and two
+    /// `pmaddwd`s, whose 32-bit sums of two products are exact (|a·b| ≤ 2¹⁶).
+    fn packed_sums(
+        &mut self,
+        xs: &[JVal],
+        ys: &[JVal],
+        [lhs_signed, rhs_signed]: [bool; 2],
+    ) -> JitResult<Vec<Value>> {
+        let mut sums: Option<Vec<Value>> = None;
+        for (x, y) in xs.chunks(4).zip(ys.chunks(4)) {
+            let x = self.words_of(x);
+            let y = self.words_of(y);
+            let dots: Vec<Value> = x
+                .iter()
+                .zip(&y)
+                .map(|(&x, &y)| {
+                    let (xe, xo) = self.byte_halves(x, lhs_signed);
+                    let (ye, yo) = self.byte_halves(y, rhs_signed);
+                    let even = self.madd_pairs(xe, ye);
+                    let odd = self.madd_pairs(xo, yo);
+                    self.b.ins().iadd(even, odd)
+                })
+                .collect();
+            sums = Some(match sums {
+                None => dots,
+                Some(s) => s
+                    .iter()
+                    .zip(&dots)
+                    .map(|(&a, &b)| self.b.ins().iadd(a, b))
+                    .collect(),
+            });
+        }
+        sums.ok_or(JitError::Unexpected("idot: no components"))
+    }
+
+    /// Four byte components as the lanes' packed words (four `I32X4`): the words they were
+    /// split from when `packed_bytes` knows them (bytes 0..3 of the same words), else packed.
+    fn words_of(&mut self, bytes: &[JVal]) -> Vec<Value> {
+        let vectors: Vec<Value> = bytes.iter().flat_map(|b| self.vectors(b, 1)).collect();
+        let known: Option<Vec<&(Vec<Value>, u8)>> =
+            vectors.iter().map(|v| self.packed_bytes.get(v)).collect();
+        if let Some(known) = known
+            && known
+                .iter()
+                .enumerate()
+                .all(|(k, (words, byte))| usize::from(*byte) == k && *words == known[0].0)
+        {
+            return known[0].0.clone();
+        }
+        self.pack_bytes(&vectors)
+    }
+
+    /// A word's even bytes (0, 2) and odd bytes (1, 3), each extended to 16 bits by `signed`,
+    /// as `I16X8`.
+    fn byte_halves(&mut self, word: Value, signed: bool) -> (Value, Value) {
+        let halves = self.b.ins().bitcast(I16X8, lane_flags(), word);
+        if signed {
+            let up = self.b.ins().ishl_imm_u(halves, 8);
+            (
+                self.b.ins().sshr_imm_u(up, 8),
+                self.b.ins().sshr_imm_u(halves, 8),
+            )
+        } else {
+            let mask = self.const_vec(2, 0, |_| 0xff);
+            (
+                self.b.ins().band(halves, mask),
+                self.b.ins().ushr_imm_u(halves, 8),
+            )
+        }
+    }
+
+    /// `x[2i]·y[2i] + x[2i+1]·y[2i+1]` of two `I16X8` as `I32X4` (the shape x64 lowers to one
+    /// `pmaddwd`).
+    fn madd_pairs(&mut self, x: Value, y: Value) -> Value {
+        let (xl, yl) = (self.b.ins().swiden_low(x), self.b.ins().swiden_low(y));
+        let (xh, yh) = (self.b.ins().swiden_high(x), self.b.ins().swiden_high(y));
+        let low = self.b.ins().imul(xl, yl);
+        let high = self.b.ins().imul(xh, yh);
+        self.b.ins().iadd_pairwise(low, high)
     }
 
     /// A scalar integer extended to `I32` by its signedness.

@@ -8,7 +8,9 @@
 //! address of stride = access size (contiguous vectors), a tensor row (innermost coordinate
 //! `x0 + i·count`, the others uniform: one compare of `x0` against a call-invariant limit, then
 //! vectors), an affine tensor coordinate set (one range check per chunk, then vectors or strided
-//! scalars); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer`
+//! scalars); an address that varies in no affine way, checked four lanes at a time at run time
+//! for dense or shared rows (`quads`, which also loads a packed `vec4<i8>` per lane as one
+//! word); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer`
 //! accesses are `physical.rs`'s; the tensor ops' code is `tensor.rs`'s. Tensor accesses whose lanes are not all in bounds and
 //! dynamic descriptor indices go to the interpreter.
 
@@ -81,7 +83,13 @@ impl Gen<'_> {
 
     /// The address of `size` bytes at byte offset `at` (an `I64`) of window `(ptr, len)` when
     /// they lie inside it, else the context's scratch bytes; and whether they did.
-    fn checked(&mut self, ptr: Value, len: Value, at: Value, size: u64) -> (Value, Value) {
+    pub(super) fn checked(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        at: Value,
+        size: u64,
+    ) -> (Value, Value) {
         let fits = self
             .b
             .ins()
@@ -222,6 +230,36 @@ impl Gen<'_> {
             let v = self.b.ins().select(ok, x, z);
             self.set(dst, JVal::Uniform(v))?;
             return Ok(true);
+        }
+        // A packed `vec4<i8>` per lane (`quads`).
+        if size == 1
+            && let Some(r) = addr
+            && let Some(group) = self.byte_group(space, r, offset, dst)
+            && let Some(words) = self.byte_group_words(ptr, len, &a, offset)
+        {
+            let [first, rest @ ..] = self.split_words(&words);
+            for ((k, _), byte) in group.iter().zip(rest) {
+                self.grouped_loads.insert((self.at.0, *k), vec![byte]);
+            }
+            self.set(dst, JVal::Varying(vec![first]))?;
+            return Ok(true);
+        }
+        if size == 4 && Self::quad_address(&a) {
+            if let Some(r) = addr
+                && let Some(group) = self.vec4_group(space, r, offset, dst)
+                && let Some([first, rest @ ..]) = self.quad_vec4(ptr, len, &a, offset)
+            {
+                for ((k, _), comp) in group.iter().zip(rest) {
+                    self.grouped_loads.insert((self.at.0, *k), comp);
+                }
+                self.set(dst, JVal::Varying(first))?;
+                return Ok(true);
+            }
+            let gather = |g: &mut Self| g.gather_lanes(ptr, len, &a, offset, 4);
+            if let Some(words) = self.quad_words(ptr, len, &a, offset, gather) {
+                self.set(dst, JVal::Varying(words))?;
+                return Ok(true);
+            }
         }
         if let Some((JVal::Affine(base, s), abytes)) = &a
             && *s == size as u64

@@ -46,6 +46,7 @@ mod narrow;
 mod ops;
 mod physical;
 mod product;
+mod quads;
 mod tensor;
 mod tern;
 mod tile;
@@ -190,6 +191,12 @@ pub(crate) struct Gen<'a> {
     /// Components of `vec4` groups loaded ahead by their first load, by the (block, op) of the
     /// load that takes each (`vec4`).
     pub(crate) grouped_loads: std::collections::HashMap<(u32, usize), Vec<Value>>,
+    /// Byte vectors (`I8X16`) that are byte `k` of the lanes' 32-bit words (four `I32X4`),
+    /// with those words (`quads`): an 8-bit dot product reads the words.
+    pub(crate) packed_bytes: std::collections::HashMap<Value, (Vec<Value>, u8)>,
+    /// The first vector of a 32-bit logical shift right by `8·k` of words, with the words,
+    /// `k` and all four shifted vectors (`quads`).
+    pub(crate) shifted_words: std::collections::HashMap<Value, (Vec<Value>, u8, Vec<Value>)>,
     /// Stores of `vec4` groups done by their first store, by (block, op) (`vec4`).
     pub(crate) grouped_stores: std::collections::HashSet<(u32, usize)>,
     /// Physical access sites so far (each gets a slot of `Ctx::physical_sites`).
@@ -404,6 +411,8 @@ pub(crate) fn build(
         bool_masks: std::collections::HashMap::new(),
         grouped_loads: std::collections::HashMap::new(),
         grouped_stores: std::collections::HashSet::new(),
+        packed_bytes: std::collections::HashMap::new(),
+        shifted_words: std::collections::HashMap::new(),
         physical_site: 0,
         round_targets,
         rounds,

@@ -505,7 +505,12 @@ impl Gen<'_> {
                     };
                     self.b.ins().select(big, over, shifted)
                 })
-                .collect();
+                .collect::<Vec<Value>>();
+            // A word shifted by whole bytes, which a truncation to 8 bits may follow (`quads`).
+            if let (IBin::ShrL, 4, JVal::Const(c @ (0 | 8 | 16 | 24))) = (op, bytes, b) {
+                self.shifted_words
+                    .insert(out[0], (xs.clone(), (c / 8) as u8, out.clone()));
+            }
             return Some(JVal::Varying(out));
         }
         let vector_ok = match op {

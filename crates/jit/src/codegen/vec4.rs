@@ -13,7 +13,8 @@
 //!
 //! Invariants: a group is formed only when the three ops that follow access the same space
 //! through the same address register at offsets +4, +8, +12, with a stride of at least 16 (no
-//! two lanes' 16 bytes overlap), and no load of the group writes that register (so every access
+//! two lanes' 16 bytes overlap; a load group at a varying address is `quads`'s), and no load of
+//! the group writes that register (so every access
 //! of the group sees the address the first one saw); stores under a branch mask are never
 //! grouped.
 
@@ -35,7 +36,7 @@ const UNPACK_HI64: [u8; 4] = [2, 3, 6, 7];
 impl Gen<'_> {
     /// Sixteen lanes' `vec4`s (one `I32X4` per lane) as four components of four vectors of
     /// four lanes.
-    fn rows_to_components(&mut self, rows: &[Value]) -> [Vec<Value>; 4] {
+    pub(super) fn rows_to_components(&mut self, rows: &[Value]) -> [Vec<Value>; 4] {
         let mut comps: [Vec<Value>; 4] = Default::default();
         for four in rows.chunks(4) {
             let t0 = self.shuffle32(four[0], four[1], UNPACK_LO32);

@@ -1,0 +1,392 @@
+//! Buffer loads through addresses that vary from lane to lane in no affine way — a 2-D or 3-D
+//! workgroup whose x size is below 16 (IREE's `[8, 2, 1]` matmul tiles), coordinates from
+//! division and remainder, clamps. Each chunk checks at run time, four lanes (a quad) at a
+//! time, whether the lanes' addresses step by the row they read (a dense quad: one 16-byte load
+//! per quad, or four for `vec4` rows) or are all equal (a shared quad: one load, broadcast),
+//! with one range check per quad; when a quad is neither, or leaves the window, the chunk
+//! gathers lane by lane as before.
+//!
+//! Three access shapes take this path: a 4-byte load; a `vec4` group (four 4-byte loads at
+//! +0..+12, see `vec4`); and a byte group — four 1-byte loads through one address at +0..+3
+//! (a packed `vec4<i8>` per lane, how IREE's int8 matmuls load an operand of an integer dot
+//! product) — loaded as one 4-byte word per lane and split into its bytes. A byte group at an
+//! affine address of stride 4 (back-to-back words) takes a single range check. Split bytes
+//! remember their word in `Gen::packed_bytes`, so an 8-bit dot product of them (`dot`) reads
+//! the words instead of packing the bytes again; truncating a word (or the word shifted right
+//! by a whole byte, `Gen::shifted_words`) to 8 bits records the same.
+//!
+//! Invariants: a fast path runs only when every quad has the addresses it assumes and its whole
+//! span lies inside the window (a 32-bit address also does not wrap inside a quad), so it reads
+//! exactly the bytes the lanes' own loads would. The slow paths are the single-lane loads the
+//! ops would have run (a byte group's bytes each checked on their own), so a lane partly out of
+//! range reads what it read before. A packed-bytes entry maps a byte vector to the words it
+//! was computed from: the words are operands of its definition, so they dominate its uses.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use tessera_spirv::ir::{Op, Reg, Space};
+
+use super::Gen;
+use super::values::{JVal, app_flags, lane_flags};
+
+/// Lanes per quad, and quads per chunk.
+const QUAD: usize = 4;
+const QUADS: usize = 4;
+
+/// Interleaves the low (`0`) or high (`8`) halves of two byte vectors (`punpck[lh]bw`).
+fn unpack_bytes(half: u8) -> [u8; 16] {
+    std::array::from_fn(|i| half + (i / 2) as u8 + if i % 2 == 1 { 16 } else { 0 })
+}
+
+/// Interleaves the low or high halves of two vectors of 16-bit lanes (`punpck[lh]wd`).
+fn unpack_words(half: u8) -> [u8; 16] {
+    std::array::from_fn(|i| {
+        let (pair, byte) = (i / 4, i % 4);
+        let from_second = if byte >= 2 { 16 } else { 0 };
+        half + (2 * pair) as u8 + (byte % 2) as u8 + from_second
+    })
+}
+
+impl Gen<'_> {
+    /// Whether `a` is an address the quad paths take: varying, of 32 or 64 bits.
+    pub(super) fn quad_address(a: &Option<(JVal, usize)>) -> bool {
+        matches!(a, Some((JVal::Varying(vs), bytes @ (4 | 8))) if vs.len() == *bytes)
+    }
+
+    /// For each quad of the varying address `vs` (`abytes`-byte lanes) + `offset`: the address
+    /// of its first lane's bytes in the window (the scratch bytes when out of it); and whether
+    /// every quad's lanes are `first + i·step` and `3·step + row` bytes from `first` lie in the
+    /// window.
+    #[allow(clippy::too_many_arguments)]
+    fn quads(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        vs: &[Value],
+        abytes: usize,
+        offset: u64,
+        step: u64,
+        row: u64,
+    ) -> ([Value; QUADS], Value) {
+        let per_vector = 16 / abytes;
+        let vector_ty = if abytes == 4 { I32X4 } else { I64X2 };
+        let mut ok = None;
+        let mut at = [vs[0]; QUADS];
+        for (q, at) in at.iter_mut().enumerate() {
+            let first_vector = q * QUAD / per_vector;
+            let first = self.b.ins().extractlane(vs[first_vector], 0);
+            let start = self.b.ins().splat(vector_ty, first);
+            let mut same = None;
+            let quad = &vs[first_vector..first_vector + QUAD / per_vector];
+            for (j, &lanes) in (first_vector..).zip(quad) {
+                let steps = self.const_vec(abytes, j, |lane| (lane % QUAD) as u64 * step);
+                let want = self.b.ins().iadd(start, steps);
+                let eq = self.b.ins().icmp(IntCC::Equal, lanes, want);
+                same = Some(match same {
+                    None => eq,
+                    Some(s) => self.b.ins().band(s, eq),
+                });
+            }
+            let mut good = match same {
+                Some(s) => self.b.ins().vall_true(s),
+                None => self.b.ins().iconst(I8, 0),
+            };
+            let first = self.fit(first, I64);
+            if abytes == 4 && step > 0 {
+                // No lane's 32-bit address wraps: first + 3·step stays below 2³².
+                let fits = self.b.ins().icmp_imm_s(
+                    IntCC::UnsignedLessThanOrEqual,
+                    first,
+                    (u64::from(u32::MAX) - 3 * step) as i64,
+                );
+                good = self.b.ins().band(good, fits);
+            }
+            let from = self.b.ins().iadd_imm_s(first, offset as i64);
+            let (p, inside) = self.checked(ptr, len, from, 3 * step + row);
+            good = self.b.ins().band(good, inside);
+            *at = p;
+            ok = Some(match ok {
+                None => good,
+                Some(o) => self.b.ins().band(o, good),
+            });
+        }
+        let ok = ok.unwrap_or_else(|| self.b.ins().iconst(I8, 0));
+        (at, ok)
+    }
+
+    /// `fast()` when `ok`, else `slow()`: `count` `I32X4` values either way.
+    fn fast_or(
+        &mut self,
+        ok: Value,
+        count: usize,
+        fast: impl FnOnce(&mut Self) -> Vec<Value>,
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let join = self.b.create_block();
+        let params: Vec<Value> = (0..count)
+            .map(|_| self.b.append_block_param(join, I32X4))
+            .collect();
+        let (fast_block, slow_block) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast_block, &[], slow_block, &[]);
+        for (block, path) in [
+            (
+                fast_block,
+                Box::new(fast) as Box<dyn FnOnce(&mut Self) -> Vec<Value>>,
+            ),
+            (slow_block, Box::new(slow)),
+        ] {
+            self.b.switch_to_block(block);
+            let args: Vec<BlockArg> = path(self).into_iter().map(BlockArg::Value).collect();
+            self.b.ins().jump(join, &args);
+        }
+        self.b.switch_to_block(join);
+        params
+    }
+
+    /// The quad paths of a load of a `row`-byte row per lane at the varying address `a` +
+    /// `offset`: `dense(p)` reads a dense quad's four rows from `p`, `shared(p)` a shared
+    /// quad's one row; each gives `per_quad` `I32X4` values, quad by quad; `slow` gives all of
+    /// them, in the same order. `None` when `a` is not a quad address.
+    #[allow(clippy::too_many_arguments)]
+    fn quad_paths(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        row: u64,
+        per_quad: usize,
+        dense: impl Fn(&mut Self, Value) -> Vec<Value>,
+        shared: impl Fn(&mut Self, Value) -> Vec<Value>,
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Option<Vec<Value>> {
+        if !Self::quad_address(a) {
+            return None;
+        }
+        let (JVal::Varying(vs), abytes) = a.as_ref()? else {
+            return None;
+        };
+        let (vs, abytes) = (vs.clone(), *abytes);
+        let (dense_at, dense_ok) = self.quads(ptr, len, &vs, abytes, offset, row, row);
+        let count = QUADS * per_quad;
+        Some(self.fast_or(
+            dense_ok,
+            count,
+            |g| dense_at.iter().flat_map(|&p| dense(g, p)).collect(),
+            |g| {
+                let (shared_at, shared_ok) = g.quads(ptr, len, &vs, abytes, offset, 0, row);
+                g.fast_or(
+                    shared_ok,
+                    count,
+                    |g| shared_at.iter().flat_map(|&p| shared(g, p)).collect(),
+                    slow,
+                )
+            },
+        ))
+    }
+
+    /// Each lane's 4-byte word at the varying address `a` + `offset` (four `I32X4`), through
+    /// the quad paths; `None` when `a` is not a quad address.
+    pub(super) fn quad_words(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Option<Vec<Value>> {
+        self.quad_paths(
+            ptr,
+            len,
+            a,
+            offset,
+            4,
+            1,
+            |g, p| vec![g.b.ins().load(I32X4, app_flags(), p, 0)],
+            |g, p| {
+                let x = g.b.ins().load(I32, app_flags(), p, 0);
+                vec![g.b.ins().splat(I32X4, x)]
+            },
+            slow,
+        )
+    }
+
+    /// The four components of a `vec4` per lane at the varying address `a` + `offset`
+    /// (`[component][quad]`), through the quad paths; the slow path gathers each component.
+    pub(super) fn quad_vec4(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> Option<[Vec<Value>; 4]> {
+        let by_quad = self.quad_paths(
+            ptr,
+            len,
+            a,
+            offset,
+            16,
+            4,
+            |g, p| {
+                let rows: Vec<Value> = (0..QUAD)
+                    .map(|i| g.b.ins().load(I32X4, app_flags(), p, (16 * i) as i32))
+                    .collect();
+                g.rows_to_components(&rows).into_iter().flatten().collect()
+            },
+            |g, p| {
+                let row = g.b.ins().load(I32X4, app_flags(), p, 0);
+                (0..4u8).map(|c| g.shuffle32(row, row, [c; 4])).collect()
+            },
+            |g| {
+                let comps: Vec<Vec<Value>> = (0..4u64)
+                    .map(|c| g.gather_lanes(ptr, len, a, offset + 4 * c, 4))
+                    .collect();
+                (0..QUADS)
+                    .flat_map(|q| comps.iter().map(move |comp| comp[q]))
+                    .collect()
+            },
+        )?;
+        let mut out: [Vec<Value>; 4] = Default::default();
+        for (i, v) in by_quad.into_iter().enumerate() {
+            out[i % 4].push(v);
+        }
+        Some(out)
+    }
+
+    /// The three loads after the current op that complete a byte group with it (a 1-byte load
+    /// of `space` through `addr` at `offset` into `dst`): their op indices and results.
+    pub(super) fn byte_group(
+        &self,
+        space: Space,
+        addr: Reg,
+        offset: u64,
+        dst: Reg,
+    ) -> Option<[(usize, Reg); 3]> {
+        let (block, at) = self.at;
+        let ops = &self.ir.blocks.get(block as usize)?.ops;
+        if dst == addr {
+            return None;
+        }
+        let mut group = [(0, 0); 3];
+        for (j, slot) in group.iter_mut().enumerate() {
+            let k = at + 1 + j;
+            match ops.get(k)? {
+                Op::Load {
+                    space: s,
+                    bytes: 1,
+                    dst: d,
+                    addr: Some(r),
+                    offset: o,
+                } if *s == space
+                    && *r == addr
+                    && *d != addr
+                    && *o == offset.checked_add(j as u64 + 1)? =>
+                {
+                    *slot = (k, *d);
+                }
+                _ => return None,
+            }
+        }
+        Some(group)
+    }
+
+    /// The words of a byte group at `a` + `offset` (see the module docs): four `I32X4`, or
+    /// `None` for an address this path does not take.
+    pub(super) fn byte_group_words(
+        &mut self,
+        ptr: Value,
+        len: Value,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> Option<Vec<Value>> {
+        let slow = |g: &mut Self| {
+            let bytes: Vec<Value> = (0..4)
+                .flat_map(|k| g.gather_lanes(ptr, len, a, offset + k, 1))
+                .collect();
+            g.pack_bytes(&bytes)
+        };
+        if let Some((JVal::Affine(base, 4), abytes)) = a {
+            let (p, ok) = self.checked_lanes(ptr, len, *base, *abytes, offset, 4, 64);
+            let fast = |g: &mut Self| {
+                (0..QUADS)
+                    .map(|q| g.b.ins().load(I32X4, app_flags(), p, (16 * q) as i32))
+                    .collect()
+            };
+            return Some(self.fast_or(ok, QUADS, fast, slow));
+        }
+        self.quad_words(ptr, len, a, offset, slow)
+    }
+
+    /// Four byte vectors (component `k` of each lane's packed word) as the lanes' words: four
+    /// `I32X4`, byte `k` of lane `i`'s word from `bytes[k]`.
+    pub(super) fn pack_bytes(&mut self, bytes: &[Value]) -> Vec<Value> {
+        let shuffle = |g: &mut Self, x: Value, y: Value, mask: [u8; 16]| {
+            let imm = g.b.func.dfg.immediates.push(mask.to_vec().into());
+            g.b.ins().shuffle(x, y, imm)
+        };
+        let (lo, hi) = (unpack_bytes(0), unpack_bytes(8));
+        let low_pairs = shuffle(self, bytes[0], bytes[1], lo);
+        let high_pairs = shuffle(self, bytes[0], bytes[1], hi);
+        let low_upper = shuffle(self, bytes[2], bytes[3], lo);
+        let high_upper = shuffle(self, bytes[2], bytes[3], hi);
+        let (wlo, whi) = (unpack_words(0), unpack_words(8));
+        [
+            shuffle(self, low_pairs, low_upper, wlo),
+            shuffle(self, low_pairs, low_upper, whi),
+            shuffle(self, high_pairs, high_upper, wlo),
+            shuffle(self, high_pairs, high_upper, whi),
+        ]
+        .into_iter()
+        .map(|v| self.b.ins().bitcast(I32X4, lane_flags(), v))
+        .collect()
+    }
+
+    /// The lanes' words split into their four bytes (`I8X16` each), each recorded in
+    /// `packed_bytes`.
+    pub(super) fn split_words(&mut self, words: &[Value]) -> [Value; 4] {
+        std::array::from_fn(|k| {
+            let bytes = self.byte_of_words(words, k as u8);
+            self.packed_bytes.insert(bytes, (words.to_vec(), k as u8));
+            bytes
+        })
+    }
+
+    /// Records the truncation `bytes` (one `I8X16`) of the words `words` (four `I32X4`) in
+    /// `packed_bytes`: byte `k` of the original words when `words` are those words shifted
+    /// right by `8·k`, byte 0 of `words` otherwise.
+    pub(super) fn note_packed_byte(&mut self, words: &[Value], bytes: &[Value]) {
+        let ([byte], [first, ..]) = (bytes, words) else {
+            return;
+        };
+        let entry = match self.shifted_words.get(first) {
+            Some((source, k, shifted)) if shifted.as_slice() == words => (source.clone(), *k),
+            _ => (words.to_vec(), 0),
+        };
+        self.packed_bytes.insert(*byte, entry);
+    }
+
+    /// Byte `k` of each of the 16 lanes' words (four `I32X4`) as one `I8X16`.
+    fn byte_of_words(&mut self, words: &[Value], k: u8) -> Value {
+        let lanes: Vec<Value> = words
+            .iter()
+            .map(|&w| {
+                let shifted = if k == 0 {
+                    w
+                } else {
+                    self.b.ins().ushr_imm_s(w, i64::from(8 * k))
+                };
+                if k == 3 {
+                    shifted
+                } else {
+                    let mask = self.const_vec(4, 0, |_| 0xff);
+                    self.b.ins().band(shifted, mask)
+                }
+            })
+            .collect();
+        // 0..=255 in each 32-bit lane: both narrowings are exact.
+        let low = self.b.ins().snarrow(lanes[0], lanes[1]);
+        let high = self.b.ins().snarrow(lanes[2], lanes[3]);
+        self.b.ins().unarrow(low, high)
+    }
+}
