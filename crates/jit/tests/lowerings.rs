@@ -301,12 +301,15 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
     let (vb, bb) = m.buffer(tb);
     let (vr, br) = m.buffer(tr);
     let (vu, bu) = m.buffer(tr);
+    let (vm, bm) = m.buffer(tr);
     let (f, i, w) = m.begin_main();
     let (ta_id, tb_id, tr_id) = (m.ty(ta), m.ty(tb), m.ty(tr));
-    for (idx, out) in [(i, vr), (w, vu)] {
-        let pa = m.elem_ptr(ta, va, idx);
+    // Both operands varying, both uniform, and a varying `a` with a uniform `b` (the
+    // workgroup's: every edge value of `b` is some workgroup's).
+    for (ia, ib, out) in [(i, i, vr), (w, w, vu), (i, w, vm)] {
+        let pa = m.elem_ptr(ta, va, ia);
         let x = m.b.load(ta_id, None, pa, None, []).unwrap();
-        let pb = m.elem_ptr(tb, vb, idx);
+        let pb = m.elem_ptr(tb, vb, ib);
         let y = m.b.load(tb_id, None, pb, None, []).unwrap();
         let r = op(&mut m.b, tr_id, x, y);
         let pr = m.elem_ptr(tr, out, i);
@@ -321,6 +324,7 @@ fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word,
             buffer(tb, bb, bytes_of(&bv, tb), "b"),
             buffer(tr, br, vec![0xcd; rb], "r (varying)"),
             buffer(tr, bu, vec![0xcd; rb], "u (uniform)"),
+            buffer(tr, bm, vec![0xcd; rb], "m (varying by uniform)"),
         ],
         dispatch: [groups, 1, 1],
         summary: name.into(),

@@ -130,8 +130,6 @@ impl Gen<'_> {
     ) -> LaneOffsets {
         let last = coords.len() - 1;
         let zero = self.b.ins().iconst(I64, 0);
-        let zeros = self.b.ins().splat(I64X2, zero);
-        let mut offsets = vec![zeros; LANES / 2];
         let mut mask: Option<Value> = None;
         let mut element_step = zero;
         let top = if signed {
@@ -139,6 +137,13 @@ impl Gen<'_> {
         } else {
             i64::from(u32::MAX)
         };
+        // Per coordinate: its 16 lanes (four `I32X4`) and its stride.
+        let mut terms = Vec::with_capacity(coords.len());
+        // Whether every in-bounds offset fits in 32 bits: each (dim - 1)·stride below 2³² (dim
+        // and stride each below 2³², so no product wraps), and so their sum (at most 8 terms,
+        // below 2³⁵).
+        let mut extent = zero;
+        let mut narrow = self.b.ins().iconst(I8, 1);
         for (k, &c) in coords.iter().enumerate() {
             let v = self.get(c);
             let xs = self.vectors(&v, 4);
@@ -154,8 +159,7 @@ impl Gen<'_> {
             let limit = self.b.ins().smin(limit, cap);
             let limit = self.b.ins().ireduce(I32, limit);
             let limits = self.b.ins().splat(I32X4, limit);
-            let strides2 = self.b.ins().splat(I64X2, stride);
-            for (j, &x) in xs.iter().enumerate() {
+            for &x in &xs {
                 // Signed: 0 <= x < limit; unsigned: x < limit (limit <= 2^32 - 1).
                 let inside = if signed {
                     let below = self.b.ins().icmp(IntCC::SignedLessThan, x, limits);
@@ -170,7 +174,70 @@ impl Gen<'_> {
                     None => inside,
                     Some(m) => self.b.ins().band(m, inside),
                 });
-                // In bounds, every coordinate is non-negative: zero-extended either way.
+            }
+            let reach = self.b.ins().iadd_imm_s(dim, -1);
+            let u32_max = i64::from(u32::MAX);
+            for bounded in [reach, stride] {
+                let fits =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, bounded, u32_max);
+                narrow = self.b.ins().band(narrow, fits);
+            }
+            // (Clamped so that nothing wraps when `narrow` is already false.)
+            let most = self.b.ins().iconst(I64, u32_max);
+            let reach = self.b.ins().umin(reach, most);
+            let stride32 = self.b.ins().umin(stride, most);
+            let term = self.b.ins().imul(reach, stride32);
+            let over = self.b.ins().iconst(I64, u32_max + 1);
+            let term = self.b.ins().umin(term, over);
+            extent = self.b.ins().iadd(extent, term);
+            if k == last {
+                element_step = stride;
+            }
+            terms.push((xs, stride));
+        }
+        let fits =
+            self.b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, extent, i64::from(u32::MAX));
+        let narrow = self.b.ins().band(narrow, fits);
+        // In bounds, every coordinate is non-negative: zero-extended either way. Offsets in
+        // 32-bit lanes (`pmulld`) when they fit, else in 64-bit pairs.
+        let join = self.b.create_block();
+        let pairs: Vec<Value> = (0..LANES / 2)
+            .map(|_| self.b.append_block_param(join, I64X2))
+            .collect();
+        let (short, wide) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(narrow, short, &[], wide, &[]);
+        self.b.switch_to_block(short);
+        let mut sums: Option<Vec<Value>> = None;
+        for (xs, stride) in &terms {
+            let stride = self.b.ins().ireduce(I32, *stride);
+            let stride = self.b.ins().splat(I32X4, stride);
+            let products: Vec<Value> = xs.iter().map(|&x| self.b.ins().imul(x, stride)).collect();
+            sums = Some(match sums {
+                None => products,
+                Some(s) => s
+                    .iter()
+                    .zip(&products)
+                    .map(|(&a, &b)| self.b.ins().iadd(a, b))
+                    .collect(),
+            });
+        }
+        let args: Vec<BlockArg> = sums
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|x| [self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x)])
+            .map(BlockArg::Value)
+            .collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(wide);
+        let zeros = self.b.ins().splat(I64X2, zero);
+        let mut offsets = vec![zeros; LANES / 2];
+        for (xs, stride) in &terms {
+            let strides2 = self.b.ins().splat(I64X2, *stride);
+            for (j, &x) in xs.iter().enumerate() {
                 for (half, wide) in [self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x)]
                     .into_iter()
                     .enumerate()
@@ -180,10 +247,11 @@ impl Gen<'_> {
                     *at = self.b.ins().iadd(*at, term);
                 }
             }
-            if k == last {
-                element_step = stride;
-            }
         }
+        let args: Vec<BlockArg> = offsets.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        let offsets = pairs;
         let all = match mask {
             Some(m) => self.b.ins().vall_true(m),
             None => self.b.ins().iconst(I8, 1),

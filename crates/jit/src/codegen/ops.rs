@@ -14,7 +14,7 @@ use tessera_spirv::alu::{self, IBin, ICmp, IUn, width_bytes};
 use tessera_spirv::ir::{Op, Reg};
 
 use super::Gen;
-use super::values::{JVal, per_vec, scalar_ty, vec_ty};
+use super::values::{JVal, lane_flags, per_vec, scalar_ty, vec_ty};
 use super::vars::VarAccess;
 use crate::classes::{LANES, wrap};
 
@@ -563,38 +563,78 @@ impl Gen<'_> {
         self.scalarise(&args, bytes, |g, l| g.ibin_scalar(op, bits, ty, l[0], l[1]))
     }
 
-    /// 32-bit `UDiv`/`UMod` of varying lanes by a uniform divisor `d`, without a division per
-    /// lane (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019): with
-    /// `M = ⌊(2⁶⁴ − 1) / d⌋ + 1` (one division, hoisted out of loops when `d` is invariant),
-    /// `n / d` is the high 64 bits of `M·n` and `n mod d` the high 64 bits of
-    /// `(M·n mod 2⁶⁴)·d`, exact for every 32-bit `n` and `d > 1`. `d = 1` (where `M` wraps to 0)
-    /// gives `n` and 0; `d = 0` gives 0, as `alu::ibin`.
+    /// 32-bit `UDiv`/`UMod` of varying lanes by a uniform divisor `d`, in vectors, without a
+    /// division per lane (Granlund and Montgomery, "Division by invariant integers using
+    /// multiplication", 1994, the round-up method): with `l = ⌈log₂ d⌉` and
+    /// `m = ⌊2³²·(2ˡ − d) / d⌋ + 1` (below 2³²; one scalar division, hoisted out of loops when `d`
+    /// is invariant), `t = ⌊m·n / 2³²⌋` and `n / d = (t + ((n − t) >> min(l, 1))) >> max(l − 1, 0)`
+    /// for every 32-bit `n` and `d ≥ 1` (`d = 1`: `m = 1`, `t = 0`, shifts 0). `n mod d` is
+    /// `n − (n / d)·d`. `d = 0` gives 0, as `alu::ibin`.
     fn udiv_by_uniform(&mut self, op: IBin, a: &JVal, b: &JVal) -> Option<JVal> {
-        let d = self.scalar(b, 4)?;
-        let d = self.b.ins().uextend(I64, d);
+        let d32 = self.scalar(b, 4)?;
+        let d = self.b.ins().uextend(I64, d32);
         let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
-        let one = self.b.ins().icmp_imm_s(IntCC::Equal, d, 1);
         let unit = self.b.ins().iconst(I64, 1);
         let safe = self.b.ins().select(zero, unit, d);
-        let all = self.b.ins().iconst(I64, -1);
-        let m = self.b.ins().udiv(all, safe);
+        let below = self.b.ins().iadd_imm_s(safe, -1);
+        let leading = self.b.ins().clz(below);
+        let width = self.b.ins().iconst(I64, 64);
+        let l = self.b.ins().isub(width, leading);
+        let pow = self.b.ins().ishl(unit, l);
+        let excess = self.b.ins().isub(pow, safe);
+        let numerator = self.b.ins().ishl_imm_u(excess, 32);
+        let m = self.b.ins().udiv(numerator, safe);
         self.guarded_division(m);
         let m = self.b.ins().iadd_imm_s(m, 1);
-        self.scalarise(&[(a.clone(), 4)], 4, |g, l| {
-            let n = g.b.ins().uextend(I64, l[0]);
-            let r = if op == IBin::UDiv {
-                let q = g.b.ins().umulhi(m, n);
-                g.b.ins().select(one, n, q)
-            } else {
-                let low = g.b.ins().imul(m, n);
-                let r = g.b.ins().umulhi(low, d);
-                let z = g.b.ins().iconst(I64, 0);
-                g.b.ins().select(one, z, r)
-            };
-            let z = g.b.ins().iconst(I64, 0);
-            let r = g.b.ins().select(zero, z, r);
-            Some(g.b.ins().ireduce(I32, r))
-        })
+        let sh1 = self.b.ins().umin(l, unit);
+        let sh2 = self.b.ins().isub(l, sh1);
+        let (sh1, sh2) = (
+            self.b.ins().ireduce(I32, sh1),
+            self.b.ins().ireduce(I32, sh2),
+        );
+        let m = self.b.ins().ireduce(I32, m);
+        // Broadcast with a shuffle, not `splat`: Cranelift rewrites a widened splat into a
+        // 64-bit splat, and the product then no longer lowers to `pmuludq`.
+        let m = self.b.ins().scalar_to_vector(I32X4, m);
+        let m = self.shuffle32(m, m, [0; 4]);
+        // All ones, or 0 for d = 0.
+        let keep = self.b.ins().iconst(I32, -1);
+        let none = self.b.ins().iconst(I32, 0);
+        let keep = self.b.ins().select(zero, none, keep);
+        let keep = self.b.ins().splat(I32X4, keep);
+        let divisor = self.b.ins().ireduce(I32, safe);
+        let divisor = self.b.ins().splat(I32X4, divisor);
+        let out = self
+            .vectors(a, 4)
+            .into_iter()
+            .map(|n| {
+                let t = self.mulhi_u32x4(n, m);
+                let rest = self.b.ins().isub(n, t);
+                let half = self.b.ins().ushr(rest, sh1);
+                let sum = self.b.ins().iadd(t, half);
+                let q = self.b.ins().ushr(sum, sh2);
+                let r = if op == IBin::UDiv {
+                    q
+                } else {
+                    let back = self.b.ins().imul(q, divisor);
+                    self.b.ins().isub(n, back)
+                };
+                self.b.ins().band(r, keep)
+            })
+            .collect();
+        Some(JVal::Varying(out))
+    }
+
+    /// The high 32 bits of each lane's unsigned 64-bit product of two `I32X4` (two
+    /// `pmuludq` and a `shufps`).
+    fn mulhi_u32x4(&mut self, x: Value, y: Value) -> Value {
+        let (xl, yl) = (self.b.ins().uwiden_low(x), self.b.ins().uwiden_low(y));
+        let (xh, yh) = (self.b.ins().uwiden_high(x), self.b.ins().uwiden_high(y));
+        let low = self.b.ins().imul(xl, yl);
+        let high = self.b.ins().imul(xh, yh);
+        let low = self.b.ins().bitcast(I32X4, lane_flags(), low);
+        let high = self.b.ins().bitcast(I32X4, lane_flags(), high);
+        self.shuffle32(low, high, [1, 3, 5, 7])
     }
 
     fn iun(&mut self, op: IUn, width: u8, dst: u32, src: u32) -> JitResult<bool> {
