@@ -319,7 +319,7 @@ impl HalfProduct {
         a_signed: bool,
         b_signed: bool,
     ) {
-        use super::x86::{add_wrapping, interleave_pairs, widen_bytes};
+        use super::x86::{interleave_pairs, pair_rows_product, widen_bytes};
         let [a, b, c, d] = places;
         let (half_rows, n, k) = (form.m as usize / 2, form.n as usize, form.k as usize);
         let blocks = n / HALF;
@@ -341,14 +341,12 @@ impl HalfProduct {
                 }
             }
         }
-        super::pair_product(&self.a16, &self.b16, &mut self.sum, half_rows, n, k);
         if form.signed(operands::SATURATING) {
+            super::pair_product(&self.a16, &self.b16, &mut self.sum, half_rows, n, k);
             return;
         }
-        let sum = self.sum.as_ptr();
-        for i in 0..half_rows * n / HALF {
-            // SAFETY: component i of C and D (below their count); 16 sums at 16i.
-            unsafe { add_wrapping(c.at(i), sum.add(HALF * i), d.at(i)) };
-        }
+        // SAFETY: AVX2; the arrays hold the shape; C's and D's places hold half_rows·n/16
+        // components (the caller's contract).
+        unsafe { pair_rows_product(&self.a16, &self.b16, c, d, half_rows, n, k) };
     }
 }

@@ -464,6 +464,10 @@ mod tests {
             ),
             (16, 8, 32, SInt8, SInt32, SInt32, signed),
             (16, 8, 32, UInt8, UInt32, UInt32, SATURATING),
+            // Shapes without code of their own in the kernels.
+            (16, 16, 16, SInt8, SInt32, SInt32, signed),
+            (32, 16, 32, UInt8, UInt32, UInt32, 0),
+            (32, 16, 16, Float16, Float32, Float32, 0),
         ];
         for (m, n, k, ab, c, result, operands) in forms {
             for same in [false, true] {
@@ -477,7 +481,7 @@ mod tests {
                     result,
                     operands,
                 };
-                let (rows, n, k) = (8usize, n as usize, k as usize);
+                let (rows, n, k) = (m as usize / 2, n as usize, k as usize);
                 let mut raw = |ty: ComponentType, len: usize| -> Vec<u64> {
                     (0..len)
                         .map(|_| match ty {
@@ -500,7 +504,7 @@ mod tests {
                 let (a, b, cv) = (raw(ab, rows * k), raw(ab, k * n), raw(c, rows * n));
                 let want = form.reference(&a, &b, &cv);
                 // Components at scattered 64-byte-aligned places of one file.
-                let mut file = vec![0u8; 64 * 256];
+                let mut file = vec![0u8; 64 * 512];
                 let mut next_row = 3usize;
                 let mut place = |values: &[u64], ty: ComponentType, file: &mut [u8]| {
                     let es = ty.bytes();

@@ -86,6 +86,34 @@ pub(super) unsafe fn rows_product<P: Place>(
     n: usize,
     k: usize,
 ) {
+    // SAFETY: forwarded. The listed shapes (a half of NVIDIA's 16×16×16, 16×8×16 and 16×8×8)
+    // get code of their own, with constant loop bounds and offsets.
+    unsafe {
+        match (rows, n, k) {
+            (8, 16, 16) => rows_product_in::<P, 8, 16, 16>(a, b, edges, rows, n, k),
+            (8, 8, 16) => rows_product_in::<P, 8, 8, 16>(a, b, edges, rows, n, k),
+            (8, 8, 8) => rows_product_in::<P, 8, 8, 8>(a, b, edges, rows, n, k),
+            _ => rows_product_in::<P, 0, 0, 0>(a, b, edges, rows, n, k),
+        }
+    }
+}
+
+/// [`rows_product`] with `ROWS_OF`, `N` and `K` for `rows`, `n` and `k` where they are not 0.
+///
+/// # Safety
+/// As [`rows_product`], with the constants equal to the values they replace.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+unsafe fn rows_product_in<P: Place, const ROWS_OF: usize, const N: usize, const K: usize>(
+    a: &[f32],
+    b: &[f32],
+    edges: Edges<P>,
+    rows: usize,
+    n: usize,
+    k: usize,
+) {
+    let pick = |fixed: usize, value: usize| if fixed > 0 { fixed } else { value };
+    let (rows, n, k) = (pick(ROWS_OF, rows), pick(N, n), pick(K, k));
     let (a, b) = (a.as_ptr(), b.as_ptr());
     // Element (r, col) of C or D: component (r·n + col) / 16, lane (r·n + col) % 16 (a run
     // of 8 columns never crosses a component: n and col are multiples of 8).
@@ -147,6 +175,7 @@ pub(super) unsafe fn rows_product<P: Place>(
 /// As [`rows_product`], with the block inside `a` and `b`.
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
+#[inline]
 unsafe fn accumulate<const W: usize>(
     a: *const f32,
     b: *const f32,
@@ -349,6 +378,102 @@ unsafe fn pair_block<const W: usize>(
     }
 }
 
+/// `D = A·B + C` (wrapping 32-bit sums) of the 8-bit forms, `A` as i16 and `B` as i16 pairs
+/// (`pair_product`'s arrays), `C` and `D` 32-bit components at their places: `pair_block`
+/// with the accumulators started from `C` and stored to `D` (addition modulo 2³² is the
+/// same in any order).
+///
+/// # Safety
+/// AVX2; as [`pair_product`] for `a` and `b`; the places hold `rows · n / 16` components of
+/// 16 32-bit lanes each (`D`'s writable; `C`'s may be `D`'s).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn pair_rows_product<P: Place>(
+    a: &[i16],
+    b: &[i16],
+    c: P,
+    d: P,
+    rows: usize,
+    n: usize,
+    k: usize,
+) {
+    // SAFETY: forwarded; the listed shapes (halves of NVIDIA's 16×16×32 and 16×8×32) get code
+    // of their own.
+    unsafe {
+        match (rows, n, k) {
+            (8, 16, 32) => pair_rows_in::<P, 8, 16, 32>(a, b, c, d, rows, n, k),
+            (8, 8, 32) => pair_rows_in::<P, 8, 8, 32>(a, b, c, d, rows, n, k),
+            _ => pair_rows_in::<P, 0, 0, 0>(a, b, c, d, rows, n, k),
+        }
+    }
+}
+
+/// [`pair_rows_product`] with `ROWS_OF`, `N` and `K` for `rows`, `n` and `k` where not 0.
+///
+/// # Safety
+/// As [`pair_rows_product`], with the constants equal to the values they replace.
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pair_rows_in<P: Place, const ROWS_OF: usize, const N: usize, const K: usize>(
+    a: &[i16],
+    b: &[i16],
+    c: P,
+    d: P,
+    rows: usize,
+    n: usize,
+    k: usize,
+) {
+    let pick = |fixed: usize, value: usize| if fixed > 0 { fixed } else { value };
+    let (rows, n, k) = (pick(ROWS_OF, rows), pick(N, n), pick(K, k));
+    let (a, b) = (a.as_ptr(), b.as_ptr());
+    // Element (r, col): component (r·n + col) / 16, lane (r·n + col) % 16; a run of 8 columns
+    // stays in one component (n and col are multiples of 8).
+    let at = |place: P, r: usize, col: usize| {
+        let e = r * n + col;
+        // SAFETY: e / 16 is below the count (r < rows, col < n).
+        unsafe { place.at(e / HALF).add((e % HALF) * 4) }
+    };
+    let mut col = 0;
+    while col < n {
+        let wide = n - col >= 16;
+        let w = if wide { 2 } else { 1 };
+        let mut row = 0;
+        while row < rows {
+            let r = ROWS.min(rows - row);
+            let mut acc = [[_mm256_setzero_si256(); 2]; ROWS];
+            // SAFETY: the places hold the components, the arrays the shape (the caller's
+            // contract).
+            unsafe {
+                for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                    for (v, x) in acc.iter_mut().enumerate().take(w) {
+                        *x = _mm256_loadu_si256(at(c, row + i, col + 8 * v).cast());
+                    }
+                }
+                for p in 0..k / 2 {
+                    let mut bv = [_mm256_setzero_si256(); 2];
+                    for (v, x) in bv.iter_mut().enumerate().take(w) {
+                        *x = _mm256_loadu_si256(b.add(p * 2 * n + 2 * (col + 8 * v)).cast());
+                    }
+                    for (i, acc) in acc.iter_mut().enumerate().take(r) {
+                        let pair = a.add((row + i) * k + 2 * p).cast::<i32>().read_unaligned();
+                        let x = _mm256_set1_epi32(pair);
+                        for (v, y) in acc.iter_mut().enumerate().take(w) {
+                            *y = _mm256_add_epi32(*y, _mm256_madd_epi16(x, bv[v]));
+                        }
+                    }
+                }
+                for (i, acc) in acc.iter().enumerate().take(r) {
+                    for (v, x) in acc.iter().enumerate().take(w) {
+                        _mm256_storeu_si256(at(d, row + i, col + 8 * v).cast(), *x);
+                    }
+                }
+            }
+            row += r;
+        }
+        col += 8 * w;
+    }
+}
+
 /// Whether the CPU has AVX2 (asked once).
 pub(super) fn has_avx2() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
@@ -403,22 +528,5 @@ pub(super) unsafe fn interleave_pairs(
             dst.add(16).cast(),
             _mm256_permute2x128_si256::<0x31>(lo, hi),
         );
-    }
-}
-
-/// `d[j] = c[j] + sum[j]` (wrapping) for 16 32-bit lanes.
-///
-/// # Safety
-/// AVX2; 64 readable bytes at `c`, 16 readable i32 at `sum`, 64 writable bytes at `d` (`c`
-/// may be `d`).
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn add_wrapping(c: *const u8, sum: *const i32, d: *mut u8) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        for h in 0..2 {
-            let x = _mm256_loadu_si256(c.add(32 * h).cast());
-            let s = _mm256_loadu_si256(sum.add(8 * h).cast());
-            _mm256_storeu_si256(d.add(32 * h).cast(), _mm256_add_epi32(x, s));
-        }
     }
 }
