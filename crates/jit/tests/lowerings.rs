@@ -272,7 +272,19 @@ fn buffer(t: T, binding: u32, init: Vec<u8>, name: &str) -> Binding {
 /// Runs `r = op(a, b)` for every pair of edge values of `ta` × `tb` and checks the JIT.
 /// `op` emits the instruction(s) given the result type id and the two operands.
 fn binary(name: &str, ta: T, tb: T, tr: T, op: impl Fn(&mut Builder, Word, Word, Word) -> Word) {
-    let (ea, eb) = (edges(ta), edges(tb));
+    binary_of(name, ta, tb, tr, &edges(ta), &edges(tb), op);
+}
+
+/// [`binary`] for every pair of `ea` × `eb`.
+fn binary_of(
+    name: &str,
+    ta: T,
+    tb: T,
+    tr: T,
+    ea: &[u64],
+    eb: &[u64],
+    op: impl Fn(&mut Builder, Word, Word, Word) -> Word,
+) {
     let pairs = ea.len() * eb.len();
     let n = pairs.div_ceil(16) * 16;
     let groups = (n / 16) as u32;
@@ -729,6 +741,50 @@ fn conv_float_int() {
     binary("f2f", flt(64), flt(64), flt(32), |b, r, x, _| {
         b.f_convert(r, None, x).unwrap()
     });
+}
+
+#[test]
+fn half_conversions_exhaustive() {
+    // Every binary16 pattern to f32 and back; then f32 values on, halfway between and one ulp
+    // either side of every pair of neighbouring finite binary16 values (ties to even, both
+    // signs), and the overflow boundary.
+    let halves: Vec<u64> = (0..=0xffffu64).collect();
+    binary_of(
+        "f16->f32",
+        flt(16),
+        flt(16),
+        flt(32),
+        &halves,
+        &[0],
+        |b, r, x, _| b.f_convert(r, None, x).unwrap(),
+    );
+    let mut floats = Vec::new();
+    for h in 0..0x7bffu16 {
+        let (x, y) = (
+            half::f16::from_bits(h).to_f32(),
+            half::f16::from_bits(h + 1).to_f32(),
+        );
+        let mid = (x + y) / 2.0;
+        for v in [
+            x,
+            mid,
+            f32::from_bits(mid.to_bits() - 1),
+            f32::from_bits(mid.to_bits() + 1),
+        ] {
+            floats.push(u64::from(v.to_bits()));
+            floats.push(u64::from((-v).to_bits()));
+        }
+    }
+    floats.extend([65504.0f32, 65519.99, 65520.0, 65536.0, 1e10].map(|v| u64::from(v.to_bits())));
+    binary_of(
+        "f32->f16",
+        flt(32),
+        flt(32),
+        flt(16),
+        &floats,
+        &[0],
+        |b, r, x, _| b.f_convert(r, None, x).unwrap(),
+    );
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! (f32 arithmetic on the widened operands, then one round-to-nearest-even back, with the `half`
 //! crate's NaN encoding). (bfloat16 and float8 have no arithmetic in SPIR-V.)
 //!
-//! binary16 → f32 is exact (denormals renormalised with one f32 subtraction of a power of two,
-//! itself exact); f32 → binary16 rounds to nearest even with the classic bias trick (normal
+//! binary16 → f32 is exact (exponent and mantissa shifted into place and scaled by 2¹¹² with
+//! one f32 multiplication, which renormalises subnormals; compiled code runs with the default
+//! MXCSR, without denormals-are-zero); f32 → binary16 rounds to nearest even with the classic bias trick (normal
 //! results) and an f32 addition of a power of two (subnormal results), exact under the default
 //! rounding mode. NaNs keep their upper mantissa bits and get the quiet bit, infinities and
 //! overflow give infinity. One f32 operation between the conversions rounds at most once more, which
@@ -27,26 +28,20 @@ impl Gen<'_> {
         let low15 = self.splat32(0x7fff);
         let em = self.b.ins().band(h, low15);
         let o = self.b.ins().ishl_imm_u(em, 13);
-        let shifted_exp = self.splat32(0x7c00 << 13);
-        let exp = self.b.ins().band(o, shifted_exp);
-        let adjust = self.splat32((127 - 15) << 23);
-        let normal = self.b.ins().iadd(o, adjust);
-        // Infinity and NaN: exponent all ones.
-        let adjust2 = self.splat32((128 - 16) << 23);
-        let special = self.b.ins().iadd(normal, adjust2);
-        // Zero and subnormals: renormalise through the FPU (exact).
-        let one_exp = self.splat32(1 << 23);
-        let d = self.b.ins().iadd(normal, one_exp);
-        let df = self.b.ins().bitcast(F32X4, lane_flags(), d);
-        let magic = self.splat32(113 << 23);
-        let magic_f = self.b.ins().bitcast(F32X4, lane_flags(), magic);
-        let df = self.b.ins().fsub(df, magic_f);
-        let denormal = self.b.ins().bitcast(I32X4, lane_flags(), df);
-        let is_special = self.b.ins().icmp(IntCC::Equal, exp, shifted_exp);
-        let zero = self.splat32(0);
-        let is_small = self.b.ins().icmp(IntCC::Equal, exp, zero);
-        let r = self.b.ins().bitselect(is_small, denormal, normal);
-        let r = self.b.ins().bitselect(is_special, special, r);
+        // Exponent and mantissa in place: as an f32, 2⁻¹¹² times the value for zero, normals
+        // and subnormals (then an f32 subnormal), so one exact multiplication by 2¹¹² (the
+        // workers run without denormals-are-zero).
+        let of = self.b.ins().bitcast(F32X4, lane_flags(), o);
+        let scale = self.splat32((127 + 112) << 23);
+        let scale = self.b.ins().bitcast(F32X4, lane_flags(), scale);
+        let finite = self.b.ins().fmul(of, scale);
+        let finite = self.b.ins().bitcast(I32X4, lane_flags(), finite);
+        // Infinity and NaN (exponent all ones): the f32 exponent all ones, the mantissa kept.
+        let top = self.splat32(0x7c00);
+        let is_special = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, em, top);
+        let ones = self.splat32(0x7f80_0000);
+        let special = self.b.ins().bor(o, ones);
+        let r = self.b.ins().bitselect(is_special, special, finite);
         let sign_bit = self.splat32(0x8000);
         let sign = self.b.ins().band(h, sign_bit);
         let sign = self.b.ins().ishl_imm_u(sign, 16);
