@@ -12,7 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use tessera_coop::product::Operands;
 use tessera_spirv::exec::Worker;
-use tessera_spirv::ir::Op;
+use tessera_spirv::ir::{Op, TensorAcc};
 
 use crate::classes::LANES;
 
@@ -49,6 +49,23 @@ pub struct TensorSite {
 
 /// The most dimensions a tensor has (`VkPhysicalDeviceTensorPropertiesARM::maxTensorDimensionCount`).
 pub const MAX_RANK: usize = 8;
+
+/// A tensor access site whose descriptor index is a run-time value: the view [`tensor_site`]
+/// found last for it, and the shape its `dims` and `strides` point into.
+#[repr(C)]
+pub struct DynSite {
+    pub site: TensorSite,
+    pub shape: SiteShape,
+}
+
+impl DynSite {
+    pub fn none() -> DynSite {
+        DynSite {
+            site: TensorSite::none(),
+            shape: [0; 2 * MAX_RANK],
+        }
+    }
+}
 
 /// Physical access sites with an allocation cache of their own (`Ctx::physical_sites`).
 pub const PHYSICAL_SITES: usize = 16;
@@ -138,6 +155,10 @@ pub struct Ctx {
     pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
     pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
     pub product_fn: unsafe extern "C" fn(*mut Ctx, u32, *const Operands) -> u32,
+    pub tensor_site_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
+    /// One per tensor access of the code with a run-time descriptor index
+    /// (`CallbackData::dynamic`), plus one that stays unbound: filled by [`tensor_site`].
+    pub dyn_sites: *mut DynSite,
     /// The allocation `physical` found last: its device address, length and host address
     /// (length 0: none yet). Compiled code checks an access against it before calling.
     pub physical_cache: [u64; 3],
@@ -167,6 +188,8 @@ pub struct CallbackData {
     pub ops: Vec<Op>,
     /// Cooperative ops compiled code runs through `coop` or `product`, by index.
     pub natives: Vec<Op>,
+    /// Tensor accesses with a run-time descriptor index, by dynamic site (`tensor_site`).
+    pub dynamic: Vec<TensorAcc>,
     /// Run-time counts (see `JitKernel::run_stats`).
     pub callouts: std::sync::atomic::AtomicU64,
     pub hand_backs: std::sync::atomic::AtomicU64,
@@ -244,6 +267,35 @@ pub unsafe extern "C" fn product(ctx: *mut Ctx, index: u32, operands: *const Ope
         u32::from(!unsafe { worker.run_product(form, &*operands) })
     }))
     .unwrap_or(1)
+}
+
+/// Fills dynamic site `site` (`CallbackData::dynamic`) with descriptor `index` of its resource
+/// slot, as the driver fills the static sites (`driver::tensor_site`), and returns its
+/// `TensorSite`: unbound (every element out of bounds) for an index past the array, a view
+/// the access may not use, or a site index out of range (which then names the spare last
+/// entry).
+///
+/// # Safety
+/// See [`parts`]; `Ctx::dyn_sites` holds `dynamic.len() + 1` entries.
+pub unsafe extern "C" fn tensor_site(ctx: *mut Ctx, site: u64, index: u64) -> *mut u8 {
+    // SAFETY: forwarded contract.
+    let (c, worker, data) = unsafe { parts(ctx) };
+    let count = data.dynamic.len();
+    let at = usize::try_from(site).map_or(count, |s| s.min(count));
+    // SAFETY: `at <= count`, inside the table.
+    let entry = unsafe { &mut *c.dyn_sites.add(at) };
+    let filled = catch_unwind(AssertUnwindSafe(|| match data.dynamic.get(at) {
+        Some(t) => {
+            let ir = worker.ir();
+            let view = crate::driver::tensor_site(ir, worker, t, index, &mut entry.shape);
+            entry.site = view;
+        }
+        None => entry.site = TensorSite::none(),
+    }));
+    if filled.is_err() {
+        entry.site = TensorSite::none();
+    }
+    std::ptr::from_mut(&mut entry.site).cast()
 }
 
 /// Polls the watchdog: 1 if the dispatch must stop.

@@ -16,7 +16,7 @@ use tessera_spirv::subgroup::SUBGROUP_SIZE;
 use crate::JitKernel;
 use crate::classes::LANES;
 use crate::codegen::DONE;
-use crate::ctx::{self, Ctx, MAX_RANK, POLL_EVERY, SiteShape, TensorSite, Window, status};
+use crate::ctx::{self, Ctx, DynSite, MAX_RANK, POLL_EVERY, SiteShape, TensorSite, Window, status};
 
 /// Sync rounds with hand-backs after which the interpreter finishes a group.
 const DIVERGENT_ROUNDS: u32 = 32;
@@ -59,33 +59,15 @@ pub(crate) fn run_groups(
             let DescIdx::Const(d) = t.desc else {
                 return TensorSite::none();
             };
-            match worker.tensor(t.slot, u64::from(d)) {
-                Some(w) if w.dims.len() <= MAX_RANK && w.strides.len() == w.dims.len() => {
-                    let mut shape = Box::new([0u64; 2 * MAX_RANK]);
-                    shape[..w.dims.len()].copy_from_slice(w.dims);
-                    shape[MAX_RANK..MAX_RANK + w.strides.len()].copy_from_slice(w.strides);
-                    let site = TensorSite {
-                        ptr: w.ptr,
-                        len: w.len as u64,
-                        // Compiled code's offset arithmetic needs dims and strides far from
-                        // overflow (below 2^40), and it reads and writes an element whose
-                        // coordinates are in bounds without checking it against the window:
-                        // the view's whole footprint must lie inside it. A view outside that
-                        // goes to the interpreter.
-                        ok: u64::from(tensor_access_size(ir, t, &w).is_some_and(|size| {
-                            w.dims.iter().chain(w.strides).all(|&x| x < 1 << 40)
-                                && footprint_fits(w.dims, w.strides, size, w.len)
-                        })),
-                        rank: w.dims.len() as u64,
-                        dims: shape.as_ptr(),
-                        strides: shape[MAX_RANK..].as_ptr(),
-                    };
-                    shapes.push(shape);
-                    site
-                }
-                _ => TensorSite::none(),
-            }
+            let mut shape = Box::new([0u64; 2 * MAX_RANK]);
+            let site = tensor_site(ir, worker, t, u64::from(d), &mut shape);
+            shapes.push(shape);
+            site
         })
+        .collect();
+    // The dynamic sites (`ctx::tensor_site` fills them), and a spare unbound one.
+    let mut dyn_sites: Vec<DynSite> = (0..=kernel.data.dynamic.len())
+        .map(|_| DynSite::none())
         .collect();
     let push = worker.push_constants();
     let count = worker.workgroup_count();
@@ -126,6 +108,8 @@ pub(crate) fn run_groups(
         physical_fn: ctx::physical,
         coop_fn: ctx::coop,
         product_fn: ctx::product,
+        tensor_site_fn: ctx::tensor_site,
+        dyn_sites: dyn_sites.as_mut_ptr(),
         physical_cache: [0; 3],
         physical_sites: [[0; 3]; ctx::PHYSICAL_SITES],
         scratch: [0; 512],
@@ -267,6 +251,41 @@ pub(crate) fn run_groups(
 /// Whether every element of a view of `dims` and `strides` (bytes), `size` bytes each, lies in
 /// the first `len` bytes: the last byte of the farthest element, `Σ (dim - 1)·stride + size`,
 /// is within them (a view with a zero dimension has no elements).
+/// The site of access `t` to descriptor `index` of its resource slot, its dims and strides
+/// written into `shape` (zero-padded to [`MAX_RANK`] each; the site points into it). `ok` is 1
+/// only for a view compiled code may access with `t`.
+pub(crate) fn tensor_site(
+    ir: &tessera_spirv::ir::Ir,
+    worker: &Worker<'_, '_>,
+    t: &tessera_spirv::ir::TensorAcc,
+    index: u64,
+    shape: &mut SiteShape,
+) -> TensorSite {
+    match worker.tensor(t.slot, index) {
+        Some(w) if w.dims.len() <= MAX_RANK && w.strides.len() == w.dims.len() => {
+            *shape = [0; 2 * MAX_RANK];
+            shape[..w.dims.len()].copy_from_slice(w.dims);
+            shape[MAX_RANK..MAX_RANK + w.strides.len()].copy_from_slice(w.strides);
+            TensorSite {
+                ptr: w.ptr,
+                len: w.len as u64,
+                // Compiled code's offset arithmetic needs dims and strides far from overflow
+                // (below 2^40), and it reads and writes an element whose coordinates are in
+                // bounds without checking it against the window: the view's whole footprint
+                // must lie inside it. A view outside that goes to the interpreter.
+                ok: u64::from(tensor_access_size(ir, t, &w).is_some_and(|size| {
+                    w.dims.iter().chain(w.strides).all(|&x| x < 1 << 40)
+                        && footprint_fits(w.dims, w.strides, size, w.len)
+                })),
+                rank: w.dims.len() as u64,
+                dims: shape.as_ptr(),
+                strides: shape[MAX_RANK..].as_ptr(),
+            }
+        }
+        _ => TensorSite::none(),
+    }
+}
+
 fn footprint_fits(dims: &[u64], strides: &[u64], size: usize, len: usize) -> bool {
     if dims.contains(&0) {
         return true;

@@ -327,6 +327,7 @@ fn compile_inner(program: &Program, store: Option<&dyn cache::CodeStore>) -> Jit
     let data = Arc::new(ctx::CallbackData {
         ops: out.callouts.clone(),
         natives: out.natives.clone(),
+        dynamic: out.sites.dynamic.clone(),
         callouts: Default::default(),
         hand_backs: Default::default(),
     });

@@ -109,11 +109,6 @@ const KNOWN_FALLBACKS: &[&str] = &[
      lanes both write and read (subgroup lockstep)",
     "cases/sg_elect_shared/shader.spv: lockstep: subgroup operations with atomics (subgroup \
      lockstep)",
-    // Arrays of tensors indexed by a run-time value.
-    "cases/tensor_array_nonuniform/shader.spv: tensor_read",
-    "cases/tensor_array_of_tensors/shader.spv: tensor_query",
-    "cases/tensor_array_of_tensors/shader.spv: tensor_read",
-    "cases/tensor_array_of_tensors/shader.spv: tensor_write",
 ];
 
 #[test]

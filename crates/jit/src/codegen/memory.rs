@@ -11,8 +11,9 @@
 //! scalars); an address that varies in no affine way, checked four lanes at a time at run time
 //! for dense or shared rows (`quads`, which also loads a packed `vec4<i8>` per lane as one
 //! word); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer`
-//! accesses are `physical.rs`'s; the tensor ops' code is `tensor.rs`'s. Tensor accesses whose lanes are not all in bounds and
-//! dynamic descriptor indices go to the interpreter.
+//! accesses are `physical.rs`'s; the tensor ops' code is `tensor.rs`'s. Tensor accesses whose lanes are not all in bounds go to the
+//! interpreter; a run-time descriptor index of a tensor looks its view up first (`dynamic`), one
+//! of a buffer goes to the interpreter.
 
 use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -31,6 +32,8 @@ pub(crate) struct Sites {
     /// (resource slot, descriptor index).
     pub(crate) buffers: Vec<(u32, u32)>,
     pub(crate) tensors: Vec<TensorAcc>,
+    /// Tensor accesses with a run-time descriptor index, one per op (`ctx::tensor_site`).
+    pub(crate) dynamic: Vec<TensorAcc>,
 }
 
 /// Bytes of `ctx::Window` and `ctx::TensorSite`.

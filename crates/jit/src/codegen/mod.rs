@@ -36,6 +36,7 @@ mod callout;
 mod conv;
 mod coop;
 mod dot;
+mod dynamic;
 mod float;
 mod flow;
 mod gather;
@@ -194,6 +195,9 @@ pub(crate) struct Gen<'a> {
     /// Byte vectors (`I8X16`) that are byte `k` of the lanes' 32-bit words (four `I32X4`),
     /// with those words (`quads`): an 8-bit dot product reads the words.
     pub(crate) packed_bytes: std::collections::HashMap<Value, (Vec<Value>, u8)>,
+    /// The dynamic tensor site of the op at (block, op) being generated: (ptr, len, ok, rank,
+    /// dims, strides) (`dynamic`).
+    pub(crate) dyn_site: Option<((u32, usize), [Value; 6])>,
     /// The first vector of a 32-bit logical shift right by `8·k` of words, with the words,
     /// `k` and all four shifted vectors (`quads`).
     pub(crate) shifted_words: std::collections::HashMap<Value, (Vec<Value>, u8, Vec<Value>)>,
@@ -412,6 +416,7 @@ pub(crate) fn build(
         grouped_loads: std::collections::HashMap::new(),
         grouped_stores: std::collections::HashSet::new(),
         packed_bytes: std::collections::HashMap::new(),
+        dyn_site: None,
         shifted_words: std::collections::HashMap::new(),
         physical_site: 0,
         round_targets,

@@ -18,6 +18,12 @@ use tessera_spirv::ir::{DescIdx, Reg, TensorAcc};
 impl Gen<'_> {
     /// The site fields: (ptr, len, ok, rank, dims, strides).
     pub(super) fn site(&mut self, t: &TensorAcc) -> (Value, Value, Value, Value, Value, Value) {
+        if let (DescIdx::Dyn(_), Some((at, [ptr, len, ok, rank, dims, strides]))) =
+            (t.desc, self.dyn_site)
+            && at == self.at
+        {
+            return (ptr, len, ok, rank, dims, strides);
+        }
         let k = self.tensor_site(t) as i32;
         let ctx = self.ctx;
         let table = self.inv_load(I64, ctx, field!(tensors));
@@ -257,7 +263,7 @@ impl Gen<'_> {
 
     /// A tensor read. A read along a row (`tensor_row`) takes one compare and the vector loads
     /// when the row is in bounds and packed, else the general path (`tensor_read_general`).
-    pub(super) fn tensor_read(
+    pub(super) fn tensor_read_at(
         &mut self,
         t: &TensorAcc,
         coords: &[Reg],
@@ -265,9 +271,6 @@ impl Gen<'_> {
         cw: u8,
         dsts: &[Reg],
     ) -> JitResult<bool> {
-        if !matches!(t.desc, DescIdx::Const(_)) {
-            return Ok(false);
-        }
         if !self.tensor_read_elements(t, coords, signed, cw, dsts)? {
             return Ok(false);
         }
@@ -327,9 +330,9 @@ impl Gen<'_> {
         self.b.switch_to_block(row);
         self.packed_read(addr, count, size, join);
         self.b.switch_to_block(general);
-        self.cold_loads = true;
+        let cold = std::mem::replace(&mut self.cold_loads, true);
         let general_done = self.tensor_read_general(t, coords, signed, cw, dsts);
-        self.cold_loads = false;
+        self.cold_loads = cold;
         if !general_done? {
             return Err(JitError::Unexpected(
                 "tensor read: a row access the general path does not take",
@@ -586,7 +589,7 @@ impl Gen<'_> {
     }
 
     /// A tensor write, along a row (`tensor_row`) or by the general path.
-    pub(super) fn tensor_write(
+    pub(super) fn tensor_write_at(
         &mut self,
         t: &TensorAcc,
         coords: &[Reg],
@@ -595,9 +598,6 @@ impl Gen<'_> {
         values: &[Reg],
     ) -> JitResult<bool> {
         // Bool registers hold 0 or 1, the bytes a bool element stores.
-        if !matches!(t.desc, DescIdx::Const(_)) {
-            return Ok(false);
-        }
         let size = t.elem.bytes();
         let Some((fast, addr)) = self.tensor_row(t, coords, signed, cw, values.len()) else {
             return self.tensor_write_general(t, coords, signed, cw, values);
@@ -611,9 +611,9 @@ impl Gen<'_> {
         self.packed_write(addr, &vals, size);
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(general);
-        self.cold_loads = true;
+        let cold = std::mem::replace(&mut self.cold_loads, true);
         let general_done = self.tensor_write_general(t, coords, signed, cw, values);
-        self.cold_loads = false;
+        self.cold_loads = cold;
         if !general_done? {
             return Err(JitError::Unexpected(
                 "tensor write: a row access the general path does not take",
@@ -690,21 +690,19 @@ impl Gen<'_> {
         Ok(true)
     }
 
-    pub(super) fn tensor_query(
+    pub(super) fn tensor_query_at(
         &mut self,
         t: &TensorAcc,
         dim: Reg,
         width: u8,
         dst: Reg,
     ) -> JitResult<bool> {
-        if !matches!(t.desc, DescIdx::Const(_)) {
-            return Ok(false);
-        }
         let d = self.get(dim);
         let db = self.bytes(dim);
         let out_ty = scalar_ty(tessera_spirv::alu::width_bytes(width));
         if let JVal::Const(index) = d
             && index < crate::ctx::MAX_RANK as u64
+            && let DescIdx::Const(_) = t.desc
         {
             // The site's dims are zero-padded to MAX_RANK: a constant dimension index is one
             // load in the entry block, hoisted out of every chunk loop.
