@@ -37,6 +37,22 @@ fn int_cc(op: ICmp) -> IntCC {
 impl Gen<'_> {
     /// Lowers one op (natively, or through the interpreter).
     pub(crate) fn op(&mut self, op: &Op) -> JitResult<()> {
+        // Loads, stores and index arithmetic a multiply-add made unnecessary or ran itself
+        // (`product`).
+        if self.fusions.skipped.contains(&self.at)
+            && matches!(
+                op,
+                Op::LoadVar { .. }
+                    | Op::StoreVar { .. }
+                    | Op::Mov { .. }
+                    | Op::IBin { .. }
+                    | Op::IUn { .. }
+                    | Op::ICmp { .. }
+                    | Op::Conv { .. }
+            )
+        {
+            return Ok(());
+        }
         if !op.is_pure() {
             // It may write memory: what a tile holds may be stale after it.
             self.invalidate_tiles();
@@ -127,7 +143,6 @@ impl Gen<'_> {
                 src1,
                 src2,
             } => self.tern(*op, *width, *dst, [*src0, *src1, *src2])?,
-            Op::LoadVar { .. } if self.fusions.skipped.contains(&self.at) => true,
             Op::LoadVar {
                 dst,
                 var,

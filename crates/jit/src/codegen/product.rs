@@ -16,10 +16,21 @@
 //! whole operand inside the variable. When it does not, the skipped loads run there, then the
 //! call with the temporaries, so an index out of range reads zeros as `LoadVar` does.
 //!
+//! The result goes the same way: `acc[i][j] = …` stores each result component into the array
+//! right after the multiply-add, at an index computed in between. When the results feed only
+//! those stores and are dead after them, the index arithmetic runs before the call and the
+//! kernel writes the array's rows (in place when they are `C`'s), after one check that the
+//! index keeps the whole result inside the variable; when it does not, the call writes the
+//! temporaries and the stores run as written (dropping what falls outside).
+//!
 //! Invariants: a load is skipped only when, between it and the multiply-add, nothing can
 //! write its variable or its index, read its temporary, or hand the chunk back to the
 //! interpreter (which would read the temporary's row), and the temporary is dead after the
 //! multiply-add; every path that does not read the variable runs exactly the skipped loads.
+//! A store is taken only when the ops between the multiply-add and it are integer arithmetic
+//! that reads no result and writes nothing the multiply-add reads, the variable or a result
+//! (so running it first changes nothing), and the results are dead after the stores; every
+//! path that does not write the variable runs exactly the arithmetic and the stores.
 
 use std::collections::{HashMap, HashSet};
 
@@ -53,7 +64,11 @@ pub(crate) struct VarOperand {
 pub(crate) struct Fusions {
     /// Per multiply-add, by (block, op): its `A`, `B` and `C` operands that stay in variables.
     pub(crate) products: HashMap<(u32, usize), [Option<VarOperand>; 3]>,
-    /// The `LoadVar`s (block, op) those multiply-adds make unnecessary.
+    /// Per multiply-add, by (block, op): the variable its result is stored into, and the ops
+    /// between it and those stores (the stores' index arithmetic), which run before it.
+    pub(crate) results: HashMap<(u32, usize), (VarOperand, Vec<usize>)>,
+    /// The `LoadVar`s, `StoreVar`s and index arithmetic (block, op) those multiply-adds make
+    /// unnecessary or run themselves.
     pub(crate) skipped: HashSet<(u32, usize)>,
 }
 
@@ -116,6 +131,24 @@ pub(super) fn fused_products(
             }
             if found.iter().any(Option::is_some) {
                 out.products.insert((bi as u32, p), found);
+            }
+            let site = Site {
+                ir,
+                classes,
+                resident,
+                live,
+                block: bi,
+                at: p,
+            };
+            if let Some((target, stores, early)) = site.result_target(op, dsts, &found)
+                && !stores
+                    .iter()
+                    .chain(&early)
+                    .any(|&q| out.skipped.contains(&(bi as u32, q)))
+            {
+                out.skipped
+                    .extend(stores.iter().chain(&early).map(|&q| (bi as u32, q)));
+                out.results.insert((bi as u32, p), (target, early));
             }
         }
     }
@@ -206,6 +239,113 @@ impl Site<'_> {
         (!read_later).then_some((f, loads))
     }
 
+    /// The variable the multiply-add `op` (results `dsts`, operands read from `operands`)
+    /// stores its result into, when the ops after it are some index arithmetic and then one
+    /// `StoreVar` per result, in order, at one uniform index and consecutive offsets, and the
+    /// results are dead after: the target, the stores and the arithmetic ops. The arithmetic
+    /// then runs before the multiply-add, so it must not read a result, write what the
+    /// multiply-add reads, or write the target variable or a result.
+    fn result_target(
+        &self,
+        op: &Op,
+        dsts: &[Reg],
+        operands: &[Option<VarOperand>; 3],
+    ) -> Option<(VarOperand, Vec<usize>, Vec<usize>)> {
+        let ops = &self.ir.blocks[self.block].ops;
+        let (mut stores, mut early) = (Vec::new(), Vec::new());
+        let mut first: Option<VarOperand> = None;
+        let mut q = self.at + 1;
+        while stores.len() < dsts.len() {
+            match ops.get(q)? {
+                Op::StoreVar {
+                    var,
+                    offset,
+                    index,
+                    value,
+                } => {
+                    let j = stores.len();
+                    if *value != dsts[j] {
+                        return None;
+                    }
+                    match first {
+                        None => {
+                            first = Some(VarOperand {
+                                var: *var,
+                                offset: *offset,
+                                index: *index,
+                            })
+                        }
+                        Some(f) => {
+                            if *var != f.var || *index != f.index || *offset != f.offset + j as u32
+                            {
+                                return None;
+                            }
+                        }
+                    }
+                    stores.push(q);
+                }
+                other => {
+                    let arithmetic = matches!(
+                        other,
+                        Op::Mov { .. } | Op::IBin { .. } | Op::IUn { .. } | Op::ICmp { .. }
+                    ) || matches!(other, Op::Conv { .. } if self.harmless(other));
+                    if !stores.is_empty() || !arithmetic || reads_any(other, dsts) {
+                        return None;
+                    }
+                    early.push(q);
+                }
+            }
+            q += 1;
+        }
+        let f = first?;
+        let within = |r: Reg| (f.var.base..f.var.base + f.var.len).contains(&r);
+        let types = &self.ir.reg_types;
+        if !self.resident[f.var.base as usize]
+            || matches!(self.classes[f.index as usize], Class::Varying)
+            || types[f.var.base as usize] != types[dsts[0] as usize]
+            || u64::from(f.offset) + dsts.len() as u64 > u64::from(f.var.len)
+            || dsts.iter().any(|&d| within(d) || d == f.index)
+            || dsts.iter().collect::<HashSet<_>>().len() != dsts.len()
+        {
+            return None;
+        }
+        // What the multiply-add reads: its operands, and the variables and indices of those
+        // read in place.
+        let mut read = Vec::new();
+        op.clone().visit_regs(&mut |r, role| {
+            if role == Role::Use {
+                read.push(*r);
+            }
+        });
+        for v in operands.iter().flatten() {
+            read.push(v.index);
+            read.extend(v.var.base..v.var.base + v.var.len);
+        }
+        for &e in &early {
+            let mut bad = false;
+            ops[e].clone().visit_regs(&mut |r, role| {
+                bad |= role == Role::Def && (within(*r) || dsts.contains(r) || read.contains(r));
+            });
+            if bad {
+                return None;
+            }
+        }
+        // After the stores: the results are dead.
+        let last = *stores.last()?;
+        let block = &self.ir.blocks[self.block];
+        let read_later = block.ops[last + 1..].iter().any(|op| reads_any(op, dsts))
+            || block.term.condition().is_some_and(|c| dsts.contains(&c))
+            || block
+                .term
+                .edges()
+                .into_iter()
+                .any(|e| e.moves.iter().any(|&(_, s)| dsts.contains(&s)))
+            || dsts
+                .iter()
+                .any(|&r| self.live.live_out[self.block].contains(r));
+        (!read_later).then_some((f, stores, early))
+    }
+
     /// Whether `op` can sit between a skipped load and its multiply-add: it never hands the
     /// chunk back (integer arithmetic; conversions of uniform values) and writes only its
     /// result.
@@ -267,19 +407,34 @@ impl Gen<'_> {
             .get(&self.at)
             .copied()
             .unwrap_or_default();
+        let result = self.fusions.results.get(&self.at).cloned();
         let lists: [&[Reg]; 4] = [a, b, c, dsts];
         let direct = HalfProduct::direct(form)
             && (self.shape.wg_size as usize).is_multiple_of(SUBGROUP)
             && self.mask.is_none();
         if !direct {
             self.skipped_loads(&operands, &lists)?;
-            return self.native_call(op);
+            self.native_call(op)?;
+            return self.result_stores(&result, dsts, true);
         }
-        // Every index keeps its operand inside its variable: the places of the variables'
-        // rows.
+        // The index arithmetic of the result's stores runs first (`fused_products`).
+        if let Some((_, early)) = &result {
+            let ops = &self.ir.blocks[self.at.0 as usize].ops;
+            for &e in early {
+                self.op(&ops[e])?;
+            }
+        }
+        // Every index keeps its operand (or the result) inside its variable: the places of the
+        // variables' rows.
         let mut inside = None;
-        let mut in_vars = [None; 3];
-        for (o, operand) in operands.iter().enumerate() {
+        let mut in_vars = [None; 4];
+        let targets = [
+            operands[0],
+            operands[1],
+            operands[2],
+            result.as_ref().map(|r| r.0),
+        ];
+        for (o, operand) in targets.iter().enumerate() {
             let Some(v) = operand else { continue };
             let idx = self.get(v.index);
             let Some(i) = self.scalar(&idx, self.bytes(v.index)) else {
@@ -316,9 +471,39 @@ impl Gen<'_> {
             self.b.switch_to_block(slow);
         }
         self.skipped_loads(&operands, &lists)?;
-        self.direct_call(op, &lists, [None; 3])?;
+        self.direct_call(op, &lists, [None; 4])?;
+        self.result_stores(&result, dsts, false)?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// Runs the stores of the result into its variable that [`fused_products`] took (after
+    /// their index arithmetic, unless it ran already: `with_arithmetic`).
+    fn result_stores(
+        &mut self,
+        result: &Option<(VarOperand, Vec<usize>)>,
+        dsts: &[Reg],
+        with_arithmetic: bool,
+    ) -> JitResult<()> {
+        let Some((target, early)) = result else {
+            return Ok(());
+        };
+        if with_arithmetic {
+            let ops = &self.ir.blocks[self.at.0 as usize].ops;
+            for &e in early {
+                self.op(&ops[e])?;
+            }
+        }
+        for (j, &value) in dsts.iter().enumerate() {
+            // (`self.at` is the multiply-add's: these stores are not skipped.)
+            self.op(&Op::StoreVar {
+                var: target.var,
+                offset: target.offset + j as u32,
+                index: target.index,
+                value,
+            })?;
+        }
         Ok(())
     }
 
@@ -350,7 +535,7 @@ impl Gen<'_> {
         &mut self,
         op: &Op,
         lists: &[&[Reg]; 4],
-        in_vars: [Option<(Value, i64)>; 3],
+        in_vars: [Option<(Value, i64)>; 4],
     ) -> JitResult<()> {
         let strides: Vec<Option<i64>> = lists
             .iter()
@@ -400,8 +585,11 @@ impl Gen<'_> {
         self.b.switch_to_block(abort);
         self.leave_with(status::ABORT);
         self.b.switch_to_block(cont);
-        for &r in lists[3] {
-            self.reload_result(r)?;
+        // A result written into its variable leaves its (dead) registers alone.
+        if in_vars[3].is_none() {
+            for &r in lists[3] {
+                self.reload_result(r)?;
+            }
         }
         Ok(())
     }
