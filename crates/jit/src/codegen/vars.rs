@@ -10,6 +10,7 @@ use tessera_spirv::ir::{Reg, Var};
 
 use super::Gen;
 use super::values::{JVal, own_flags, scalar_ty, vec_ty};
+use crate::ctx::field;
 
 impl Gen<'_> {
     /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
@@ -258,11 +259,11 @@ impl Gen<'_> {
         let row = self.row_addr(var.base);
         let addr = self.b.ins().iadd(row, step);
         let vt = vec_ty(bytes);
-        let loaded: Vec<Value> = (0..bytes)
-            .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
-            .collect();
         match access {
             VarAccess::Load(dst) => {
+                let loaded: Vec<Value> = (0..bytes)
+                    .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
+                    .collect();
                 let zeros = self.vectors(&JVal::Const(0), bytes);
                 let vs = loaded
                     .iter()
@@ -272,11 +273,17 @@ impl Gen<'_> {
                 self.set(dst, JVal::Varying(vs))?;
             }
             VarAccess::Store(value) => {
+                // Out of range, the row goes to the context's scratch bytes (at most 128 of
+                // its 512) instead.
                 let v = self.get(value);
                 let new = self.vectors(&v, bytes);
-                for (j, (&old, n)) in loaded.iter().zip(new).enumerate() {
-                    let x = self.b.ins().select(inside, n, old);
-                    self.b.ins().store(own_flags(), x, addr, (16 * j) as i32);
+                let scratch = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+                let target = self.b.ins().select(inside, addr, scratch);
+                for (j, n) in new.into_iter().enumerate() {
+                    self.b.ins().store(own_flags(), n, target, (16 * j) as i32);
                 }
             }
         }
