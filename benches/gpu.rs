@@ -346,11 +346,18 @@ pub fn group<'a>(
     g
 }
 
-/// Times submit + fence wait of the kernel's recorded dispatch as `shader_<name>/<driver id>`.
+/// Times submit + fence wait of the kernel's recorded dispatch as `shader_<name>/<driver id>`
+/// (`<driver label>_submit_wait`, or `<driver label>_<tag>_submit_wait` with
+/// `TESSERA_BENCH_TAG`: `bench-compare`'s one-core run is `one_core`).
 pub fn time(c: &mut Criterion, name: &str, throughput: Throughput, gpu: &Gpu, k: &Kernel) {
     let mut g = group(c, &format!("shader_{name}"), throughput);
-    g.bench_function(format!("{}_submit_wait", common::driver_label()), |b| {
-        b.iter(|| gpu.submit_wait(k.cb))
-    });
+    let tag = std::env::var("TESSERA_BENCH_TAG")
+        .ok()
+        .filter(|t| !t.is_empty())
+        .map_or_else(String::new, |t| format!("_{t}"));
+    g.bench_function(
+        format!("{}{tag}_submit_wait", common::driver_label()),
+        |b| b.iter(|| gpu.submit_wait(k.cb)),
+    );
     g.finish();
 }

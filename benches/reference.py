@@ -60,6 +60,9 @@ if not THREADED:
 
 import numpy as np  # noqa: E402 (after the thread settings)
 
+# The side of the square tensors of the shader workloads (benches/shaders.rs).
+N = 4096
+
 
 def blas_threads():
     """OpenBLAS's thread count, asked from the OpenBLAS numpy loaded (else the environment's)."""

@@ -29,6 +29,9 @@
 //!   means Tessera's JIT is slower. numpy and the JIT run workload by workload, numpy's run of a
 //!   workload just before the JIT's, so that their ratio does not span the machine's drift over
 //!   the whole comparison. The dense layer's GFLOP/s are 2·512·1024 FLOPs / time.
+//! - **Per core**: the JIT runs each shader workload a second time on one worker thread
+//!   (`TESSERA_THREADS=1`, results `<label>_one_core_submit_wait` through `TESSERA_BENCH_TAG`),
+//!   compared with the plain-Rust reference, which runs on one thread too.
 //! - **Data graphs** (`graph_<name>/<driver>_submit_wait`, one recorded
 //!   `vkCmdDispatchDataGraphARM` per submit): Tessera once (graphs run no shader, so the shader
 //!   backend does not matter; `tessera_auto`), numpy's run of a graph just before Tessera's;
@@ -987,6 +990,8 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 struct Report<'a> {
     sel: &'a Selection,
     jit: &'a Run,
+    /// The JIT on one worker thread (the per-core column).
+    one_core: &'a Run,
     interp: &'a Run,
     lavapipe: &'a Run,
     /// Tessera's data graphs.
@@ -1051,24 +1056,27 @@ impl Report<'_> {
         if !self.sel.shaders.is_empty() {
             let _ = writeln!(
                 md,
-                "\n| workload | Tessera JIT (ms) | Tessera interp (ms) | lavapipe 25 + Arm layers (ms) | numpy (ms) | plain Rust (ms) | JIT / numpy | JIT / lavapipe |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+                "\n| workload | Tessera JIT (ms) | JIT, 1 core (ms) | Tessera interp (ms) | lavapipe 25 + Arm layers (ms) | numpy (ms) | plain Rust (ms) | JIT / numpy | JIT / lavapipe | 1 core / plain Rust |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             );
             for w in &self.sel.shaders {
                 let jit = self.jit.shader_ns.get(w).copied();
+                let one = self.one_core.shader_ns.get(w).copied();
                 let interp = self.interp.shader_ns.get(w).copied();
                 let lvp = self.lavapipe.shader_ns.get(w).copied();
                 let np = self.numpy.get(*w).map(|v| v * 1e6);
                 let rust = self.rust.get(w).copied();
                 let _ = writeln!(
                     md,
-                    "| {w} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {w} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     ms(jit),
+                    ms(one),
                     ms(interp),
                     ms(lvp),
                     ms(np),
                     ms(rust),
                     ratio(jit, np),
-                    ratio(jit, lvp)
+                    ratio(jit, lvp),
+                    ratio(one, rust)
                 );
             }
             if self.sel.shaders.contains(&"dense") {
@@ -1238,7 +1246,18 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     // comparison's length (this VM's speed drifts: numpy's i8 multiply took 2.9 ms in one run and
     // 4.8 ms in another).
     let jit_driver = tessera("jit", "tessera_jit");
+    // The per-core column: the JIT on one worker thread, against the one-thread Rust reference.
+    let one_core_driver = Driver {
+        name: "Tessera (TESSERA_SHADER_BACKEND=jit, TESSERA_THREADS=1)",
+        label: "tessera_jit_one_core",
+        env: vec![
+            ("TESSERA_SHADER_BACKEND", "jit".to_string()),
+            ("TESSERA_THREADS", "1".to_string()),
+            ("TESSERA_BENCH_TAG", "one_core".to_string()),
+        ],
+    };
     let mut jit = Run::default();
+    let mut one_core = Run::default();
     let mut numpy_times = BTreeMap::new();
     let mut numpy_version = None;
     for w in &sel.shaders {
@@ -1262,6 +1281,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
             iree: false,
         };
         jit.merge(bench_run(&jit_driver, &one, true, false));
+        one_core.merge(bench_run(&one_core_driver, &one, false, false));
     }
     // The data graphs likewise: numpy's run of a graph, then Tessera's. Graphs run no shader, so
     // Tessera runs them once, with no shader backend set.
@@ -1360,7 +1380,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     };
     if !sel.shaders.is_empty() || sel.pipelines || sel.copies {
         header.push(
-            "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT".into(),
+            "Tessera and lavapipe: criterion median of submit + fence wait of one recorded dispatch; plain Rust: one thread, criterion median, same run as Tessera JIT; JIT, 1 core: TESSERA_THREADS=1, right after the all-cores run".into(),
         );
     }
     if !sel.graphs.is_empty() {
@@ -1372,6 +1392,7 @@ pub(crate) fn bench_compare(args: &[String]) -> Result<(), String> {
     let report = Report {
         sel: &sel,
         jit: &jit,
+        one_core: &one_core,
         interp: &interp,
         lavapipe: &lvp_run,
         graphs: &graphs,
