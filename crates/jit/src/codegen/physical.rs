@@ -12,7 +12,9 @@
 //! in one call, and when one allocation holds it all, each lane's host address is the span's
 //! plus the lane's distance from the lowest lane (contiguous lanes load and store as vectors,
 //! lanes at an affine address with a fixed stride at immediate offsets).
-//! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane.
+//! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane. Words and
+//! packed `vec4<i8>`s at addresses that vary in no affine way go through `quads` (dense or
+//! shared rows checked four lanes at a time inside the span).
 
 use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -42,7 +44,7 @@ impl Gen<'_> {
     /// The host address of `len` bytes (`I64`) at device address `at` (`I64`) through
     /// `ctx::physical`, or the context's scratch bytes when no live allocation holds them; and
     /// whether one did.
-    fn physical_range(&mut self, at: Value, len: Value) -> (Value, Value) {
+    pub(super) fn physical_range(&mut self, at: Value, len: Value) -> (Value, Value) {
         // The allocation this site found last (`Ctx::physical_sites`) first: when it holds the
         // range, no call.
         let slot = self.physical_site % crate::ctx::PHYSICAL_SITES;
@@ -163,6 +165,26 @@ impl Gen<'_> {
                 self.grouped_loads.insert((self.at.0, *k), comp);
             }
             self.set(dst, JVal::Varying(first))?;
+            return Ok(true);
+        }
+        // A packed `vec4<i8>` per lane, or a word, at addresses that vary in no affine way
+        // (`quads`).
+        if let Some(r) = addr
+            && size == 1
+            && let Some(group) = self.byte_group(tessera_spirv::ir::Space::Physical, r, offset, dst)
+            && let Some(words) = self.physical_words(&a, offset, 1)
+        {
+            let [first, rest @ ..] = self.split_words(&words);
+            for ((k, _), byte) in group.iter().zip(rest) {
+                self.grouped_loads.insert((self.at.0, *k), vec![byte]);
+            }
+            self.set(dst, JVal::Varying(vec![first]))?;
+            return Ok(true);
+        }
+        if size == 4
+            && let Some(words) = self.physical_words(&a, offset, 4)
+        {
+            self.set(dst, JVal::Varying(words))?;
             return Ok(true);
         }
         let (span, p, ok) = self.physical_span(&a, offset, size);
