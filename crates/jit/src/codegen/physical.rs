@@ -12,9 +12,9 @@
 //! in one call, and when one allocation holds it all, each lane's host address is the span's
 //! plus the lane's distance from the lowest lane (contiguous lanes load and store as vectors,
 //! lanes at an affine address with a fixed stride at immediate offsets).
-//! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane. Words and
-//! packed `vec4<i8>`s at addresses that vary in no affine way go through `quads` (dense or
-//! shared rows checked four lanes at a time inside the span).
+//! Only a chunk whose lanes straddle allocations (or miss them) resolves lane by lane. Packed
+//! `vec4<i8>`s at addresses that vary in no affine way go through `quads` (dense or shared rows
+//! checked four lanes at a time inside the span).
 
 use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -167,24 +167,20 @@ impl Gen<'_> {
             self.set(dst, JVal::Varying(first))?;
             return Ok(true);
         }
-        // A packed `vec4<i8>` per lane, or a word, at addresses that vary in no affine way
-        // (`quads`).
+        // A packed `vec4<i8>` per lane at addresses that vary in no affine way (`quads`). (Single
+        // words stay with the span: the quad checks cost more than they save when a chunk's
+        // lanes are neither dense nor shared, as IREE's attention and add rows through device
+        // addresses are.)
         if let Some(r) = addr
             && size == 1
             && let Some(group) = self.byte_group(tessera_spirv::ir::Space::Physical, r, offset, dst)
-            && let Some(words) = self.physical_words(&a, offset, 1)
+            && let Some(words) = self.physical_words(&a, offset)
         {
             let [first, rest @ ..] = self.split_words(&words);
             for ((k, _), byte) in group.iter().zip(rest) {
                 self.grouped_loads.insert((self.at.0, *k), vec![byte]);
             }
             self.set(dst, JVal::Varying(vec![first]))?;
-            return Ok(true);
-        }
-        if size == 4
-            && let Some(words) = self.physical_words(&a, offset, 4)
-        {
-            self.set(dst, JVal::Varying(words))?;
             return Ok(true);
         }
         let (span, p, ok) = self.physical_span(&a, offset, size);

@@ -15,9 +15,9 @@
 //! the words instead of packing the bytes again; truncating a word (or the word shifted right
 //! by a whole byte, `Gen::shifted_words`) to 8 bits records the same.
 //!
-//! `PhysicalStorageBuffer` loads of a word or a byte group at varying 64-bit addresses take the
-//! same paths once one allocation holds the whole chunk's span (one lookup): the span is then
-//! the window ([`Gen::physical_words`]).
+//! `PhysicalStorageBuffer` byte groups at varying 64-bit addresses take the same paths once one
+//! allocation holds the whole chunk's span (one lookup): the span is then the window
+//! ([`Gen::physical_words`]).
 //!
 //! Invariants: a fast path runs only when every quad has the addresses it assumes and its whole
 //! span lies inside the window (a 32-bit address also does not wrap inside a quad), so it reads
@@ -322,19 +322,18 @@ impl Gen<'_> {
         self.quad_words(ptr, len, a, offset, slow)
     }
 
-    /// A 4-byte load (`bytes` 4) or a byte group (`bytes` 1, see the module docs) at the
-    /// varying 64-bit device address `a` + `offset`: the lanes' words (four `I32X4`). When one
-    /// allocation holds the span from the lowest lane's address to the highest lane's word
-    /// (one lookup, `physical_range`), the span is a window for the quad paths, and their slow
-    /// path reads each lane's host address in it; otherwise each lane (each byte of a group)
-    /// is looked up on its own, as the single loads do. `None` for another address.
+    /// A byte group (see the module docs) at the varying 64-bit device address `a` + `offset`:
+    /// the lanes' words (four `I32X4`). When one allocation holds the span from the lowest
+    /// lane's address to the highest lane's word (one lookup, `physical_range`), the span is a
+    /// window for the quad paths, and their slow path reads each lane's bytes at its host
+    /// address in it; otherwise each byte of each lane is looked up on its own, as the single
+    /// loads do. `None` for another address.
     pub(super) fn physical_words(
         &mut self,
         a: &Option<(JVal, usize)>,
         offset: u64,
-        bytes: usize,
     ) -> Option<Vec<Value>> {
-        if !matches!(a, Some((JVal::Varying(_), 8))) || !matches!(bytes, 1 | 4) {
+        if !matches!(a, Some((JVal::Varying(_), 8))) {
             return None;
         }
         let lanes: Vec<Value> = (0..16).map(|i| self.lane_offset(a, offset, i)).collect();
@@ -350,59 +349,40 @@ impl Gen<'_> {
         // Device address x (inside the span) is at host address `window + x`.
         let window = self.b.ins().isub(p, low);
         let limit = self.b.ins().iadd(low, len);
-        let words_at = |g: &mut Self, host: &dyn Fn(&mut Self, usize, u64) -> Value| {
-            if bytes == 4 {
-                g.lanes_to_vectors(4, |g, i| {
-                    let at = host(g, i, 0);
-                    g.b.ins().load(I32, app_flags(), at, 0)
-                })
-            } else {
-                let parts: Vec<Value> = (0..4u64)
-                    .flat_map(|k| {
-                        g.lanes_to_vectors(1, |g, i| {
-                            let at = host(g, i, k);
-                            g.b.ins().load(I8, app_flags(), at, 0)
-                        })
+        // The four bytes of every lane, byte `k` at `at(lane, k)`, packed into words.
+        let bytes_at = |g: &mut Self, at: &dyn Fn(&mut Self, usize, u64) -> (Value, Value)| {
+            let parts: Vec<Value> = (0..4u64)
+                .flat_map(|k| {
+                    g.lanes_to_vectors(1, |g, i| {
+                        let (q, lane_ok) = at(g, i, k);
+                        let x = g.b.ins().load(I8, app_flags(), q, 0);
+                        let z = g.b.ins().iconst(I8, 0);
+                        g.b.ins().select(lane_ok, x, z)
                     })
-                    .collect();
-                g.pack_bytes(&parts)
-            }
-        };
-        let inside = |g: &mut Self, i: usize, k: u64| {
-            let at = g.b.ins().iadd(window, lanes[i]);
-            g.b.ins().iadd_imm_s(at, k as i64)
+                })
+                .collect();
+            g.pack_bytes(&parts)
         };
         let words = self.fast_or(
             ok,
             4,
             |g| {
-                let slow = |g: &mut Self| words_at(g, &inside);
+                let inside = |g: &mut Self, i: usize, k: u64| {
+                    let at = g.b.ins().iadd(window, lanes[i]);
+                    let one = g.b.ins().iconst(I8, 1);
+                    (g.b.ins().iadd_imm_s(at, k as i64), one)
+                };
+                let slow = |g: &mut Self| bytes_at(g, &inside);
                 g.quad_words(window, limit, a, offset, slow)
                     .unwrap_or_default()
             },
             |g| {
-                // Each lane (each byte of a group) looked up on its own: a miss reads 0.
-                if bytes == 4 {
-                    g.lanes_to_vectors(4, |g, i| {
-                        let (q, lane_ok) = g.physical_address(lanes[i], 4);
-                        let x = g.b.ins().load(I32, app_flags(), q, 0);
-                        let z = g.b.ins().iconst(I32, 0);
-                        g.b.ins().select(lane_ok, x, z)
-                    })
-                } else {
-                    let parts: Vec<Value> = (0..4u64)
-                        .flat_map(|k| {
-                            g.lanes_to_vectors(1, |g, i| {
-                                let at = g.b.ins().iadd_imm_s(lanes[i], k as i64);
-                                let (q, lane_ok) = g.physical_address(at, 1);
-                                let x = g.b.ins().load(I8, app_flags(), q, 0);
-                                let z = g.b.ins().iconst(I8, 0);
-                                g.b.ins().select(lane_ok, x, z)
-                            })
-                        })
-                        .collect();
-                    g.pack_bytes(&parts)
-                }
+                // Each byte of each lane looked up on its own: a miss reads 0.
+                let own = |g: &mut Self, i: usize, k: u64| {
+                    let at = g.b.ins().iadd_imm_s(lanes[i], k as i64);
+                    g.physical_address(at, 1)
+                };
+                bytes_at(g, &own)
             },
         );
         Some(words)
