@@ -1,4 +1,4 @@
-//! Shared by the differential fuzzer (`fuzz.rs`) and the lowering tests (`lowerings.rs`): a
+//! Shared by the differential fuzzer (`fuzz.rs`) and the lowering tests (`lowerings/`): a
 //! test case (SPIR-V words, bound buffers and tensors as host memory, a dispatch size), running
 //! it on the interpreter and on the JIT, and comparing the two bit for bit (float elements
 //! compare NaN-ness only, see [`Elem`]).
