@@ -10,7 +10,7 @@ use tessera_spirv::ir::{Op, Reg, Role};
 use super::Gen;
 use super::values::{JVal, own_flags, scalar_ty, vec_ty};
 use crate::classes::Class;
-use crate::ctx::{field, status};
+use crate::ctx::field;
 
 impl Gen<'_> {
     /// Hands op `op` to the interpreter: its operands go to the register file, the interpreter
@@ -64,12 +64,7 @@ impl Gen<'_> {
             .ins()
             .call_indirect(self.sigs.run_op, f, &[self.ctx, idx, c]);
         let stop = self.b.inst_results(call)[0];
-        let abort = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.ins().brif(stop, abort, &[], cont, &[]);
-        self.b.switch_to_block(abort);
-        self.leave_with(status::ABORT);
-        self.b.switch_to_block(cont);
+        self.abort_if(stop);
         defs.sort_unstable();
         defs.dedup();
         for r in defs {

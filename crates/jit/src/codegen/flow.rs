@@ -258,6 +258,12 @@ impl Gen<'_> {
         self.branch_out_if(bad, Self::hand_back);
     }
 
+    /// Leaves with `status::ABORT` when `stop` (a callback's result) is non-zero; continues in
+    /// a new block otherwise.
+    pub(crate) fn abort_if(&mut self, stop: Value) {
+        self.branch_out_if(stop, |g| g.leave_with(status::ABORT));
+    }
+
     /// Emits `out` (which ends its block) in a block taken when `bad` is non-zero; continues in
     /// a new block otherwise.
     pub(super) fn branch_out_if(&mut self, bad: Value, out: fn(&mut Self)) {

@@ -237,7 +237,7 @@ impl Gen<'_> {
         // A packed `vec4<i8>` per lane (`quads`).
         if size == 1
             && let Some(r) = addr
-            && let Some(group) = self.byte_group(space, r, offset, dst)
+            && let Some(group) = self.load_group(space, r, offset, dst, 1)
             && let Some(words) = self.byte_group_words(ptr, len, &a, offset)
         {
             let [first, rest @ ..] = self.split_words(&words);
@@ -249,7 +249,7 @@ impl Gen<'_> {
         }
         if size == 4 && Self::quad_address(&a) {
             if let Some(r) = addr
-                && let Some(group) = self.vec4_group(space, r, offset, dst)
+                && let Some(group) = self.load_group(space, r, offset, dst, 4)
                 && let Some([first, rest @ ..]) = self.quad_vec4(ptr, len, &a, offset)
             {
                 for ((k, _), comp) in group.iter().zip(rest) {
@@ -279,7 +279,7 @@ impl Gen<'_> {
             if size == 4
                 && stride >= 16
                 && let Some(r) = addr
-                && let Some(group) = self.vec4_group(space, r, offset, dst)
+                && let Some(group) = self.load_group(space, r, offset, dst, 4)
             {
                 let [first, rest @ ..] = self.vec4_load(ptr, len, base, abytes, stride, &a, offset);
                 for ((k, _), comp) in group.iter().zip(rest) {

@@ -157,7 +157,8 @@ impl Gen<'_> {
         if let (Some((JVal::Affine(_, stride), _)), Some(r)) = (&a, addr)
             && size == 4
             && (16..=1 << 20).contains(stride)
-            && let Some(group) = self.vec4_group(tessera_spirv::ir::Space::Physical, r, offset, dst)
+            && let Some(group) =
+                self.load_group(tessera_spirv::ir::Space::Physical, r, offset, dst, 4)
         {
             let stride = *stride;
             let [first, rest @ ..] = self.physical_vec4_load(&a, offset, stride);
@@ -173,7 +174,8 @@ impl Gen<'_> {
         // addresses are.)
         if let Some(r) = addr
             && size == 1
-            && let Some(group) = self.byte_group(tessera_spirv::ir::Space::Physical, r, offset, dst)
+            && let Some(group) =
+                self.load_group(tessera_spirv::ir::Space::Physical, r, offset, dst, 1)
             && let Some(words) = self.physical_words(&a, offset)
         {
             let [first, rest @ ..] = self.split_words(&words);

@@ -48,7 +48,7 @@ use super::Gen;
 use super::analysis::row_stride;
 use super::values::own_flags;
 use crate::classes::Class;
-use crate::ctx::{field, status};
+use crate::ctx::field;
 use crate::error::JitResult;
 
 /// An operand that a multiply-add reads from registers `offset + index ..` of `var`.
@@ -223,20 +223,7 @@ impl Site<'_> {
             }
         }
         // After it: the temporaries are dead.
-        let block = &self.ir.blocks[self.block];
-        let read_later = block.ops[self.at + 1..]
-            .iter()
-            .any(|op| reads_any(op, regs))
-            || block.term.condition().is_some_and(|c| regs.contains(&c))
-            || block
-                .term
-                .edges()
-                .into_iter()
-                .any(|e| e.moves.iter().any(|&(_, s)| regs.contains(&s)))
-            || regs
-                .iter()
-                .any(|&r| self.live.live_out[self.block].contains(r));
-        (!read_later).then_some((f, loads))
+        self.dead_after(regs, self.at).then_some((f, loads))
     }
 
     /// The variable the multiply-add `op` (results `dsts`, operands read from `operands`)
@@ -332,18 +319,23 @@ impl Site<'_> {
         }
         // After the stores: the results are dead.
         let last = *stores.last()?;
+        self.dead_after(dsts, last).then_some((f, stores, early))
+    }
+
+    /// Whether no op after op `at` of the block, nor its terminator, nor a later block reads
+    /// one of `regs`.
+    fn dead_after(&self, regs: &[Reg], at: usize) -> bool {
         let block = &self.ir.blocks[self.block];
-        let read_later = block.ops[last + 1..].iter().any(|op| reads_any(op, dsts))
-            || block.term.condition().is_some_and(|c| dsts.contains(&c))
+        !(block.ops[at + 1..].iter().any(|op| reads_any(op, regs))
+            || block.term.condition().is_some_and(|c| regs.contains(&c))
             || block
                 .term
                 .edges()
                 .into_iter()
-                .any(|e| e.moves.iter().any(|&(_, s)| dsts.contains(&s)))
-            || dsts
+                .any(|e| e.moves.iter().any(|&(_, s)| regs.contains(&s)))
+            || regs
                 .iter()
-                .any(|&r| self.live.live_out[self.block].contains(r));
-        (!read_later).then_some((f, stores, early))
+                .any(|&r| self.live.live_out[self.block].contains(r)))
     }
 
     /// Whether `op` can sit between a skipped load and its multiply-add: it never hands the
@@ -579,12 +571,7 @@ impl Gen<'_> {
             .ins()
             .call_indirect(self.sigs.product, f, &[self.ctx, index, args]);
         let stop = self.b.inst_results(call)[0];
-        let abort = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.ins().brif(stop, abort, &[], cont, &[]);
-        self.b.switch_to_block(abort);
-        self.leave_with(status::ABORT);
-        self.b.switch_to_block(cont);
+        self.abort_if(stop);
         // A result written into its variable leaves its (dead) registers alone.
         if in_vars[3].is_none() {
             for &r in lists[3] {

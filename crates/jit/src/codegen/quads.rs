@@ -29,7 +29,6 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
-use tessera_spirv::ir::{Op, Reg, Space};
 
 use super::Gen;
 use super::values::{JVal, app_flags, lane_flags};
@@ -256,43 +255,6 @@ impl Gen<'_> {
             out[i % 4].push(v);
         }
         Some(out)
-    }
-
-    /// The three loads after the current op that complete a byte group with it (a 1-byte load
-    /// of `space` through `addr` at `offset` into `dst`): their op indices and results.
-    pub(super) fn byte_group(
-        &self,
-        space: Space,
-        addr: Reg,
-        offset: u64,
-        dst: Reg,
-    ) -> Option<[(usize, Reg); 3]> {
-        let (block, at) = self.at;
-        let ops = &self.ir.blocks.get(block as usize)?.ops;
-        if dst == addr {
-            return None;
-        }
-        let mut group = [(0, 0); 3];
-        for (j, slot) in group.iter_mut().enumerate() {
-            let k = at + 1 + j;
-            match ops.get(k)? {
-                Op::Load {
-                    space: s,
-                    bytes: 1,
-                    dst: d,
-                    addr: Some(r),
-                    offset: o,
-                } if *s == space
-                    && *r == addr
-                    && *d != addr
-                    && *o == offset.checked_add(j as u64 + 1)? =>
-                {
-                    *slot = (k, *d);
-                }
-                _ => return None,
-            }
-        }
-        Some(group)
     }
 
     /// The words of a byte group at `a` + `offset` (see the module docs): four `I32X4`, or

@@ -3,7 +3,7 @@
 //! lane and a 4×4 transpose per four lanes, instead of sixteen single-lane accesses per
 //! component.
 //!
-//! The first load of such a group ([`Gen::vec4_group`]) loads all four components; the other
+//! The first load of such a group ([`Gen::load_group`]) loads all four components; the other
 //! three take theirs from `Gen::grouped_loads` when the code generator reaches them (they are
 //! the next three ops of the block, so nothing runs in between). The first store of a group
 //! ([`Gen::vec4_store_group`]) stores all four (their values are computed before it: stores
@@ -68,14 +68,17 @@ impl Gen<'_> {
         rows
     }
 
-    /// The three loads after the current op that complete a `vec4` group with it (a 4-byte
-    /// load of `space` through `addr` at `offset` into `dst`): their op indices and results.
-    pub(super) fn vec4_group(
+    /// The three loads after the current op that complete a group with it (a `size`-byte load
+    /// of `space` through `addr` at `offset` into `dst`; the others at `offset + size`,
+    /// `+ 2·size`, `+ 3·size`): their op indices and results. A `vec4` group has `size` 4, a
+    /// byte group (`quads`) 1.
+    pub(super) fn load_group(
         &self,
         space: Space,
         addr: Reg,
         offset: u64,
         dst: Reg,
+        size: u8,
     ) -> Option<[(usize, Reg); 3]> {
         let (block, at) = self.at;
         let ops = &self.ir.blocks.get(block as usize)?.ops;
@@ -88,14 +91,15 @@ impl Gen<'_> {
             match ops.get(k)? {
                 Op::Load {
                     space: s,
-                    bytes: 4,
+                    bytes,
                     dst: d,
                     addr: Some(r),
                     offset: o,
                 } if *s == space
+                    && *bytes == size
                     && *r == addr
                     && *d != addr
-                    && *o == offset.checked_add(4 * (j as u64 + 1))? =>
+                    && *o == offset.checked_add(u64::from(size) * (j as u64 + 1))? =>
                 {
                     *slot = (k, *d);
                 }
