@@ -2,8 +2,9 @@
 //! index split by division and remainder, clamped or gathered coordinates): each lane's byte
 //! offset and bounds are computed on its own, once per access; a chunk with a lane out of
 //! bounds goes to the interpreter (which reads the `oob` value or drops the write), and a chunk
-//! whose lanes turn out to hold back-to-back packed runs (the usual case for division and
-//! remainder) takes the vector path, checked at run time.
+//! whose lanes turn out to hold back-to-back packed runs takes the vector path, checked at run
+//! time. (A flat index split over a view whose sizes are the divisors is caught before this
+//! path, with no per-lane offsets: `flat`.)
 //!
 //! Invariants: no load or store happens before every lane's coordinates were checked against
 //! the view's dimensions; in bounds, an element lies inside the window (`ok` includes the

@@ -37,6 +37,7 @@ mod conv;
 mod coop;
 mod dot;
 mod dynamic;
+mod flat;
 mod float;
 mod flow;
 mod gather;

@@ -149,7 +149,8 @@ impl Gen<'_> {
         Some((base, step, elem_step?, inb, innermost?))
     }
 
-    /// The row fast path of a tensor access whose innermost coordinate is affine with step
+    /// The fast path of a tensor access at coordinates split from a flat index (`flat`), or
+    /// else the row fast path of one whose innermost coordinate is affine with step
     /// `count` (lane `i` at `x0 + i·count`) and whose other coordinates are uniform: the 16
     /// lanes' `count` elements each lie back to back along one row. Returns (fast, address):
     /// `fast` says the whole run is in bounds, does not wrap in the coordinate width and is
@@ -168,6 +169,9 @@ impl Gen<'_> {
         cw: u8,
         count: usize,
     ) -> Option<(Value, Value)> {
+        if let Some(flat) = self.tensor_flat(t, coords, cw, count) {
+            return Some(flat);
+        }
         let cb = usize::from(cw / 8).max(1);
         if cb > 4
             || coords.len() != t.rank as usize
