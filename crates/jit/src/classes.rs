@@ -414,6 +414,7 @@ fn results(ir: &Ir, cls: &[Class], op: &Op, aligned: Option<Reg>) -> Vec<(Reg, C
         Op::Store { .. }
         | Op::TensorWrite { .. }
         | Op::Barrier {}
+        | Op::Converge {}
         | Op::CoopOuterProduct { .. }
         | Op::CoopReduceSum { .. }
         | Op::CoopMatStore { .. } => Vec::new(),

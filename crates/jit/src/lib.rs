@@ -45,6 +45,7 @@ mod codegen;
 mod ctx;
 mod driver;
 mod error;
+mod lockstep;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -59,6 +60,7 @@ use tessera_spirv::{Program, SpirvError};
 pub use classes::LANES;
 pub use error::JitError;
 use error::JitResult;
+pub use lockstep::lockstep_reason;
 
 /// The Cranelift JIT backend.
 #[derive(Debug, Default, Clone, Copy)]
@@ -340,54 +342,6 @@ fn compile_inner(program: &Program, store: Option<&dyn cache::CodeStore>) -> Jit
         lockstep: lockstep_reason(program.ir()),
         from_cache,
     })
-}
-
-/// Why compiled code cannot run `ir` exactly as the interpreter does, if it cannot.
-///
-/// Compiled code runs a lane group in chunks of 16 lanes, half a subgroup: a chunk runs ahead
-/// of its subgroup's other lanes up to the next sync op. The interpreter runs a group in
-/// lockstep (always the lowest block any lane waits at), so lanes of one subgroup that diverge
-/// and reconverge see each other's memory effects in block order, which the CTS relies on
-/// (`subgroups.basic.compute.subgroupelect`: the elected lane's atomic on shared memory, then
-/// every lane's load). A program with subgroup operations that also has atomics, or writes a
-/// memory it reads (shared memory, one buffer or tensor binding, device addresses), therefore
-/// runs on the interpreter; other programs cannot observe the difference.
-pub fn lockstep_reason(ir: &tessera_spirv::ir::Ir) -> Option<&'static str> {
-    use tessera_spirv::ir::{Op, Space};
-    #[derive(PartialEq)]
-    enum Mem {
-        Buffer(u32),
-        Tensor(u32),
-        Shared,
-        Push,
-        Physical,
-    }
-    let key = |s: &Space| match *s {
-        Space::Buffer { slot, .. } => Mem::Buffer(slot),
-        Space::Shared => Mem::Shared,
-        Space::Push => Mem::Push,
-        Space::Physical => Mem::Physical,
-    };
-    let ops = || ir.blocks.iter().flat_map(|b| &b.ops);
-    if !ops().any(|o| matches!(o, Op::Subgroup { .. })) {
-        return None;
-    }
-    let (mut loads, mut stores) = (Vec::new(), Vec::new());
-    for op in ops() {
-        match op {
-            Op::Atomic { .. } => {
-                return Some("subgroup operations with atomics (subgroup lockstep)");
-            }
-            Op::Load { space, .. } => loads.push(key(space)),
-            Op::Store { space, .. } => stores.push(key(space)),
-            Op::TensorRead { tensor, .. } => loads.push(Mem::Tensor(tensor.slot)),
-            Op::TensorWrite { tensor, .. } => stores.push(Mem::Tensor(tensor.slot)),
-            _ => {}
-        }
-    }
-    stores.iter().any(|s| loads.contains(s)).then_some(
-        "subgroup operations with memory the lanes both write and read (subgroup lockstep)",
-    )
 }
 
 /// `TESSERA_JIT_DUMP=<dir>` (a developer's switch): the IR, the Cranelift function and the

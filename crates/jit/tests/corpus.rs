@@ -102,14 +102,7 @@ fn cooperative_shaders_have_no_interpreted_op() {
 /// What each module of the corpus still hands to the interpreter (an op kind with no native
 /// lowering, or the whole program in subgroup lockstep), as `path: reason` lines. The test below
 /// pins the list: a new fallback fails it, and so does one that went away (shrink the list).
-const KNOWN_FALLBACKS: &[&str] = &[
-    // A chunk is half a subgroup: lanes of one subgroup that diverge could see each other's
-    // memory effects in another order than the interpreter's lockstep.
-    "cases/reconvergence_after_break/shader.spv: lockstep: subgroup operations with memory the \
-     lanes both write and read (subgroup lockstep)",
-    "cases/sg_elect_shared/shader.spv: lockstep: subgroup operations with atomics (subgroup \
-     lockstep)",
-];
+const KNOWN_FALLBACKS: &[&str] = &[];
 
 #[test]
 fn fallbacks_are_the_known_ones() {

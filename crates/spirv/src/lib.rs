@@ -23,6 +23,7 @@
 //! [`Program`] is immutable and shareable between threads.
 
 pub mod alu;
+pub mod converge;
 pub mod exec;
 pub mod ir;
 mod lower;

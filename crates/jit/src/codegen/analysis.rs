@@ -170,8 +170,8 @@ fn move_with_operands(
     }
 }
 
-/// Per block: `Some(target)` when it holds only workgroup barriers and jumps to `target` with no
-/// edge copies (`Output::barrier_jumps`).
+/// Per block: `Some(target)` when it holds only workgroup barriers (or meeting points,
+/// `Converge`) and jumps to `target` with no edge copies (`Output::barrier_jumps`).
 pub(super) fn barrier_jumps(ir: &Ir) -> Vec<Option<u32>> {
     ir.blocks
         .iter()
@@ -179,7 +179,10 @@ pub(super) fn barrier_jumps(ir: &Ir) -> Vec<Option<u32>> {
             Term::Jump(e)
                 if e.moves.is_empty()
                     && !blk.ops.is_empty()
-                    && blk.ops.iter().all(|op| matches!(op, Op::Barrier {})) =>
+                    && blk
+                        .ops
+                        .iter()
+                        .all(|op| matches!(op, Op::Barrier {} | Op::Converge {})) =>
             {
                 Some(e.target)
             }

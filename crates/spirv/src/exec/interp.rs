@@ -548,6 +548,10 @@ impl OpHandlers for Machine<'_> {
         // Lockstep: every op already runs over all lanes before the next starts.
     }
 
+    fn converge(&mut self) {
+        // Lockstep: lanes that reach it already meet here.
+    }
+
     fn coop_mat_vec(
         &mut self,
         form: tessera_coop::MatVec,

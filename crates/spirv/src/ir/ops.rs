@@ -83,6 +83,11 @@ macro_rules! for_each_op {
             /// `OpControlBarrier` with workgroup (or wider) execution scope: every lane of the
             /// workgroup reaches it before any goes on.
             Barrier barrier [sync] {},
+            /// A meeting point the lowering adds before a memory access of a program with
+            /// subgroup operations (`converge`), not an `OpControlBarrier`: lanes that reach it
+            /// go on; a backend that runs lanes in chunks lets every chunk's effects before it
+            /// come before any chunk's after it, as in lockstep, where it does nothing.
+            Converge converge [sync] {},
             /// `OpCooperativeVectorMatrixMulNV`/`MulAddNV` (`tessera_coop::vector`): per lane,
             /// `dsts` (`form.m` components) = the stored matrix at `matrix` (`stride` bytes
             /// between rows or columns, for the layouts that have one) times the lane's `input`

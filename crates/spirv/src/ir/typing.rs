@@ -309,7 +309,7 @@ pub(crate) fn operand_types(op: &Op) -> (Vec<Want>, Vec<Want>) {
             };
             vec![result]
         }
-        Op::Barrier {} => vec![],
+        Op::Barrier {} | Op::Converge {} => vec![],
         Op::CoopMatVec {
             form,
             input,

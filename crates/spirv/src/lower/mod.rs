@@ -191,6 +191,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         &l.builtins,
     );
     crate::opt::merge_blocks(&mut blocks);
+    crate::converge::insert(&mut blocks);
     let blocks = crate::opt::isolate_sync_ops(blocks);
     let shared_size = u32::try_from(l.shared_size)
         .map_err(|_| SpirvError::new("workgroup memory larger than 4 GiB"))?;
