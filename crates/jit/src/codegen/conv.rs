@@ -375,6 +375,32 @@ impl Gen<'_> {
 
     /// Float conversions the JIT computes (f32/f64 with 32/64-bit integers).
     pub(super) fn float_conv(&mut self, op: Conv, from: u8, to: u8, a: &JVal) -> Option<JVal> {
+        // binary16 and bfloat16 without a path of their own go through f32, where each step is
+        // exact or the only rounding: both widen to f32 exactly, and so do 8- and 16-bit
+        // integers, so f32 → the target rounds (or saturates) once, as `alu::conv` does.
+        let half_like = |w: u8| matches!(w, 16 | alu::W_BF16);
+        let through_f32 = match op {
+            Conv::FToS | Conv::FToU => half_like(from),
+            Conv::SToF | Conv::UToF => half_like(to) && matches!(from, 8 | 16),
+            Conv::FToF => half_like(from) && half_like(to) && from != to,
+            _ => false,
+        };
+        if through_f32 {
+            return match op {
+                Conv::FToF => {
+                    let wide = self.float_conv(Conv::FToF, from, 32, a)?;
+                    self.float_conv(Conv::FToF, 32, to, &wide)
+                }
+                Conv::FToS | Conv::FToU => {
+                    let wide = self.float_conv(Conv::FToF, from, 32, a)?;
+                    self.float_conv(op, 32, to, &wide)
+                }
+                _ => {
+                    let wide = self.float_conv(op, from, 32, a)?;
+                    self.float_conv(Conv::FToF, 32, to, &wide)
+                }
+            };
+        }
         let (fb, tb) = (width_bytes(from), width_bytes(to));
         let scalar = a.is_scalar();
         match op {

@@ -431,6 +431,45 @@ fn half_conversions_exhaustive() {
     );
 }
 
+/// Conversions between binary16, bfloat16 and 8-/16-bit integers (what cooperative-matrix
+/// shaders convert between): through f32, each exact or rounded once.
+#[test]
+fn half_and_bfloat_conversions() {
+    let halves = [flt(16), bflt()];
+    for from in halves {
+        for to in halves {
+            if from != to {
+                binary("f2f", from, from, to, |b, r, x, _| {
+                    b.f_convert(r, None, x).unwrap()
+                });
+            }
+        }
+        for w in [8, 16, 32] {
+            binary("f2u", from, from, int(w), |b, r, x, _| {
+                b.convert_f_to_u(r, None, x).unwrap()
+            });
+            binary("f2s", from, from, sint(w), |b, r, x, _| {
+                b.convert_f_to_s(r, None, x).unwrap()
+            });
+        }
+        for w in [8, 16] {
+            binary("u2f", int(w), int(w), from, |b, r, x, _| {
+                b.convert_u_to_f(r, None, x).unwrap()
+            });
+            binary("s2f", sint(w), sint(w), from, |b, r, x, _| {
+                b.convert_s_to_f(r, None, x).unwrap()
+            });
+        }
+    }
+    // Every bfloat16 pattern to binary16, every binary16 pattern to bfloat16.
+    let all: Vec<u64> = (0..=0xffffu64).collect();
+    for (from, to) in [(bflt(), flt(16)), (flt(16), bflt())] {
+        binary_of("f2f all", from, from, to, &all, &[0], |b, r, x, _| {
+            b.f_convert(r, None, x).unwrap()
+        });
+    }
+}
+
 #[test]
 fn select_varying_and_uniform() {
     for w in INTS {

@@ -11,12 +11,13 @@ use rspirv::spirv::{
 
 use crate::common::{Binding, Case, Elem, Verdict, check};
 
-/// A scalar type: (bits, float?, signed?).
+/// A scalar type: (bits, float?, signed?, bfloat16 encoding?).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct T {
     pub(crate) bits: u32,
     pub(crate) float: bool,
     pub(crate) signed: bool,
+    pub(crate) bfloat: bool,
 }
 
 pub(crate) const fn int(bits: u32) -> T {
@@ -24,6 +25,7 @@ pub(crate) const fn int(bits: u32) -> T {
         bits,
         float: false,
         signed: false,
+        bfloat: false,
     }
 }
 pub(crate) const fn sint(bits: u32) -> T {
@@ -31,6 +33,7 @@ pub(crate) const fn sint(bits: u32) -> T {
         bits,
         float: false,
         signed: true,
+        bfloat: false,
     }
 }
 pub(crate) const fn flt(bits: u32) -> T {
@@ -38,11 +41,27 @@ pub(crate) const fn flt(bits: u32) -> T {
         bits,
         float: true,
         signed: false,
+        bfloat: false,
+    }
+}
+/// bfloat16 (`SPV_KHR_bfloat16`).
+pub(crate) const fn bflt() -> T {
+    T {
+        bits: 16,
+        float: true,
+        signed: false,
+        bfloat: true,
     }
 }
 
 pub(crate) fn edges(t: T) -> Vec<u64> {
-    if t.float {
+    if t.bfloat {
+        // Zeros, subnormals, extreme normals, ±1, ½, 1.5, 2.5, 127.5, 255, infinities, NaNs.
+        vec![
+            0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x3f00, 0x3fc0,
+            0x4020, 0xc020, 0x42ff, 0x437f, 0xc300, 0x477f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffd5,
+        ]
+    } else if t.float {
         if t.bits == 16 {
             // Zeros, subnormals, extreme normals, ±1, ½, 1.5, 2.5, infinities, NaNs.
             vec![
@@ -196,7 +215,10 @@ impl Mod {
     }
 
     pub(crate) fn ty(&mut self, t: T) -> Word {
-        if t.float {
+        if t.bfloat {
+            self.b
+                .type_float(16, Some(rspirv::spirv::FPEncoding::BFloat16KHR))
+        } else if t.float {
             self.b.type_float(t.bits, None)
         } else {
             self.b.type_int(t.bits, u32::from(t.signed))
@@ -303,10 +325,12 @@ pub(crate) fn binary_of(
         Capability::DotProductInputAll,
         Capability::StorageBuffer8BitAccess,
         Capability::StorageBuffer16BitAccess,
+        Capability::BFloat16TypeKHR,
     ] {
         m.b.capability(c);
     }
     m.b.extension("SPV_KHR_integer_dot_product");
+    m.b.extension("SPV_KHR_bfloat16");
     m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
     let g = m.b.ext_inst_import("GLSL.std.450");
     GLSL.with(|c| c.set(g));
