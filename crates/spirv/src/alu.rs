@@ -757,7 +757,7 @@ pub fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
             32 => u64::from((a as f32).to_bits()),
             16 => u64::from(f16::from_f32(a as f32).to_bits()),
             64 => (a as f64).to_bits(),
-            _ => f_put(to, a as f64),
+            _ => f_put(to, f64_rounded_to_odd(a)),
         },
         Conv::SToF => {
             let x = sext(a, from);
@@ -765,7 +765,10 @@ pub fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
                 32 => u64::from((x as f32).to_bits()),
                 16 => u64::from(f16::from_f32(x as f32).to_bits()),
                 64 => (x as f64).to_bits(),
-                _ => f_put(to, x as f64),
+                _ => {
+                    let magnitude = f64_rounded_to_odd(x.unsigned_abs());
+                    f_put(to, if x < 0 { -magnitude } else { magnitude })
+                }
             }
         }
         Conv::FToF => {
@@ -786,6 +789,19 @@ pub fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
             f_put(to, if v.is_nan() { v } else { v.clamp(-max, max) })
         }
     }
+}
+
+/// `m` as an f64 rounded to odd (toward zero, the last bit set when a bit was dropped): a
+/// conversion from it to a format of at most 51 bits then rounds as one from `m` would
+/// (`as f64` rounds to nearest, and a second rounding could land on the other side of a tie).
+fn f64_rounded_to_odd(m: u64) -> f64 {
+    let shift = 11u32.saturating_sub(m.leading_zeros());
+    if shift == 0 {
+        return m as f64;
+    }
+    let kept = (m >> shift) | u64::from(m & ((1 << shift) - 1) != 0);
+    // Below 2^53: exact; times a power of two: exact.
+    kept as f64 * f64::from(1u32 << shift)
 }
 
 /// `x·y` exactly, as `hi·2^64 + lo` with `lo < 2^64` (`|x|, |y| ≤ 2^64`, so `|x·y| < 2^128`).
@@ -868,6 +884,21 @@ pub fn idot(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_round_once_into_narrow_floats() {
+        // 2^63·(1 + 2^-8) + 1: just above a bfloat16 tie, which `as f64` would round onto.
+        let v = 0x8080_0000_0000_0001u64;
+        assert_eq!(conv(Conv::UToF, 64, W_BF16, v), 0x5f01);
+        assert_eq!(conv(Conv::SToF, 64, W_BF16, v), 0xdeff);
+        // The tie itself goes to even; exact values stay.
+        assert_eq!(conv(Conv::UToF, 64, W_BF16, 0x8080_0000_0000_0000), 0x5f00);
+        assert_eq!(conv(Conv::UToF, 64, W_BF16, 3), 0x4040);
+        assert_eq!(
+            conv(Conv::SToF, 32, W_BF16, u64::from((-3i32) as u32)),
+            0xc040
+        );
+    }
 
     #[test]
     fn conversions_round_once_and_in_the_asked_direction() {

@@ -179,3 +179,25 @@ fn physical_pointer_rules() {
     let e = compile(&model).unwrap_err().to_string();
     assert!(e.contains("addressing model"), "{e}");
 }
+
+#[test]
+fn directed_roundings_other_than_rtz() {
+    const OP_DECORATE: u32 = 71;
+    const FP_ROUNDING_MODE: u32 = 39;
+    let w = words("shaders/f32_to_f16_rounding.spv");
+    assert!(compile(&w).is_ok());
+    let at = find(&w, OP_DECORATE)
+        .into_iter()
+        .find(|&at| w[at + 2] == FP_ROUNDING_MODE && w[at + 3] == 1)
+        .expect("an FPRoundingMode RTZ decoration");
+    for (mode, name) in [(2, "RTP"), (3, "RTN")] {
+        let mut bad = w.clone();
+        bad[at + 3] = mode;
+        let e = compile(&bad).unwrap_err().to_string();
+        assert!(e.contains(name), "{e}");
+        assert!(
+            e.contains("VUID-StandaloneSpirv-FPRoundingMode-04675"),
+            "{e}"
+        );
+    }
+}

@@ -1,6 +1,8 @@
 //! Conversions in compiled code: integer resizes, float ↔ integer, float ↔ float (binary16,
-//! bfloat16, float8 decoding; `narrow.rs` has float8 encoding and directed roundings), each
-//! computing exactly what `tessera_spirv::alu::conv` computes per lane.
+//! bfloat16, float8 decoding; `narrow.rs` has float8 encoding and directed roundings, `odd.rs`
+//! the roundings from f64 and wide integers into the narrow floats), each computing exactly what
+//! `tessera_spirv::alu::conv` computes per lane. Every pair of scalar types converts natively;
+//! the narrow floats without a path of their own go through f32.
 
 use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -59,10 +61,7 @@ impl Gen<'_> {
                     }
                 }
             }
-            Conv::FToFSat | Conv::FToFDirected(_) => self.narrow_float_conv(op, from, to, &a),
-            Conv::FToF if matches!(to, alu::W_E4M3 | alu::W_E5M2) => {
-                self.narrow_float_conv(op, from, to, &a)
-            }
+            Conv::FToFSat | Conv::FToFDirected(_) => self.directed_conv(op, from, to, &a),
             Conv::FToS | Conv::FToU | Conv::SToF | Conv::UToF | Conv::FToF => {
                 self.float_conv(op, from, to, &a)
             }
@@ -375,31 +374,29 @@ impl Gen<'_> {
 
     /// Float conversions the JIT computes (f32/f64 with 32/64-bit integers).
     pub(super) fn float_conv(&mut self, op: Conv, from: u8, to: u8, a: &JVal) -> Option<JVal> {
-        // binary16 and bfloat16 without a path of their own go through f32, where each step is
-        // exact or the only rounding: both widen to f32 exactly, and so do 8- and 16-bit
-        // integers, so f32 → the target rounds (or saturates) once, as `alu::conv` does.
-        let half_like = |w: u8| matches!(w, 16 | alu::W_BF16);
-        let through_f32 = match op {
-            Conv::FToS | Conv::FToU => half_like(from),
-            Conv::SToF | Conv::UToF => half_like(to) && matches!(from, 8 | 16),
-            Conv::FToF => half_like(from) && half_like(to) && from != to,
-            _ => false,
-        };
-        if through_f32 {
-            return match op {
-                Conv::FToF => {
-                    let wide = self.float_conv(Conv::FToF, from, 32, a)?;
-                    self.float_conv(Conv::FToF, 32, to, &wide)
-                }
-                Conv::FToS | Conv::FToU => {
-                    let wide = self.float_conv(Conv::FToF, from, 32, a)?;
-                    self.float_conv(op, 32, to, &wide)
-                }
-                _ => {
-                    let wide = self.float_conv(op, from, 32, a)?;
-                    self.float_conv(Conv::FToF, 32, to, &wide)
-                }
-            };
+        // The narrow floats (binary16, bfloat16, float8) without a path of their own go
+        // through f32. They widen to it exactly, as do 8- and 16-bit integers, so the one
+        // conversion from f32 rounds or saturates once, as `alu::conv` does; f64 and wider
+        // integers come to f32 rounded to odd (`odd`), which the second rounding undoes.
+        let narrow = |w: u8| matches!(w, 16 | alu::W_BF16 | alu::W_E4M3 | alu::W_E5M2);
+        match op {
+            Conv::FToF | Conv::FToS | Conv::FToU
+                if narrow(from) && (op, to) != (Conv::FToF, 32) =>
+            {
+                let wide = self.float_conv(Conv::FToF, from, 32, a)?;
+                return self.float_conv(op, 32, to, &wide);
+            }
+            Conv::SToF | Conv::UToF if narrow(to) && matches!(from, 8 | 16) => {
+                let wide = self.float_conv(op, from, 32, a)?;
+                return self.float_conv(Conv::FToF, 32, to, &wide);
+            }
+            Conv::FToF | Conv::SToF | Conv::UToF
+                if narrow(to) && (op, from) != (Conv::FToF, 32) =>
+            {
+                let odd = self.f32_rounded_to_odd(op, from, a)?;
+                return self.float_conv(Conv::FToF, 32, to, &odd);
+            }
+            _ => {}
         }
         let (fb, tb) = (width_bytes(from), width_bytes(to));
         let scalar = a.is_scalar();
@@ -523,6 +520,9 @@ impl Gen<'_> {
                     out.push(self.b.ins().unarrow(lo, hi));
                 }
                 Some(JVal::Varying(out))
+            }
+            Conv::FToF if matches!(to, alu::W_E4M3 | alu::W_E5M2) => {
+                self.narrow_float_conv(op, from, to, a)
             }
             Conv::FToF if matches!(from, alu::W_E4M3 | alu::W_E5M2) && to == 32 => {
                 self.fp8_to_f32(from, a)

@@ -33,7 +33,10 @@ impl Gen<'_> {
         acc: Option<Reg>,
     ) -> JitResult<bool> {
         let in_bytes = usize::from(in_width / 8);
-        if !matches!(in_width, 8 | 16 | 32)
+        // 64-bit components: the wrapping forms (the low bits of an `I128` sum); a saturating
+        // one would need the exact sum of 128-bit products.
+        let wide_ok = in_width == 64 && acc.is_none();
+        if !(matches!(in_width, 8 | 16 | 32) || wide_ok)
             || !matches!(out_width, 8 | 16 | 32 | 64)
             || lhs.len() != rhs.len()
             || lhs.is_empty()

@@ -45,6 +45,7 @@ mod half;
 mod math;
 mod memory;
 mod narrow;
+mod odd;
 mod ops;
 mod physical;
 mod product;

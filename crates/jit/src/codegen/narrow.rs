@@ -1,7 +1,7 @@
 //! Float conversions to narrower formats that `half.rs` does not cover: binary32 or binary16 →
 //! float8 (E4M3, E5M2; rounded to nearest even, or saturated to the largest normal value as
 //! `SaturatedToLargestFloat8NormalConversionEXT` asks), and binary32 → binary16 rounded toward
-//! zero (`FPRoundingMode` RTZ; Vulkan allows only RTE and RTZ, so the interpreter keeps RTP and
+//! zero (`FPRoundingMode` RTZ; Vulkan allows only RTE and RTZ, and the lowering refuses RTP and
 //! RTN). Each computes `alu::conv`'s bits: integer SIMD on the f32 bits, with the FPU for the
 //! subnormal results (an addition of a power of two rounds to the subnormal quantum; a product
 //! by a power of two scales exactly).

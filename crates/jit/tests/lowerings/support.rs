@@ -5,19 +5,19 @@
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
-    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel,
+    AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, FPEncoding,
     FunctionControl, MemoryModel, StorageClass, Word,
 };
 
 use crate::common::{Binding, Case, Elem, Verdict, check};
 
-/// A scalar type: (bits, float?, signed?, bfloat16 encoding?).
+/// A scalar type: (bits, float?, signed?, the float encoding when not IEEE's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct T {
     pub(crate) bits: u32,
     pub(crate) float: bool,
     pub(crate) signed: bool,
-    pub(crate) bfloat: bool,
+    pub(crate) encoding: Option<FPEncoding>,
 }
 
 pub(crate) const fn int(bits: u32) -> T {
@@ -25,7 +25,7 @@ pub(crate) const fn int(bits: u32) -> T {
         bits,
         float: false,
         signed: false,
-        bfloat: false,
+        encoding: None,
     }
 }
 pub(crate) const fn sint(bits: u32) -> T {
@@ -33,7 +33,7 @@ pub(crate) const fn sint(bits: u32) -> T {
         bits,
         float: false,
         signed: true,
-        bfloat: false,
+        encoding: None,
     }
 }
 pub(crate) const fn flt(bits: u32) -> T {
@@ -41,7 +41,7 @@ pub(crate) const fn flt(bits: u32) -> T {
         bits,
         float: true,
         signed: false,
-        bfloat: false,
+        encoding: None,
     }
 }
 /// bfloat16 (`SPV_KHR_bfloat16`).
@@ -50,12 +50,24 @@ pub(crate) const fn bflt() -> T {
         bits: 16,
         float: true,
         signed: false,
-        bfloat: true,
+        encoding: Some(FPEncoding::BFloat16KHR),
+    }
+}
+/// An 8-bit float (`SPV_EXT_float8`): E4M3 or E5M2.
+pub(crate) const fn fp8(encoding: FPEncoding) -> T {
+    T {
+        bits: 8,
+        float: true,
+        signed: false,
+        encoding: Some(encoding),
     }
 }
 
 pub(crate) fn edges(t: T) -> Vec<u64> {
-    if t.bfloat {
+    if t.bits == 8 && t.float {
+        // Every pattern.
+        (0..=0xffu64).collect()
+    } else if t.encoding == Some(FPEncoding::BFloat16KHR) {
         // Zeros, subnormals, extreme normals, ±1, ½, 1.5, 2.5, 127.5, 255, infinities, NaNs.
         vec![
             0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x3f00, 0x3fc0,
@@ -215,11 +227,8 @@ impl Mod {
     }
 
     pub(crate) fn ty(&mut self, t: T) -> Word {
-        if t.bfloat {
-            self.b
-                .type_float(16, Some(rspirv::spirv::FPEncoding::BFloat16KHR))
-        } else if t.float {
-            self.b.type_float(t.bits, None)
+        if t.float {
+            self.b.type_float(t.bits, t.encoding)
         } else {
             self.b.type_int(t.bits, u32::from(t.signed))
         }
@@ -326,11 +335,13 @@ pub(crate) fn binary_of(
         Capability::StorageBuffer8BitAccess,
         Capability::StorageBuffer16BitAccess,
         Capability::BFloat16TypeKHR,
+        Capability::Float8EXT,
     ] {
         m.b.capability(c);
     }
     m.b.extension("SPV_KHR_integer_dot_product");
     m.b.extension("SPV_KHR_bfloat16");
+    m.b.extension("SPV_EXT_float8");
     m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
     let g = m.b.ext_inst_import("GLSL.std.450");
     GLSL.with(|c| c.set(g));

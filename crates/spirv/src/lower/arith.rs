@@ -206,7 +206,7 @@ impl<'m> Lowerer<'m> {
                 alu!(K::C(Conv::FToFSat))
             }
             S::FConvert => {
-                // FPRoundingMode: RTE = 0 is the default rounding; RTZ/RTP/RTN are directed.
+                // FPRoundingMode: RTE = 0 is the default rounding, RTZ = 1 directed.
                 let dir = inst.result_id.and_then(|r| {
                     self.deco(r, Decoration::FPRoundingMode)
                         .and_then(|d| match d.operands.get(2) {
@@ -216,7 +216,15 @@ impl<'m> Lowerer<'m> {
                         })
                 });
                 match dir {
-                    Some(d @ 1..=3) => alu!(K::C(Conv::FToFDirected(d as u8))),
+                    Some(1) => alu!(K::C(Conv::FToFDirected(1))),
+                    Some(d @ 2..=3) => {
+                        return err(format!(
+                            "{}: FPRoundingMode {} on a conversion: Vulkan allows only RTE and \
+                             RTZ (VUID-StandaloneSpirv-FPRoundingMode-04675)",
+                            self.at,
+                            if d == 2 { "RTP" } else { "RTN" }
+                        ));
+                    }
                     _ => alu!(K::C(Conv::FToF)),
                 }
             }
