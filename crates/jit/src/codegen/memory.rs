@@ -22,6 +22,7 @@ use cranelift_codegen::ir::{InstBuilder, Value};
 use tessera_spirv::ir::{DescIdx, Op, Reg, Space, TensorAcc};
 
 use super::Gen;
+use super::quads::Window;
 use super::values::{JVal, app_flags, per_vec, scalar_ty, vec_ty};
 use crate::classes::LANES;
 use crate::ctx::field;
@@ -250,7 +251,14 @@ impl Gen<'_> {
         if size == 4 && Self::quad_address(&a) {
             if let Some(r) = addr
                 && let Some(group) = self.load_group(space, r, offset, dst, 4)
-                && let Some([first, rest @ ..]) = self.quad_vec4(ptr, len, &a, offset)
+                && let Some([first, rest @ ..]) = {
+                    let gather = |g: &mut Self| {
+                        (0..4u64)
+                            .flat_map(|c| g.gather_lanes(ptr, len, &a, offset + 4 * c, 4))
+                            .collect()
+                    };
+                    self.quad_vec4(Window::Bound { ptr, len }, &a, offset, gather)
+                }
             {
                 for ((k, _), comp) in group.iter().zip(rest) {
                     self.grouped_loads.insert((self.at.0, *k), comp);
@@ -259,7 +267,7 @@ impl Gen<'_> {
                 return Ok(true);
             }
             let gather = |g: &mut Self| g.gather_lanes(ptr, len, &a, offset, 4);
-            if let Some(words) = self.quad_words(ptr, len, &a, offset, gather) {
+            if let Some(words) = self.quad_words(Window::Bound { ptr, len }, &a, offset, gather) {
                 self.set(dst, JVal::Varying(words))?;
                 return Ok(true);
             }

@@ -9,7 +9,7 @@
 use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{InstBuilder, Type, Value};
+use cranelift_codegen::ir::{InstBuilder, Opcode, Type, Value};
 use tessera_spirv::alu::{self, IBin, ICmp, IUn, width_bytes};
 use tessera_spirv::ir::{Op, Reg};
 
@@ -534,6 +534,12 @@ impl Gen<'_> {
             IBin::UMin | IBin::UMax | IBin::SMin | IBin::SMax => bytes != 8,
             _ => false,
         };
+        if op == IBin::Mul
+            && bytes == 8
+            && let Some(out) = self.mul_widened_by_uniform(a, b)
+        {
+            return Some(JVal::Varying(out));
+        }
         if vector_ok && !shift {
             let xs = self.vectors(a, bytes);
             let ys = self.vectors(b, bytes);
@@ -638,6 +644,61 @@ impl Gen<'_> {
             })
             .collect();
         Some(JVal::Varying(out))
+    }
+
+    /// A 64-bit product of varying lanes that are zero-extended 32-bit values (each `I64X2` a
+    /// `uwiden_low`/`uwiden_high` of an `I32X4`, as a 32 → 64-bit conversion makes them; a
+    /// row index times a row pitch) by a uniform `u`: `x·u_low + (x·u_high) << 32`, two
+    /// `pmuludq` per pair of lanes, where x64's general 64-bit product takes three and five
+    /// more instructions. `None` for other operands.
+    fn mul_widened_by_uniform(&mut self, a: &JVal, b: &JVal) -> Option<Vec<Value>> {
+        let (lanes, uniform) = match (a, b) {
+            (JVal::Varying(v), u) | (u, JVal::Varying(v)) if u.is_scalar() => (v.clone(), u),
+            _ => return None,
+        };
+        let halves: Option<Vec<(Value, bool)>> = lanes
+            .iter()
+            .map(|&v| {
+                let inst = self.b.func.dfg.value_def(v).inst()?;
+                let data = &self.b.func.dfg.insts[inst];
+                let high = match data.opcode() {
+                    Opcode::UwidenLow => false,
+                    Opcode::UwidenHigh => true,
+                    _ => return None,
+                };
+                let src = self.b.func.dfg.inst_args(inst)[0];
+                (self.b.func.dfg.value_type(src) == I32X4).then_some((src, high))
+            })
+            .collect();
+        let halves = halves?;
+        let u = self.scalar(uniform, 8)?;
+        let u = self.fit(u, I64);
+        let low = self.b.ins().ireduce(I32, u);
+        let high = self.b.ins().ushr_imm_u(u, 32);
+        let high = self.b.ins().ireduce(I32, high);
+        // Broadcast with a shuffle, not `splat` (see `udiv_by_uniform`).
+        let broadcast = |g: &mut Self, x: Value| {
+            let v = g.b.ins().scalar_to_vector(I32X4, x);
+            let v = g.shuffle32(v, v, [0; 4]);
+            g.b.ins().uwiden_low(v)
+        };
+        let (low, high) = (broadcast(self, low), broadcast(self, high));
+        Some(
+            halves
+                .into_iter()
+                .map(|(src, upper)| {
+                    let x = if upper {
+                        self.b.ins().uwiden_high(src)
+                    } else {
+                        self.b.ins().uwiden_low(src)
+                    };
+                    let p_low = self.b.ins().imul(x, low);
+                    let p_high = self.b.ins().imul(x, high);
+                    let p_high = self.b.ins().ishl_imm_u(p_high, 32);
+                    self.b.ins().iadd(p_low, p_high)
+                })
+                .collect(),
+        )
     }
 
     /// The high 32 bits of each lane's unsigned 64-bit product of two `I32X4` (two

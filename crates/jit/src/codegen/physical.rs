@@ -45,10 +45,21 @@ impl Gen<'_> {
     /// `ctx::physical`, or the context's scratch bytes when no live allocation holds them; and
     /// whether one did.
     pub(super) fn physical_range(&mut self, at: Value, len: Value) -> (Value, Value) {
-        // The allocation this site found last (`Ctx::physical_sites`) first: when it holds the
-        // range, no call.
         let slot = self.physical_site % crate::ctx::PHYSICAL_SITES;
         self.physical_site += 1;
+        self.physical_range_in(slot, at, len)
+    }
+
+    /// `physical_range` through site slot `slot` (lookups of one access that likely hit the
+    /// same allocation share one).
+    pub(super) fn physical_range_in(
+        &mut self,
+        slot: usize,
+        at: Value,
+        len: Value,
+    ) -> (Value, Value) {
+        // The allocation this site found last (`Ctx::physical_sites`) first: when it holds the
+        // range, no call.
         let cache = field!(physical_sites) + (slot * 24) as i32;
         let base = self.ctx_load(I64, cache);
         let size = self.ctx_load(I64, cache + 8);
@@ -168,10 +179,22 @@ impl Gen<'_> {
             self.set(dst, JVal::Varying(first))?;
             return Ok(true);
         }
-        // A packed `vec4<i8>` per lane at addresses that vary in no affine way (`quads`). (Single
-        // words stay with the span: the quad checks cost more than they save when a chunk's
-        // lanes are neither dense nor shared, as IREE's attention and add rows through device
-        // addresses are.)
+        // A `vec4` or a packed `vec4<i8>` per lane at addresses that vary in no affine way
+        // (`quads`). (Single words stay with the span: the quad checks cost more than they save
+        // when a chunk's lanes are neither dense nor shared, as IREE's attention and add rows
+        // through device addresses are.)
+        if let Some(r) = addr
+            && size == 4
+            && let Some(group) =
+                self.load_group(tessera_spirv::ir::Space::Physical, r, offset, dst, 4)
+            && let Some([first, rest @ ..]) = self.physical_vec4(&a, offset)
+        {
+            for ((k, _), comp) in group.iter().zip(rest) {
+                self.grouped_loads.insert((self.at.0, *k), comp);
+            }
+            self.set(dst, JVal::Varying(first))?;
+            return Ok(true);
+        }
         if let Some(r) = addr
             && size == 1
             && let Some(group) =

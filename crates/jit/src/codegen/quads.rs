@@ -15,9 +15,11 @@
 //! the words instead of packing the bytes again; truncating a word (or the word shifted right
 //! by a whole byte, `Gen::shifted_words`) to 8 bits records the same.
 //!
-//! `PhysicalStorageBuffer` byte groups at varying 64-bit addresses take the same paths once one
-//! allocation holds the whole chunk's span (one lookup): the span is then the window
-//! ([`Gen::physical_words`]).
+//! `PhysicalStorageBuffer` byte groups and `vec4` groups at varying 64-bit addresses take the
+//! same paths, each quad's range looked up in the live allocations (one lookup per quad, all
+//! through one site slot, so a hit costs a compare); a chunk whose quads are neither dense
+//! nor shared reads inside the chunk's span when one allocation holds it
+//! ([`Gen::physical_words`], [`Gen::physical_vec4`]).
 //!
 //! Invariants: a fast path runs only when every quad has the addresses it assumes and its whole
 //! span lies inside the window (a 32-bit address also does not wrap inside a quad), so it reads
@@ -36,6 +38,15 @@ use super::values::{JVal, app_flags, lane_flags};
 /// Lanes per quad, and quads per chunk.
 const QUAD: usize = 4;
 const QUADS: usize = 4;
+
+/// Where a quad's bytes are checked: inside a bound window (`ptr`, `len` bytes; addresses are
+/// offsets into it), or, for device addresses, in the live allocations (one lookup per quad,
+/// through one site slot for the access's quads).
+#[derive(Clone, Copy)]
+pub(super) enum Window {
+    Bound { ptr: Value, len: Value },
+    Physical,
+}
 
 /// Interleaves the low (`0`) or high (`8`) halves of two byte vectors (`punpck[lh]bw`).
 fn unpack_bytes(half: u8) -> [u8; 16] {
@@ -64,8 +75,7 @@ impl Gen<'_> {
     #[allow(clippy::too_many_arguments)]
     fn quads(
         &mut self,
-        ptr: Value,
-        len: Value,
+        window: Window,
         vs: &[Value],
         abytes: usize,
         offset: u64,
@@ -76,6 +86,10 @@ impl Gen<'_> {
         let vector_ty = if abytes == 4 { I32X4 } else { I64X2 };
         let mut ok = None;
         let mut at = [vs[0]; QUADS];
+        let slot = self.physical_site % crate::ctx::PHYSICAL_SITES;
+        if matches!(window, Window::Physical) {
+            self.physical_site += 1;
+        }
         for (q, at) in at.iter_mut().enumerate() {
             let first_vector = q * QUAD / per_vector;
             let first = self.b.ins().extractlane(vs[first_vector], 0);
@@ -106,7 +120,13 @@ impl Gen<'_> {
                 good = self.b.ins().band(good, fits);
             }
             let from = self.b.ins().iadd_imm_s(first, offset as i64);
-            let (p, inside) = self.checked(ptr, len, from, 3 * step + row);
+            let (p, inside) = match window {
+                Window::Bound { ptr, len } => self.checked(ptr, len, from, 3 * step + row),
+                Window::Physical => {
+                    let n = self.b.ins().iconst(I64, (3 * step + row) as i64);
+                    self.physical_range_in(slot, from, n)
+                }
+            };
             good = self.b.ins().band(good, inside);
             *at = p;
             ok = Some(match ok {
@@ -154,8 +174,7 @@ impl Gen<'_> {
     #[allow(clippy::too_many_arguments)]
     fn quad_paths(
         &mut self,
-        ptr: Value,
-        len: Value,
+        window: Window,
         a: &Option<(JVal, usize)>,
         offset: u64,
         row: u64,
@@ -171,14 +190,14 @@ impl Gen<'_> {
             return None;
         };
         let (vs, abytes) = (vs.clone(), *abytes);
-        let (dense_at, dense_ok) = self.quads(ptr, len, &vs, abytes, offset, row, row);
+        let (dense_at, dense_ok) = self.quads(window, &vs, abytes, offset, row, row);
         let count = QUADS * per_quad;
         Some(self.fast_or(
             dense_ok,
             count,
             |g| dense_at.iter().flat_map(|&p| dense(g, p)).collect(),
             |g| {
-                let (shared_at, shared_ok) = g.quads(ptr, len, &vs, abytes, offset, 0, row);
+                let (shared_at, shared_ok) = g.quads(window, &vs, abytes, offset, 0, row);
                 g.fast_or(
                     shared_ok,
                     count,
@@ -193,15 +212,13 @@ impl Gen<'_> {
     /// the quad paths; `None` when `a` is not a quad address.
     pub(super) fn quad_words(
         &mut self,
-        ptr: Value,
-        len: Value,
+        window: Window,
         a: &Option<(JVal, usize)>,
         offset: u64,
         slow: impl FnOnce(&mut Self) -> Vec<Value>,
     ) -> Option<Vec<Value>> {
         self.quad_paths(
-            ptr,
-            len,
+            window,
             a,
             offset,
             4,
@@ -216,17 +233,17 @@ impl Gen<'_> {
     }
 
     /// The four components of a `vec4` per lane at the varying address `a` + `offset`
-    /// (`[component][quad]`), through the quad paths; the slow path gathers each component.
+    /// (`[component][quad]`), through the quad paths; `slow` gives the components
+    /// (`[component][quad]`, flattened) when a quad is neither dense nor shared.
     pub(super) fn quad_vec4(
         &mut self,
-        ptr: Value,
-        len: Value,
+        window: Window,
         a: &Option<(JVal, usize)>,
         offset: u64,
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
     ) -> Option<[Vec<Value>; 4]> {
         let by_quad = self.quad_paths(
-            ptr,
-            len,
+            window,
             a,
             offset,
             16,
@@ -242,12 +259,14 @@ impl Gen<'_> {
                 (0..4u8).map(|c| g.shuffle32(row, row, [c; 4])).collect()
             },
             |g| {
-                let comps: Vec<Vec<Value>> = (0..4u64)
-                    .map(|c| g.gather_lanes(ptr, len, a, offset + 4 * c, 4))
-                    .collect();
-                (0..QUADS)
-                    .flat_map(|q| comps.iter().map(move |comp| comp[q]))
-                    .collect()
+                let comps = slow(g);
+                let mut by_quad = Vec::with_capacity(comps.len());
+                for q in 0..QUADS {
+                    for c in 0..4 {
+                        by_quad.extend(comps.get(c * QUADS + q).copied());
+                    }
+                }
+                by_quad
             },
         )?;
         let mut out: [Vec<Value>; 4] = Default::default();
@@ -281,20 +300,19 @@ impl Gen<'_> {
             };
             return Some(self.fast_or(ok, QUADS, fast, slow));
         }
-        self.quad_words(ptr, len, a, offset, slow)
+        self.quad_words(Window::Bound { ptr, len }, a, offset, slow)
     }
 
-    /// A byte group (see the module docs) at the varying 64-bit device address `a` + `offset`:
-    /// the lanes' words (four `I32X4`). When one allocation holds the span from the lowest
-    /// lane's address to the highest lane's word (one lookup, `physical_range`), the span is a
-    /// window for the quad paths, and their slow path reads each lane's bytes at its host
-    /// address in it; otherwise each byte of each lane is looked up on its own, as the single
-    /// loads do. `None` for another address.
-    pub(super) fn physical_words(
+    /// The span of the chunk's varying 64-bit device addresses `a` + `offset`, each lane's
+    /// `row` bytes included: (each lane's device address, whether one allocation holds the whole
+    /// span, the host address of device address 0 inside it, the span's end); one lookup
+    /// (`physical_range`). `None` for another address.
+    fn physical_span_window(
         &mut self,
         a: &Option<(JVal, usize)>,
         offset: u64,
-    ) -> Option<Vec<Value>> {
+        row: u64,
+    ) -> Option<(Vec<Value>, Value, Value, Value)> {
         if !matches!(a, Some((JVal::Varying(_), 8))) {
             return None;
         }
@@ -306,11 +324,39 @@ impl Gen<'_> {
         }
         // A span past the address space's end wraps and fails the lookup.
         let reach = self.b.ins().isub(high, low);
-        let len = self.b.ins().iadd_imm_s(reach, 4);
+        let len = self.b.ins().iadd_imm_s(reach, row as i64);
         let (p, ok) = self.physical_range(low, len);
         // Device address x (inside the span) is at host address `window + x`.
         let window = self.b.ins().isub(p, low);
         let limit = self.b.ins().iadd(low, len);
+        Some((lanes, ok, window, limit))
+    }
+
+    /// A byte group (see the module docs) at the varying 64-bit device address `a` + `offset`:
+    /// the lanes' words (four `I32X4`). Dense or shared quads take one allocation lookup each
+    /// (`Window::Physical`); otherwise, when one allocation holds the span from the lowest
+    /// lane's address to the highest lane's word (`physical_span_window`), each lane's bytes
+    /// are read at their host addresses in it, else each byte of each lane is looked up on its
+    /// own, as the single loads do. `None` for another address.
+    pub(super) fn physical_words(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> Option<Vec<Value>> {
+        if !matches!(a, Some((JVal::Varying(_), 8))) {
+            return None;
+        }
+        let slow = |g: &mut Self| g.physical_words_in_span(a, offset).unwrap_or_default();
+        self.quad_words(Window::Physical, a, offset, slow)
+    }
+
+    /// `physical_words` when a quad is neither dense nor shared (see there).
+    fn physical_words_in_span(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> Option<Vec<Value>> {
+        let (lanes, ok, window, _) = self.physical_span_window(a, offset, 4)?;
         // The four bytes of every lane, byte `k` at `at(lane, k)`, packed into words.
         let bytes_at = |g: &mut Self, at: &dyn Fn(&mut Self, usize, u64) -> (Value, Value)| {
             let parts: Vec<Value> = (0..4u64)
@@ -334,9 +380,7 @@ impl Gen<'_> {
                     let one = g.b.ins().iconst(I8, 1);
                     (g.b.ins().iadd_imm_s(at, k as i64), one)
                 };
-                let slow = |g: &mut Self| bytes_at(g, &inside);
-                g.quad_words(window, limit, a, offset, slow)
-                    .unwrap_or_default()
+                bytes_at(g, &inside)
             },
             |g| {
                 // Each byte of each lane looked up on its own: a miss reads 0.
@@ -348,6 +392,56 @@ impl Gen<'_> {
             },
         );
         Some(words)
+    }
+
+    /// A `vec4` group (four 4-byte loads at +0..+12) at the varying 64-bit device address
+    /// `a` plus `offset`: `[component][quad]` as `quad_vec4` gives them. Dense or shared quads
+    /// take one allocation lookup each (`Window::Physical`); otherwise, inside one allocation's
+    /// span (`physical_span_window`), each lane's components at their host addresses, else each
+    /// component of each lane looked up on its own, as the single loads do (a miss reads 0).
+    pub(super) fn physical_vec4(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> Option<[Vec<Value>; 4]> {
+        if !matches!(a, Some((JVal::Varying(_), 8))) {
+            return None;
+        }
+        let slow = |g: &mut Self| g.physical_vec4_in_span(a, offset).unwrap_or_default();
+        self.quad_vec4(Window::Physical, a, offset, slow)
+    }
+
+    /// `physical_vec4` when a quad is neither dense nor shared: components `[component][quad]`,
+    /// flattened.
+    fn physical_vec4_in_span(
+        &mut self,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+    ) -> Option<Vec<Value>> {
+        let (lanes, ok, window, limit) = self.physical_span_window(a, offset, 16)?;
+        let flat = self.fast_or(
+            ok,
+            4 * QUADS,
+            |g| {
+                (0..4u64)
+                    .flat_map(|c| g.gather_lanes(window, limit, a, offset + 4 * c, 4))
+                    .collect()
+            },
+            |g| {
+                (0..4i64)
+                    .flat_map(|c| {
+                        g.lanes_to_vectors(4, |g, i| {
+                            let at = g.b.ins().iadd_imm_s(lanes[i], 4 * c);
+                            let (q, lane_ok) = g.physical_address(at, 4);
+                            let x = g.b.ins().load(I32, app_flags(), q, 0);
+                            let z = g.b.ins().iconst(I32, 0);
+                            g.b.ins().select(lane_ok, x, z)
+                        })
+                    })
+                    .collect()
+            },
+        );
+        Some(flat)
     }
 
     /// Four byte vectors (component `k` of each lane's packed word) as the lanes' words: four
