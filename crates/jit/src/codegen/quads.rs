@@ -6,6 +6,11 @@
 //! with one range check per quad; when a quad is neither, or leaves the window, the chunk
 //! gathers lane by lane as before.
 //!
+//! A `vec4` group whose quads are neither then checks for rows evenly spaced across the quad,
+//! with the step read off the first two lanes at run time (IREE's `[8, 8, 1]` matmul tiles
+//! read their B operand two or more rows apart): four 16-byte loads and a transpose per quad
+//! (`strided_quads`).
+//!
 //! Three access shapes take this path: a 4-byte load; a `vec4` group (four 4-byte loads at
 //! +0..+12, see `vec4`); and a byte group — four 1-byte loads through one address at +0..+3
 //! (a packed `vec4<i8>` per lane, how IREE's int8 matmuls load an operand of an integer dot
@@ -138,6 +143,105 @@ impl Gen<'_> {
         (at, ok)
     }
 
+    /// For each quad of the varying address `a` + `offset`: the address of its first lane's
+    /// bytes in the window and its lanes' step (`I64`, the second lane's address minus the
+    /// first's); and whether every quad's lanes are `first + i·step` with a step from 0 to
+    /// 2^20, and `3·step + row` bytes from `first` lie in the window (a 32-bit address also
+    /// does not wrap inside a quad). The run-time-step form of `quads`.
+    fn strided_quads(
+        &mut self,
+        window: Window,
+        a: &Option<(JVal, usize)>,
+        offset: u64,
+        row: u64,
+    ) -> ([Value; QUADS], [Value; QUADS], Value) {
+        let zero = self.b.ins().iconst(I64, 0);
+        let (mut at, mut steps) = ([zero; QUADS], [zero; QUADS]);
+        let (vs, abytes) = match a {
+            Some((JVal::Varying(vs), b @ (4 | 8))) if vs.len() == *b => (vs.clone(), *b),
+            _ => return (at, steps, self.b.ins().iconst(I8, 0)),
+        };
+        let slot = self.physical_site % crate::ctx::PHYSICAL_SITES;
+        if matches!(window, Window::Physical) {
+            self.physical_site += 1;
+        }
+        let mut ok: Option<Value> = None;
+        for q in 0..QUADS {
+            let lane = |g: &mut Self, i: usize| {
+                let per_vector = 16 / abytes;
+                let l = q * QUAD + i;
+                let x =
+                    g.b.ins()
+                        .extractlane(vs[l / per_vector], (l % per_vector) as u8);
+                g.fit(x, I64)
+            };
+            let first = lane(self, 0);
+            let second = lane(self, 1);
+            let step = self.b.ins().isub(second, first);
+            let mut good = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, step, 1 << 20);
+            // Lanes 2 and 3 (lanes 0 and 1 hold by construction), in the address width.
+            for i in 2..QUAD {
+                let want = self.b.ins().imul_imm_s(step, i as i64);
+                let want = self.b.ins().iadd(first, want);
+                let have = lane(self, i);
+                let want = if abytes == 4 {
+                    let m = self.b.ins().iconst(I64, i64::from(u32::MAX));
+                    self.b.ins().band(want, m)
+                } else {
+                    want
+                };
+                let eq = self.b.ins().icmp(IntCC::Equal, have, want);
+                good = self.b.ins().band(good, eq);
+            }
+            if abytes == 4 {
+                // No lane's 32-bit address wraps: first + 3·step stays below 2³².
+                let last = self.b.ins().imul_imm_s(step, 3);
+                let last = self.b.ins().iadd(first, last);
+                let fits = self.b.ins().icmp_imm_s(
+                    IntCC::UnsignedLessThanOrEqual,
+                    last,
+                    i64::from(u32::MAX),
+                );
+                good = self.b.ins().band(good, fits);
+            }
+            let from = self.b.ins().iadd_imm_s(first, offset as i64);
+            let span = self.b.ins().imul_imm_s(step, 3);
+            let span = self.b.ins().iadd_imm_s(span, row as i64);
+            let (p, inside) = match window {
+                Window::Bound { ptr, len } => {
+                    let fits = self
+                        .b
+                        .ins()
+                        .icmp(IntCC::UnsignedGreaterThanOrEqual, len, span);
+                    let room = self.b.ins().isub(len, span);
+                    let within = self
+                        .b
+                        .ins()
+                        .icmp(IntCC::UnsignedLessThanOrEqual, from, room);
+                    let inside = self.b.ins().band(fits, within);
+                    let host = self.b.ins().iadd(ptr, from);
+                    let scratch = self
+                        .b
+                        .ins()
+                        .iadd_imm_s(self.ctx, i64::from(crate::ctx::field!(scratch)));
+                    (self.b.ins().select(inside, host, scratch), inside)
+                }
+                Window::Physical => self.physical_range_in(slot, from, span),
+            };
+            good = self.b.ins().band(good, inside);
+            at[q] = p;
+            steps[q] = step;
+            ok = Some(match ok {
+                None => good,
+                Some(o) => self.b.ins().band(o, good),
+            });
+        }
+        (at, steps, ok.unwrap_or_else(|| self.b.ins().iconst(I8, 0)))
+    }
+
     /// `fast()` when `ok`, else `slow()`: `count` `I32X4` values either way.
     pub(super) fn fast_or(
         &mut self,
@@ -259,14 +363,38 @@ impl Gen<'_> {
                 (0..4u8).map(|c| g.shuffle32(row, row, [c; 4])).collect()
             },
             |g| {
-                let comps = slow(g);
-                let mut by_quad = Vec::with_capacity(comps.len());
-                for q in 0..QUADS {
-                    for c in 0..4 {
-                        by_quad.extend(comps.get(c * QUADS + q).copied());
-                    }
-                }
-                by_quad
+                // Rows evenly spaced (lanes `first + i·step`, a step known only at run time):
+                // four 16-byte loads and a transpose per quad.
+                let (at, steps, ok) = g.strided_quads(window, a, offset, 16);
+                g.fast_or(
+                    ok,
+                    4 * QUADS,
+                    |g| {
+                        let mut out = Vec::with_capacity(4 * QUADS);
+                        for (&p, &step) in at.iter().zip(&steps) {
+                            let mut row_at = p;
+                            let mut rows = Vec::with_capacity(QUAD);
+                            for i in 0..QUAD {
+                                if i > 0 {
+                                    row_at = g.b.ins().iadd(row_at, step);
+                                }
+                                rows.push(g.b.ins().load(I32X4, app_flags(), row_at, 0));
+                            }
+                            out.extend(g.rows_to_components(&rows).into_iter().flatten());
+                        }
+                        out
+                    },
+                    |g| {
+                        let comps = slow(g);
+                        let mut by_quad = Vec::with_capacity(comps.len());
+                        for q in 0..QUADS {
+                            for c in 0..4 {
+                                by_quad.extend(comps.get(c * QUADS + q).copied());
+                            }
+                        }
+                        by_quad
+                    },
+                )
             },
         )?;
         let mut out: [Vec<Value>; 4] = Default::default();
