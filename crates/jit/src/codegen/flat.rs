@@ -150,6 +150,7 @@ impl Gen<'_> {
         &mut self,
         t: &TensorAcc,
         coords: &[Reg],
+        signed_coords: bool,
         cw: u8,
         count: usize,
     ) -> Option<(Value, Value)> {
@@ -203,7 +204,7 @@ impl Gen<'_> {
         fast = self.b.ins().band(fast, packed);
         // Every lane in bounds: lane 15's element `F + 15` below dims[0]·strides[0] / size
         // (with `ok`, the view's footprint fits the window: no product wraps). Lane 15's index
-        // must not wrap in 32 bits (nor pass i32::MAX for signed divisions).
+        // must not wrap in 32 bits (nor pass i32::MAX for signed divisions or coordinates).
         let dim0 = self.inv_load(I64, dims, 0);
         let extent = self.b.ins().imul(dim0, outer);
         let first = self.fit(first, I32);
@@ -212,7 +213,8 @@ impl Gen<'_> {
         let end = self.b.ins().imul_imm_s(last, size);
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, end, extent);
         fast = self.b.ins().band(fast, inside);
-        let top = if found.signed {
+        // (Signed coordinates read a quotient past i32::MAX as negative: out of bounds.)
+        let top = if found.signed || signed_coords {
             signed_max
         } else {
             i64::from(u32::MAX)

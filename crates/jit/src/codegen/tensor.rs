@@ -169,7 +169,7 @@ impl Gen<'_> {
         cw: u8,
         count: usize,
     ) -> Option<(Value, Value)> {
-        if let Some(flat) = self.tensor_flat(t, coords, cw, count) {
+        if let Some(flat) = self.tensor_flat(t, coords, signed, cw, count) {
             return Some(flat);
         }
         let cb = usize::from(cw / 8).max(1);
