@@ -157,20 +157,42 @@ fn has_subgroup_ops(blocks: &[Block]) -> bool {
 }
 
 /// Puts a meeting point before the later access of every conflicting pair (module docs), until
-/// none is left: each access gets at most one, so this ends.
+/// none is left. Each round takes, for every access, the first access in program order that it
+/// reaches in conflict, and puts a meeting point before each of those at once, skipping a pair
+/// within one block that an earlier chosen point already separates (a later round finds what a
+/// round did not separate). An access gets at most one, so this ends; a round costs a reach
+/// search per access.
 pub(crate) fn insert(blocks: &mut [Block]) {
     if !has_subgroup_ops(blocks) {
         return;
     }
     loop {
         let list = accesses(blocks);
-        let Some(to) = list
+        let mut pairs: Vec<(Access, Access)> = list
             .iter()
-            .find_map(|from| conflict_from(blocks, &list, from))
-        else {
+            .filter_map(|from| Some((*from, conflict_from(blocks, &list, from)?)))
+            .collect();
+        if pairs.is_empty() {
             return;
-        };
-        blocks[to.block].ops.insert(to.op, Op::Converge {});
+        }
+        // Earliest target first; a pair inside one block that an earlier chosen point in that
+        // block already separates needs none of its own (interval stabbing).
+        pairs.sort_unstable_by_key(|(_, to)| (to.block, to.op));
+        let mut targets: Vec<(usize, usize)> = Vec::new();
+        for (from, to) in pairs {
+            let separated = from.block == to.block
+                && from.op < to.op
+                && targets
+                    .last()
+                    .is_some_and(|&(block, op)| block == to.block && op > from.op);
+            if !separated && targets.last() != Some(&(to.block, to.op)) {
+                targets.push((to.block, to.op));
+            }
+        }
+        // From the end of each block, so that earlier indices stay valid.
+        for &(block, op) in targets.iter().rev() {
+            blocks[block].ops.insert(op, Op::Converge {});
+        }
     }
 }
 
@@ -264,6 +286,64 @@ mod tests {
         // Stores only.
         let writes = vec![block(vec![elect(), store(), store()], Term::Exit)];
         assert!(!conflict(&writes));
+    }
+
+    #[test]
+    fn one_round_separates_a_long_block() {
+        // Writes and reads alternating: each access but the first gets a meeting point, and
+        // a write followed by two reads gets one only before the first read.
+        let mut ops = vec![elect()];
+        for k in 0..200 {
+            ops.push(if k % 2 == 0 { store() } else { load() });
+        }
+        let mut blocks = vec![block(ops, Term::Exit)];
+        insert(&mut blocks);
+        assert_eq!(converges(&blocks).len(), 199);
+        assert!(!conflict(&blocks));
+        let mut blocks = vec![block(vec![elect(), store(), load(), load()], Term::Exit)];
+        insert(&mut blocks);
+        assert_eq!(converges(&blocks), vec![(0, 2)]);
+        // Two memories interleaved: the point before the first read separates the other pair.
+        let in_space = |op: Op, to: Space| match op {
+            Op::Load {
+                bytes,
+                dst,
+                addr,
+                offset,
+                ..
+            } => Op::Load {
+                space: to,
+                bytes,
+                dst,
+                addr,
+                offset,
+            },
+            Op::Store {
+                bytes,
+                value,
+                addr,
+                offset,
+                ..
+            } => Op::Store {
+                space: to,
+                bytes,
+                value,
+                addr,
+                offset,
+            },
+            other => other,
+        };
+        let ops = vec![
+            elect(),
+            store(),
+            in_space(store(), Space::Physical),
+            load(),
+            in_space(load(), Space::Physical),
+        ];
+        let mut blocks = vec![block(ops, Term::Exit)];
+        insert(&mut blocks);
+        assert_eq!(converges(&blocks), vec![(0, 3)]);
+        assert!(!conflict(&blocks));
     }
 
     #[test]
