@@ -5,7 +5,9 @@
 //!
 //! Both take the same path ([`HalfProduct::run_places`]): `A` and `B` are converted once into
 //! the product's arrays (f32, or i16 and i16 pairs for the 8-bit integer forms), blocks of the
-//! accumulator are read from `C`'s components and written to `D`'s.
+//! accumulator are read from `C`'s components and written to `D`'s. With AVX-512 and `N = 16`,
+//! `avx512`'s kernels read `B`'s float rows in place and stage 8-bit `A` and `B` as biased
+//! bytes for `vpdpbusd`.
 //!
 //! Invariants: a place is asked only for components below its operand's count; the unsafe
 //! kernels run only on a CPU with the features they are compiled for ([`HalfProduct::direct`]).
@@ -108,6 +110,29 @@ impl HalfProduct {
         }
     }
 
+    /// The AVX-512 kernels this product uses.
+    #[cfg(target_arch = "x86_64")]
+    fn wide(&self) -> super::avx512::Wide {
+        self.wide.unwrap_or_else(super::avx512::Wide::detect)
+    }
+
+    /// The AVX-512 kernels this product may use, at most: the CPU's without VBMI, without
+    /// any, or all (the default); for tests that compare them.
+    #[cfg(test)]
+    pub(crate) fn limit_avx512(&mut self, level: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let cpu = super::avx512::Wide::detect();
+            self.wide = match level {
+                0 => Some(super::avx512::Wide::NONE),
+                1 => Some(super::avx512::Wide { vbmi: false, ..cpu }),
+                _ => None,
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = level;
+    }
+
     /// The whole product of `form` straight from and to the rows of a register file (`file`,
     /// where `rows` says; the same registers for `C` and `D` are allowed: a block reads its
     /// rows of `C` before it writes them). False, with nothing written, for a form
@@ -165,6 +190,28 @@ impl HalfProduct {
             return;
         }
         #[cfg(target_arch = "x86_64")]
+        if self.wide().floats && n == HALF {
+            fit(&mut self.a, half_rows * k);
+            // SAFETY: the CPU has AVX-512 (F, BW, VL), F16C and FMA; `a` holds the shape;
+            // the places hold the components (the caller's contract), component `kk` of `B`
+            // and `i` of `C` and `D` being rows (N = 16).
+            unsafe {
+                super::x86::stage_f32(form.a, a, half_rows * k / HALF, &mut self.a);
+                super::avx512::float_rows(
+                    &self.a,
+                    b,
+                    form.b,
+                    c,
+                    form.c == ComponentType::Float16,
+                    d,
+                    form.result == ComponentType::Float16,
+                    half_rows,
+                    k,
+                );
+            }
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         {
             fit(&mut self.a, half_rows * k);
             fit(&mut self.b, k * n);
@@ -219,10 +266,39 @@ impl HalfProduct {
         let b_signed = form.signed(operands::B_SIGNED);
         let saturating = form.signed(operands::SATURATING);
         #[cfg(target_arch = "x86_64")]
+        let vnni = self.wide().vnni && super::avx512::vnni_shape(n, k);
+        #[cfg(target_arch = "x86_64")]
+        let vbmi = self.wide().vbmi;
+        #[cfg(not(target_arch = "x86_64"))]
+        let vnni = false;
+        #[cfg(target_arch = "x86_64")]
         let vector = super::x86::has_avx2() && n.is_multiple_of(HALF);
         #[cfg(not(target_arch = "x86_64"))]
         let vector = false;
-        if vector {
+        if vnni {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU has AVX-512 VNNI and the shape is `vnni_shape`'s; the places
+            // hold the components (the caller's contract: `B`'s component `kk` and `C`'s and
+            // `D`'s component `i` are rows, N = 16); `sum` holds half_rows·n.
+            unsafe {
+                super::avx512::vnni_rows(
+                    &mut self.vnni,
+                    a,
+                    a_signed,
+                    b,
+                    b_signed,
+                    c,
+                    d,
+                    saturating.then_some(&mut self.sum[..]),
+                    half_rows,
+                    k,
+                    vbmi,
+                );
+            }
+            if !saturating {
+                return;
+            }
+        } else if vector {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the CPU has AVX2; every component index is below its operand's count
             // (the places' contract) and every array index inside the arrays sized above.

@@ -15,6 +15,10 @@
 //!   [`MAX_INT_K`]/2 of them) are the exact sums of products; `C` is added at the end, wrapping
 //!   or saturating. Other integer forms go through i64 arithmetic.
 //!
+//! On a CPU with AVX-512, the direct path ([`HalfProduct::run_strided`]) runs results 16 columns
+//! wide with `avx512`'s kernels instead: one register per row of the accumulator, `B`'s rows
+//! widened as they are read (floats), `vpdpbusd` on biased bytes (8-bit integers, with VNNI).
+//!
 //! Invariants: the arrays are sized by [`HalfProduct::begin`] for the form; `set` and `get`
 //! touch components inside them only; the unsafe kernels are called with slices at least as
 //! long as the shape they are given, and only on a CPU with the features they are compiled for.
@@ -51,6 +55,12 @@ pub struct HalfProduct {
     ai: Vec<i64>,
     bi: Vec<i64>,
     ci: Vec<i64>,
+    /// The AVX-512 VNNI kernel's staged `A` and `B`.
+    #[cfg(target_arch = "x86_64")]
+    vnni: avx512::VnniArrays,
+    /// The AVX-512 kernels this product may use: the CPU's (`None`), or fewer (tests).
+    #[cfg(target_arch = "x86_64")]
+    wide: Option<avx512::Wide>,
 }
 
 fn fit<T: Copy + Default>(v: &mut Vec<T>, len: usize) {
@@ -312,6 +322,8 @@ fn pair_product(a: &[i16], b: &[i16], sum: &mut [i32], rows: usize, n: usize, k:
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod direct;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -464,8 +476,20 @@ mod tests {
             ),
             (16, 8, 32, SInt8, SInt32, SInt32, signed),
             (16, 8, 32, UInt8, UInt32, UInt32, SATURATING),
+            // B signed, A unsigned (both biases of the VNNI kernel at once).
+            (
+                16,
+                16,
+                32,
+                SInt8,
+                SInt32,
+                SInt32,
+                B_SIGNED | C_SIGNED | RESULT_SIGNED,
+            ),
             // Shapes without code of their own in the kernels.
             (16, 16, 16, SInt8, SInt32, SInt32, signed),
+            (16, 16, 4, UInt8, UInt32, UInt32, A_SIGNED),
+            (32, 16, 64, SInt8, SInt32, SInt32, signed | SATURATING),
             (32, 16, 32, UInt8, UInt32, UInt32, 0),
             (32, 16, 16, Float16, Float32, Float32, 0),
         ];
@@ -531,26 +555,32 @@ mod tests {
                 } else {
                     place(&vec![0; rows * n], result, &mut file)
                 };
-                let mut p = HalfProduct::default();
-                let rows_at = Rows {
-                    a: &ao,
-                    b: &bo,
-                    c: &co,
-                    d: &dof,
-                };
-                if !p.run_rows(&form, &mut file, rows_at) {
-                    // A float form without AVX2, FMA and F16C here: nothing to compare.
-                    assert!(form.is_float(), "{form:?}");
-                    continue;
-                }
-                let es = result.bytes();
-                for (i, &o) in dof.iter().enumerate() {
-                    for lane in 0..HALF {
-                        assert_eq!(
-                            result.load(&file[o + lane * es..]),
-                            want[i * HALF + lane],
-                            "{form:?} component {i} lane {lane}"
-                        );
+                // The AVX2 kernels, then the CPU's AVX-512 ones where it has them (without
+                // VBMI, then all).
+                for avx512 in 0..3 {
+                    let mut file = file.clone();
+                    let mut p = HalfProduct::default();
+                    p.limit_avx512(avx512);
+                    let rows_at = Rows {
+                        a: &ao,
+                        b: &bo,
+                        c: &co,
+                        d: &dof,
+                    };
+                    if !p.run_rows(&form, &mut file, rows_at) {
+                        // A float form without AVX2, FMA and F16C here: nothing to compare.
+                        assert!(form.is_float(), "{form:?}");
+                        continue;
+                    }
+                    let es = result.bytes();
+                    for (i, &o) in dof.iter().enumerate() {
+                        for lane in 0..HALF {
+                            assert_eq!(
+                                result.load(&file[o + lane * es..]),
+                                want[i * HALF + lane],
+                                "{form:?} (AVX-512 level {avx512}) component {i} lane {lane}"
+                            );
+                        }
                     }
                 }
             }
