@@ -80,6 +80,38 @@ unsafe fn row_f32(ty: ComponentType, p: *const u8) -> __m512 {
     }
 }
 
+/// `acc[i] += A[i][kk]·B[kk]` for `kk` ascending, `BLOCK` rows of `a` (`k` apart), `B`'s rows
+/// of type `BT` (0: f16, 1: bfloat16, 2: f32) at `b`; `K` is `k` where it is not 0.
+///
+/// # Safety
+/// [`Wide::floats`]; `a` holds `BLOCK·k` values, `b` `k` components of its type.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
+#[inline]
+unsafe fn block_steps<P: Place, const BT: u8, const K: usize>(
+    acc: &mut [__m512; BLOCK],
+    a: *const f32,
+    b: P,
+    k: usize,
+) {
+    let k = if K > 0 { K } else { k };
+    // SAFETY: the caller's contract.
+    unsafe {
+        for kk in 0..k {
+            let p = b.at(kk);
+            let bv = match BT {
+                0 => _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())),
+                1 => _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
+                    _mm256_loadu_si256(p.cast()),
+                ))),
+                _ => _mm512_loadu_ps(p.cast()),
+            };
+            for (i, x) in acc.iter_mut().enumerate() {
+                *x = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(i * k + kk)), bv, *x);
+            }
+        }
+    }
+}
+
 /// `D = A·B + C` for one half of a float form with `N = 16`: `a` is `A` staged as f32
 /// (`rows × k`), `B` is read at `b` (component `kk` is row `kk`, of `b_ty`), `C` and `D` at
 /// their places (component `i` is row `i`; f16 where `c_half`/`d_half`, else f32).
@@ -118,11 +150,18 @@ pub(super) unsafe fn float_rows<P: Place>(
             }
             let a = a.as_ptr().add(row * k);
             if r == BLOCK {
-                for kk in 0..k {
-                    let bv = row_f32(b_ty, b.at(kk));
-                    for (i, x) in acc.iter_mut().enumerate() {
-                        *x = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(i * k + kk)), bv, *x);
-                    }
+                // Code of its own for each type of B, and for the listed K (16 and 8).
+                const F16: u8 = 0;
+                const BF16: u8 = 1;
+                const F32: u8 = 2;
+                match (b_ty, k) {
+                    (ComponentType::Float16, 16) => block_steps::<P, F16, 16>(&mut acc, a, b, k),
+                    (ComponentType::Float16, 8) => block_steps::<P, F16, 8>(&mut acc, a, b, k),
+                    (ComponentType::Float16, _) => block_steps::<P, F16, 0>(&mut acc, a, b, k),
+                    (ComponentType::BFloat16, 16) => block_steps::<P, BF16, 16>(&mut acc, a, b, k),
+                    (ComponentType::BFloat16, _) => block_steps::<P, BF16, 0>(&mut acc, a, b, k),
+                    (_, 16) => block_steps::<P, F32, 16>(&mut acc, a, b, k),
+                    _ => block_steps::<P, F32, 0>(&mut acc, a, b, k),
                 }
             } else {
                 for kk in 0..k {
