@@ -19,8 +19,9 @@
 //! file, the kernel over the chunk (a chunk's matrix-vector products as one GEMM, a half-subgroup's
 //! matrix multiply-add), results back. A multiply-add the kernel takes directly is one call of
 //! `ctx::product` with pointers to its operands' rows, or to the rows of the arrays they stay in
-//! (`codegen::product`); a row-major cooperative-matrix load at a uniform address
-//! is compiled inline, as vector loads after one range check (`codegen::coop`). Sync ops (barriers, subgroup operations, atomics) end a
+//! (`codegen::product`); a row-major cooperative-matrix load or store at a uniform
+//! address is compiled inline, as vector loads or stores after one range check
+//! (`codegen::coop`). Sync ops (barriers, subgroup operations, atomics) end a
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
 //! interpreter, and compiled code resumes the chunks after it (`driver`). When every chunk of a
 //! call waits at the same barrier-only block, compiled code moves them past it itself and runs

@@ -14,8 +14,10 @@
 //! chunk 0 runs both before chunk 1 runs either, so a lane of chunk 1 reads what chunk 0 wrote
 //! after it (or chunk 0 misses what chunk 1 writes before). [`insert`] puts a meeting point
 //! before the later access of each such pair, so that every lane that reaches it has done the
-//! earlier one first, in either model. Only programs with subgroup operations get them:
-//! without, nothing may rely on lanes running together.
+//! earlier one first, in either model. Only programs with subgroup operations get them
+//! (cooperative-matrix loads, stores and multiply-adds are subgroup operations too: a matrix
+//! one half stores, the other half may load): without, nothing may rely on lanes running
+//! together.
 //!
 //! Two writes are not a pair: two lanes' stores to one address with nothing between them are a
 //! data race in the Vulkan memory model, and a meeting point between every two stores would
@@ -59,6 +61,8 @@ fn access_of(op: &Op) -> Option<(Memory, bool)> {
         Op::Store { space, .. } => Some((memory_of(space), true)),
         Op::TensorRead { tensor, .. } => Some((Memory::Tensor(tensor.slot), false)),
         Op::TensorWrite { tensor, .. } => Some((Memory::Tensor(tensor.slot), true)),
+        Op::CoopMatLoad { src, .. } => Some((memory_of(&src.space), false)),
+        Op::CoopMatStore { dst, .. } => Some((memory_of(&dst.space), true)),
         _ => None,
     }
 }
@@ -150,10 +154,15 @@ pub fn conflict(blocks: &[Block]) -> bool {
 }
 
 fn has_subgroup_ops(blocks: &[Block]) -> bool {
-    blocks
-        .iter()
-        .flat_map(|b| &b.ops)
-        .any(|o| matches!(o, Op::Subgroup { .. }))
+    blocks.iter().flat_map(|b| &b.ops).any(|o| {
+        matches!(
+            o,
+            Op::Subgroup { .. }
+                | Op::CoopMatLoad { .. }
+                | Op::CoopMatStore { .. }
+                | Op::CoopMatMulAdd { .. }
+        )
+    })
 }
 
 /// Puts a meeting point before the later access of every conflicting pair (module docs), until

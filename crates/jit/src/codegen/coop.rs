@@ -1,6 +1,6 @@
-//! Cooperative-matrix loads compiled inline, where their shape allows; the rest (and every
-//! cooperative-vector op) run through `ctx::coop` (`Gen::native_call`); multiply-adds are
-//! `product`'s.
+//! Cooperative-matrix loads and stores compiled inline, where their shape allows; the rest (and
+//! every cooperative-vector op) run through `ctx::coop` (`Gen::native_call`); multiply-adds
+//! are `product`'s.
 //!
 //! A matrix load (`coop_matrix_load`) is inline when it is row-major, its address and stride are
 //! the same for every lane (uniform registers or constants), it reads a window compiled code
@@ -12,55 +12,69 @@
 //! window once; when it does not lie inside, the chunk takes `ctx::coop`'s path, whose
 //! element-by-element reads give the robust-access result (0 outside).
 //!
-//! Invariants: the vectors are loaded only after the check; the values are those
+//! A store (`coop_matrix_store`) is inline on the same conditions (push constants excepted):
+//! each half stores its rows, and of a B matrix (all of it in either half) the first half
+//! stores it all, the second nothing, as `Machine::matrix_runs` does; a matrix not wholly
+//! inside the window takes `ctx::coop`'s path, which drops what falls outside.
+//!
+//! Invariants: the vectors are loaded or stored only after the check; the values are those
 //! `Machine::matrix_runs` copies (same elements, same lanes).
 
 use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use tessera_coop::matrix::{HALF, SUBGROUP, Use};
-use tessera_spirv::ir::Op;
+use tessera_coop::matrix::{HALF, MatrixType, SUBGROUP, Use};
+use tessera_spirv::ir::{MemRef, Op, Reg, Space};
 
 use super::Gen;
 use super::values::{JVal, app_flags, vec_ty};
 
+/// Where an inline matrix access goes: `ok` (the whole matrix lies inside the window), the
+/// address of the chunk's first element and the bytes between rows.
+struct Rows {
+    ok: Value,
+    first: Value,
+    line: Value,
+}
+
 impl Gen<'_> {
-    /// `OpCooperativeMatrixLoadKHR`: inline when the module docs' conditions hold, through
-    /// `ctx::coop` otherwise.
-    pub(crate) fn coop_matrix_load(&mut self, op: &Op) -> JitResult<()> {
-        let Op::CoopMatLoad {
-            ty,
-            column_major,
-            unit,
-            dsts,
-            src,
-            stride,
-        } = op
-        else {
-            return self.native_call(op);
-        };
+    /// The inline form of a matrix access of `count` components (the module docs'
+    /// conditions), or `None` when it has none.
+    #[allow(clippy::too_many_arguments)]
+    fn matrix_rows(
+        &mut self,
+        ty: &MatrixType,
+        column_major: bool,
+        unit: u32,
+        mem: &MemRef,
+        stride: Option<Reg>,
+        regs: &[Reg],
+        store: bool,
+    ) -> JitResult<Option<Rows>> {
         let es = ty.elem.bytes();
         let (rows, cols) = (ty.rows as usize, ty.cols as usize);
         let a_half = ty.usage != Use::B;
-        let eligible = !*column_major
+        let eligible = !column_major
             && cols.is_multiple_of(HALF)
             && (self.shape.wg_size as usize).is_multiple_of(SUBGROUP)
-            && dsts.len() == ty.length() as usize
-            && dsts.iter().all(|&d| self.bytes(d) == es)
-            && (!a_half || rows.is_multiple_of(2));
+            && regs.len() == ty.length() as usize
+            && regs.iter().all(|&d| self.bytes(d) == es)
+            && (!a_half || rows.is_multiple_of(2))
+            && !(store && mem.space == Space::Push);
         if !eligible {
-            return self.native_call(op);
+            return Ok(None);
         }
-        let address = src.addr.map(|r| self.get(r));
+        let address = mem.addr.map(|r| self.get(r));
         let stride_value = stride.map(|r| (self.get(r), self.bytes(r)));
         if address.as_ref().is_some_and(|v| !v.is_scalar())
             || stride_value.as_ref().is_some_and(|(v, _)| !v.is_scalar())
         {
-            return self.native_call(op);
+            return Ok(None);
         }
-        let Some((ptr, len)) = self.window(src.space) else {
-            return self.native_call(op);
+        let Some((ptr, len)) = self.window(mem.space) else {
+            return Ok(None);
         };
         // The byte offset of element (0, 0) and the bytes between rows, as the interpreter
         // computes them (raw register bits, zero-extended; wrapping).
@@ -68,21 +82,21 @@ impl Gen<'_> {
             Some(v) => {
                 let x = self
                     .scalar(v, 8)
-                    .ok_or(JitError::NotUniform("a matrix load's address or stride"))?;
-                self.b.ins().iadd_imm_s(x, src.offset as i64)
+                    .ok_or(JitError::NotUniform("a matrix access's address or stride"))?;
+                self.b.ins().iadd_imm_s(x, mem.offset as i64)
             }
-            None => self.b.ins().iconst(I64, src.offset as i64),
+            None => self.b.ins().iconst(I64, mem.offset as i64),
         };
         let (stride64, narrow) = match &stride_value {
             Some((v, bytes)) => {
                 let x = self
                     .scalar(v, 8)
-                    .ok_or(JitError::NotUniform("a matrix load's address or stride"))?;
+                    .ok_or(JitError::NotUniform("a matrix access's address or stride"))?;
                 (x, *bytes < 8)
             }
             None => (self.b.ins().iconst(I64, 0), true),
         };
-        let line = self.b.ins().imul_imm_s(stride64, i64::from(*unit));
+        let line = self.b.ins().imul_imm_s(stride64, i64::from(unit));
         // In range: stride < 2³² (so nothing below overflows), base ≤ len and the matrix's last
         // byte, (rows - 1)·line + cols·es past base, at most len.
         let small = if narrow {
@@ -102,13 +116,6 @@ impl Gen<'_> {
             .icmp(IntCC::UnsignedLessThanOrEqual, base, room);
         let ok = self.b.ins().band(small, fits);
         let ok = self.b.ins().band(ok, within);
-
-        let fast = self.b.create_block();
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-
-        self.b.switch_to_block(fast);
         let mut first = self.b.ins().iadd(ptr, base);
         if a_half {
             // Half h = chunk mod 2 holds rows h·rows/2 ..
@@ -119,19 +126,105 @@ impl Gen<'_> {
             let skip = self.b.ins().imul(h, half_rows);
             first = self.b.ins().iadd(first, skip);
         }
+        Ok(Some(Rows { ok, first, line }))
+    }
+
+    /// The address of component `i`'s 16 elements of a `cols`-wide matrix of `es`-byte
+    /// elements (see [`Self::matrix_rows`]).
+    fn component_at(&mut self, rows: &Rows, cols: usize, i: usize) -> (Value, i32) {
+        let (row, col) = ((HALF * i) / cols, (HALF * i) % cols);
+        let down = self.b.ins().imul_imm_s(rows.line, row as i64);
+        (self.b.ins().iadd(rows.first, down), col as i32)
+    }
+
+    /// `OpCooperativeMatrixLoadKHR`: inline when the module docs' conditions hold, through
+    /// `ctx::coop` otherwise.
+    pub(crate) fn coop_matrix_load(&mut self, op: &Op) -> JitResult<()> {
+        let Op::CoopMatLoad {
+            ty,
+            column_major,
+            unit,
+            dsts,
+            src,
+            stride,
+        } = op
+        else {
+            return self.native_call(op);
+        };
+        let Some(rows) = self.matrix_rows(ty, *column_major, *unit, src, *stride, dsts, false)?
+        else {
+            return self.native_call(op);
+        };
+        let es = ty.elem.bytes();
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(rows.ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
         let vt = vec_ty(es);
         for (i, &d) in dsts.iter().enumerate() {
-            let (row, col) = ((HALF * i) / cols, (HALF * i) % cols);
-            let down = self.b.ins().imul_imm_s(line, row as i64);
-            let at = self.b.ins().iadd(first, down);
+            let (at, col) = self.component_at(&rows, ty.cols as usize, i);
             let vs = (0..es)
                 .map(|j| {
                     self.b
                         .ins()
-                        .load(vt, app_flags(), at, (col * es + 16 * j) as i32)
+                        .load(vt, app_flags(), at, col * es as i32 + 16 * j as i32)
                 })
                 .collect();
             self.set(d, JVal::Varying(vs))?;
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(slow);
+        self.native_call(op)?;
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// `OpCooperativeMatrixStoreKHR`: inline when the module docs' conditions hold (a `B`
+    /// matrix is stored by the subgroup's first half only), through `ctx::coop` otherwise.
+    pub(crate) fn coop_matrix_store(&mut self, op: &Op) -> JitResult<()> {
+        let Op::CoopMatStore {
+            ty,
+            column_major,
+            unit,
+            values,
+            dst,
+            stride,
+        } = op
+        else {
+            return self.native_call(op);
+        };
+        let Some(rows) = self.matrix_rows(ty, *column_major, *unit, dst, *stride, values, true)?
+        else {
+            return self.native_call(op);
+        };
+        let es = ty.elem.bytes();
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(rows.ok, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        if ty.usage == Use::B {
+            // The second half holds the same B and stores nothing.
+            let stores = self.b.create_block();
+            let c = self.chunk();
+            let h = self.b.ins().band_imm_u(c, 1);
+            self.b.ins().brif(h, join, &[], stores, &[]);
+            self.b.switch_to_block(stores);
+        }
+        for (i, &v) in values.iter().enumerate() {
+            let (at, col) = self.component_at(&rows, ty.cols as usize, i);
+            let value = self.get(v);
+            for (j, x) in self.vectors(&value, es).into_iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(app_flags(), x, at, col * es as i32 + 16 * j as i32);
+            }
         }
         self.b.ins().jump(join, &[]);
 

@@ -193,6 +193,10 @@ impl Gen<'_> {
                 self.coop_matrix_load(op)?;
                 true
             }
+            Op::CoopMatStore { .. } => {
+                self.coop_matrix_store(op)?;
+                true
+            }
             _ => false,
         };
         if done {

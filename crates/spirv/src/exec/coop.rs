@@ -156,6 +156,23 @@ impl Machine<'_> {
                 };
                 self.matrix_load_chunk(&at, dsts, lo, hi);
             }
+            Op::CoopMatStore {
+                ty,
+                column_major,
+                unit,
+                values,
+                dst,
+                stride,
+            } => {
+                let at = MatrixAccess {
+                    ty: *ty,
+                    column_major: *column_major,
+                    unit: *unit,
+                    mem: *dst,
+                    stride: *stride,
+                };
+                self.matrix_store_chunk(&at, values, lo, hi);
+            }
             Op::CoopMatMulAdd {
                 form,
                 dsts,

@@ -623,8 +623,8 @@ impl OpHandlers for Machine<'_> {
             mem: dst,
             stride,
         };
-        // Whole active half-subgroups by runs of elements (what compiled code's stores come
-        // to: a store is a sync op); the other lanes one by one.
+        // Whole active half-subgroups by runs of elements (as compiled code stores a chunk's
+        // part); the other lanes one by one.
         let half = tessera_coop::matrix::HALF;
         let mut lane = self.lo;
         while lane < self.hi {

@@ -106,9 +106,11 @@ macro_rules! for_each_op {
             /// row or column to the next. Out-of-range elements read 0.
             CoopMatLoad coop_mat_load [pure] { ty: data(MatrixType), column_major: data(bool), unit: data(u32), dsts: defs, src: mem, stride: opt_use },
             /// `OpCooperativeMatrixStoreKHR`: stores each element of the subgroup's matrix once
-            /// (see `CoopMatLoad` for the operands); out-of-range elements are dropped. A sync
-            /// op: the lanes of a subgroup may read what the others stored right after it.
-            CoopMatStore coop_mat_store [sync] { ty: data(MatrixType), column_major: data(bool), unit: data(u32), values: uses, dst: mem, stride: opt_use },
+            /// (see `CoopMatLoad` for the operands); out-of-range elements are dropped. Each
+            /// half-subgroup stores the elements it holds (`B`'s first half all of them); where
+            /// the subgroup reads that memory again with no sync op between, a meeting point
+            /// comes first (`converge`), so every lane sees the whole store.
+            CoopMatStore coop_mat_store [] { ty: data(MatrixType), column_major: data(bool), unit: data(u32), values: uses, dst: mem, stride: opt_use },
             /// `OpCooperativeMatrixMulAddKHR`: `dsts = a · b + c` over each half-subgroup of 16
             /// lanes (which holds all its operands, see `tessera_coop::matrix`).
             CoopMatMulAdd coop_mat_mul_add [pure] { form: data(MulAdd), dsts: defs, a: uses, b: uses, c: uses },

@@ -499,12 +499,15 @@ impl<'m> Lowerer<'m> {
         match inst.class.opcode {
             S::ExtInst => self.ext_inst(inst, vals)?,
             S::ControlBarrier => {
-                // A subgroup-scope barrier is free in lockstep (a subgroup's lanes always run
-                // together) and does not stop fusion; a wider one is a `Barrier` op.
+                // A subgroup-scope barrier is a meeting point (`converge`): it does not stop
+                // fusion, and lanes of a subgroup that run in chunks meet there; a wider one is
+                // a `Barrier` op.
                 let scope = idref(o.first()).and_then(|id| self.const_u32(id)).ok();
                 if scope != Some(Scope::Subgroup as u32) {
                     self.needs_whole = true;
                     self.emit(Op::Barrier {});
+                } else {
+                    self.emit(Op::Converge {});
                 }
             }
             S::GroupNonUniformElect
