@@ -6,6 +6,8 @@
 //! (1 for bool, 8/16/32/64 for integers, 16/32/64 for floats) **zero-extended**: bits above `w` are
 //! always zero. Every function here is total: division by zero, `MIN / -1`, over-wide shifts and
 //! float→int conversion of NaN/out-of-range values all have defined results and never panic.
+//!
+//! Conversions (`Conv`, [`conv`]) are in `convert`, integer dot products ([`idot`]) in `dot`.
 
 use half::f16;
 
@@ -713,173 +715,11 @@ pub fn tern(op: Tern, w: u8, a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// Conversions between scalar kinds. `from`/`to` are bit widths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Conv {
-    /// Zero-extend or truncate.
-    UToU,
-    /// Sign-extend or truncate.
-    SToS,
-    FToU,
-    FToS,
-    UToF,
-    SToF,
-    FToF,
-    /// `FToF` decorated `FPRoundingMode` RTZ (1), RTP (2) or RTN (3).
-    FToFDirected(u8),
-    /// `FToF` to a float8 type decorated `SaturatedToLargestFloat8NormalConversionEXT`: values
-    /// beyond the largest normal value (infinities included) become it, with their sign; NaN
-    /// stays NaN.
-    FToFSat,
-}
+mod convert;
+mod dot;
 
-#[inline(always)]
-pub fn conv(op: Conv, from: u8, to: u8, a: u64) -> u64 {
-    match op {
-        Conv::UToU => trunc(a, to),
-        Conv::SToS => trunc(sext(a, from) as u64, to),
-        Conv::FToU => {
-            let x = f_get(from, a);
-            let max = if to >= 64 { u64::MAX } else { (1u64 << to) - 1 };
-            // `as` saturates and maps NaN to 0: no UB, no panic.
-            (x as u64).min(max)
-        }
-        Conv::FToS => {
-            let x = f_get(from, a);
-            let (min, max) = if to >= 64 {
-                (i64::MIN, i64::MAX)
-            } else {
-                (-(1i64 << (to - 1)), (1i64 << (to - 1)) - 1)
-            };
-            trunc((x as i64).clamp(min, max) as u64, to)
-        }
-        Conv::UToF => match to {
-            32 => u64::from((a as f32).to_bits()),
-            16 => u64::from(f16::from_f32(a as f32).to_bits()),
-            64 => (a as f64).to_bits(),
-            _ => f_put(to, f64_rounded_to_odd(a)),
-        },
-        Conv::SToF => {
-            let x = sext(a, from);
-            match to {
-                32 => u64::from((x as f32).to_bits()),
-                16 => u64::from(f16::from_f32(x as f32).to_bits()),
-                64 => (x as f64).to_bits(),
-                _ => {
-                    let magnitude = f64_rounded_to_odd(x.unsigned_abs());
-                    f_put(to, if x < 0 { -magnitude } else { magnitude })
-                }
-            }
-        }
-        Conv::FToF => {
-            if from == to {
-                a
-            } else {
-                f_put(to, f_get(from, a))
-            }
-        }
-        Conv::FToFDirected(dir) => f_put_directed(to, f_get(from, a), dir),
-        Conv::FToFSat => {
-            let v = f_get(from, a);
-            let max = match to {
-                W_E4M3 => 448.0,
-                W_E5M2 => 57344.0,
-                _ => f64::INFINITY,
-            };
-            f_put(to, if v.is_nan() { v } else { v.clamp(-max, max) })
-        }
-    }
-}
-
-/// `m` as an f64 rounded to odd (toward zero, the last bit set when a bit was dropped): a
-/// conversion from it to a format of at most 51 bits then rounds as one from `m` would
-/// (`as f64` rounds to nearest, and a second rounding could land on the other side of a tie).
-fn f64_rounded_to_odd(m: u64) -> f64 {
-    let shift = 11u32.saturating_sub(m.leading_zeros());
-    if shift == 0 {
-        return m as f64;
-    }
-    let kept = (m >> shift) | u64::from(m & ((1 << shift) - 1) != 0);
-    // Below 2^53: exact; times a power of two: exact.
-    kept as f64 * f64::from(1u32 << shift)
-}
-
-/// `x·y` exactly, as `hi·2^64 + lo` with `lo < 2^64` (`|x|, |y| ≤ 2^64`, so `|x·y| < 2^128`).
-fn wide_mul(x: i128, y: i128) -> (i128, u128) {
-    let mag = x.unsigned_abs() * y.unsigned_abs();
-    let (mh, ml) = ((mag >> 64) as i128, mag & u128::from(u64::MAX));
-    if (x < 0) != (y < 0) && mag != 0 {
-        // -(mh·2^64 + ml) = (-mh - 1)·2^64 + (2^64 - ml) when ml > 0.
-        if ml == 0 {
-            (-mh, 0)
-        } else {
-            (-mh - 1, (1u128 << 64) - ml)
-        }
-    } else {
-        (mh, ml)
-    }
-}
-
-/// One lane of an integer dot product (see `ir::Op::IDot`): the sum (and accumulator) is kept
-/// exactly as `hi·2^64 + lo`, so saturation sees the true value whatever the widths and signs.
-#[allow(clippy::too_many_arguments)]
-pub fn idot(
-    w_in: u8,
-    w_out: u8,
-    a_signed: bool,
-    b_signed: bool,
-    sat_signed: bool,
-    a: impl Iterator<Item = u64>,
-    b: impl Iterator<Item = u64>,
-    acc: Option<u64>,
-) -> u64 {
-    let ext = |x: u64, signed: bool| -> i128 {
-        if signed {
-            i128::from(sext(x, w_in))
-        } else {
-            i128::from(trunc(x, w_in))
-        }
-    };
-    let (mut hi, mut lo) = (0i128, 0u128);
-    for (x, y) in a.zip(b) {
-        let (ph, pl) = wide_mul(ext(x, a_signed), ext(y, b_signed));
-        hi += ph;
-        lo += pl;
-    }
-    if let Some(acc) = acc {
-        let acc = if sat_signed {
-            i128::from(sext(acc, w_out))
-        } else {
-            i128::from(trunc(acc, w_out))
-        };
-        let (ph, pl) = wide_mul(acc, 1);
-        hi += ph;
-        lo += pl;
-    }
-    hi += (lo >> 64) as i128;
-    let lo = lo as u64;
-    if acc.is_none() {
-        // No saturation: the low `w_out` bits.
-        return trunc(lo, w_out);
-    }
-    // The total is hi·2^64 + lo; it fits an i128 exactly when hi is 0 or -1.
-    let total: Option<i128> = match hi {
-        0 => Some(i128::from(lo)),
-        -1 => Some(i128::from(lo) - (1i128 << 64)),
-        _ => None,
-    };
-    let (min, max) = if sat_signed {
-        (-(1i128 << (w_out - 1)), (1i128 << (w_out - 1)) - 1)
-    } else {
-        (0, (1i128 << w_out) - 1)
-    };
-    let v = match total {
-        Some(t) => t.clamp(min, max),
-        None if hi > 0 => max,
-        None => min,
-    };
-    trunc(v as u64, w_out)
-}
+pub use convert::{Conv, conv};
+pub use dot::idot;
 
 #[cfg(test)]
 mod tests {
