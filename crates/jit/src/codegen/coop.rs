@@ -22,9 +22,9 @@
 
 use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::InstBuilder;
-use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{Block, Value};
 use tessera_coop::matrix::{HALF, MatrixType, SUBGROUP, Use};
 use tessera_spirv::ir::{MemRef, Op, Reg, Space};
 
@@ -156,32 +156,20 @@ impl Gen<'_> {
             return self.native_call(op);
         };
         let es = ty.elem.bytes();
-        let fast = self.b.create_block();
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        self.b.ins().brif(rows.ok, fast, &[], slow, &[]);
-
-        self.b.switch_to_block(fast);
-        let vt = vec_ty(es);
-        for (i, &d) in dsts.iter().enumerate() {
-            let (at, col) = self.component_at(&rows, ty.cols as usize, i);
-            let vs = (0..es)
-                .map(|j| {
-                    self.b
-                        .ins()
-                        .load(vt, app_flags(), at, col * es as i32 + 16 * j as i32)
-                })
-                .collect();
-            self.set(d, JVal::Varying(vs))?;
-        }
-        self.b.ins().jump(join, &[]);
-
-        self.b.switch_to_block(slow);
-        self.native_call(op)?;
-        self.b.ins().jump(join, &[]);
-
-        self.b.switch_to_block(join);
-        Ok(())
+        self.inline_or_native(op, rows.ok, |g, _| {
+            let vt = vec_ty(es);
+            for (i, &d) in dsts.iter().enumerate() {
+                let (at, col) = g.component_at(&rows, ty.cols as usize, i);
+                let vs = (0..es)
+                    .map(|j| {
+                        g.b.ins()
+                            .load(vt, app_flags(), at, col * es as i32 + 16 * j as i32)
+                    })
+                    .collect();
+                g.set(d, JVal::Varying(vs))?;
+            }
+            Ok(())
+        })
     }
 
     /// `OpCooperativeMatrixStoreKHR`: inline when the module docs' conditions hold (a `B`
@@ -203,29 +191,42 @@ impl Gen<'_> {
             return self.native_call(op);
         };
         let es = ty.elem.bytes();
+        self.inline_or_native(op, rows.ok, |g, join| {
+            if ty.usage == Use::B {
+                // The second half holds the same B and stores nothing.
+                let stores = g.b.create_block();
+                let c = g.chunk();
+                let h = g.b.ins().band_imm_u(c, 1);
+                g.b.ins().brif(h, join, &[], stores, &[]);
+                g.b.switch_to_block(stores);
+            }
+            for (i, &v) in values.iter().enumerate() {
+                let (at, col) = g.component_at(&rows, ty.cols as usize, i);
+                let value = g.get(v);
+                for (j, x) in g.vectors(&value, es).into_iter().enumerate() {
+                    g.b.ins()
+                        .store(app_flags(), x, at, col * es as i32 + 16 * j as i32);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `inline` (given the join block) where `ok` holds and `op` through `ctx::coop`
+    /// where it does not; both paths meet after it.
+    fn inline_or_native(
+        &mut self,
+        op: &Op,
+        ok: Value,
+        inline: impl FnOnce(&mut Self, Block) -> JitResult<()>,
+    ) -> JitResult<()> {
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();
-        self.b.ins().brif(rows.ok, fast, &[], slow, &[]);
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
 
         self.b.switch_to_block(fast);
-        if ty.usage == Use::B {
-            // The second half holds the same B and stores nothing.
-            let stores = self.b.create_block();
-            let c = self.chunk();
-            let h = self.b.ins().band_imm_u(c, 1);
-            self.b.ins().brif(h, join, &[], stores, &[]);
-            self.b.switch_to_block(stores);
-        }
-        for (i, &v) in values.iter().enumerate() {
-            let (at, col) = self.component_at(&rows, ty.cols as usize, i);
-            let value = self.get(v);
-            for (j, x) in self.vectors(&value, es).into_iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(app_flags(), x, at, col * es as i32 + 16 * j as i32);
-            }
-        }
+        inline(self, join)?;
         self.b.ins().jump(join, &[]);
 
         self.b.switch_to_block(slow);
