@@ -8,7 +8,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, Inst, InstBuilder};
 use tessera_spirv::exec::regfile::RegLayout;
 use tessera_spirv::ir::liveness::RegSet;
-use tessera_spirv::ir::{Ir, Op, Reg, RegType, Role, Term};
+use tessera_spirv::ir::{Ir, Op, Reg, RegType, Term};
 
 use crate::classes::Class;
 
@@ -207,11 +207,7 @@ pub(super) fn dirty_registers(ir: &Ir, sync: &[bool]) -> Vec<RegSet> {
         .map(|blk| {
             let mut d = RegSet::new(regs);
             for op in &blk.ops {
-                op.clone().visit_regs(&mut |r, role| {
-                    if role == Role::Def {
-                        d.insert(*r);
-                    }
-                });
+                op.for_each_def(|r| d.insert(r));
             }
             for e in blk.term.edges() {
                 for &(dst, _) in &e.moves {

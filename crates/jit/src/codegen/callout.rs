@@ -29,16 +29,15 @@ impl Gen<'_> {
     pub(super) fn call_rust(&mut self, op: &Op, native: bool) -> JitResult<()> {
         let mut uses = Vec::new();
         let mut defs = Vec::new();
-        op.clone().visit_regs(&mut |r, role| match role {
-            Role::Use => uses.push(*r),
-            Role::Def => defs.push(*r),
+        op.clone().visit_regs(&mut |r, role| {
+            if role == Role::Use {
+                uses.push(*r);
+            }
         });
         if let Op::LoadVar { var, .. } | Op::StoreVar { var, .. } = op {
             uses.extend(var.base..var.base + var.len);
         }
-        if let Op::StoreVar { var, .. } = op {
-            defs.extend(var.base..var.base + var.len);
-        }
+        op.for_each_def(|r| defs.push(r));
         uses.sort_unstable();
         uses.dedup();
         for &r in &uses {

@@ -20,7 +20,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use tessera_spirv::alu::IBin;
-use tessera_spirv::ir::{Op, Reg, Role, TensorAcc};
+use tessera_spirv::ir::{Op, Reg, TensorAcc};
 
 use super::Gen;
 use super::values::JVal;
@@ -45,12 +45,7 @@ const MAX_DEPTH: usize = 24;
 
 /// The op before `end` that last defines `r`.
 fn reaching(ops: &[Op], r: Reg, end: usize) -> Option<usize> {
-    ops[..end].iter().rposition(|op| {
-        let mut hit = false;
-        op.clone()
-            .visit_regs(&mut |x, role| hit |= role == Role::Def && *x == r);
-        hit
-    })
+    ops[..end].iter().rposition(|op| op.defines(r))
 }
 
 /// `r`'s value before op `end`, as a `Derived`; whether a signed division took part is or-ed into

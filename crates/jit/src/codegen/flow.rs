@@ -473,11 +473,8 @@ impl Gen<'_> {
             } else if !(op.is_pure() || window_load) || (seen_store && may_hand_back) {
                 return None;
             }
-            let mut op = op.clone();
-            op.visit_regs(&mut |r, role| {
-                if role == Role::Def {
-                    defs.insert(*r);
-                }
+            op.for_each_def(|r| {
+                defs.insert(r);
             });
         }
         let mut keep = self.live_at(from, ir.blocks[from].ops.len());

@@ -173,7 +173,7 @@ impl Site<'_> {
         let mut loads = Vec::with_capacity(regs.len());
         let mut first: Option<VarOperand> = None;
         for (i, &x) in regs.iter().enumerate() {
-            let q = (0..self.at).rev().find(|&q| defines(&ops[q], x))?;
+            let q = (0..self.at).rev().find(|&q| ops[q].defines(x))?;
             let Op::LoadVar {
                 var, offset, index, ..
             } = ops[q]
@@ -215,9 +215,7 @@ impl Site<'_> {
                 return None;
             }
             let mut bad = false;
-            op.clone().visit_regs(&mut |r, role| {
-                bad |= role == Role::Def && (within(*r) || *r == f.index || regs.contains(r));
-            });
+            op.for_each_def(|r| bad |= within(r) || r == f.index || regs.contains(&r));
             if bad {
                 return None;
             }
@@ -310,9 +308,7 @@ impl Site<'_> {
         }
         for &e in &early {
             let mut bad = false;
-            ops[e].clone().visit_regs(&mut |r, role| {
-                bad |= role == Role::Def && (within(*r) || dsts.contains(r) || read.contains(r));
-            });
+            ops[e].for_each_def(|r| bad |= within(r) || dsts.contains(&r) || read.contains(&r));
             if bad {
                 return None;
             }
@@ -355,14 +351,6 @@ impl Site<'_> {
             _ => false,
         }
     }
-}
-
-/// Whether `op` writes register `r`.
-fn defines(op: &Op, r: Reg) -> bool {
-    let mut hit = false;
-    op.clone()
-        .visit_regs(&mut |x, role| hit |= role == Role::Def && *x == r);
-    hit
 }
 
 /// Whether `op` reads one of `regs` (a variable access reads its whole variable).

@@ -365,3 +365,25 @@ pub enum Role {
 }
 
 for_each_op!(define_ops);
+
+impl Op {
+    /// Calls `f` on every register the op writes: its def operands and, for a `StoreVar`, every
+    /// register of its variable (which `visit_regs` leaves out: it may write any of them).
+    pub fn for_each_def(&self, mut f: impl FnMut(Reg)) {
+        self.clone().visit_regs(&mut |r, role| {
+            if role == Role::Def {
+                f(*r);
+            }
+        });
+        if let Op::StoreVar { var, .. } = self {
+            (var.base..var.base + var.len).for_each(f);
+        }
+    }
+
+    /// Whether the op writes register `r` (see [`Op::for_each_def`]).
+    pub fn defines(&self, r: Reg) -> bool {
+        let mut hit = false;
+        self.for_each_def(|d| hit |= d == r);
+        hit
+    }
+}
