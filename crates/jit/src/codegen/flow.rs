@@ -6,7 +6,7 @@
 use crate::error::{JitError, JitResult};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::{DescIdx, Edge, Op, Reg, Role, Space, Term};
 
@@ -137,6 +137,11 @@ impl Gen<'_> {
             self.b.switch_to_block(go);
             let one = self.b.ins().iconst(I32, 1);
             self.ctx_store(one, field!(ran_rounds));
+            // Every chunk passes the barrier now. Should one be handed back mid-round, the
+            // driver finds the chunks after it at the barrier's target, where they go on, not
+            // still waiting at the barrier: taking the lowest block first, it would otherwise
+            // release the chunks before them through the loop's other barrier.
+            self.set_all_pcs(t);
             let to = self.b.ins().iconst(I32, i64::from(t));
             self.b.def_var(self.direct, to);
             let none = self.b.ins().iconst(I32, ROUND_NONE);
@@ -563,9 +568,7 @@ impl Gen<'_> {
     ///
     /// In a barrier round that started at the block this barrier-only block jumps to (a loop
     /// around a barrier), the next chunk enters that block straight away, as `round_dispatch`
-    /// would, without the chunk loop's head and start; and when every chunk of the round so far
-    /// yielded here and no other barrier-only block leads to that block (this chunk's lanes
-    /// wait here since the last round), the block index and `gathered` stay as they are.
+    /// would, without the chunk loop's head and start.
     pub(super) fn yield_at(&mut self, target: u32) -> JitResult<()> {
         let t = target as usize;
         let regs: Vec<Reg> = self.live.live_in[t]
@@ -597,24 +600,7 @@ impl Gen<'_> {
         let end = self.ctx_load(I32, field!(chunk_end));
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, end);
         let hop = self.b.ins().band(round_here, more);
-        let only_way = self
-            .round_targets
-            .iter()
-            .enumerate()
-            .filter(|&(i, x)| self.sync[i] && *x == Some(next_block))
-            .count()
-            == 1;
         let enter = self.b.create_block();
-        let record = self.b.create_block();
-        if only_way {
-            let g = self.b.use_var(self.gathered);
-            let all_here = self.b.ins().icmp_imm_s(IntCC::Equal, g, i64::from(target));
-            let as_is = self.b.ins().band(hop, all_here);
-            self.b.ins().brif(as_is, enter, &[], record, &[]);
-        } else {
-            self.b.ins().jump(record, &[]);
-        }
-        self.b.switch_to_block(record);
         self.set_chunk_pcs(target);
         self.gather_at(target);
         self.b.ins().brif(hop, enter, &[], self.chunk_done, &[]);
@@ -676,6 +662,33 @@ impl Gen<'_> {
             .b
             .create_jump_table(cranelift_codegen::ir::JumpTableData::new(default, &calls));
         self.b.ins().br_table(index, jt);
+    }
+
+    /// Sets the block index of every lane of the chunks before `ctx.chunk_end` (a barrier
+    /// round's, which starts at chunk 0).
+    pub(super) fn set_all_pcs(&mut self, pc: u32) {
+        let pcs = self.ctx_load(I64, field!(pcs));
+        let end = self.ctx_load(I32, field!(chunk_end));
+        let end64 = self.b.ins().uextend(I64, end);
+        let bytes = self.b.ins().imul_imm_s(end64, (LANES * 4) as i64);
+        let stop = self.b.ins().iadd(pcs, bytes);
+        let v = self.b.ins().iconst(I32, i64::from(pc as i32));
+        let s = self.b.ins().splat(I32X4, v);
+        let head = self.b.create_block();
+        let at = self.b.append_block_param(head, I64);
+        let body = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().jump(head, &[BlockArg::Value(pcs)]);
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, at, stop);
+        self.b.ins().brif(more, body, &[], after, &[]);
+        self.b.switch_to_block(body);
+        for j in 0..4 {
+            self.b.ins().store(MemFlagsData::trusted(), s, at, 16 * j);
+        }
+        let next = self.b.ins().iadd_imm_s(at, (LANES * 4) as i64);
+        self.b.ins().jump(head, &[BlockArg::Value(next)]);
+        self.b.switch_to_block(after);
     }
 
     /// Sets the block index of the chunk's lanes.

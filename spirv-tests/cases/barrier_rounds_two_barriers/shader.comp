@@ -1,0 +1,26 @@
+#version 450
+// A loop with two barriers whose chunks diverge (an if/else that hands the chunk back to the
+// interpreter) before the loop's first barrier. Compiled code runs each iteration as barrier
+// rounds within one call; a round that starts at the loop's second barrier is interrupted by the
+// first chunk's hand-back, so the chunks after it have not yet run that round when the driver
+// looks at where every chunk waits. None may pass the first barrier before every chunk wrote its
+// shared value for the iteration.
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0) readonly buffer In { uint v[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { uint o[]; };
+shared uint s[128];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint acc = v[gl_GlobalInvocationID.x];
+    for (uint it = 0u; it < 6u; it++) {
+        if (l % 3u == 0u) {
+            s[l] = acc * 3u + it;
+        } else {
+            s[l] = acc ^ (it * 0x9E3779B9u);
+        }
+        barrier();
+        acc += s[(l + 16u * it + 17u) % 128u];
+        barrier();
+    }
+    o[gl_GlobalInvocationID.x] = acc;
+}
