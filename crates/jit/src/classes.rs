@@ -293,15 +293,14 @@ fn results(ir: &Ir, cls: &[Class], op: &Op, aligned: Option<Reg>) -> Vec<(Reg, C
                 (_, Const(x)) => Const(alu::conv(op, from, to, x)),
                 (_, x) if x.is_uniform() => Uniform,
                 // Truncating an affine value keeps it affine (modular arithmetic); widening
-                // does when no lane wraps at the source width, which compiled code checks.
+                // does when no lane wraps at the source width, which compiled code checks,
+                // with the stride taken as signed (`codegen::conv::affine_resize`).
                 (Conv::UToU | Conv::SToS, Affine(s)) => {
                     let (fb, tb) = (bits(src), bits(dst));
                     if tb <= fb {
                         affine(wrap(s, tb))
-                    } else if op == Conv::SToS {
-                        Affine(wrap(alu::sext(s, from) as u64, tb))
                     } else {
-                        Affine(s)
+                        Affine(wrap(alu::sext(s, from) as u64, tb))
                     }
                 }
                 _ => Varying,

@@ -112,15 +112,13 @@ impl Gen<'_> {
             });
         }
         // Lanes base + i·s for i < 16 at fbits: no wrap iff the last lane, computed exactly
-        // in 64 bits (fbits <= 32 here), stays in the source range.
+        // in 64 bits (fbits <= 32 here), stays in the source range. The stride is taken as
+        // signed for unsigned values too: `n - i` (stride 2^fbits - 1) counts down without
+        // wrapping while its last lane stays at or above zero.
         if fbits > 32 {
             return None;
         }
-        let stride = if signed {
-            alu::sext(s, fbits as u8)
-        } else {
-            s as i64
-        };
+        let stride = alu::sext(s, fbits as u8);
         let span = stride.checked_mul((LANES - 1) as i64)?;
         let x64 = if signed {
             self.b.ins().sextend(I64, x)

@@ -2,9 +2,10 @@
 //! roundings that go through f32 (`codegen::conv`, `codegen::narrow`, `codegen::odd`).
 
 use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{Decoration, FPEncoding, Word};
+use rspirv::spirv::{AddressingModel, Capability, Decoration, FPEncoding, MemoryModel, Word};
 
 use crate::INTS;
+use crate::common::{Binding, Case, Verdict, check};
 use crate::support::*;
 
 #[test]
@@ -307,5 +308,46 @@ fn rounded_twice_conversions() {
                 id
             });
         }
+    }
+}
+
+/// An index that counts down (`top - i`: affine, stride -1) widened to 64 bits for the
+/// address of `r[top - i] = i` stays affine when no lane wraps below zero
+/// (`codegen::conv::affine_resize` takes the stride as signed): no chunk is handed back. With
+/// `top` one short, the last lane wraps (its store is out of range and dropped) and only that
+/// chunk is handed back, once in each of `check`'s two runs of the JIT.
+#[test]
+fn conv_descending_index() {
+    const GROUPS: u32 = 4;
+    let n = 16 * GROUPS;
+    for (top, hand_backs) in [(n - 1, 0), (n - 2, 2)] {
+        let t = int(32);
+        let mut m = Mod::new();
+        m.b.capability(Capability::Shader);
+        m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+        let (vr, br) = m.buffer(t);
+        let (f, i, _) = m.begin_main();
+        let u = m.b.type_int(32, 0);
+        let c = m.b.constant_bit32(u, top);
+        let down = m.b.i_sub(u, None, c, i).unwrap();
+        let pr = m.elem_ptr(t, vr, down);
+        m.b.store(pr, i, None, []).unwrap();
+        let words = m.finish(f);
+        let case = Case {
+            words,
+            bindings: vec![Binding {
+                binding: br,
+                init: vec![0xcd; 4 * n as usize],
+                elem: elem(t),
+                tensor: None,
+                name: "r".into(),
+            }],
+            dispatch: [GROUPS, 1, 1],
+            summary: "descending index".into(),
+        };
+        let (verdict, kernel) = check(&case);
+        assert!(matches!(verdict, Verdict::Agree), "top {top}: {verdict:?}");
+        let st = kernel.unwrap().run_stats();
+        assert_eq!((st.callouts, st.hand_backs), (0, hand_backs), "top {top}");
     }
 }
