@@ -389,3 +389,43 @@ fn an_unlisted_product_fails_pipeline_creation() {
         ctx.device.destroy_descriptor_set_layout(set_layout, None);
     }
 }
+
+/// `tessera-coop-probe` (what compares Tessera with a GPU driver) runs on Tessera: every
+/// conversion chain converts, the queue conversion matches the host's, and two runs compare
+/// equal.
+#[test]
+fn the_probe_runs_and_compares() {
+    let probe = env!("CARGO_BIN_EXE_tessera-coop-probe");
+    let dir = std::env::temp_dir().join(format!("tessera-coop-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    for out in [&a, &b] {
+        let st = std::process::Command::new(probe)
+            .arg("run")
+            .arg(out)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run the probe");
+        assert!(st.success(), "tessera-coop-probe run: {st}");
+    }
+    let text = std::fs::read_to_string(&a).expect("probe output");
+    assert!(text.starts_with("device Tessera"), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("conversion "))
+            .count(),
+        12
+    );
+    assert!(!text.contains("| error |"), "{text}");
+    assert!(text.contains("on the queue: same as on the host"), "{text}");
+    let cmp = std::process::Command::new(probe)
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("compare");
+    let report = String::from_utf8_lossy(&cmp.stdout);
+    assert!(cmp.status.success(), "{report}");
+    assert_eq!(report.matches("all equal").count(), 12, "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
