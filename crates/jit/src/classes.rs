@@ -11,6 +11,8 @@
 //! class from the lane grouping ([`builtin_classes`]); the fixed point then runs over the ops and
 //! edge copies. The local invocation index, when chunks are aligned to it, also makes the
 //! subgroup id uniform and the subgroup invocation id affine ([`aligned_index`]).
+//! A divergent branch that compiled code runs under masks makes the registers its paths write
+//! and its join reads varying ([`divergent_regions`]).
 
 use tessera_spirv::alu::{self, Conv, IBin};
 use tessera_spirv::exec::GroupShape;
@@ -137,6 +139,32 @@ pub fn builtin_classes(ir: &Ir, shape: &GroupShape) -> Vec<(Reg, Class)> {
     out
 }
 
+/// Per branch with a region compiled code can run under masks (`codegen::masked`): its
+/// condition and the registers its paths write that its join reads. When the condition is
+/// varying, lanes may take both paths, and those registers merge values of both: varying.
+fn divergent_regions(ir: &Ir) -> Vec<(Reg, Vec<Reg>)> {
+    let sync: Vec<bool> = ir
+        .blocks
+        .iter()
+        .map(|b| b.ops.first().is_some_and(|o| o.is_sync()))
+        .collect();
+    let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
+    let live = tessera_spirv::ir::liveness::Liveness::of(ir);
+    (0..ir.blocks.len())
+        .filter_map(|b| {
+            let cond = ir.blocks[b].term.condition()?;
+            let region = crate::codegen::masked::region_of(ir, &sync, &guarded, b)?;
+            let join_reads = &live.live_in[region.join];
+            let merged = region
+                .written
+                .into_iter()
+                .filter(|&r| join_reads.contains(r))
+                .collect();
+            Some((cond, merged))
+        })
+        .collect()
+}
+
 /// The class of every register of `ir` (see the module docs).
 pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
     let n = ir.nregs() as usize;
@@ -160,6 +188,7 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
         p
     };
     let aligned = aligned_index(ir, shape);
+    let regions = divergent_regions(ir);
     for _ in 0..64 {
         let mut changed = false;
         let mut set = |cls: &mut Vec<Class>, r: Reg, c: Class| {
@@ -183,6 +212,13 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
                 for &(d, s) in &e.moves {
                     let c = cls[s as usize];
                     set(&mut cls, d, c);
+                }
+            }
+        }
+        for (cond, merged) in &regions {
+            if cls[*cond as usize] == Class::Varying {
+                for &r in merged {
+                    set(&mut cls, r, Class::Varying);
                 }
             }
         }

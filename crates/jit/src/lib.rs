@@ -10,10 +10,11 @@
 //! not — a divergent branch — or when a check of the compiled form fails (an affine index that
 //! wraps, a tensor access partly out of bounds), the chunk's live registers go to the register
 //! file and the interpreter takes that chunk over from that exact op (`Worker::interpret_from`);
-//! the next chunk is compiled code again. The exception is a divergent branch whose one arm only
-//! jumps on to the other target with pure ops, loads and buffer or shared stores: that arm runs
-//! under the branch's mask (inactive lanes' stores go to a scratch slot) and the chunk goes on
-//! natively. Ops without a native lowering run in the interpreter
+//! the next chunk is compiled code again. The exception is a divergent branch whose targets
+//! meet at one join, each directly or through one block of pure ops, loads and buffer or shared
+//! stores: each path runs under its lanes' mask (inactive lanes' stores go to a scratch slot),
+//! the registers the paths wrote are merged with selects, and the chunk goes on natively
+//! (`codegen::masked`). Ops without a native lowering run in the interpreter
 //! for the chunk (`ctx::run_op`). Cooperative-vector and cooperative-matrix ops run as native
 //! kernels (`tessera-coop`, through `ctx::coop` and `Worker::run_coop`): operands to the register
 //! file, the kernel over the chunk (a chunk's matrix-vector products as one GEMM, a half-subgroup's

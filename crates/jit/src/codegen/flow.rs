@@ -8,11 +8,11 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use tessera_spirv::ir::liveness::RegSet;
-use tessera_spirv::ir::{DescIdx, Edge, Op, Reg, Role, Space, Term};
+use tessera_spirv::ir::{Edge, Op, Reg, Role, Term};
 
 use super::values::{JVal, own_flags, vec_ty};
-use super::{DONE, Gen, ROUND_MIXED, ROUND_NONE, vs_one};
-use crate::classes::{Class, LANES};
+use super::{DONE, Gen, ROUND_MIXED, ROUND_NONE};
+use crate::classes::LANES;
 use crate::ctx::{field, status};
 
 impl Gen<'_> {
@@ -238,11 +238,20 @@ impl Gen<'_> {
 
     /// Emits a hand-back of the current chunk at the current position (`self.at`): the live
     /// registers are saved and the interpreter will continue with that op.
+    /// Inside a masked region it restarts at the region's branch, with the values the
+    /// registers had there.
     pub(crate) fn hand_back(&mut self) {
-        let (blk, k) = self.mask.map_or(self.at, |(_, at)| at);
+        let masked = self.mask.clone();
+        let (blk, k) = masked.as_ref().map_or(self.at, |m| m.restart);
         let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
         for r in regs {
-            self.spill(r, true);
+            match masked
+                .as_ref()
+                .and_then(|m| m.snapshot.iter().find(|(s, _)| *s == r))
+            {
+                Some((_, v)) => self.spill_value(r, v, true),
+                None => self.spill(r, true),
+            }
         }
         let c = self.chunk();
         self.ctx_store(c, field!(chunk));
@@ -331,15 +340,9 @@ impl Gen<'_> {
                         self.b.switch_to_block(not_all);
                         self.b.ins().brif(any, mixed, &[], f, &[]);
                         self.b.switch_to_block(mixed);
-                        match self.maskable_arm(i, if_true, if_false) {
-                            Some((arm, join, on_true)) => {
-                                let mask = if on_true {
-                                    vs[0]
-                                } else {
-                                    let ones = vs_one(&mut self.b);
-                                    self.b.ins().bxor(vs[0], ones)
-                                };
-                                self.masked_arm(i, arm, join, mask)?;
+                        match self.maskable_region(i) {
+                            Some(region) => {
+                                self.masked_region(i, region, if_true, if_false, vs[0])?;
                             }
                             None => self.hand_back(),
                         }
@@ -409,120 +412,9 @@ impl Gen<'_> {
         Ok(())
     }
 
-    /// A branch of block `from` whose lanes may disagree and that can run both ways under a
-    /// mask: one target (the arm) is a block that only jumps on to the other (the join), with
-    /// no edge copies, no sync op, only pure ops, window loads and window stores, and no op
-    /// that may hand back after a store (so a hand-back inside the arm happens before its first
-    /// effect and restarts at the branch),
-    /// and that defines no register live at the branch or the join (inactive lanes keep every
-    /// value they see). Returns (arm, join, whether the arm is the true target).
-    pub(super) fn maskable_arm(
-        &self,
-        from: usize,
-        t: &Edge,
-        f: &Edge,
-    ) -> Option<(usize, usize, bool)> {
-        if !t.moves.is_empty() || !f.moves.is_empty() {
-            return None;
-        }
-        let ir = self.ir;
-        let (tt, ft) = (t.target as usize, f.target as usize);
-        let (arm, join, on_true) = match (&ir.blocks[tt].term, &ir.blocks[ft].term) {
-            (Term::Jump(e), _) if e.target as usize == ft => (tt, ft, true),
-            (_, Term::Jump(e)) if e.target as usize == tt => (ft, tt, false),
-            _ => return None,
-        };
-        let Term::Jump(out) = &ir.blocks[arm].term else {
-            return None;
-        };
-        if !out.moves.is_empty()
-            || arm == from
-            || arm == join
-            || self.sync[arm]
-            || self.guarded.get(arm).copied().unwrap_or(false)
-        {
-            return None;
-        }
-        let mut seen_store = false;
-        let mut defs = RegSet::new(ir.reg_types.len() as u32);
-        for op in &ir.blocks[arm].ops {
-            let window_store = matches!(
-                op,
-                Op::Store {
-                    space: Space::Shared
-                        | Space::Buffer {
-                            desc: DescIdx::Const(_),
-                            ..
-                        },
-                    ..
-                }
-            );
-            let window_load = matches!(
-                op,
-                Op::Load {
-                    space: Space::Shared
-                        | Space::Buffer {
-                            desc: DescIdx::Const(_),
-                            ..
-                        }
-                        | Space::Push,
-                    ..
-                }
-            );
-            // The one op these may hand back at is a conversion of an affine value (its
-            // lanes' wrap check): none may follow a store.
-            let may_hand_back = matches!(op, Op::Conv { src, .. }
-                if matches!(self.classes[*src as usize], Class::Affine(_)));
-            if window_store {
-                seen_store = true;
-            } else if !(op.is_pure() || window_load) || (seen_store && may_hand_back) {
-                return None;
-            }
-            op.for_each_def(|r| {
-                defs.insert(r);
-            });
-        }
-        let mut keep = self.live_at(from, ir.blocks[from].ops.len());
-        for r in self.live.live_in[join].iter() {
-            keep.insert(r);
-        }
-        if defs.iter().any(|r| keep.contains(r)) {
-            return None;
-        }
-        Some((arm, join, on_true))
-    }
-
-    /// Runs block `arm` for the lanes of `mask` (stores of the other lanes go to the scratch
-    /// slot), then continues at `join` with every lane.
-    pub(super) fn masked_arm(
-        &mut self,
-        from: usize,
-        arm: usize,
-        join: usize,
-        mask: Value,
-    ) -> JitResult<()> {
-        let ir = self.ir;
-        let restart = (from as u32, ir.blocks[from].ops.len());
-        self.mask = Some((mask, restart));
-        for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
-            self.at = (arm as u32, k);
-            let done = self.op(op);
-            if done.is_err() {
-                self.mask = None;
-            }
-            done?;
-        }
-        self.mask = None;
-        self.at = (arm as u32, ir.blocks[arm].ops.len());
-        self.goto(join as u32, Some(arm))
-    }
-
     /// Takes edge `e` out of block `from`: its parallel copies, then the target.
     pub(super) fn edge(&mut self, e: &Edge, from: usize) -> JitResult<()> {
-        let vals: Vec<JVal> = e.moves.iter().map(|&(_, s)| self.get(s)).collect();
-        for (&(d, _), v) in e.moves.iter().zip(vals) {
-            self.set(d, v)?;
-        }
+        self.copies(e)?;
         self.goto(e.target, Some(from))
     }
 

@@ -497,7 +497,7 @@ impl Gen<'_> {
         size: usize,
         v: &JVal,
     ) {
-        let masked = self.mask.map(|(mask, _)| {
+        let masked = self.mask.as_ref().map(|m| m.lanes).map(|mask| {
             let scratch = self
                 .b
                 .ins()

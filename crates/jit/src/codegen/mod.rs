@@ -11,8 +11,8 @@
 //!   saved and its lanes' block indices set: the driver runs the sync block for the whole lane
 //!   group), or by handing the chunk back to the interpreter (`hand_back`: live registers saved,
 //!   `ctx.stop_block`/`stop_op` set, status `HAND_BACK`) when its lanes diverge or a check of
-//!   the compiled form fails; a divergent branch with a one-block arm that qualifies runs that
-//!   arm under a mask instead (`maskable_arm`, `masked_arm`);
+//!   the compiled form fails; a divergent branch whose arms are single blocks that meet at one
+//!   join runs both ways under masks instead, merging with selects (`masked`);
 //! - at the end of the chunk range, when every chunk yielded at the same barrier-only block,
 //!   the next round starts at chunk 0, each chunk entering the barrier's target with unchecked
 //!   reloads (`next_round`, `round_dispatch`; the driver allows it per call with `ctx.rounds`);
@@ -42,6 +42,7 @@ mod float;
 mod flow;
 mod gather;
 mod half;
+pub(crate) mod masked;
 mod math;
 mod memory;
 mod narrow;
@@ -165,10 +166,9 @@ pub(crate) struct Gen<'a> {
     builtin_rows: bool,
     /// Where code is being generated: (block, op index), for hand-backs.
     pub(crate) at: (u32, usize),
-    /// While a divergent branch's one-block arm runs under a mask (`masked_arm`): the active
-    /// lanes (`I8X16`, 0 or 1 per lane) and where a hand-back restarts instead of `at` (the
-    /// branch, before any of the arm's effects).
-    pub(crate) mask: Option<(Value, (u32, usize))>,
+    /// While a path of a divergent branch runs under a mask (`masked`): its active lanes and
+    /// where a hand-back restarts instead of `at`, with what.
+    pub(crate) mask: Option<masked::Masked>,
     /// The entry block's jump into the chunk loop: loads of what stays put for a whole call
     /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
     entry_jump: Option<Inst>,

@@ -294,7 +294,7 @@ impl Gen<'_> {
             .b
             .ins()
             .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
-        let masked = self.mask.map(|(mask, _)| mask);
+        let masked = self.mask.as_ref().map(|m| m.lanes);
         let store_lanes = |g: &mut Self, hosts: &dyn Fn(&mut Self, usize) -> Value| {
             for i in 0..LANES {
                 let mut p = hosts(g, i);

@@ -304,17 +304,25 @@ impl Gen<'_> {
             // resident register's row is its home.
             return;
         }
-        let bytes = self.bytes(r);
         let v = self.get(r);
+        self.spill_value(r, &v, cold);
+    }
+
+    /// [`Self::spill`] of value `v` (register `r`'s, of its class) instead of `r`'s current one.
+    pub(crate) fn spill_value(&mut self, r: Reg, v: &JVal, cold: bool) {
+        if self.ir_const[r as usize] || self.resident[r as usize] {
+            return;
+        }
+        let bytes = self.bytes(r);
         if cold && !matches!(v, JVal::Varying(_)) {
             let addr = self.row_addr(r);
             for i in 0..LANES {
-                let x = self.lane(&v, bytes, i);
+                let x = self.lane(v, bytes, i);
                 self.b.ins().store(own_flags(), x, addr, (bytes * i) as i32);
             }
             return;
         }
-        let vs = self.vectors(&v, bytes);
+        let vs = self.vectors(v, bytes);
         let addr = self.row_addr(r);
         for (j, x) in vs.into_iter().enumerate() {
             self.b.ins().store(own_flags(), x, addr, (16 * j) as i32);

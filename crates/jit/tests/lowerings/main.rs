@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod conversions;
+mod masked;
 mod support;
 
 use rspirv::dr::{Builder, Operand};
@@ -355,7 +356,7 @@ fn select_varying_and_uniform() {
 }
 
 /// A divergent branch whose arm only jumps on to the merge block runs natively under the mask
-/// (`codegen::masked_arm`): `if (a[i] < b[i]) { r[i] = a[i] + b[i]; u[w] = a[i]; }` over edge
+/// (`codegen::masked`): `if (a[i] < b[i]) { r[i] = a[i] + b[i]; u[w] = a[i]; }` over edge
 /// values that make every chunk's lanes disagree. The varying store must leave inactive lanes'
 /// elements alone, the uniform-address store must keep the last active lane's value, and no
 /// chunk may be handed back.

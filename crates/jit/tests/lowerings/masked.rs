@@ -1,0 +1,214 @@
+//! Divergent branches under masks (`codegen::masked`): triangles and diamonds whose paths
+//! store and whose values meet in phis at the join, on inputs that make every chunk's lanes
+//! disagree. Each checks the JIT against the interpreter bit for bit and counts hand-backs.
+
+use rspirv::spirv::{
+    AddressingModel, Capability, MemoryModel, SelectionControl, StorageClass, Word,
+};
+
+use crate::common::{Case, Verdict, check};
+use crate::support::*;
+
+/// Edge-value pairs over `n` lanes (a multiple of 16) such that `a[i] < b[i]` differs within
+/// every chunk.
+fn pairs() -> (usize, Vec<u64>, Vec<u64>) {
+    let t = int(32);
+    let e = edges(t);
+    let n = (e.len() * e.len()).div_ceil(16) * 16;
+    let a: Vec<u64> = (0..n).map(|i| e[(i / e.len()) % e.len()]).collect();
+    let b: Vec<u64> = (0..n).map(|i| e[i % e.len()]).collect();
+    for g in 0..n / 16 {
+        let lanes: Vec<bool> = (g * 16..g * 16 + 16).map(|k| a[k] < b[k]).collect();
+        assert!(lanes.contains(&true) && lanes.contains(&false), "chunk {g}");
+    }
+    (n, a, b)
+}
+
+/// Runs `case` and returns the number of chunks handed back, after checking the backends agree.
+fn hand_backs(case: &Case) -> u64 {
+    let (verdict, kernel) = check(case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+    let kernel = kernel.expect("compiled");
+    let st = kernel.run_stats();
+    assert_eq!(st.callouts, 0, "callouts");
+    st.hand_backs
+}
+
+/// A module with buffers a, b (inputs) and the outputs, and main's prologue: the lane's `a[i]`,
+/// `b[i]`, the invocation `i` and the workgroup `w`.
+struct Prologue {
+    m: Mod,
+    f: Word,
+    ty: Word,
+    i: Word,
+    w: Word,
+    x: Word,
+    y: Word,
+    outputs: Vec<(Word, u32)>,
+    inputs: [u32; 2],
+}
+
+fn prologue(outputs: usize) -> Prologue {
+    let t = int(32);
+    let mut m = Mod::new();
+    m.b.capability(Capability::Shader);
+    m.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let (va, ba) = m.buffer(t);
+    let (vb, bb) = m.buffer(t);
+    let outs: Vec<(Word, u32)> = (0..outputs).map(|_| m.buffer(t)).collect();
+    let (f, i, w) = m.begin_main();
+    let ty = m.ty(t);
+    let pa = m.elem_ptr(t, va, i);
+    let x = m.b.load(ty, None, pa, None, []).unwrap();
+    let pb = m.elem_ptr(t, vb, i);
+    let y = m.b.load(ty, None, pb, None, []).unwrap();
+    Prologue {
+        m,
+        f,
+        ty,
+        i,
+        w,
+        x,
+        y,
+        outputs: outs,
+        inputs: [ba, bb],
+    }
+}
+
+impl Prologue {
+    fn case(self, n: usize, a: &[u64], b: &[u64], summary: &str) -> Case {
+        let t = int(32);
+        let mut bindings = vec![
+            buffer(t, self.inputs[0], bytes_of(a, t), "a"),
+            buffer(t, self.inputs[1], bytes_of(b, t), "b"),
+        ];
+        for (k, &(_, binding)) in self.outputs.iter().enumerate() {
+            bindings.push(buffer(t, binding, vec![0xcd; 4 * n], &format!("out {k}")));
+        }
+        Case {
+            words: self.m.finish(self.f),
+            bindings,
+            dispatch: [(n / 16) as u32, 1, 1],
+            summary: summary.into(),
+        }
+    }
+
+    fn store(&mut self, output: usize, at: Word, value: Word) {
+        let p = self.m.elem_ptr(int(32), self.outputs[output].0, at);
+        self.m.b.store(p, value, None, []).unwrap();
+    }
+}
+
+/// A diamond whose arms both store and define the value a phi at the join reads:
+/// `if (a < b) { s = a + b; r0[i] = s; } else { s = a - w; r2[w] = s; } r1[i] = s * 3` (the
+/// last active lane's value stays in `r2[w]`).
+#[test]
+fn diamond_merges_its_arms_values() {
+    let (n, a, b) = pairs();
+    let mut p = prologue(3);
+    let (ty, x, y, i, w) = (p.ty, p.x, p.y, p.i, p.w);
+    let bt = p.m.b.type_bool();
+    let c = p.m.b.u_less_than(bt, None, x, y).unwrap();
+    let (then, other, merge) = (p.m.b.id(), p.m.b.id(), p.m.b.id());
+    p.m.b
+        .selection_merge(merge, SelectionControl::NONE)
+        .unwrap();
+    p.m.b.branch_conditional(c, then, other, []).unwrap();
+    p.m.b.begin_block(Some(then)).unwrap();
+    let s1 = p.m.b.i_add(ty, None, x, y).unwrap();
+    p.store(0, i, s1);
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(other)).unwrap();
+    let s2 = p.m.b.i_sub(ty, None, x, w).unwrap();
+    p.store(2, w, s2);
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(merge)).unwrap();
+    let s = p.m.b.phi(ty, None, [(s1, then), (s2, other)]).unwrap();
+    let three = p.m.b.constant_bit32(ty, 3);
+    let s3 = p.m.b.i_mul(ty, None, s, three).unwrap();
+    p.store(1, i, s3);
+    let case = p.case(n, &a, &b, "diamond with stores and a phi");
+    assert_eq!(hand_backs(&case), 0);
+}
+
+/// A triangle whose one path defines a uniform value and the other keeps another: the phi of
+/// two uniform values under a varying condition is varying (`classes::divergent_regions`).
+/// `r = w + 7; if (a < b) { r = w * 5 + 1; } r0[i] = r`.
+#[test]
+fn triangle_of_uniform_values_is_varying() {
+    let (n, a, b) = pairs();
+    let mut p = prologue(1);
+    let (ty, x, y, i, w) = (p.ty, p.x, p.y, p.i, p.w);
+    let seven = p.m.b.constant_bit32(ty, 7);
+    let r0 = p.m.b.i_add(ty, None, w, seven).unwrap();
+    let bt = p.m.b.type_bool();
+    let c = p.m.b.u_less_than(bt, None, x, y).unwrap();
+    let entry = p.m.b.id();
+    p.m.b.branch(entry).unwrap();
+    p.m.b.begin_block(Some(entry)).unwrap();
+    let (then, merge) = (p.m.b.id(), p.m.b.id());
+    p.m.b
+        .selection_merge(merge, SelectionControl::NONE)
+        .unwrap();
+    p.m.b.branch_conditional(c, then, merge, []).unwrap();
+    p.m.b.begin_block(Some(then)).unwrap();
+    let five = p.m.b.constant_bit32(ty, 5);
+    let one = p.m.b.constant_bit32(ty, 1);
+    let r1 = p.m.b.i_mul(ty, None, w, five).unwrap();
+    let r1 = p.m.b.i_add(ty, None, r1, one).unwrap();
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(merge)).unwrap();
+    let r = p.m.b.phi(ty, None, [(r1, then), (r0, entry)]).unwrap();
+    p.store(0, i, r);
+    let case = p.case(n, &a, &b, "triangle of uniform values");
+    assert_eq!(hand_backs(&case), 0);
+}
+
+/// A hand-back inside a masked path restarts at the branch with the registers' values there,
+/// not the values the other path left: with `acc` a function variable (one register,
+/// assigned in both arms), `acc = a; if (a < b) { acc = acc + 100 } else { acc = acc * 3; d = uint64(top - i)
+/// (affine; wraps below zero in the last chunk); acc = acc + uint(d) } r0[i] = acc`. The false
+/// path's conversion hands the last chunk back after the path assigned `acc` for every lane;
+/// the interpreter must see `acc` as it was at the branch.
+#[test]
+fn hand_back_in_a_path_restarts_at_the_branch() {
+    let (n, a, b) = pairs();
+    let mut p = prologue(1);
+    let (ty, x, y, i) = (p.ty, p.x, p.y, p.i);
+    let u64t = p.m.b.type_int(64, 0);
+    let pf = p.m.b.type_pointer(None, StorageClass::Function, ty);
+    let var = p.m.b.variable(pf, None, StorageClass::Function, None);
+    p.m.b.store(var, x, None, []).unwrap();
+    let bt = p.m.b.type_bool();
+    let c = p.m.b.u_less_than(bt, None, x, y).unwrap();
+    let (then, other, merge) = (p.m.b.id(), p.m.b.id(), p.m.b.id());
+    p.m.b
+        .selection_merge(merge, SelectionControl::NONE)
+        .unwrap();
+    p.m.b.branch_conditional(c, then, other, []).unwrap();
+    p.m.b.begin_block(Some(then)).unwrap();
+    let hundred = p.m.b.constant_bit32(ty, 100);
+    let acc = p.m.b.load(ty, None, var, None, []).unwrap();
+    let acc1 = p.m.b.i_add(ty, None, acc, hundred).unwrap();
+    p.m.b.store(var, acc1, None, []).unwrap();
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(other)).unwrap();
+    let three = p.m.b.constant_bit32(ty, 3);
+    let acc = p.m.b.load(ty, None, var, None, []).unwrap();
+    let tripled = p.m.b.i_mul(ty, None, acc, three).unwrap();
+    p.m.b.store(var, tripled, None, []).unwrap();
+    let top = p.m.b.constant_bit32(ty, n as u32 - 2);
+    let down = p.m.b.i_sub(ty, None, top, i).unwrap();
+    let d = p.m.b.u_convert(u64t, None, down).unwrap();
+    let d32 = p.m.b.u_convert(ty, None, d).unwrap();
+    let acc = p.m.b.load(ty, None, var, None, []).unwrap();
+    let acc2 = p.m.b.i_add(ty, None, acc, d32).unwrap();
+    p.m.b.store(var, acc2, None, []).unwrap();
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(merge)).unwrap();
+    let acc = p.m.b.load(ty, None, var, None, []).unwrap();
+    p.store(0, i, acc);
+    let case = p.case(n, &a, &b, "hand-back inside a masked path");
+    // Only the last chunk wraps: once on each of `check`'s two JIT runs.
+    assert_eq!(hand_backs(&case), 2);
+}
