@@ -5,7 +5,8 @@
 //! not a multiple of 16 lanes go to the interpreter), interpret each chunk handed back from
 //! where it stopped; for a program with sync ops, repeat while lanes wait at a sync block: run
 //! the lowest one for the whole group, then resume the chunks; a group that keeps diverging
-//! around its sync ops is finished by the interpreter.
+//! around its sync ops is finished by the interpreter. A dispatch whose invocation ids reach
+//! 2^31 runs on the interpreter: compiled code widens ids without checking for a wrap.
 
 use std::ffi::c_void;
 
@@ -26,7 +27,10 @@ pub(crate) fn run_groups(
     worker: &mut Worker<'_, '_>,
     next: &mut dyn FnMut() -> Option<u64>,
 ) {
-    if kernel.lockstep.is_some() {
+    // Compiled code takes invocation ids for values below 2^31 (`codegen::analysis::
+    // invocation_ids`); a dispatch past that runs on the interpreter.
+    let ids_fit = worker.global_id_end().iter().all(|&end| end <= 1 << 31);
+    if kernel.lockstep.is_some() || !ids_fit {
         while let Some(g) = next() {
             let lanes = worker.start_group(g);
             worker.interpret(0, lanes, false);

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 // A tree reduction whose rounds compiled code runs within one call (barrier rounds: every chunk
 // yields at the same barrier, then all of them go on), with a divergent if/else between two
 // barriers of one round: those chunks go back to the interpreter in the middle of the round,
@@ -22,7 +23,9 @@ void main() {
         }
         barrier();
         if (step == 8u) {
-            uint x = s[l];
+            // (The widening of `5 - l` wraps below zero in the first chunk's lanes: compiled
+            // code hands that chunk back here. The shift makes it 0.)
+            uint x = s[l] + uint(uint64_t(5u - l) >> 33);
             if (l % 3u == 0u) {
                 o[gl_GlobalInvocationID.x] = x * 7u;
             } else {

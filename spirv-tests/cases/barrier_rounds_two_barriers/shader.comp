@@ -1,6 +1,8 @@
 #version 450
-// A loop with two barriers whose chunks diverge (an if/else that hands the chunk back to the
-// interpreter) before the loop's first barrier. Compiled code runs each iteration as barrier
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+// A loop with two barriers whose first chunk is handed back to the interpreter (a widening of
+// `5 - l`, which wraps below zero in its lanes: compiled code cannot keep it affine) before the
+// loop's first barrier, past a divergent if/else. Compiled code runs each iteration as barrier
 // rounds within one call; a round that starts at the loop's second barrier is interrupted by the
 // first chunk's hand-back, so the chunks after it have not yet run that round when the driver
 // looks at where every chunk waits. None may pass the first barrier before every chunk wrote its
@@ -13,8 +15,10 @@ void main() {
     uint l = gl_LocalInvocationID.x;
     uint acc = v[gl_GlobalInvocationID.x];
     for (uint it = 0u; it < 6u; it++) {
+        // Always 0: the widened lanes stay below 2^33.
+        uint skew = uint(uint64_t(5u - l) >> 33);
         if (l % 3u == 0u) {
-            s[l] = acc * 3u + it;
+            s[l] = acc * 3u + it + skew;
         } else {
             s[l] = acc ^ (it * 0x9E3779B9u);
         }

@@ -245,6 +245,60 @@ pub(super) fn dirty_registers(ir: &Ir, sync: &[bool]) -> Vec<RegSet> {
     }
 }
 
+/// The registers that hold an invocation id: the global and local ids, the local index, and
+/// registers every definition of which copies one of those. Compiled code runs dispatches whose
+/// ids stay below 2^31 (the driver interprets the others), so their lanes, affine or not, never
+/// wrap in 32 bits, signed or unsigned: widening one needs no check.
+pub(crate) fn invocation_ids(ir: &Ir) -> Vec<bool> {
+    let n = ir.reg_types.len();
+    let mut ids = vec![false; n];
+    let b = &ir.builtins;
+    for (base, len) in [(b.global_id, 3), (b.local_id, 3), (b.local_index, 1)] {
+        if let Some(base) = base {
+            for r in base..base + len {
+                ids[r as usize] = true;
+            }
+        }
+    }
+    // Per register: the sources of its definitions when every one is a copy (`Some`), else
+    // `None` (defined otherwise, or by an edge copy: a phi).
+    let mut sources: Vec<Option<Vec<Reg>>> = vec![Some(Vec::new()); n];
+    for op in ir.blocks.iter().flat_map(|blk| &blk.ops) {
+        let src = match op {
+            Op::Mov { src, .. } => Some(*src),
+            _ => None,
+        };
+        op.for_each_def(|d| match (&mut sources[d as usize], src) {
+            (Some(list), Some(s)) => list.push(s),
+            (slot, _) => *slot = None,
+        });
+    }
+    for e in ir.blocks.iter().flat_map(|blk| blk.term.edges()) {
+        for &(d, _) in &e.moves {
+            sources[d as usize] = None;
+        }
+    }
+    // Copies of ids are ids (growing: a copy cycle never becomes one).
+    loop {
+        let mut changed = false;
+        for r in 0..n {
+            if ids[r] {
+                continue;
+            }
+            if let Some(list) = &sources[r]
+                && !list.is_empty()
+                && list.iter().all(|&s| ids[s as usize])
+            {
+                ids[r] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return ids;
+        }
+    }
+}
+
 /// The registers of every function variable (`Op::LoadVar`/`Op::StoreVar`'s `var`) that some
 /// access indexes with a computed (non-constant) index, when its registers are varying, of one
 /// non-bool type, and have rows at one stride: they live in their rows, so that such an access

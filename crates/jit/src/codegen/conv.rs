@@ -50,7 +50,10 @@ impl Gen<'_> {
                 let signed = op == Conv::SToS;
                 match &a {
                     JVal::Uniform(x) => Some(JVal::Uniform(self.int_resize(*x, fb, tb, signed))),
-                    JVal::Affine(x, s) => self.affine_resize(*x, *s, fb, tb, signed),
+                    JVal::Affine(x, s) => {
+                        let checked = !self.ids[src as usize];
+                        self.affine_resize(*x, *s, fb, tb, signed, checked)
+                    }
                     _ => {
                         let xs = self.vectors(&a, fb);
                         let out = self.vec_resize(&xs, fb, tb, signed);
@@ -91,7 +94,8 @@ impl Gen<'_> {
     }
 
     /// An affine value resized. Widening is affine only when no lane wraps at the source width:
-    /// checked here, with a hand-back when one does.
+    /// checked here, with a hand-back when one does, unless `checked` is false (an invocation
+    /// id's lanes never wrap: `analysis::invocation_ids`).
     pub(super) fn affine_resize(
         &mut self,
         x: Value,
@@ -99,6 +103,7 @@ impl Gen<'_> {
         fb: usize,
         tb: usize,
         signed: bool,
+        checked: bool,
     ) -> Option<JVal> {
         let fbits = (fb * 8) as u32;
         let tbits = (tb * 8) as u32;
@@ -120,21 +125,23 @@ impl Gen<'_> {
         }
         let stride = alu::sext(s, fbits as u8);
         let span = stride.checked_mul((LANES - 1) as i64)?;
-        let x64 = if signed {
-            self.b.ins().sextend(I64, x)
-        } else {
-            self.b.ins().uextend(I64, x)
-        };
-        let last = self.b.ins().iadd_imm_s(x64, span);
-        let (lo, hi) = if signed {
-            (-(1i64 << (fbits - 1)), (1i64 << (fbits - 1)) - 1)
-        } else {
-            (0, (1i64 << fbits) - 1)
-        };
-        let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, last, lo);
-        let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, last, hi);
-        let wraps = self.b.ins().bor(below, above);
-        self.hand_back_if(wraps);
+        if checked {
+            let x64 = if signed {
+                self.b.ins().sextend(I64, x)
+            } else {
+                self.b.ins().uextend(I64, x)
+            };
+            let last = self.b.ins().iadd_imm_s(x64, span);
+            let (lo, hi) = if signed {
+                (-(1i64 << (fbits - 1)), (1i64 << (fbits - 1)) - 1)
+            } else {
+                (0, (1i64 << fbits) - 1)
+            };
+            let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, last, lo);
+            let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, last, hi);
+            let wraps = self.b.ins().bor(below, above);
+            self.hand_back_if(wraps);
+        }
         let base = self.int_resize(x, fb, tb, signed);
         Some(JVal::Affine(base, wrap(stride as u64, tbits)))
     }

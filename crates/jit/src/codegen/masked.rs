@@ -153,12 +153,13 @@ impl Gen<'_> {
         let region = region_of(ir, &self.sync, &self.guarded, from)?;
         // In the order the paths run: no op that may hand back after a store. The one op the
         // maskable ones may hand back at is a conversion of an affine value (its lanes' wrap
-        // check).
+        // check), unless the value is an invocation id.
         let mut seen_store = false;
         for arm in region.arms.into_iter().flatten() {
             for op in &ir.blocks[arm].ops {
                 let may_hand_back = matches!(op, Op::Conv { src, .. }
-                    if matches!(self.classes[*src as usize], Class::Affine(_)));
+                    if matches!(self.classes[*src as usize], Class::Affine(_))
+                        && !self.ids[*src as usize]);
                 if seen_store && may_hand_back {
                     return None;
                 }

@@ -74,7 +74,10 @@ use tessera_spirv::ir::{Ir, Op, Reg, RegType};
 
 use crate::classes::{Class, LANES};
 use crate::ctx::{field, status};
-use analysis::{barrier_jumps, dirty_registers, exits_first, hoist_divisions, resident_registers};
+use analysis::{
+    barrier_jumps, dirty_registers, exits_first, hoist_divisions, invocation_ids,
+    resident_registers,
+};
 use memory::Sites;
 use values::{JVal, Vars, own_flags, scalar_ty, vec_ty};
 
@@ -127,6 +130,8 @@ pub(crate) struct Gen<'a> {
     pub(crate) classes: Vec<Class>,
     /// Registers of `Ir::consts` (their rows hold the value already).
     pub(crate) ir_const: Vec<bool>,
+    /// Registers holding an invocation id (`analysis::invocation_ids`).
+    pub(crate) ids: Vec<bool>,
     live: Liveness,
     pub(crate) b: FunctionBuilder<'a>,
     pub(crate) vars: Vec<Vars>,
@@ -383,6 +388,7 @@ pub(crate) fn build(
             }
             v
         },
+        ids: invocation_ids(ir),
         classes,
         live,
         b,

@@ -212,3 +212,28 @@ fn hand_back_in_a_path_restarts_at_the_branch() {
     // Only the last chunk wraps: once on each of `check`'s two JIT runs.
     assert_eq!(hand_backs(&case), 2);
 }
+
+/// A triangle that stores twice at the invocation's index: the second store's address widens
+/// the invocation id after the first store, which needs no wrap check (an id never wraps:
+/// `analysis::invocation_ids`), so nothing in the arm can hand back after its first store and
+/// it runs under the mask: `if (a < b) { r0[i] = a; r1[i] = b; }`.
+#[test]
+fn stores_at_the_invocation_index_run_masked() {
+    let (n, a, b) = pairs();
+    let mut p = prologue(2);
+    let (x, y, i) = (p.x, p.y, p.i);
+    let bt = p.m.b.type_bool();
+    let c = p.m.b.u_less_than(bt, None, x, y).unwrap();
+    let (then, merge) = (p.m.b.id(), p.m.b.id());
+    p.m.b
+        .selection_merge(merge, SelectionControl::NONE)
+        .unwrap();
+    p.m.b.branch_conditional(c, then, merge, []).unwrap();
+    p.m.b.begin_block(Some(then)).unwrap();
+    p.store(0, i, x);
+    p.store(1, i, y);
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(merge)).unwrap();
+    let case = p.case(n, &a, &b, "two stores in a masked arm");
+    assert_eq!(hand_backs(&case), 0);
+}

@@ -126,6 +126,16 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.env.count
     }
 
+    /// One past the largest global invocation id of the dispatch on each axis: (base + count)
+    /// · workgroup size (ids past 2^32 wrap).
+    pub fn global_id_end(&self) -> [u64; 3] {
+        let env = self.m.env;
+        std::array::from_fn(|axis| {
+            (u64::from(env.base[axis]) + u64::from(env.count[axis]))
+                * u64::from(env.shape.local[axis])
+        })
+    }
+
     /// The register file's base address (rows at `layout().offsets`), valid until the worker is
     /// used again.
     pub fn regfile(&mut self) -> *mut u8 {
