@@ -27,6 +27,17 @@ pub(super) fn fp8_table(e5m2: bool) -> &'static [u32; 256] {
     &tables[usize::from(e5m2)]
 }
 
+/// What a widening of an affine value does about lanes that wrap at the source width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wrap {
+    /// They cannot: an invocation id (`analysis::invocation_ids`).
+    Never,
+    /// Checked: a hand-back when the result is not affine over the lanes that count.
+    Check,
+    /// A check pass made the check already (`masked`): the same result, no hand-back.
+    Trust,
+}
+
 impl Gen<'_> {
     // ------------------------------------------------------------------ conversions, selects
 
@@ -51,8 +62,14 @@ impl Gen<'_> {
                 match &a {
                     JVal::Uniform(x) => Some(JVal::Uniform(self.int_resize(*x, fb, tb, signed))),
                     JVal::Affine(x, s) => {
-                        let checked = !self.ids[src as usize];
-                        self.affine_resize(*x, *s, fb, tb, signed, checked)
+                        let rule = if self.ids[src as usize] {
+                            Wrap::Never
+                        } else if self.prechecked.contains(&self.at) {
+                            Wrap::Trust
+                        } else {
+                            Wrap::Check
+                        };
+                        self.affine_resize(*x, *s, fb, tb, signed, rule)
                     }
                     _ => {
                         let xs = self.vectors(&a, fb);
@@ -94,8 +111,10 @@ impl Gen<'_> {
     }
 
     /// An affine value resized. Widening is affine only when no lane wraps at the source width:
-    /// checked here, with a hand-back when one does, unless `checked` is false (an invocation
-    /// id's lanes never wrap: `analysis::invocation_ids`).
+    /// checked here, with a hand-back when one does (`Wrap::Check`). Under a divergent branch's
+    /// mask only the active lanes count: the lanes that do not wrap are a prefix of the chunk
+    /// and the others wrap once, so when the active lanes all lie on one side, the result is
+    /// affine with the base of that side.
     pub(super) fn affine_resize(
         &mut self,
         x: Value,
@@ -103,7 +122,7 @@ impl Gen<'_> {
         fb: usize,
         tb: usize,
         signed: bool,
-        checked: bool,
+        wrap_rule: Wrap,
     ) -> Option<JVal> {
         let fbits = (fb * 8) as u32;
         let tbits = (tb * 8) as u32;
@@ -125,25 +144,75 @@ impl Gen<'_> {
         }
         let stride = alu::sext(s, fbits as u8);
         let span = stride.checked_mul((LANES - 1) as i64)?;
-        if checked {
-            let x64 = if signed {
-                self.b.ins().sextend(I64, x)
-            } else {
-                self.b.ins().uextend(I64, x)
-            };
-            let last = self.b.ins().iadd_imm_s(x64, span);
-            let (lo, hi) = if signed {
-                (-(1i64 << (fbits - 1)), (1i64 << (fbits - 1)) - 1)
-            } else {
-                (0, (1i64 << fbits) - 1)
-            };
-            let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, last, lo);
-            let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, last, hi);
-            let wraps = self.b.ins().bor(below, above);
-            self.hand_back_if(wraps);
+        let out = |g: &mut Self, base: Value| {
+            let base = g.int_resize(base, 8, tb, signed);
+            Some(JVal::Affine(base, wrap(stride as u64, tbits)))
+        };
+        if wrap_rule == Wrap::Never {
+            let base = self.int_resize(x, fb, tb, signed);
+            return Some(JVal::Affine(base, wrap(stride as u64, tbits)));
         }
-        let base = self.int_resize(x, fb, tb, signed);
-        Some(JVal::Affine(base, wrap(stride as u64, tbits)))
+        let x = self.fit(x, scalar_ty(fb));
+        let x64 = if signed {
+            self.b.ins().sextend(I64, x)
+        } else {
+            self.b.ins().uextend(I64, x)
+        };
+        let (lo, hi) = if signed {
+            (-(1i64 << (fbits - 1)), (1i64 << (fbits - 1)) - 1)
+        } else {
+            (0, (1i64 << fbits) - 1)
+        };
+        let lanes = self.mask.as_ref().map(|m| m.lanes);
+        let Some(lanes) = lanes.filter(|_| stride.unsigned_abs() < 1 << 28) else {
+            if wrap_rule == Wrap::Check {
+                let last = self.b.ins().iadd_imm_s(x64, span);
+                let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, last, lo);
+                let above = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, last, hi);
+                let wraps = self.b.ins().bor(below, above);
+                self.hand_back_if(wraps);
+            }
+            return out(self, x64);
+        };
+        // Lanes [0, p) stay in range (lane 0 is in it), the rest wrap once (|stride| < 2^28).
+        let p = if stride > 0 {
+            // ceil((hi + 1 - base) / stride)
+            let top = self.b.ins().iconst(I64, hi + stride);
+            let room = self.b.ins().isub(top, x64);
+            self.b.ins().udiv_imm_u(room, stride)
+        } else {
+            // floor((base - lo) / -stride) + 1
+            let room = self.b.ins().iadd_imm_s(x64, -lo);
+            let q = self.b.ins().udiv_imm_u(room, -stride);
+            self.b.ins().iadd_imm_s(q, 1)
+        };
+        let max = self.b.ins().iconst(I64, LANES as i64);
+        let p = self.b.ins().umin(p, max);
+        let p = self.b.ins().ireduce(I32, p);
+        let one = self.b.ins().iconst(I32, 1);
+        let bit = self.b.ins().ishl(one, p);
+        let prefix = self.b.ins().iadd_imm_s(bit, -1);
+        // The active lanes as 16 bits (0/1 lanes to 0/-1, then their sign bits).
+        let zero = self.b.ins().iconst(I8, 0);
+        let zeros = self.b.ins().splat(I8X16, zero);
+        let signs = self.b.ins().isub(zeros, lanes);
+        let active = self.b.ins().vhigh_bits(I32, signs);
+        let outside = self.b.ins().band_not(active, prefix);
+        let inside = self.b.ins().band(active, prefix);
+        let in_prefix = self.b.ins().icmp_imm_s(IntCC::Equal, outside, 0);
+        if wrap_rule == Wrap::Check {
+            let in_suffix = self.b.ins().icmp_imm_s(IntCC::Equal, inside, 0);
+            let one_side = self.b.ins().bor(in_prefix, in_suffix);
+            let both = self.b.ins().bxor_imm_s(one_side, 1);
+            self.hand_back_if(both);
+        }
+        let period = 1i64 << fbits;
+        let past = self
+            .b
+            .ins()
+            .iadd_imm_s(x64, if stride > 0 { -period } else { period });
+        let base = self.b.ins().select(in_prefix, x64, past);
+        out(self, base)
     }
 
     /// Vectors of `fb`-byte lanes resized to `tb`-byte lanes (truncating or extending).

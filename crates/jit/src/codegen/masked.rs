@@ -15,12 +15,15 @@
 //! select of two values is varying; a resident register's row would be written for every
 //! lane); a path writes no resident register. A hand-back inside a region restarts at the branch
 //! (`Masked::restart`) with the values the registers had there (`Masked::snapshot`), so it must
-//! come before the region's first store: no op that may hand back follows a store.
+//! come before the region's first store: an op that may hand back after a store is checked by a
+//! pass over the paths' pure ops before the region runs (`Region::prechecked`), and runs
+//! unchecked in the region itself.
 
 use std::collections::HashSet;
 
 use cranelift_codegen::ir::{InstBuilder, Value};
-use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Space, Term};
+use tessera_spirv::ir::liveness::RegSet;
+use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
 
 use super::Gen;
 use super::values::JVal;
@@ -46,6 +49,12 @@ pub(crate) struct Region {
     pub(crate) join: usize,
     /// Every register a path writes (its edges' copies, its arm's ops), each once.
     pub(crate) written: Vec<Reg>,
+    /// The ops (block, index) that may hand back after the region's first store, checked by a
+    /// pass over the paths' pure ops before anything else runs (`Gen::maskable_region`).
+    pub(crate) prechecked: Vec<(u32, usize)>,
+    /// The ops that may hand back and read what a load of their path gave (directly or not):
+    /// the check pass leaves them out (it runs no load).
+    pub(crate) after_loads: Vec<(u32, usize)>,
 }
 
 /// Whether `op` can run under a mask: pure, a window load or a window store.
@@ -143,6 +152,8 @@ pub(crate) fn region_of(ir: &Ir, sync: &[bool], guarded: &[bool], from: usize) -
         arms,
         join,
         written,
+        prechecked: Vec::new(),
+        after_loads: Vec::new(),
     })
 }
 
@@ -150,18 +161,32 @@ impl Gen<'_> {
     /// The region of block `from`'s branch, if it can run under masks (see the module docs).
     pub(super) fn maskable_region(&self, from: usize) -> Option<Region> {
         let ir = self.ir;
-        let region = region_of(ir, &self.sync, &self.guarded, from)?;
-        // In the order the paths run: no op that may hand back after a store. The one op the
-        // maskable ones may hand back at is a conversion of an affine value (its lanes' wrap
-        // check), unless the value is an invocation id.
+        let mut region = region_of(ir, &self.sync, &self.guarded, from)?;
+        // In the order the paths run: an op that may hand back after a store is checked before
+        // the region starts, by the check pass; so its operand may not depend on a load of
+        // its path. The one op the maskable ones may hand back at is a conversion of an affine
+        // value (its lanes' wrap check), unless the value is an invocation id.
         let mut seen_store = false;
         for arm in region.arms.into_iter().flatten() {
-            for op in &ir.blocks[arm].ops {
+            let mut loaded = RegSet::new(ir.reg_types.len() as u32);
+            for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
                 let may_hand_back = matches!(op, Op::Conv { src, .. }
                     if matches!(self.classes[*src as usize], Class::Affine(_))
                         && !self.ids[*src as usize]);
-                if seen_store && may_hand_back {
-                    return None;
+                let mut reads_loaded = false;
+                op.clone().visit_regs(&mut |r, role| {
+                    reads_loaded |= role == Role::Use && loaded.contains(*r);
+                });
+                if may_hand_back && reads_loaded {
+                    if seen_store {
+                        return None;
+                    }
+                    region.after_loads.push((arm as u32, k));
+                } else if may_hand_back && seen_store {
+                    region.prechecked.push((arm as u32, k));
+                }
+                if reads_loaded || window_load(op) {
+                    op.for_each_def(|r| loaded.insert(r));
                 }
                 seen_store |= window_store(op);
             }
@@ -202,6 +227,25 @@ impl Gen<'_> {
             .collect();
         let ones = super::vs_one(&mut self.b);
         let not_cond = self.b.ins().bxor(cond, ones);
+        if !region.prechecked.is_empty() {
+            // The check pass: the paths' pure ops (their wrap checks hand back to the branch
+            // before any effect), then the registers put back. Cranelift merges these ops with
+            // the same ones of the run below.
+            for (side, (edge, lanes)) in [(t, cond), (f, not_cond)].into_iter().enumerate() {
+                self.mask = Some(Masked {
+                    lanes,
+                    restart,
+                    snapshot: snapshot.clone(),
+                });
+                let pass = self.pure_path(edge, region.arms[side], &region.after_loads);
+                self.mask = None;
+                pass?;
+                for (&r, v) in written.iter().zip(&before) {
+                    self.set(r, v.clone())?;
+                }
+            }
+            self.prechecked = region.prechecked.iter().copied().collect();
+        }
         let mut results: Vec<Vec<JVal>> = Vec::with_capacity(2);
         for (side, (edge, lanes)) in [(t, cond), (f, not_cond)].into_iter().enumerate() {
             if side == 1 {
@@ -216,6 +260,9 @@ impl Gen<'_> {
             });
             let path = self.masked_path(edge, region.arms[side]);
             self.mask = None;
+            if side == 1 {
+                self.prechecked.clear();
+            }
             path?;
             results.push(merged.iter().map(|&r| self.get(r)).collect());
         }
@@ -251,6 +298,29 @@ impl Gen<'_> {
         self.at = (arm as u32, ir.blocks[arm].ops.len());
         if let Term::Jump(out) = &ir.blocks[arm].term {
             self.copies(out)?;
+        }
+        Ok(())
+    }
+
+    /// The check pass over one path (see `masked_region`): the edge's copies and the arm's
+    /// pure ops but those `after_loads` (what they read comes from the loads this pass leaves
+    /// out; nothing the pass checks reads what they give).
+    fn pure_path(
+        &mut self,
+        edge: &Edge,
+        arm: Option<usize>,
+        after_loads: &[(u32, usize)],
+    ) -> JitResult<()> {
+        self.copies(edge)?;
+        let Some(arm) = arm else {
+            return Ok(());
+        };
+        let ir = self.ir;
+        for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
+            if op.is_pure() && !after_loads.contains(&(arm as u32, k)) {
+                self.at = (arm as u32, k);
+                self.op(op)?;
+            }
         }
         Ok(())
     }

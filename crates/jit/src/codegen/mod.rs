@@ -174,6 +174,9 @@ pub(crate) struct Gen<'a> {
     /// While a path of a divergent branch runs under a mask (`masked`): its active lanes and
     /// where a hand-back restarts instead of `at`, with what.
     pub(crate) mask: Option<masked::Masked>,
+    /// The ops of the masked path being generated whose checks a check pass made already
+    /// (`masked`): they run unchecked.
+    pub(crate) prechecked: std::collections::HashSet<(u32, usize)>,
     /// The entry block's jump into the chunk loop: loads of what stays put for a whole call
     /// (the context's tables, window and tensor-site fields) go before it, once (`inv_load`).
     entry_jump: Option<Inst>,
@@ -414,6 +417,7 @@ pub(crate) fn build(
         builtin_rows: false,
         at: (0, 0),
         mask: None,
+        prechecked: Default::default(),
         entry_jump: None,
         invariants: std::collections::HashMap::new(),
         cold_loads: false,

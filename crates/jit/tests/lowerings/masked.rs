@@ -38,6 +38,7 @@ fn hand_backs(case: &Case) -> u64 {
 /// `b[i]`, the invocation `i` and the workgroup `w`.
 struct Prologue {
     m: Mod,
+    a: Word,
     f: Word,
     ty: Word,
     i: Word,
@@ -64,6 +65,7 @@ fn prologue(outputs: usize) -> Prologue {
     let y = m.b.load(ty, None, pb, None, []).unwrap();
     Prologue {
         m,
+        a: va,
         f,
         ty,
         i,
@@ -91,6 +93,12 @@ impl Prologue {
             dispatch: [(n / 16) as u32, 1, 1],
             summary: summary.into(),
         }
+    }
+
+    /// `a[at]`.
+    fn load_a(&mut self, at: Word) -> Word {
+        let p = self.m.elem_ptr(int(32), self.a, at);
+        self.m.b.load(self.ty, None, p, None, []).unwrap()
     }
 
     fn store(&mut self, output: usize, at: Word, value: Word) {
@@ -168,11 +176,18 @@ fn triangle_of_uniform_values_is_varying() {
 /// not the values the other path left: with `acc` a function variable (one register,
 /// assigned in both arms), `acc = a; if (a < b) { acc = acc + 100 } else { acc = acc * 3; d = uint64(top - i)
 /// (affine; wraps below zero in the last chunk); acc = acc + uint(d) } r0[i] = acc`. The false
-/// path's conversion hands the last chunk back after the path assigned `acc` for every lane;
-/// the interpreter must see `acc` as it was at the branch.
+/// path's conversion hands the last chunk back (its active lanes lie on both sides of the wrap)
+/// after the path assigned `acc` for every lane; the interpreter must see `acc` as it was at
+/// the branch.
 #[test]
 fn hand_back_in_a_path_restarts_at_the_branch() {
-    let (n, a, b) = pairs();
+    let (n, mut a, mut b) = pairs();
+    // In the last chunk the false path's lanes (the odd ones) lie on both sides of the lane
+    // where `top - i` wraps (lane 9): its widening cannot be affine over them.
+    for lane in 0..16 {
+        a[n - 16 + lane] = 10;
+        b[n - 16 + lane] = if lane % 2 == 0 { 20 } else { 5 };
+    }
     let mut p = prologue(1);
     let (ty, x, y, i) = (p.ty, p.x, p.y, p.i);
     let u64t = p.m.b.type_int(64, 0);
@@ -197,7 +212,7 @@ fn hand_back_in_a_path_restarts_at_the_branch() {
     let acc = p.m.b.load(ty, None, var, None, []).unwrap();
     let tripled = p.m.b.i_mul(ty, None, acc, three).unwrap();
     p.m.b.store(var, tripled, None, []).unwrap();
-    let top = p.m.b.constant_bit32(ty, n as u32 - 2);
+    let top = p.m.b.constant_bit32(ty, n as u32 - 8);
     let down = p.m.b.i_sub(ty, None, top, i).unwrap();
     let d = p.m.b.u_convert(u64t, None, down).unwrap();
     let d32 = p.m.b.u_convert(ty, None, d).unwrap();
@@ -236,4 +251,86 @@ fn stores_at_the_invocation_index_run_masked() {
     p.m.b.begin_block(Some(merge)).unwrap();
     let case = p.case(n, &a, &b, "two stores in a masked arm");
     assert_eq!(hand_backs(&case), 0);
+}
+
+/// A widening under a mask counts only the active lanes (`codegen::conv::affine_resize`):
+/// `if (i >= 5) r0[i] = a[i - 5]; if (i < 21) r1[i] = a[20 - i]`. In the first chunk `i - 5`
+/// wraps below zero in lanes 0..4 and `20 - i` in none; in the second, `20 - i` wraps in lanes
+/// 5..15. The wrapping lanes are inactive each time, so no chunk is handed back.
+#[test]
+fn widening_counts_only_the_active_lanes() {
+    let (n, a, b) = pairs();
+    let mut p = prologue(2);
+    let (ty, i) = (p.ty, p.i);
+    let bt = p.m.b.type_bool();
+    let five = p.m.b.constant_bit32(ty, 5);
+    let twenty = p.m.b.constant_bit32(ty, 20);
+    let twenty_one = p.m.b.constant_bit32(ty, 21);
+    for (k, (cond_up, offset)) in [(true, five), (false, twenty)].into_iter().enumerate() {
+        let c = if cond_up {
+            p.m.b.u_greater_than_equal(bt, None, i, five).unwrap()
+        } else {
+            p.m.b.u_less_than(bt, None, i, twenty_one).unwrap()
+        };
+        let (then, merge) = (p.m.b.id(), p.m.b.id());
+        p.m.b
+            .selection_merge(merge, SelectionControl::NONE)
+            .unwrap();
+        p.m.b.branch_conditional(c, then, merge, []).unwrap();
+        p.m.b.begin_block(Some(then)).unwrap();
+        let at = if cond_up {
+            p.m.b.i_sub(ty, None, i, offset).unwrap()
+        } else {
+            p.m.b.i_sub(ty, None, offset, i).unwrap()
+        };
+        let v = p.load_a(at);
+        p.store(k, i, v);
+        p.m.b.branch(merge).unwrap();
+        p.m.b.begin_block(Some(merge)).unwrap();
+    }
+    let case = p.case(n, &a, &b, "widenings whose wrapping lanes are inactive");
+    assert_eq!(hand_backs(&case), 0);
+}
+
+/// A widening that may hand back after a store of its path is checked before the region runs
+/// (`Region::prechecked`): `if (a < b) { r0[i] = r0[i] + 1; d = uint64(top - i); r1[i] =
+/// uint(d >> 1); }`. In the last chunk the active lanes (the even ones) lie on both sides of
+/// the lane where `top - i` wraps: the chunk goes back to the interpreter at the branch, before
+/// the increment (which would otherwise run twice); every other chunk runs masked.
+#[test]
+fn checks_after_a_store_run_before_the_region() {
+    let (n, mut a, mut b) = pairs();
+    for lane in 0..16 {
+        a[n - 16 + lane] = 10;
+        b[n - 16 + lane] = if lane % 2 == 0 { 20 } else { 5 };
+    }
+    let mut p = prologue(2);
+    let (ty, x, y, i) = (p.ty, p.x, p.y, p.i);
+    let u64t = p.m.b.type_int(64, 0);
+    let bt = p.m.b.type_bool();
+    let c = p.m.b.u_less_than(bt, None, x, y).unwrap();
+    let (then, merge) = (p.m.b.id(), p.m.b.id());
+    p.m.b
+        .selection_merge(merge, SelectionControl::NONE)
+        .unwrap();
+    p.m.b.branch_conditional(c, then, merge, []).unwrap();
+    p.m.b.begin_block(Some(then)).unwrap();
+    let out0 = p.outputs[0].0;
+    let at = p.m.elem_ptr(int(32), out0, i);
+    let old = p.m.b.load(ty, None, at, None, []).unwrap();
+    let one = p.m.b.constant_bit32(ty, 1);
+    let new = p.m.b.i_add(ty, None, old, one).unwrap();
+    p.store(0, i, new);
+    let top = p.m.b.constant_bit32(ty, n as u32 - 8);
+    let down = p.m.b.i_sub(ty, None, top, i).unwrap();
+    let d = p.m.b.u_convert(u64t, None, down).unwrap();
+    let one64 = p.m.b.constant_bit64(u64t, 1);
+    let half = p.m.b.shift_right_logical(u64t, None, d, one64).unwrap();
+    let half32 = p.m.b.u_convert(ty, None, half).unwrap();
+    p.store(1, i, half32);
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(merge)).unwrap();
+    let case = p.case(n, &a, &b, "a widening checked before its region");
+    // The last chunk, once on each of `check`'s two JIT runs.
+    assert_eq!(hand_backs(&case), 2);
 }
