@@ -150,10 +150,11 @@ fn divergent_regions(ir: &Ir) -> Vec<(Reg, Vec<Reg>)> {
         .collect();
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let live = tessera_spirv::ir::liveness::Liveness::of(ir);
+    let post = tessera_spirv::ir::postdom::post_dominators(ir);
     (0..ir.blocks.len())
         .filter_map(|b| {
             let cond = ir.blocks[b].term.condition()?;
-            let region = crate::codegen::masked::region_of(ir, &sync, &guarded, b)?;
+            let region = crate::codegen::masked::region_of(ir, &sync, &guarded, &post, b)?;
             let join_reads = &live.live_in[region.join];
             let merged = region
                 .written

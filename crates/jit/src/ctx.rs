@@ -193,6 +193,20 @@ pub struct CallbackData {
     /// Run-time counts (see `JitKernel::run_stats`).
     pub callouts: std::sync::atomic::AtomicU64,
     pub hand_backs: std::sync::atomic::AtomicU64,
+    /// Hand-backs by where the interpreter took over: (block, op), or (`DONE`, 0) for the
+    /// lanes' own blocks.
+    pub hand_back_sites: std::sync::Mutex<std::collections::BTreeMap<(u32, u32), u64>>,
+}
+
+impl CallbackData {
+    /// Counts a hand-back at the place `c` says the interpreter takes over.
+    pub fn count_hand_back(&self, c: &Ctx) {
+        self.hand_backs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut sites) = self.hand_back_sites.lock() {
+            *sites.entry((c.stop_block, c.stop_op)).or_default() += 1;
+        }
+    }
 }
 
 /// # Safety

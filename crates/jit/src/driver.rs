@@ -188,10 +188,7 @@ pub(crate) fn run_groups(
                     }
                     status::HAND_BACK => {
                         handed_back = true;
-                        kernel
-                            .data
-                            .hand_backs
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        kernel.data.count_hand_back(&c);
                         let chunk = c.chunk;
                         if has_guard {
                             worker.set_floor(c.floor, guarded);
@@ -364,10 +361,7 @@ fn run_batches(
             match st {
                 status::DONE => break,
                 status::HAND_BACK => {
-                    kernel
-                        .data
-                        .hand_backs
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    kernel.data.count_hand_back(c);
                     let (gi, chunk) = (c.group, c.chunk);
                     let Some(&g) = groups.get(gi as usize) else {
                         return;

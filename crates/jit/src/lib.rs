@@ -169,11 +169,27 @@ impl JitKernel {
         }
     }
 
+    /// Where chunks were handed back so far, most often first: ((block, op), count), block
+    /// `u32::MAX` for a chunk whose lanes went on from their own blocks.
+    pub fn hand_back_sites(&self) -> Vec<((u32, u32), u64)> {
+        let mut sites: Vec<_> = self
+            .data
+            .hand_back_sites
+            .lock()
+            .map(|s| s.iter().map(|(&k, &v)| (k, v)).collect())
+            .unwrap_or_default();
+        sites.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        sites
+    }
+
     /// Sets the [`RunStats`] counters back to zero.
     pub fn reset_run_stats(&self) {
         use std::sync::atomic::Ordering::Relaxed;
         self.data.callouts.store(0, Relaxed);
         self.data.hand_backs.store(0, Relaxed);
+        if let Ok(mut sites) = self.data.hand_back_sites.lock() {
+            sites.clear();
+        }
     }
 }
 
@@ -334,6 +350,7 @@ fn compile_inner(program: &Program, store: Option<&dyn cache::CodeStore>) -> Jit
         dynamic: out.sites.dynamic.clone(),
         callouts: Default::default(),
         hand_backs: Default::default(),
+        hand_back_sites: Default::default(),
     });
     Ok(JitKernel {
         module: Some(module),
@@ -384,6 +401,36 @@ fn write_dump(
 impl Kernel for JitKernel {
     fn backend(&self) -> &'static str {
         "jit"
+    }
+
+    fn interpreted(&self) -> Option<String> {
+        let st = self.run_stats();
+        if st.hand_backs == 0 && st.callouts == 0 {
+            return None;
+        }
+        let sites: Vec<String> = self
+            .hand_back_sites()
+            .iter()
+            .take(4)
+            .map(|&((block, op), n)| {
+                if block == codegen::DONE {
+                    format!("lanes' own blocks ×{n}")
+                } else {
+                    format!("block {block} op {op} ×{n}")
+                }
+            })
+            .collect();
+        Some(format!(
+            "the interpreter took over {} chunk(s) of 16 lanes (at {}); {} op(s) with no \
+             native lowering ran there for a chunk",
+            st.hand_backs,
+            if sites.is_empty() {
+                "-".to_string()
+            } else {
+                sites.join(", ")
+            },
+            st.callouts
+        ))
     }
 
     fn run_groups(&self, worker: &mut Worker<'_, '_>, next: &mut dyn FnMut() -> Option<u64>) {

@@ -167,6 +167,19 @@ pub struct Compiled {
     job: Mutex<Option<Job>>,
     /// Nanoseconds its dispatches have run on the interpreter while the code was not ready.
     interpreted_ns: std::sync::atomic::AtomicU64,
+    /// The shader's name, for the log.
+    name: String,
+}
+
+impl Drop for Compiled {
+    /// Logs at `info` what of the compiled code's runs went to the interpreter.
+    fn drop(&mut self) {
+        if let Some(Some(kernel)) = self.kernel.get()
+            && let Some(what) = kernel.interpreted()
+        {
+            tracing::info!("compute shader {:?}: at run time, {what}", self.name);
+        }
+    }
 }
 
 impl std::fmt::Debug for Compiled {
@@ -299,7 +312,12 @@ impl Compiled {
         name: &str,
         cache: Option<&Arc<PipelineCache>>,
     ) -> Result<Arc<Compiled>> {
-        let slot = Arc::new(Compiled::default());
+        let slot = Arc::new(Compiled {
+            kernel: OnceLock::new(),
+            job: Mutex::new(None),
+            interpreted_ns: Default::default(),
+            name: name.to_string(),
+        });
         match backend {
             ShaderBackend::Interpreter => slot.finish(None),
             ShaderBackend::Jit => match compile_stored(program, cache.map(|c| &**c)) {

@@ -342,7 +342,7 @@ impl Gen<'_> {
                         self.b.switch_to_block(mixed);
                         match self.maskable_region(i) {
                             Some(region) => {
-                                self.masked_region(i, region, if_true, if_false, vs[0])?;
+                                self.masked_region(i, region, vs[0])?;
                             }
                             None => self.hand_back(),
                         }

@@ -1,23 +1,25 @@
 //! Divergent branches under masks: a branch whose lanes disagree runs both ways in compiled
-//! code when its arms are simple enough (`maskable_region`), instead of handing the chunk to the
-//! interpreter.
+//! code when what lies between it and the point where its paths meet is simple enough
+//! (`maskable_region`), instead of handing the chunk to the interpreter.
 //!
-//! A region is a branch of block `from` whose two targets reach one join: each target is the
-//! join itself or an arm, a single block that jumps on to the join (a triangle has one arm, a
-//! diamond two). `masked_region` runs the true path (the branch edge's copies, the arm's ops,
-//! the arm's edge copies) for the lanes of the condition, puts back the values the path wrote,
-//! runs the false path for the other lanes, and merges every register the paths wrote and the
-//! join reads with a select on the condition. Stores of inactive lanes go to the scratch slot
-//! (`memory::scatter`); pure ops and window loads run for every lane (loads are checked, so an
-//! inactive lane's address is harmless).
+//! A region is a branch of block `from` and the blocks its paths run before they meet at the
+//! join (the branch's immediate post-dominator): an acyclic graph of blocks of pure ops, window
+//! loads and window stores, whose branches have regions of their own inside it
+//! ([`region_of`]). `masked_region` runs the true side (the branch edge's copies, then block by
+//! block to the join) for the lanes of the condition, puts back the values the side wrote,
+//! runs the false side for the other lanes, and merges every register the sides wrote and the
+//! join reads with a select on the condition. Inside a side, a branch on a uniform condition is
+//! a real branch, and one on a varying condition splits again under the narrower masks. Stores
+//! of inactive lanes go to the scratch slot (`memory::scatter`); pure ops and window loads run
+//! for every lane (loads are checked, so an inactive lane's address is harmless).
 //!
-//! Invariants: the registers the join reads that a path writes are varying and not resident (a
-//! select of two values is varying; a resident register's row would be written for every
-//! lane); a path writes no resident register. A hand-back inside a region restarts at the branch
-//! (`Masked::restart`) with the values the registers had there (`Masked::snapshot`), so it must
-//! come before the region's first store: an op that may hand back after a store is checked by a
-//! pass over the paths' pure ops before the region runs (`Region::prechecked`), and runs
-//! unchecked in the region itself.
+//! Invariants: the registers a join reads that its region writes are varying and not resident
+//! when its condition may diverge (a select of two values is varying; a resident register's
+//! row would be written for every lane); a region writes no resident register. A hand-back
+//! inside a region restarts at its first branch (`Masked::restart`) with the values the
+//! registers had there (`Masked::snapshot`), so it must come before the region's first store:
+//! an op that may hand back after a store is checked by a pass over the region's pure ops
+//! before the region runs (`Region::prechecked`), and runs unchecked in the region itself.
 
 use std::collections::HashSet;
 
@@ -28,31 +30,34 @@ use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
 use super::Gen;
 use super::values::JVal;
 use crate::classes::Class;
-use crate::error::JitResult;
+use crate::error::{JitError, JitResult};
 
-/// A divergent branch's masked lanes while one of its paths runs.
+/// A divergent branch's masked lanes while one of its sides runs.
 #[derive(Debug, Clone)]
 pub(crate) struct Masked {
     /// The active lanes: an `I8X16` of 0 or 1 per lane.
     pub(crate) lanes: Value,
-    /// Where a hand-back restarts: the branch, before any of the region's effects.
+    /// Where a hand-back restarts: the region's first branch, before any of its effects.
     pub(crate) restart: (u32, usize),
-    /// The registers live at the branch with their values there (what a hand-back saves).
+    /// The registers live at that branch with their values there (what a hand-back saves).
     pub(crate) snapshot: Vec<(Reg, JVal)>,
 }
 
-/// A divergent branch's region (see the module docs).
+/// A branch's region (see the module docs).
 #[derive(Debug, Clone)]
 pub(crate) struct Region {
-    /// The arm of the true and of the false target (`None`: that target is the join).
-    pub(crate) arms: [Option<usize>; 2],
+    /// Where the sides meet: the branch's immediate post-dominator.
     pub(crate) join: usize,
-    /// Every register a path writes (its edges' copies, its arm's ops), each once.
+    /// The region's blocks in the order compiled code runs them (the true side first, and so
+    /// inside each nested branch).
+    pub(crate) blocks: Vec<usize>,
+    /// Every register the region writes (the branch edges' copies, its blocks' ops and edge
+    /// copies), each once.
     pub(crate) written: Vec<Reg>,
     /// The ops (block, index) that may hand back after the region's first store, checked by a
-    /// pass over the paths' pure ops before anything else runs (`Gen::maskable_region`).
+    /// pass over the region's pure ops before anything else runs (`Gen::maskable_region`).
     pub(crate) prechecked: Vec<(u32, usize)>,
-    /// The ops that may hand back and read what a load of their path gave (directly or not):
+    /// The ops that may hand back and read what a load of the region gave (directly or not):
     /// the check pass leaves them out (it runs no load).
     pub(crate) after_loads: Vec<(u32, usize)>,
 }
@@ -91,66 +96,101 @@ fn window_load(op: &Op) -> bool {
     )
 }
 
-/// The region of block `from`'s branch as the IR shapes it, when it has one whose arms hold
-/// only ops that can run under a mask (`sync` and `guarded`: per block, see `Gen`); what
-/// the classes do not decide yet (`Gen::maskable_region`) is left out.
-pub(crate) fn region_of(ir: &Ir, sync: &[bool], guarded: &[bool], from: usize) -> Option<Region> {
+/// The blocks from `start` up to `stop` (exclusive) in the order a side runs them, appended to
+/// `out`: `None` when they are not an acyclic graph of maskable blocks that all lead to `stop`.
+fn side_blocks(
+    ir: &Ir,
+    ok: &dyn Fn(usize) -> bool,
+    post: &[Option<u32>],
+    start: usize,
+    stop: usize,
+    seen: &mut [bool],
+    out: &mut Vec<usize>,
+) -> Option<()> {
+    let mut b = start;
+    while b != stop {
+        if seen[b] || !ok(b) {
+            return None;
+        }
+        seen[b] = true;
+        out.push(b);
+        match &ir.blocks[b].term {
+            Term::Jump(e) => b = e.target as usize,
+            Term::Branch {
+                if_true, if_false, ..
+            } => {
+                let join = post[b]? as usize;
+                for e in [if_true, if_false] {
+                    side_blocks(ir, ok, post, e.target as usize, join, seen, out)?;
+                }
+                b = join;
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// The region of block `from`'s branch as the IR shapes it, when it has one whose blocks hold
+/// only ops that can run under a mask (`sync` and `guarded`: per block, see `Gen`; `post`: the
+/// post-dominators); what the classes decide (`Gen::maskable_region`) is left out.
+pub(crate) fn region_of(
+    ir: &Ir,
+    sync: &[bool],
+    guarded: &[bool],
+    post: &[Option<u32>],
+    from: usize,
+) -> Option<Region> {
     let Term::Branch {
         if_true, if_false, ..
     } = &ir.blocks[from].term
     else {
         return None;
     };
-    let jump_of = |b: usize| match &ir.blocks[b].term {
-        Term::Jump(e) => Some(e.target as usize),
-        _ => None,
-    };
-    let (tt, ft) = (if_true.target as usize, if_false.target as usize);
-    let (arms, join) = if tt == ft {
-        ([None, None], tt)
-    } else if jump_of(tt) == Some(ft) {
-        ([Some(tt), None], ft)
-    } else if jump_of(ft) == Some(tt) {
-        ([None, Some(ft)], tt)
-    } else {
-        match (jump_of(tt), jump_of(ft)) {
-            (Some(a), Some(b)) if a == b => ([Some(tt), Some(ft)], a),
-            _ => return None,
-        }
-    };
+    let join = post[from]? as usize;
     if join == from {
         return None;
     }
+    let ok = |b: usize| {
+        b != from
+            && !sync.get(b).copied().unwrap_or(true)
+            && !guarded.get(b).copied().unwrap_or(false)
+            && ir.blocks[b].ops.iter().all(maskable_op)
+    };
+    let mut seen = vec![false; ir.blocks.len()];
+    let mut blocks = Vec::new();
+    for e in [if_true, if_false] {
+        side_blocks(
+            ir,
+            &ok,
+            post,
+            e.target as usize,
+            join,
+            &mut seen,
+            &mut blocks,
+        )?;
+    }
     let mut written = Vec::new();
-    let mut seen = HashSet::new();
-    for (side, edge) in [if_true, if_false].into_iter().enumerate() {
-        let mut note = |r: Reg| {
-            if seen.insert(r) {
-                written.push(r);
-            }
-        };
-        edge.moves.iter().for_each(|&(d, _)| note(d));
-        let Some(arm) = arms[side] else {
-            continue;
-        };
-        if arm == from
-            || arm == join
-            || sync.get(arm).copied().unwrap_or(true)
-            || guarded.get(arm).copied().unwrap_or(false)
-            || !ir.blocks[arm].ops.iter().all(maskable_op)
-        {
-            return None;
+    let mut noted = HashSet::new();
+    let mut note = |r: Reg| {
+        if noted.insert(r) {
+            written.push(r);
         }
-        for op in &ir.blocks[arm].ops {
+    };
+    for e in ir.blocks[from].term.edges() {
+        e.moves.iter().for_each(|&(d, _)| note(d));
+    }
+    for &b in &blocks {
+        for op in &ir.blocks[b].ops {
             op.for_each_def(&mut note);
         }
-        if let Term::Jump(out) = &ir.blocks[arm].term {
-            out.moves.iter().for_each(|&(d, _)| note(d));
+        for e in ir.blocks[b].term.edges() {
+            e.moves.iter().for_each(|&(d, _)| note(d));
         }
     }
     Some(Region {
-        arms,
         join,
+        blocks,
         written,
         prechecked: Vec::new(),
         after_loads: Vec::new(),
@@ -161,15 +201,36 @@ impl Gen<'_> {
     /// The region of block `from`'s branch, if it can run under masks (see the module docs).
     pub(super) fn maskable_region(&self, from: usize) -> Option<Region> {
         let ir = self.ir;
-        let mut region = region_of(ir, &self.sync, &self.guarded, from)?;
-        // In the order the paths run: an op that may hand back after a store is checked before
-        // the region starts, by the check pass; so its operand may not depend on a load of
-        // its path. The one op the maskable ones may hand back at is a conversion of an affine
-        // value (its lanes' wrap check), unless the value is an invocation id.
+        let mut region = self.regions[from].clone()?;
+        if region.written.iter().any(|&r| self.resident[r as usize]) {
+            return None;
+        }
+        // Every branch that may diverge merges varying registers only.
+        for b in std::iter::once(from).chain(region.blocks.iter().copied()) {
+            let Some(cond) = ir.blocks[b].term.condition() else {
+                continue;
+            };
+            if self.classes[cond as usize] != Class::Varying {
+                continue;
+            }
+            let inner = self.regions[b].as_ref()?;
+            let join_reads = &self.live.live_in[inner.join];
+            let fits = inner
+                .written
+                .iter()
+                .all(|&r| !join_reads.contains(r) || self.classes[r as usize] == Class::Varying);
+            if !fits {
+                return None;
+            }
+        }
+        // In the order the region runs: an op that may hand back after a store is checked
+        // before the region starts, by the check pass; so its operand may not depend on a
+        // load of the region. The one op the maskable ones may hand back at is a conversion of
+        // an affine value (its lanes' wrap check), unless the value is an invocation id.
         let mut seen_store = false;
-        for arm in region.arms.into_iter().flatten() {
-            let mut loaded = RegSet::new(ir.reg_types.len() as u32);
-            for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
+        let mut loaded = RegSet::new(ir.reg_types.len() as u32);
+        for &b in &region.blocks {
+            for (k, op) in ir.blocks[b].ops.iter().enumerate() {
                 let may_hand_back = matches!(op, Op::Conv { src, .. }
                     if matches!(self.classes[*src as usize], Class::Affine(_))
                         && !self.ids[*src as usize]);
@@ -181,33 +242,33 @@ impl Gen<'_> {
                     if seen_store {
                         return None;
                     }
-                    region.after_loads.push((arm as u32, k));
+                    region.after_loads.push((b as u32, k));
                 } else if may_hand_back && seen_store {
-                    region.prechecked.push((arm as u32, k));
+                    region.prechecked.push((b as u32, k));
                 }
                 if reads_loaded || window_load(op) {
                     op.for_each_def(|r| loaded.insert(r));
                 }
                 seen_store |= window_store(op);
             }
+            for e in ir.blocks[b].term.edges() {
+                for &(d, s) in &e.moves {
+                    if loaded.contains(s) {
+                        loaded.insert(d);
+                    }
+                }
+            }
         }
-        let join_reads = &self.live.live_in[region.join];
-        let fits = region.written.iter().all(|&r| {
-            !self.resident[r as usize]
-                && (!join_reads.contains(r) || self.classes[r as usize] == Class::Varying)
-        });
-        fits.then_some(region)
+        Some(region)
     }
 
-    /// Runs `region` of block `from`'s branch (edges `t` and `f`) for a chunk whose lanes
-    /// disagree on the condition (`cond`: an `I8X16` of 0/1 per lane), then continues at the
-    /// join with every lane. Ends the current block.
+    /// Runs `region` of block `from`'s branch for a chunk whose lanes disagree on the
+    /// condition (`cond`: an `I8X16` of 0/1 per lane), then continues at the join with every
+    /// lane. Ends the current block.
     pub(super) fn masked_region(
         &mut self,
         from: usize,
         region: Region,
-        t: &Edge,
-        f: &Edge,
         cond: Value,
     ) -> JitResult<()> {
         let ir = self.ir;
@@ -217,53 +278,81 @@ impl Gen<'_> {
             .iter()
             .collect();
         let snapshot: Vec<(Reg, JVal)> = live.iter().map(|&r| (r, self.get(r))).collect();
-        // What each path writes: put back before the other path, merged at the join.
-        let written = region.written.clone();
+        let base = Masked {
+            lanes: cond,
+            restart,
+            snapshot,
+        };
+        if !region.prechecked.is_empty() {
+            // The check pass: the region's pure ops (their checks hand back to the branch
+            // before any effect), then the registers put back. Cranelift merges these ops with
+            // the same ones of the run below.
+            let before: Vec<JVal> = region.written.iter().map(|&r| self.get(r)).collect();
+            let pass = Pass {
+                base: base.clone(),
+                check_only: Some(&region.after_loads),
+            };
+            self.split(&pass, from, None, cond)?;
+            for (&r, v) in region.written.iter().zip(&before) {
+                self.set(r, v.clone())?;
+            }
+            self.prechecked = region.prechecked.iter().copied().collect();
+        }
+        let pass = Pass {
+            base,
+            check_only: None,
+        };
+        let run = self.split(&pass, from, None, cond);
+        self.mask = None;
+        self.prechecked.clear();
+        run?;
+        let last = region.blocks.last().copied().unwrap_or(from);
+        self.at = (last as u32, ir.blocks[last].ops.len());
+        self.goto(region.join as u32, Some(last))
+    }
+
+    /// Both sides of block `from`'s branch on `cond`, inside the lanes of `outer` (all of
+    /// them when `None`), then the registers its join reads merged.
+    fn split(
+        &mut self,
+        pass: &Pass<'_>,
+        from: usize,
+        outer: Option<Value>,
+        cond: Value,
+    ) -> JitResult<()> {
+        let ir = self.ir;
+        let Term::Branch {
+            if_true, if_false, ..
+        } = &ir.blocks[from].term
+        else {
+            return Err(JitError::Unexpected(
+                "a masked split at a block with no branch",
+            ));
+        };
+        let (join, written) = match &self.regions[from] {
+            Some(r) => (r.join, r.written.clone()),
+            None => return Err(JitError::Unexpected("a masked split with no region")),
+        };
         let before: Vec<JVal> = written.iter().map(|&r| self.get(r)).collect();
         let merged: Vec<Reg> = written
             .iter()
             .copied()
-            .filter(|&r| self.live.live_in[region.join].contains(r))
+            .filter(|&r| self.live.live_in[join].contains(r))
             .collect();
         let ones = super::vs_one(&mut self.b);
         let not_cond = self.b.ins().bxor(cond, ones);
-        if !region.prechecked.is_empty() {
-            // The check pass: the paths' pure ops (their wrap checks hand back to the branch
-            // before any effect), then the registers put back. Cranelift merges these ops with
-            // the same ones of the run below.
-            for (side, (edge, lanes)) in [(t, cond), (f, not_cond)].into_iter().enumerate() {
-                self.mask = Some(Masked {
-                    lanes,
-                    restart,
-                    snapshot: snapshot.clone(),
-                });
-                let pass = self.pure_path(edge, region.arms[side], &region.after_loads);
-                self.mask = None;
-                pass?;
-                for (&r, v) in written.iter().zip(&before) {
-                    self.set(r, v.clone())?;
-                }
-            }
-            self.prechecked = region.prechecked.iter().copied().collect();
-        }
+        let sides = match outer {
+            None => [cond, not_cond],
+            Some(o) => [self.b.ins().band(o, cond), self.b.ins().band(o, not_cond)],
+        };
         let mut results: Vec<Vec<JVal>> = Vec::with_capacity(2);
-        for (side, (edge, lanes)) in [(t, cond), (f, not_cond)].into_iter().enumerate() {
-            if side == 1 {
+        for (k, (edge, lanes)) in [if_true, if_false].into_iter().zip(sides).enumerate() {
+            if k == 1 {
                 for (&r, v) in written.iter().zip(&before) {
                     self.set(r, v.clone())?;
                 }
             }
-            self.mask = Some(Masked {
-                lanes,
-                restart,
-                snapshot: snapshot.clone(),
-            });
-            let path = self.masked_path(edge, region.arms[side]);
-            self.mask = None;
-            if side == 1 {
-                self.prechecked.clear();
-            }
-            path?;
+            self.side(pass, edge, join, lanes)?;
             results.push(merged.iter().map(|&r| self.get(r)).collect());
         }
         for (k, &r) in merged.iter().enumerate() {
@@ -278,48 +367,71 @@ impl Gen<'_> {
                 .collect();
             self.set(r, JVal::Varying(v))?;
         }
-        let last = region.arms[1].or(region.arms[0]).unwrap_or(from);
-        self.at = (last as u32, ir.blocks[last].ops.len());
-        self.goto(region.join as u32, Some(last))
-    }
-
-    /// One path of a region under `self.mask`: the branch edge's copies, then the arm's ops
-    /// and its edge's copies.
-    fn masked_path(&mut self, edge: &Edge, arm: Option<usize>) -> JitResult<()> {
-        self.copies(edge)?;
-        let Some(arm) = arm else {
-            return Ok(());
-        };
-        let ir = self.ir;
-        for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
-            self.at = (arm as u32, k);
-            self.op(op)?;
-        }
-        self.at = (arm as u32, ir.blocks[arm].ops.len());
-        if let Term::Jump(out) = &ir.blocks[arm].term {
-            self.copies(out)?;
-        }
         Ok(())
     }
 
-    /// The check pass over one path (see `masked_region`): the edge's copies and the arm's
-    /// pure ops but those `after_loads` (what they read comes from the loads this pass leaves
-    /// out; nothing the pass checks reads what they give).
-    fn pure_path(
-        &mut self,
-        edge: &Edge,
-        arm: Option<usize>,
-        after_loads: &[(u32, usize)],
-    ) -> JitResult<()> {
-        self.copies(edge)?;
-        let Some(arm) = arm else {
-            return Ok(());
-        };
+    /// One side: edge `e`'s copies, then block by block from its target up to `stop` under
+    /// `lanes` (in the current Cranelift block, which continues where the side meets `stop`).
+    fn side(&mut self, pass: &Pass<'_>, e: &Edge, stop: usize, lanes: Value) -> JitResult<()> {
         let ir = self.ir;
-        for (k, op) in ir.blocks[arm].ops.iter().enumerate() {
-            if op.is_pure() && !after_loads.contains(&(arm as u32, k)) {
-                self.at = (arm as u32, k);
+        self.copies(e)?;
+        let mut b = e.target as usize;
+        while b != stop {
+            self.mask = Some(Masked {
+                lanes,
+                ..pass.base.clone()
+            });
+            for (k, op) in ir.blocks[b].ops.iter().enumerate() {
+                if let Some(after_loads) = pass.check_only
+                    && (!op.is_pure() || after_loads.contains(&(b as u32, k)))
+                {
+                    continue;
+                }
+                self.at = (b as u32, k);
                 self.op(op)?;
+            }
+            self.at = (b as u32, ir.blocks[b].ops.len());
+            match &ir.blocks[b].term {
+                Term::Jump(out) => {
+                    self.copies(out)?;
+                    b = out.target as usize;
+                }
+                Term::Branch {
+                    cond,
+                    if_true,
+                    if_false,
+                } => {
+                    let join = match &self.regions[b] {
+                        Some(r) => r.join,
+                        None => return Err(JitError::Unexpected("a masked branch with no join")),
+                    };
+                    match self.get(*cond) {
+                        JVal::Const(v) => {
+                            let e = if v != 0 { if_true } else { if_false };
+                            self.side(pass, e, join, lanes)?;
+                        }
+                        JVal::Uniform(x) => {
+                            let (t, f, cont) = (
+                                self.b.create_block(),
+                                self.b.create_block(),
+                                self.b.create_block(),
+                            );
+                            self.b.ins().brif(x, t, &[], f, &[]);
+                            for (blk, e) in [(t, if_true), (f, if_false)] {
+                                self.b.switch_to_block(blk);
+                                self.side(pass, e, join, lanes)?;
+                                self.b.ins().jump(cont, &[]);
+                            }
+                            self.b.switch_to_block(cont);
+                        }
+                        JVal::Varying(vs) => self.split(pass, b, Some(lanes), vs[0])?,
+                        JVal::Affine(..) => {
+                            return Err(JitError::Unexpected("affine branch condition"));
+                        }
+                    }
+                    b = join;
+                }
+                _ => return Err(JitError::Unexpected("a masked block that does not jump")),
             }
         }
         Ok(())
@@ -333,4 +445,11 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+/// One emission of a region: the real run, or the check pass (`check_only`: the ops it leaves
+/// out beside the effects).
+struct Pass<'r> {
+    base: Masked,
+    check_only: Option<&'r [(u32, usize)]>,
 }

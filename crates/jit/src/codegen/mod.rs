@@ -174,7 +174,9 @@ pub(crate) struct Gen<'a> {
     /// While a path of a divergent branch runs under a mask (`masked`): its active lanes and
     /// where a hand-back restarts instead of `at`, with what.
     pub(crate) mask: Option<masked::Masked>,
-    /// The ops of the masked path being generated whose checks a check pass made already
+    /// Per block: the region of its branch, as the IR shapes it (`masked::region_of`).
+    pub(crate) regions: Vec<Option<masked::Region>>,
+    /// The ops of the masked region being generated whose checks a check pass made already
     /// (`masked`): they run unchecked.
     pub(crate) prechecked: std::collections::HashSet<(u32, usize)>,
     /// The entry block's jump into the chunk loop: loads of what stays put for a whole call
@@ -370,6 +372,10 @@ pub(crate) fn build(
     let has_sync = sync.iter().any(|&s| s);
     let dirty = dirty_registers(ir, &sync);
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
+    let post = tessera_spirv::ir::postdom::post_dominators(ir);
+    let regions = (0..ir.blocks.len())
+        .map(|b| masked::region_of(ir, &sync, &guarded, &post, b))
+        .collect();
     let chunk_done = b.create_block();
     let leave = b.create_block();
     let exit_status = b.declare_var(I32);
@@ -417,6 +423,7 @@ pub(crate) fn build(
         builtin_rows: false,
         at: (0, 0),
         mask: None,
+        regions,
         prechecked: Default::default(),
         entry_jump: None,
         invariants: std::collections::HashMap::new(),

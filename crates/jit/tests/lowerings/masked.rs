@@ -331,6 +331,79 @@ fn checks_after_a_store_run_before_the_region() {
     p.m.b.branch(merge).unwrap();
     p.m.b.begin_block(Some(merge)).unwrap();
     let case = p.case(n, &a, &b, "a widening checked before its region");
-    // The last chunk, once on each of `check`'s two JIT runs.
-    assert_eq!(hand_backs(&case), 2);
+    // The last chunk, once on each of `check`'s two JIT runs, at the branch (the end of the
+    // entry block), which the kernel's run-time report names.
+    let (verdict, kernel) = check(&case);
+    assert!(matches!(verdict, Verdict::Agree), "{verdict:?}");
+    let kernel = kernel.expect("compiled");
+    assert_eq!(kernel.run_stats().hand_backs, 2);
+    let sites = kernel.hand_back_sites();
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    assert_eq!(sites[0].0.0, 0, "{sites:?}");
+    let report = tessera_spirv::exec::Kernel::interpreted(&kernel).expect("a report");
+    assert!(
+        report.contains("2 chunk(s)") && report.contains("block 0 op"),
+        "{report}"
+    );
+}
+
+/// A region of several blocks: a diamond inside one side of a diamond, and a branch on a
+/// uniform condition (a real branch under the mask) after it:
+/// `if (a < b) { x = (a & 1) != 0 ? a * 3 : b; y = w > 2 ? x + w : x - w; } else { x = 1; y = a ^ b; }
+/// r0[i] = x + y` (each `?:` an if/else with a phi).
+#[test]
+fn nested_branches_run_inside_a_region() {
+    let (n, a, b) = pairs();
+    let mut p = prologue(1);
+    let (ty, x, y, i, w) = (p.ty, p.x, p.y, p.i, p.w);
+    let bt = p.m.b.type_bool();
+    let c = p.m.b.u_less_than(bt, None, x, y).unwrap();
+    let (then, other, merge) = (p.m.b.id(), p.m.b.id(), p.m.b.id());
+    p.m.b
+        .selection_merge(merge, SelectionControl::NONE)
+        .unwrap();
+    p.m.b.branch_conditional(c, then, other, []).unwrap();
+    // then: x = (a & 1) != 0 ? a * 3 : b
+    p.m.b.begin_block(Some(then)).unwrap();
+    let one = p.m.b.constant_bit32(ty, 1);
+    let three = p.m.b.constant_bit32(ty, 3);
+    let zero = p.m.b.constant_bit32(ty, 0);
+    let odd = p.m.b.bitwise_and(ty, None, x, one).unwrap();
+    let c1 = p.m.b.i_not_equal(bt, None, odd, zero).unwrap();
+    let (t1, f1, m1) = (p.m.b.id(), p.m.b.id(), p.m.b.id());
+    p.m.b.selection_merge(m1, SelectionControl::NONE).unwrap();
+    p.m.b.branch_conditional(c1, t1, f1, []).unwrap();
+    p.m.b.begin_block(Some(t1)).unwrap();
+    let x1 = p.m.b.i_mul(ty, None, x, three).unwrap();
+    p.m.b.branch(m1).unwrap();
+    p.m.b.begin_block(Some(f1)).unwrap();
+    p.m.b.branch(m1).unwrap();
+    p.m.b.begin_block(Some(m1)).unwrap();
+    let xt = p.m.b.phi(ty, None, [(x1, t1), (y, f1)]).unwrap();
+    // y = w > 2 ? x + w : x - w (uniform)
+    let two = p.m.b.constant_bit32(ty, 2);
+    let c2 = p.m.b.u_greater_than(bt, None, w, two).unwrap();
+    let (t2, f2, m2) = (p.m.b.id(), p.m.b.id(), p.m.b.id());
+    p.m.b.selection_merge(m2, SelectionControl::NONE).unwrap();
+    p.m.b.branch_conditional(c2, t2, f2, []).unwrap();
+    p.m.b.begin_block(Some(t2)).unwrap();
+    let y1 = p.m.b.i_add(ty, None, xt, w).unwrap();
+    p.m.b.branch(m2).unwrap();
+    p.m.b.begin_block(Some(f2)).unwrap();
+    let y2 = p.m.b.i_sub(ty, None, xt, w).unwrap();
+    p.m.b.branch(m2).unwrap();
+    p.m.b.begin_block(Some(m2)).unwrap();
+    let yt = p.m.b.phi(ty, None, [(y1, t2), (y2, f2)]).unwrap();
+    p.m.b.branch(merge).unwrap();
+    // else: x = 1; y = a ^ b
+    p.m.b.begin_block(Some(other)).unwrap();
+    let yf = p.m.b.bitwise_xor(ty, None, x, y).unwrap();
+    p.m.b.branch(merge).unwrap();
+    p.m.b.begin_block(Some(merge)).unwrap();
+    let xm = p.m.b.phi(ty, None, [(xt, m2), (one, other)]).unwrap();
+    let ym = p.m.b.phi(ty, None, [(yt, m2), (yf, other)]).unwrap();
+    let s = p.m.b.i_add(ty, None, xm, ym).unwrap();
+    p.store(0, i, s);
+    let case = p.case(n, &a, &b, "nested branches inside a region");
+    assert_eq!(hand_backs(&case), 0);
 }

@@ -38,6 +38,11 @@ pub trait Kernel: Send + Sync + std::fmt::Debug {
     /// Runs lane groups from `next` (each call gives the next group to run, `None` when there
     /// are no more) on one worker, until there are none or the dispatch is stopping.
     fn run_groups(&self, worker: &mut Worker<'_, '_>, next: &mut dyn FnMut() -> Option<u64>);
+
+    /// What of its runs so far went to the interpreter, in words, when something did.
+    fn interpreted(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One pool thread's view of a dispatch, for a [`Kernel`].

@@ -21,6 +21,7 @@
 
 pub mod liveness;
 mod ops;
+pub mod postdom;
 pub(crate) mod print;
 pub mod sched;
 pub(crate) mod typing;
