@@ -11,8 +11,8 @@
 //! class from the lane grouping ([`builtin_classes`]); the fixed point then runs over the ops and
 //! edge copies. The local invocation index, when chunks are aligned to it, also makes the
 //! subgroup id uniform and the subgroup invocation id affine ([`aligned_index`]).
-//! A divergent branch that compiled code runs under masks makes the registers its paths write
-//! and its join reads varying ([`divergent_regions`]).
+//! Divergence that compiled code runs under masks makes the registers that merge values of
+//! several lanes' paths varying ([`divergence_rules`]).
 
 use tessera_spirv::alu::{self, Conv, IBin};
 use tessera_spirv::exec::GroupShape;
@@ -139,10 +139,17 @@ pub fn builtin_classes(ir: &Ir, shape: &GroupShape) -> Vec<(Reg, Class)> {
     out
 }
 
-/// Per branch with a region compiled code can run under masks (`codegen::masked`): its
-/// condition and the registers its paths write that its join reads. When the condition is
-/// varying, lanes may take both paths, and those registers merge values of both: varying.
-fn divergent_regions(ir: &Ir) -> Vec<(Reg, Vec<Reg>)> {
+/// What divergence compiled code runs under masks does to classes: pairs (conditions,
+/// registers) where the registers are varying once one of the conditions is.
+/// - A branch with a region (`codegen::masked`): lanes may take both sides, so the registers
+///   its sides write that its join reads merge values of both.
+/// - A loop compiled code can mask (`codegen::loops`), when a branch of it with no region of
+///   its own diverges: lanes leave at different iterations, so the registers the loop writes
+///   that its exit block reads hold each lane's last values, and the registers a branch of the
+///   loop merges where its sides meet (or at the header, when they meet only at the end of an
+///   iteration) merge values of both sides, when lanes of both may get there.
+fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
+    use crate::codegen::{loops, masked};
     let sync: Vec<bool> = ir
         .blocks
         .iter()
@@ -151,19 +158,64 @@ fn divergent_regions(ir: &Ir) -> Vec<(Reg, Vec<Reg>)> {
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let live = tessera_spirv::ir::liveness::Liveness::of(ir);
     let post = tessera_spirv::ir::postdom::post_dominators(ir);
-    (0..ir.blocks.len())
-        .filter_map(|b| {
-            let cond = ir.blocks[b].term.condition()?;
-            let region = crate::codegen::masked::region_of(ir, &sync, &guarded, &post, b)?;
-            let join_reads = &live.live_in[region.join];
-            let merged = region
+    let regions: Vec<_> = (0..ir.blocks.len())
+        .map(|b| masked::region_of(ir, &sync, &guarded, &post, b))
+        .collect();
+    let mut rules = Vec::new();
+    for (b, region) in regions.iter().enumerate() {
+        let (Some(cond), Some(region)) = (ir.blocks[b].term.condition(), region) else {
+            continue;
+        };
+        let reads = &live.live_in[region.join];
+        let merged = region
+            .written
+            .iter()
+            .copied()
+            .filter(|&r| reads.contains(r))
+            .collect();
+        rules.push((vec![cond], merged));
+    }
+    let (_, shapes) = loops::loop_shapes(
+        ir,
+        &|b| masked::maskable_block(ir, &sync, &guarded, b),
+        &post,
+    );
+    for shape in &shapes {
+        let triggers: Vec<Reg> = shape
+            .blocks
+            .iter()
+            .filter(|&&b| regions[b].is_none())
+            .filter_map(|&b| ir.blocks[b].term.condition())
+            .collect();
+        if triggers.is_empty() {
+            continue;
+        }
+        let exit_reads = &live.live_in[shape.exit];
+        let left_with = shape
+            .written
+            .iter()
+            .copied()
+            .filter(|&r| exit_reads.contains(r))
+            .collect();
+        rules.push((triggers, left_with));
+        for (&b, split) in &shape.splits {
+            let Some(cond) = ir.blocks[b].term.condition() else {
+                continue;
+            };
+            if !split.merges() {
+                continue;
+            }
+            let reads = &live.live_in[split.join.unwrap_or(shape.header)];
+            let merged = split
                 .written
-                .into_iter()
-                .filter(|&r| join_reads.contains(r))
+                .iter()
+                .copied()
+                .filter(|&r| reads.contains(r))
                 .collect();
-            Some((cond, merged))
-        })
-        .collect()
+            rules.push((vec![cond], merged));
+        }
+    }
+    rules
 }
 
 /// The class of every register of `ir` (see the module docs).
@@ -189,7 +241,7 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
         p
     };
     let aligned = aligned_index(ir, shape);
-    let regions = divergent_regions(ir);
+    let rules = divergence_rules(ir);
     for _ in 0..64 {
         let mut changed = false;
         let mut set = |cls: &mut Vec<Class>, r: Reg, c: Class| {
@@ -216,9 +268,9 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
                 }
             }
         }
-        for (cond, merged) in &regions {
-            if cls[*cond as usize] == Class::Varying {
-                for &r in merged {
+        for (triggers, regs) in &rules {
+            if triggers.iter().any(|&c| cls[c as usize] == Class::Varying) {
+                for &r in regs {
                     set(&mut cls, r, Class::Varying);
                 }
             }

@@ -169,7 +169,13 @@ pub struct Ctx {
     /// Where a checked access that fails goes instead (loads read these bytes and are then
     /// replaced by 0; stores land here). Large enough for the widest vector access.
     pub scratch: [u8; 512],
+    /// The block each lane of the chunk handed back goes on from, when `stop_block` is
+    /// [`LANE_PCS`] (a masked loop: some lanes at its header, the others at its exit).
+    pub lane_pcs: [u32; 16],
 }
+
+/// `Ctx::stop_block` of a chunk handed back with its lanes' blocks in `Ctx::lane_pcs`.
+pub const LANE_PCS: u32 = u32::MAX - 1;
 
 /// Byte offset of a `Ctx` field.
 macro_rules! field {

@@ -117,6 +117,7 @@ pub(crate) fn run_groups(
         physical_cache: [0; 3],
         physical_sites: [[0; 3]; ctx::PHYSICAL_SITES],
         scratch: [0; 512],
+        lane_pcs: [0; LANES],
     });
     let fuse = ir_fuse(worker);
     // Group batches (see `Ctx::groups`): whole workgroups of whole chunks, nothing the
@@ -301,10 +302,14 @@ fn footprint_fits(dims: &[u64], strides: &[u64], size: usize, len: usize) -> boo
 }
 
 /// Runs chunk `c.chunk`, handed back by compiled code, on the interpreter from where it stopped
-/// (`c.stop_block`/`stop_op`, or its lanes' block indices when `stop_block` is `DONE`).
+/// (`c.stop_block`/`stop_op`, its lanes' block indices when `stop_block` is `DONE`, or
+/// `c.lane_pcs` when it is `LANE_PCS`).
 fn interpret_handed_back(worker: &mut Worker<'_, '_>, c: &Ctx, until_sync: bool) {
     let lo = c.chunk as usize * LANES;
-    if c.stop_block == DONE {
+    if c.stop_block == ctx::LANE_PCS {
+        worker.set_lane_pcs(lo, &c.lane_pcs);
+        worker.interpret(lo, lo + LANES, until_sync);
+    } else if c.stop_block == DONE {
         worker.interpret(lo, lo + LANES, until_sync);
     } else {
         worker.interpret_from(lo, lo + LANES, c.stop_block, c.stop_op as usize, until_sync);

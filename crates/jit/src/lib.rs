@@ -10,11 +10,13 @@
 //! not — a divergent branch — or when a check of the compiled form fails (an affine index that
 //! wraps, a tensor access partly out of bounds), the chunk's live registers go to the register
 //! file and the interpreter takes that chunk over from that exact op (`Worker::interpret_from`);
-//! the next chunk is compiled code again. The exception is a divergent branch whose targets
-//! meet at one join, each directly or through one block of pure ops, loads and buffer or shared
-//! stores: each path runs under its lanes' mask (inactive lanes' stores go to a scratch slot),
-//! the registers the paths wrote are merged with selects, and the chunk goes on natively
-//! (`codegen::masked`). Ops without a native lowering run in the interpreter
+//! the next chunk is compiled code again. The exceptions are a divergent branch whose paths
+//! meet again through an acyclic graph of blocks of pure ops, loads and buffer or shared
+//! stores: each side runs under its lanes' mask (inactive lanes' stores go to a scratch slot),
+//! the registers the sides wrote are merged with selects, and the chunk goes on natively
+//! (`codegen::masked`); and a loop of such blocks whose lanes leave at different iterations,
+//! which runs its remaining iterations under the mask of the lanes still in it
+//! (`codegen::loops`). Ops without a native lowering run in the interpreter
 //! for the chunk (`ctx::run_op`). Cooperative-vector and cooperative-matrix ops run as native
 //! kernels (`tessera-coop`, through `ctx::coop` and `Worker::run_coop`): operands to the register
 //! file, the kernel over the chunk (a chunk's matrix-vector products as one GEMM, a half-subgroup's
@@ -60,6 +62,7 @@ use tessera_spirv::ir::Op;
 use tessera_spirv::{Program, SpirvError};
 
 pub use classes::LANES;
+pub use ctx::LANE_PCS;
 pub use error::JitError;
 use error::JitResult;
 pub use lockstep::lockstep_reason;
@@ -415,6 +418,8 @@ impl Kernel for JitKernel {
             .map(|&((block, op), n)| {
                 if block == codegen::DONE {
                     format!("lanes' own blocks ×{n}")
+                } else if block == LANE_PCS {
+                    format!("a masked loop's iteration start ×{n}")
                 } else {
                     format!("block {block} op {op} ×{n}")
                 }

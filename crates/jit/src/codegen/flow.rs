@@ -10,10 +10,11 @@ use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::{Edge, Op, Reg, Role, Term};
 
+use super::masked::Restart;
 use super::values::{JVal, own_flags, vec_ty};
 use super::{DONE, Gen, ROUND_MIXED, ROUND_NONE};
 use crate::classes::LANES;
-use crate::ctx::{field, status};
+use crate::ctx::{LANE_PCS, field, status};
 
 impl Gen<'_> {
     /// Resume mode: runs the chunk from the block all its lanes wait at.
@@ -241,16 +242,35 @@ impl Gen<'_> {
     /// Inside a masked region it restarts at the region's branch, with the values the
     /// registers had there.
     pub(crate) fn hand_back(&mut self) {
-        let masked = self.mask.clone();
-        let (blk, k) = masked.as_ref().map_or(self.at, |m| m.restart);
-        let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
-        for r in regs {
-            match masked
-                .as_ref()
-                .and_then(|m| m.snapshot.iter().find(|(s, _)| *s == r))
-            {
-                Some((_, v)) => self.spill_value(r, v, true),
-                None => self.spill(r, true),
+        let (blk, k) = match self.mask.as_ref().map(|m| m.restart.clone()) {
+            None => self.at,
+            Some(Restart::At(at, snapshot)) => {
+                let regs: Vec<Reg> = self.live_at(at.0 as usize, at.1).iter().collect();
+                for r in regs {
+                    match snapshot.iter().find(|(s, _)| *s == r) {
+                        Some((_, v)) => self.spill_value(r, v, true),
+                        None => self.spill(r, true),
+                    }
+                }
+                at
+            }
+            Some(Restart::Lanes {
+                active,
+                header,
+                exit,
+                values,
+            }) => {
+                for (r, v) in &values {
+                    self.spill_value(*r, v, true);
+                }
+                self.set_lane_pcs(active, header, exit);
+                (LANE_PCS, 0)
+            }
+        };
+        if self.mask.is_none() {
+            let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
+            for r in regs {
+                self.spill(r, true);
             }
         }
         let c = self.chunk();
@@ -340,11 +360,12 @@ impl Gen<'_> {
                         self.b.switch_to_block(not_all);
                         self.b.ins().brif(any, mixed, &[], f, &[]);
                         self.b.switch_to_block(mixed);
-                        match self.maskable_region(i) {
-                            Some(region) => {
-                                self.masked_region(i, region, vs[0])?;
-                            }
-                            None => self.hand_back(),
+                        if let Some(region) = self.maskable_region(i) {
+                            self.masked_region(i, region, vs[0])?;
+                        } else if let Some(plan) = self.maskable_loop(i) {
+                            self.masked_loop(i, plan, vs[0])?;
+                        } else {
+                            self.hand_back();
                         }
                     }
                     JVal::Affine(..) => {
@@ -581,6 +602,25 @@ impl Gen<'_> {
         let next = self.b.ins().iadd_imm_s(at, (LANES * 4) as i64);
         self.b.ins().jump(head, &[BlockArg::Value(next)]);
         self.b.switch_to_block(after);
+    }
+
+    /// Sets `ctx.lane_pcs`, where a hand-back with `stop_block` `LANE_PCS` goes on from: `on`
+    /// for the lanes of `lanes` (an `I8X16` of 0/1), `off` for the others.
+    pub(super) fn set_lane_pcs(&mut self, lanes: Value, on: u32, off: u32) {
+        let masks = self.masks_from_bools(lanes, 4);
+        let on = self.b.ins().iconst(I32, i64::from(on as i32));
+        let on = self.b.ins().splat(I32X4, on);
+        let off = self.b.ins().iconst(I32, i64::from(off as i32));
+        let off = self.b.ins().splat(I32X4, off);
+        for (j, m) in masks.into_iter().enumerate() {
+            let v = self.b.ins().bitselect(m, on, off);
+            self.b.ins().store(
+                MemFlagsData::trusted(),
+                v,
+                self.ctx,
+                field!(lane_pcs) + (16 * j) as i32,
+            );
+        }
     }
 
     /// Sets the block index of the chunk's lanes.

@@ -37,10 +37,25 @@ use crate::error::{JitError, JitResult};
 pub(crate) struct Masked {
     /// The active lanes: an `I8X16` of 0 or 1 per lane.
     pub(crate) lanes: Value,
-    /// Where a hand-back restarts: the region's first branch, before any of its effects.
-    pub(crate) restart: (u32, usize),
-    /// The registers live at that branch with their values there (what a hand-back saves).
-    pub(crate) snapshot: Vec<(Reg, JVal)>,
+    /// Where the interpreter takes over on a hand-back.
+    pub(crate) restart: Restart,
+}
+
+/// Where a hand-back under a mask restarts, and with what.
+#[derive(Debug, Clone)]
+pub(crate) enum Restart {
+    /// Every lane at a region's first branch, before any of its effects: (block, op) and the
+    /// registers live there with their values there.
+    At((u32, usize), Vec<(Reg, JVal)>),
+    /// A masked loop's iteration start (`loops`): the lanes of `active` (`I8X16` 0/1) at the
+    /// loop's header, the others at its exit block, and every register live at either with
+    /// its value for each lane.
+    Lanes {
+        active: Value,
+        header: u32,
+        exit: u32,
+        values: Vec<(Reg, JVal)>,
+    },
 }
 
 /// A branch's region (see the module docs).
@@ -96,9 +111,16 @@ fn window_load(op: &Op) -> bool {
     )
 }
 
+/// Whether block `b` can run under a mask: no sync block, no guarded latch, only maskable ops.
+pub(crate) fn maskable_block(ir: &Ir, sync: &[bool], guarded: &[bool], b: usize) -> bool {
+    !sync.get(b).copied().unwrap_or(true)
+        && !guarded.get(b).copied().unwrap_or(false)
+        && ir.blocks[b].ops.iter().all(maskable_op)
+}
+
 /// The blocks from `start` up to `stop` (exclusive) in the order a side runs them, appended to
 /// `out`: `None` when they are not an acyclic graph of maskable blocks that all lead to `stop`.
-fn side_blocks(
+pub(crate) fn side_blocks(
     ir: &Ir,
     ok: &dyn Fn(usize) -> bool,
     post: &[Option<u32>],
@@ -151,12 +173,7 @@ pub(crate) fn region_of(
     if join == from {
         return None;
     }
-    let ok = |b: usize| {
-        b != from
-            && !sync.get(b).copied().unwrap_or(true)
-            && !guarded.get(b).copied().unwrap_or(false)
-            && ir.blocks[b].ops.iter().all(maskable_op)
-    };
+    let ok = |b: usize| b != from && maskable_block(ir, sync, guarded, b);
     let mut seen = vec![false; ir.blocks.len()];
     let mut blocks = Vec::new();
     for e in [if_true, if_false] {
@@ -280,8 +297,7 @@ impl Gen<'_> {
         let snapshot: Vec<(Reg, JVal)> = live.iter().map(|&r| (r, self.get(r))).collect();
         let base = Masked {
             lanes: cond,
-            restart,
-            snapshot,
+            restart: Restart::At(restart, snapshot),
         };
         if !region.prechecked.is_empty() {
             // The check pass: the region's pure ops (their checks hand back to the branch
@@ -372,7 +388,13 @@ impl Gen<'_> {
 
     /// One side: edge `e`'s copies, then block by block from its target up to `stop` under
     /// `lanes` (in the current Cranelift block, which continues where the side meets `stop`).
-    fn side(&mut self, pass: &Pass<'_>, e: &Edge, stop: usize, lanes: Value) -> JitResult<()> {
+    pub(super) fn side(
+        &mut self,
+        pass: &Pass<'_>,
+        e: &Edge,
+        stop: usize,
+        lanes: Value,
+    ) -> JitResult<()> {
         let ir = self.ir;
         self.copies(e)?;
         let mut b = e.target as usize;
@@ -449,7 +471,7 @@ impl Gen<'_> {
 
 /// One emission of a region: the real run, or the check pass (`check_only`: the ops it leaves
 /// out beside the effects).
-struct Pass<'r> {
-    base: Masked,
-    check_only: Option<&'r [(u32, usize)]>,
+pub(super) struct Pass<'r> {
+    pub(super) base: Masked,
+    pub(super) check_only: Option<&'r [(u32, usize)]>,
 }

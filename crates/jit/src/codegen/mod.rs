@@ -11,8 +11,10 @@
 //!   saved and its lanes' block indices set: the driver runs the sync block for the whole lane
 //!   group), or by handing the chunk back to the interpreter (`hand_back`: live registers saved,
 //!   `ctx.stop_block`/`stop_op` set, status `HAND_BACK`) when its lanes diverge or a check of
-//!   the compiled form fails; a divergent branch whose arms are single blocks that meet at one
-//!   join runs both ways under masks instead, merging with selects (`masked`);
+//!   the compiled form fails; a divergent branch whose paths meet again through maskable
+//!   blocks runs both ways under masks instead, merging with selects (`masked`), and a loop
+//!   whose lanes leave at different iterations goes on under the mask of those still in it
+//!   (`loops`);
 //! - at the end of the chunk range, when every chunk yielded at the same barrier-only block,
 //!   the next round starts at chunk 0, each chunk entering the barrier's target with unchecked
 //!   reloads (`next_round`, `round_dispatch`; the driver allows it per call with `ctx.rounds`);
@@ -42,6 +44,7 @@ mod float;
 mod flow;
 mod gather;
 mod half;
+pub(crate) mod loops;
 pub(crate) mod masked;
 mod math;
 mod memory;
@@ -176,6 +179,9 @@ pub(crate) struct Gen<'a> {
     pub(crate) mask: Option<masked::Masked>,
     /// Per block: the region of its branch, as the IR shapes it (`masked::region_of`).
     pub(crate) regions: Vec<Option<masked::Region>>,
+    /// Per block, the loop compiled code can mask that holds it (an index into the shapes:
+    /// `loops::loop_shapes`).
+    pub(crate) loops: (Vec<Option<usize>>, Vec<loops::LoopShape>),
     /// The ops of the masked region being generated whose checks a check pass made already
     /// (`masked`): they run unchecked.
     pub(crate) prechecked: std::collections::HashSet<(u32, usize)>,
@@ -376,6 +382,11 @@ pub(crate) fn build(
     let regions = (0..ir.blocks.len())
         .map(|b| masked::region_of(ir, &sync, &guarded, &post, b))
         .collect();
+    let loops = loops::loop_shapes(
+        ir,
+        &|b| masked::maskable_block(ir, &sync, &guarded, b),
+        &post,
+    );
     let chunk_done = b.create_block();
     let leave = b.create_block();
     let exit_status = b.declare_var(I32);
@@ -424,6 +435,7 @@ pub(crate) fn build(
         at: (0, 0),
         mask: None,
         regions,
+        loops,
         prechecked: Default::default(),
         entry_jump: None,
         invariants: std::collections::HashMap::new(),

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod conversions;
+mod loops;
 mod masked;
 mod support;
 

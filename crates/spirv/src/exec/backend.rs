@@ -223,6 +223,15 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.pcs.as_mut_ptr()
     }
 
+    /// Sets the block indices of lanes `lo..lo + pcs.len()` (those past the group's lanes are
+    /// left out).
+    pub fn set_lane_pcs(&mut self, lo: usize, pcs: &[u32]) {
+        let hi = (lo + pcs.len()).min(self.m.lanes);
+        if let Some(dst) = self.m.pcs.get_mut(lo..hi) {
+            dst.copy_from_slice(&pcs[..hi - lo]);
+        }
+    }
+
     /// Moves every lane of the group waiting at block `from` to block `to` without running
     /// anything: what running a block of workgroup barriers that jumps to `to` with no edge
     /// copies amounts to (barriers are no-ops once every lane has reached them).

@@ -11,24 +11,43 @@ use super::{Ir, Term};
 /// it (paths from it leave through different `Exit` blocks, or it is one) or when it reaches no
 /// exit at all (an endless loop).
 pub fn post_dominators(ir: &Ir) -> Vec<Option<u32>> {
-    let n = ir.blocks.len();
-    let exit = n;
-    // Predecessors in the reversed graph: a block's successors, and the virtual exit for `Exit`.
-    let preds: Vec<Vec<usize>> = ir
+    let succs: Vec<Vec<usize>> = ir
         .blocks
         .iter()
         .map(|b| match &b.term {
-            Term::Exit => vec![exit],
+            Term::Exit => vec![EXIT],
             t => t.edges().iter().map(|e| e.target as usize).collect(),
         })
         .collect();
-    // Successors in the reversed graph: a block's predecessors, and every `Exit` block for the
-    // virtual exit.
-    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    post_dominators_of(&succs)
+        .into_iter()
+        .map(|d| d.map(|d| d as u32))
+        .collect()
+}
+
+/// The virtual exit in [`post_dominators_of`]'s successor lists.
+pub const EXIT: usize = usize::MAX;
+
+/// Immediate post-dominators of the graph whose node `i` leads to `succs[i]` ([`EXIT`]: the
+/// virtual exit), as [`post_dominators`] gives them for blocks.
+pub fn post_dominators_of(succs: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let n = succs.len();
+    let exit = n;
+    // Predecessors in the reversed graph: a node's successors (the virtual exit as `n`).
+    let preds: Vec<Vec<usize>> = succs
+        .iter()
+        .map(|ss| {
+            ss.iter()
+                .map(|&s| if s == EXIT { exit } else { s })
+                .collect()
+        })
+        .collect();
+    // Successors in the reversed graph: a node's predecessors.
+    let mut rsuccs: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     for (b, ps) in preds.iter().enumerate() {
         for &p in ps {
             if p <= n {
-                succs[p].push(b);
+                rsuccs[p].push(b);
             }
         }
     }
@@ -39,7 +58,7 @@ pub fn post_dominators(ir: &Ir) -> Vec<Option<u32>> {
     let mut stack = vec![(exit, 0usize)];
     seen[exit] = true;
     while let Some((node, next)) = stack.pop() {
-        if let Some(&s) = succs[node].get(next) {
+        if let Some(&s) = rsuccs[node].get(next) {
             stack.push((node, next + 1));
             if !seen[s] {
                 seen[s] = true;
@@ -88,10 +107,7 @@ pub fn post_dominators(ir: &Ir) -> Vec<Option<u32>> {
             break;
         }
     }
-    idom[..n]
-        .iter()
-        .map(|&d| (d < n).then_some(d as u32))
-        .collect()
+    idom[..n].iter().map(|&d| (d < n).then_some(d)).collect()
 }
 
 #[cfg(test)]
