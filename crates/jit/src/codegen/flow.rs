@@ -238,9 +238,9 @@ impl Gen<'_> {
     }
 
     /// Emits a hand-back of the current chunk at the current position (`self.at`): the live
-    /// registers are saved and the interpreter will continue with that op.
-    /// Inside a masked region it restarts at the region's branch, with the values the
-    /// registers had there.
+    /// registers are saved and the interpreter will continue with that op. Under a divergent
+    /// branch's mask it restarts where `Masked::restart` says instead: the region's branch with
+    /// the values the registers had there, or a masked loop's iteration start.
     pub(crate) fn hand_back(&mut self) {
         let (blk, k) = match self.mask.as_ref().map(|m| m.restart.clone()) {
             None => self.at,
