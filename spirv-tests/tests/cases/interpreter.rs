@@ -1,7 +1,9 @@
 //! The `interpreter` and `jit` backends: run a case on tessera-spirv directly, with its
 //! interpreter or with the Cranelift JIT (`tessera-jit`; the case fails if the JIT cannot
 //! compile the shader). Buffers and tensors are host memory records; optimal tensors are
-//! packed. Each run executes on 1 and on 2 worker threads.
+//! packed. Each run executes on 1 and on 2 worker threads. On the JIT, a case whose compiled
+//! code hands chunks to the interpreter must be listed in `spirv-tests/hand_backs.txt`, and a
+//! case named there must still hand back.
 
 use std::collections::HashMap;
 
@@ -34,7 +36,55 @@ impl Backend for Direct {
             let got = dispatch(run, &program, kernel.as_ref(), threads)?;
             check(run, &got, &format!(" [{threads} thread(s)]"))?;
         }
-        Ok(())
+        match kernel {
+            Some(k) => expected_hand_backs(run, &k),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The patterns of `spirv-tests/hand_backs.txt` (see the module docs).
+fn hand_back_patterns() -> &'static [String] {
+    static PATTERNS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let path = tessera_spirv_tests::cases_dir().join("../hand_backs.txt");
+        std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split('#').next())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// Whether `name` matches `pattern` (`*`: any run of characters).
+fn glob(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            name.starts_with(head)
+                && (0..=name.len() - head.len()).any(|k| glob(rest, &name[head.len() + k..]))
+        }
+    }
+}
+
+/// A case hands chunks to the interpreter only where `hand_backs.txt` says it does.
+fn expected_hand_backs(run: &Run, kernel: &tessera_jit::JitKernel) -> Result<(), String> {
+    let handed = kernel.run_stats().hand_backs;
+    let patterns = hand_back_patterns();
+    let listed = patterns.iter().find(|p| glob(p, &run.name));
+    match (handed, listed) {
+        (0, Some(p)) if p == &run.name => Err(format!(
+            "no chunk was handed to the interpreter: remove `{p}` from spirv-tests/hand_backs.txt"
+        )),
+        (n, None) if n > 0 => Err(format!(
+            "compiled code handed {n} chunk(s) to the interpreter (at (block, op): {:?}); \
+             list the case in spirv-tests/hand_backs.txt with the reason if that is expected",
+            kernel.hand_back_sites()
+        )),
+        _ => Ok(()),
     }
 }
 

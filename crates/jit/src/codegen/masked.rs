@@ -3,15 +3,16 @@
 //! (`maskable_region`), instead of handing the chunk to the interpreter.
 //!
 //! A region is a branch of block `from` and the blocks its paths run before they meet at the
-//! join (the branch's immediate post-dominator): an acyclic graph of blocks of pure ops, window
-//! loads and window stores, whose branches have regions of their own inside it
+//! join (the branch's immediate post-dominator): an acyclic graph of blocks of pure ops, loads
+//! and stores of shared memory, buffers and device addresses, whose branches have regions of
+//! their own inside it
 //! ([`region_of`]). `masked_region` runs the true side (the branch edge's copies, then block by
 //! block to the join) for the lanes of the condition, puts back the values the side wrote,
 //! runs the false side for the other lanes, and merges every register the sides wrote and the
 //! join reads with a select on the condition. Inside a side, a branch on a uniform condition is
 //! a real branch, and one on a varying condition splits again under the narrower masks. Stores
-//! of inactive lanes go to the scratch slot (`memory::scatter`); pure ops and window loads run
-//! for every lane (loads are checked, so an inactive lane's address is harmless).
+//! of inactive lanes go to the scratch slot (`memory::scatter`, `physical`); pure ops and loads
+//! run for every lane (each lane's load is checked, so an inactive lane's address is harmless).
 //!
 //! Invariants: the registers a join reads that its region writes are varying and not resident
 //! when its condition may diverge (a select of two values is varying; a resident register's
@@ -82,11 +83,14 @@ fn maskable_op(op: &Op) -> bool {
     op.is_pure() || window_store(op) || window_load(op)
 }
 
+/// A store compiled code masks lane by lane: shared memory, a buffer of a known descriptor, a
+/// device address (inactive lanes store into the scratch slot).
 fn window_store(op: &Op) -> bool {
     matches!(
         op,
         Op::Store {
             space: Space::Shared
+                | Space::Physical
                 | Space::Buffer {
                     desc: DescIdx::Const(_),
                     ..
@@ -96,11 +100,14 @@ fn window_store(op: &Op) -> bool {
     )
 }
 
+/// A load every lane may run, active or not: each lane's access is checked against its window
+/// or, for a device address, against the live allocations (an address outside them reads 0).
 fn window_load(op: &Op) -> bool {
     matches!(
         op,
         Op::Load {
             space: Space::Shared
+                | Space::Physical
                 | Space::Buffer {
                     desc: DescIdx::Const(_),
                     ..
