@@ -254,6 +254,8 @@ impl Gen<'_> {
                     FUn::Sign => {
                         let (zero, one, minus) =
                             (splat(self, 0.0), splat(self, 1.0), splat(self, -1.0));
+                        // × 1 quiets a NaN as the other arithmetic ops do (±0 stays).
+                        let x = self.b.ins().fmul(x, one);
                         let neg = self.float_mask(FloatCC::LessThan, x, zero, vty);
                         let r = self.b.ins().bitselect(neg, minus, x);
                         let pos = self.float_mask(FloatCC::GreaterThan, x, zero, vty);

@@ -581,9 +581,10 @@ fn fun_f32(op: FUn, x: f32) -> Option<f32> {
 
 #[inline(always)]
 pub fn fun(op: FUn, w: u8, a: u64) -> u64 {
-    // A NaN operand comes out quieted from every op but the sign-bit ones (the vector
-    // roundings quiet it; a library `floor` may not).
-    if !matches!(op, FUn::Neg | FUn::Abs | FUn::Sign) {
+    // A NaN operand comes out quieted from every op but the sign-bit ones `Neg` and `Abs`
+    // (the vector roundings quiet it; a library `floor` may not; `Sign`'s f32 path below
+    // quiets it in its f64 round trip, or not where the optimiser folds the round trip away).
+    if !matches!(op, FUn::Neg | FUn::Abs) {
         let quiet = match w {
             16 if a & 0x7c00 == 0x7c00 && a & 0x03ff != 0 => Some(a | 0x0200),
             32 if f32::from_bits(a as u32).is_nan() => Some(a | 0x0040_0000),
