@@ -225,15 +225,15 @@ impl Gen<'_> {
         let join = self.b.create_block();
         self.b.ins().brif(ok, fast, &[], slow, &[]);
 
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         inline(self, join)?;
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         self.native_call(op)?;
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         Ok(())
     }
 }

@@ -304,9 +304,9 @@ impl Gen<'_> {
         let back = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(bad, back, &[], cont, &[]);
-        self.b.switch_to_block(back);
+        self.enter_sealed(back);
         out(self);
-        self.b.switch_to_block(cont);
+        self.enter_sealed(cont);
     }
 
     pub(super) fn block(&mut self, i: usize) -> JitResult<()> {
@@ -549,17 +549,17 @@ impl Gen<'_> {
         let expired = self.b.ins().icmp_imm_s(IntCC::Equal, p1, 0);
         let call = self.b.create_block();
         self.b.ins().brif(expired, call, &[], go, &[]);
-        self.b.switch_to_block(call);
+        self.enter_sealed(call);
         self.b.ins().call(self.sigs.poll, &[self.ctx]);
         let stop = self.ctx_load(I32, field!(poll_stop));
         let abort = self.b.create_block();
         let resume = self.b.create_block();
         self.b.ins().brif(stop, abort, &[], resume, &[]);
-        self.b.switch_to_block(resume);
+        self.enter_sealed(resume);
         let polls = self.ctx_load(I32, field!(poll));
         self.b.def_var(self.poll, polls);
         self.b.ins().jump(go, &[]);
-        self.b.switch_to_block(abort);
+        self.enter_sealed(abort);
         self.leave_with(status::ABORT);
     }
 

@@ -211,7 +211,7 @@ impl Gen<'_> {
             .collect();
         let (short, wide) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(narrow, short, &[], wide, &[]);
-        self.b.switch_to_block(short);
+        self.enter_sealed(short);
         let mut sums: Option<Vec<Value>> = None;
         for (xs, stride) in &terms {
             let stride = self.b.ins().ireduce(I32, *stride);
@@ -233,7 +233,7 @@ impl Gen<'_> {
             .map(BlockArg::Value)
             .collect();
         self.b.ins().jump(join, &args);
-        self.b.switch_to_block(wide);
+        self.enter_sealed(wide);
         let zeros = self.b.ins().splat(I64X2, zero);
         let mut offsets = vec![zeros; LANES / 2];
         for (xs, stride) in &terms {
@@ -251,7 +251,7 @@ impl Gen<'_> {
         }
         let args: Vec<BlockArg> = offsets.into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         let offsets = pairs;
         let all = match mask {
             Some(m) => self.b.ins().vall_true(m),
@@ -347,12 +347,12 @@ impl Gen<'_> {
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         self.b.ins().brif(packed, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         let lane0 = self.lane_offset_of(&lanes, 0);
         let first = self.b.ins().iadd(ptr, lane0);
         self.packed_read(first, count, size, join);
         // Lane by lane: element j of lane i at its offset + j·element step.
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         let ty = scalar_ty(size);
         let pv = per_vec(size);
         let mut args = Vec::new();
@@ -374,7 +374,7 @@ impl Gen<'_> {
             }
         }
         self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         for (d, vs) in dsts.iter().zip(params) {
             self.set(*d, JVal::Varying(vs))?;
         }
@@ -406,12 +406,12 @@ impl Gen<'_> {
         let slow = self.b.create_block();
         let join = self.b.create_block();
         self.b.ins().brif(packed, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         let lane0 = self.lane_offset_of(&lanes, 0);
         let first = self.b.ins().iadd(ptr, lane0);
         self.packed_write(first, &vals, size);
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         for (j, v) in vals.iter().enumerate() {
             let ej = self.b.ins().imul_imm_s(lanes.element_step, j as i64);
             for i in 0..LANES {
@@ -423,7 +423,7 @@ impl Gen<'_> {
             }
         }
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         Ok(true)
     }
 }

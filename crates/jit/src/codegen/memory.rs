@@ -331,7 +331,7 @@ impl Gen<'_> {
             .collect();
         let (fast, slow) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         let vecs = self.lanes_to_vectors(size, |g, i| {
             g.b.ins()
                 .load(ty, app_flags(), p, (i as u64 * stride) as i32)
@@ -341,14 +341,14 @@ impl Gen<'_> {
             .map(cranelift_codegen::ir::BlockArg::Value)
             .collect();
         self.b.ins().jump(join, &args);
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         let vecs = self.gather_lanes(ptr, len, a, offset, size);
         let args: Vec<cranelift_codegen::ir::BlockArg> = vecs
             .into_iter()
             .map(cranelift_codegen::ir::BlockArg::Value)
             .collect();
         self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         params
     }
 
@@ -431,7 +431,7 @@ impl Gen<'_> {
                 .map(|_| self.b.append_block_param(join, vt))
                 .collect();
             self.b.ins().brif(ok, fast, &[], slow, &[]);
-            self.b.switch_to_block(fast);
+            self.enter_sealed(fast);
             let vs: Vec<Value> = (0..size)
                 .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
                 .collect();
@@ -440,7 +440,7 @@ impl Gen<'_> {
                 .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
                 .collect();
             self.b.ins().jump(join, &args);
-            self.b.switch_to_block(slow);
+            self.enter_sealed(slow);
             let a = Some((JVal::Affine(base, size as u64), abytes));
             let mut vecs = Vec::new();
             let mut cur = None;
@@ -465,7 +465,7 @@ impl Gen<'_> {
                 .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
                 .collect();
             self.b.ins().jump(join, &args);
-            self.b.switch_to_block(join);
+            self.enter_sealed(join);
             return Some(params);
         }
         let values = values?;
@@ -473,16 +473,16 @@ impl Gen<'_> {
         let slow = self.b.create_block();
         let join = self.b.create_block();
         self.b.ins().brif(ok, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         for (j, &v) in values.iter().enumerate() {
             self.b.ins().store(app_flags(), v, p, (16 * j) as i32);
         }
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         let a = Some((JVal::Affine(base, size as u64), abytes));
         self.scatter(ptr, len, &a, offset, size, &JVal::Varying(values.to_vec()));
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         Some(Vec::new())
     }
 

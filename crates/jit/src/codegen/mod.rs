@@ -496,6 +496,15 @@ pub(crate) fn build(
 }
 
 impl Gen<'_> {
+    /// Switches to `block` and seals it. Only for a block whose every predecessor has been
+    /// emitted, such as the arms and the join of one op's fast/slow diamond: a sealed block
+    /// resolves variables at once, where an unsealed one gets a parameter for every variable
+    /// used after it (cubic in a huge straight-line shader; see `seal_all_blocks` in `build`).
+    pub(crate) fn enter_sealed(&mut self, block: Block) {
+        self.b.switch_to_block(block);
+        self.b.seal_block(block);
+    }
+
     /// A field of the context.
     pub(crate) fn ctx_load(&mut self, ty: cranelift_codegen::ir::Type, offset: i32) -> Value {
         self.b.ins().load(ty, own_flags(), self.ctx, offset)

@@ -896,7 +896,7 @@ impl Gen<'_> {
         self.b.ins().brif(nowrap, fast, &[], slow, &[]);
         let block_args = |xs: [Value; 2]| xs.map(cranelift_codegen::ir::BlockArg::Value);
 
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         // From the two ends, lanes x..=x+15 against y (exact in 64 bits, compared signed: both
         // are extensions of 32-bit or narrower values).
         let hi = self.b.ins().iadd_imm_s(x, LANES as i64 - 1);
@@ -926,7 +926,7 @@ impl Gen<'_> {
         };
         self.b.ins().jump(join, &block_args([all_t, any_t]));
 
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         let lanes = JVal::Affine(x0, 1);
         let other = JVal::Uniform(self.fit(y0, ty));
         let v = self.icmp_vectors(int_cc(op), bytes, &lanes, &other);
@@ -934,7 +934,7 @@ impl Gen<'_> {
         let any_s = self.b.ins().vany_true(v);
         self.b.ins().jump(join, &block_args([all_s, any_s]));
 
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         let (t, negate, eq) = self.lane_threshold(op, x, y);
         let t8 = self.b.ins().ireduce(I8, t);
         let ts = self.b.ins().splat(I8X16, t8);

@@ -76,10 +76,10 @@ impl Gen<'_> {
         let p = self.b.append_block_param(join, I64);
         let (cached, lookup) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(hit, cached, &[], lookup, &[]);
-        self.b.switch_to_block(cached);
+        self.enter_sealed(cached);
         let q = self.b.ins().iadd(host, offset);
         self.b.ins().jump(join, &[BlockArg::Value(q)]);
-        self.b.switch_to_block(lookup);
+        self.enter_sealed(lookup);
         let f = self.ctx_load(I64, field!(physical_fn));
         let call = self
             .b
@@ -92,7 +92,7 @@ impl Gen<'_> {
             self.ctx_store(x, cache + 8 * k);
         }
         self.b.ins().jump(join, &[BlockArg::Value(q)]);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
         let scratch = self
             .b
@@ -217,7 +217,7 @@ impl Gen<'_> {
         let (fast, slow) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], slow, &[]);
 
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         let vecs: Vec<Value> = if span.contiguous {
             (0..size)
                 .map(|j| self.b.ins().load(vt, app_flags(), p, (16 * j) as i32))
@@ -241,7 +241,7 @@ impl Gen<'_> {
         let args: Vec<BlockArg> = vecs.into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(join, &args);
 
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         let vecs = self.lanes_to_vectors(size, |g, i| {
             let (q, lane_ok) = g.physical_address(span.lanes[i], size);
             let x = g.b.ins().load(ty, app_flags(), q, 0);
@@ -251,7 +251,7 @@ impl Gen<'_> {
         let args: Vec<BlockArg> = vecs.into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(join, &args);
 
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         self.set(dst, JVal::Varying(params))?;
         Ok(true)
     }
@@ -336,7 +336,7 @@ impl Gen<'_> {
         let (fast, slow) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], slow, &[]);
 
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         if span.contiguous && masked.is_none() {
             for (j, x) in self.vectors(&v, size).into_iter().enumerate() {
                 self.b.ins().store(app_flags(), x, p, (16 * j) as i32);
@@ -354,12 +354,12 @@ impl Gen<'_> {
         }
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(slow);
+        self.enter_sealed(slow);
         let lanes = span.lanes;
         store_lanes(self, &|g, i| g.physical_address(lanes[i], size).0);
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         Ok(true)
     }
 }

@@ -445,16 +445,16 @@ impl Gen<'_> {
             let fast = self.b.create_block();
             let slow = self.b.create_block();
             self.b.ins().brif(inside, fast, &[], slow, &[]);
-            self.b.switch_to_block(fast);
+            self.enter_sealed(fast);
             self.direct_call(op, &lists, in_vars)?;
             self.b.ins().jump(join, &[]);
-            self.b.switch_to_block(slow);
+            self.enter_sealed(slow);
         }
         self.skipped_loads(&operands, &lists)?;
         self.direct_call(op, &lists, [None; 4])?;
         self.result_stores(&result, dsts, false)?;
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         Ok(())
     }
 

@@ -263,11 +263,11 @@ impl Gen<'_> {
             ),
             (slow_block, Box::new(slow)),
         ] {
-            self.b.switch_to_block(block);
+            self.enter_sealed(block);
             let args: Vec<BlockArg> = path(self).into_iter().map(BlockArg::Value).collect();
             self.b.ins().jump(join, &args);
         }
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         params
     }
 

@@ -218,7 +218,7 @@ impl Gen<'_> {
         let (fast, slow_block) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], slow_block, &[]);
 
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         let rows: Vec<Value> = (0..LANES)
             .map(|lane| {
                 self.b
@@ -234,14 +234,14 @@ impl Gen<'_> {
             .collect();
         self.b.ins().jump(join, &args);
 
-        self.b.switch_to_block(slow_block);
+        self.enter_sealed(slow_block);
         let mut args = Vec::with_capacity(16);
         for c in 0..4u64 {
             args.extend(slow(self, c).into_iter().map(BlockArg::Value));
         }
         self.b.ins().jump(join, &args);
 
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
         let mut out: [Vec<Value>; 4] = Default::default();
         for (c, comp) in out.iter_mut().enumerate() {
             comp.extend_from_slice(&params[4 * c..4 * c + 4]);
@@ -285,7 +285,7 @@ impl Gen<'_> {
         let (fast, slow_block) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], slow_block, &[]);
 
-        self.b.switch_to_block(fast);
+        self.enter_sealed(fast);
         let rows = self.components_to_rows(&vecs);
         for (lane, row) in rows.into_iter().enumerate() {
             self.b
@@ -294,11 +294,11 @@ impl Gen<'_> {
         }
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(slow_block);
+        self.enter_sealed(slow_block);
         for (c, comp) in comps.iter().enumerate() {
             slow(self, c, comp);
         }
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
+        self.enter_sealed(join);
     }
 }
