@@ -212,6 +212,50 @@ pub fn compile(program: &Program) -> Result<JitKernel, SpirvError> {
     compile_with(program, None)
 }
 
+/// Programs with more IR ops than this get Cranelift's single-pass register allocator.
+///
+/// The backtracking allocator gives better code but its time grows faster than linearly with the
+/// number of live ranges: a straight-line shader of 14 000 ops (the CTS's 1024-component
+/// cooperative vectors, fully unrolled) took over 200 s to allocate, against 2 s single-pass. The
+/// corpus's and the IREE workloads' largest shaders have under 1 000 ops and keep backtracking.
+pub const SINGLE_PASS_REGALLOC_ABOVE_OPS: usize = 4000;
+
+/// Cranelift's register allocators (its `regalloc_algorithm` setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterAllocator {
+    /// Better code; its time grows faster than linearly with the live ranges.
+    Backtracking,
+    /// One pass, linear time; more spills.
+    SinglePass,
+}
+
+impl RegisterAllocator {
+    /// The allocator for a program of `ops` IR ops: backtracking unless the program has more
+    /// than [`SINGLE_PASS_REGALLOC_ABOVE_OPS`].
+    pub fn for_ops(ops: usize) -> Self {
+        if ops > SINGLE_PASS_REGALLOC_ABOVE_OPS {
+            RegisterAllocator::SinglePass
+        } else {
+            RegisterAllocator::Backtracking
+        }
+    }
+
+    fn setting(self) -> &'static str {
+        match self {
+            RegisterAllocator::Backtracking => "backtracking",
+            RegisterAllocator::SinglePass => "single_pass",
+        }
+    }
+}
+
+/// [`compile`] with the register allocator chosen by the caller instead of by size.
+pub fn compile_with_allocator(
+    program: &Program,
+    allocator: RegisterAllocator,
+) -> Result<JitKernel, SpirvError> {
+    guarded(|| compile_inner(program, None, Some(allocator)))
+}
+
 /// [`compile`], taking the machine code from `store` when it holds the code of the same
 /// function for this CPU, and keeping it there otherwise (see [`cache`]). Our code generator
 /// still runs (it is cheap beside Cranelift's compile, and its output is the key).
@@ -219,11 +263,14 @@ pub fn compile_with(
     program: &Program,
     store: Option<&dyn cache::CodeStore>,
 ) -> Result<JitKernel, SpirvError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        compile_inner(program, store)
-    }))
-    .unwrap_or_else(|_| Err(JitError::Panicked))
-    .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
+    guarded(|| compile_inner(program, store, None))
+}
+
+/// Runs a compile, turning a panic into an error.
+fn guarded(compile: impl FnOnce() -> JitResult<JitKernel>) -> Result<JitKernel, SpirvError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile))
+        .unwrap_or_else(|_| Err(JitError::Panicked))
+        .map_err(|e| SpirvError::new_backend(format!("JIT: {e}")))
 }
 
 /// Declares the function in `cctx` under `name` (local to the module) and compiles it.
@@ -277,7 +324,11 @@ fn define_cached(
     Ok((id, hit))
 }
 
-fn compile_inner(program: &Program, store: Option<&dyn cache::CodeStore>) -> JitResult<JitKernel> {
+fn compile_inner(
+    program: &Program,
+    store: Option<&dyn cache::CodeStore>,
+    allocator: Option<RegisterAllocator>,
+) -> JitResult<JitKernel> {
     let started = Instant::now();
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
@@ -285,6 +336,23 @@ fn compile_inner(program: &Program, store: Option<&dyn cache::CodeStore>) -> Jit
             .map_err(|e| JitError::Cranelift(format!("flag {k}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
+    let allocator = allocator.unwrap_or_else(|| {
+        let ops: usize = program
+            .ir()
+            .blocks
+            .iter()
+            .map(|block| block.ops.len())
+            .sum();
+        let chosen = RegisterAllocator::for_ops(ops);
+        if chosen == RegisterAllocator::SinglePass {
+            tracing::debug!(
+                ops,
+                "a program this large gets single-pass register allocation"
+            );
+        }
+        chosen
+    });
+    set(&mut flags, "regalloc_algorithm", allocator.setting())?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     set(

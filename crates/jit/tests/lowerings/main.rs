@@ -10,6 +10,7 @@ mod common;
 mod conversions;
 mod loops;
 mod masked;
+mod size;
 mod support;
 
 use rspirv::dr::{Builder, Operand};
