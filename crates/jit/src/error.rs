@@ -21,6 +21,10 @@ pub enum JitError {
     /// A shape that the lowering of `0` does not take reached it.
     #[error("{0}")]
     Unexpected(&'static str),
+    /// The function's stack frame is larger than [`crate::MAX_FRAME_BYTES`] (a huge program
+    /// spilling most of its values): it would overflow the stack of the thread that runs it.
+    #[error("a stack frame of {bytes} bytes, over the {limit} the JIT allows")]
+    FrameTooLarge { bytes: u64, limit: u64 },
     /// Compiling panicked (caught; a JIT bug).
     #[error("the JIT panicked")]
     Panicked,

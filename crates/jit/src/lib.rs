@@ -220,6 +220,22 @@ pub fn compile(program: &Program) -> Result<JitKernel, SpirvError> {
 /// corpus's and the IREE workloads' largest shaders have under 1 000 ops and keep backtracking.
 pub const SINGLE_PASS_REGALLOC_ABOVE_OPS: usize = 4000;
 
+/// The largest stack frame compiled code may have. Compiled code runs on the runtime's queue and
+/// worker threads, whose stacks (`tessera_workers::THREAD_STACK_BYTES`) are at least twice this;
+/// a program whose frame is larger does not compile ([`JitError::FrameTooLarge`]).
+pub const MAX_FRAME_BYTES: u64 = 8 << 20;
+
+/// Fails when a frame of `bytes` is over [`MAX_FRAME_BYTES`].
+fn check_frame(bytes: u64) -> JitResult<()> {
+    if bytes > MAX_FRAME_BYTES {
+        return Err(JitError::FrameTooLarge {
+            bytes,
+            limit: MAX_FRAME_BYTES,
+        });
+    }
+    Ok(())
+}
+
 /// Cranelift's register allocators (its `regalloc_algorithm` setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RegisterAllocator {
@@ -390,6 +406,14 @@ fn compile_inner(
         None => (define(&mut module, "tessera_shader", &mut cctx)?, false),
     };
     let code_len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+    // The frame below the frame pointer. Cranelift records the layout on every target it
+    // compiles for; code whose frame size is unknown is not run.
+    let frame = cctx
+        .compiled_code()
+        .and_then(|c| c.buffer.frame_layout())
+        .map(|layout| u64::from(layout.frame_to_fp_offset))
+        .ok_or(JitError::Unexpected("compiled code without a frame layout"))?;
+    check_frame(frame)?;
     // The function as Cranelift's optimiser left it (what was lowered to machine code).
     let optimized = clif.as_ref().map(|_| cctx.func.display().to_string());
     module.clear_context(&mut cctx);
@@ -526,5 +550,23 @@ pub fn fallback_kind(op: &Op) -> String {
         Op::Load { space, .. } => format!("load {space:?}"),
         Op::Store { space, .. } => format!("store {space:?}"),
         other => other.name().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_over_the_limit_do_not_compile() {
+        assert_eq!(check_frame(0), Ok(()));
+        assert_eq!(check_frame(MAX_FRAME_BYTES), Ok(()));
+        assert_eq!(
+            check_frame(MAX_FRAME_BYTES + 16),
+            Err(JitError::FrameTooLarge {
+                bytes: MAX_FRAME_BYTES + 16,
+                limit: MAX_FRAME_BYTES
+            })
+        );
     }
 }

@@ -3,7 +3,9 @@
 //! `vkQueueSubmit(2)` validates and deep-copies the submission on the caller's thread, then sends
 //! a [`Job`] over a channel; the worker waits on the batch's semaphores, executes its command
 //! buffers, signals its semaphores and finally the fence. A panic in the executor is caught and
-//! marks the device lost instead of killing the thread, so waiters are always released.
+//! marks the device lost instead of killing the thread, so waiters are always released. The
+//! worker's stack is the pool's (`tessera_workers::THREAD_STACK_BYTES`): it runs compiled
+//! shaders as one of the pool's threads.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -22,6 +24,10 @@ use crate::memory::LiveMemory;
 use crate::sync::{Fence, Semaphore, SemaphoreKind, SyncHub, WaitOutcome};
 use crate::vk::structs as vk;
 use crate::{Error, Result, ensure};
+
+// Compiled shaders run on this thread and the pool's: their frames must fit, with room left.
+const _: () =
+    assert!(tessera_workers::THREAD_STACK_BYTES as u64 >= 2 * tessera_jit::MAX_FRAME_BYTES);
 
 /// A semaphore operation: binary semaphores ignore the value; a timeline one needs it.
 fn semaphore_op(
@@ -220,6 +226,7 @@ impl Queue {
             let timeout = crate::exec::dispatch_timeout();
             std::thread::Builder::new()
                 .name(format!("tessera-queue-{family}.{index}"))
+                .stack_size(tessera_workers::THREAD_STACK_BYTES)
                 .spawn(move || worker_loop(receiver, &progress, &hub, &lost, &live_memory, timeout))
                 .map_err(|e| Error::OutOfHostMemory(format!("cannot start a queue thread: {e}")))?
         };

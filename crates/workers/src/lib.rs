@@ -19,6 +19,9 @@
 //! The thread count is [`std::thread::available_parallelism`] at first use (on Linux it follows
 //! the process's CPU affinity mask and cgroup quota, so `taskset -c 0-3` gives 4 workers);
 //! `TESSERA_THREADS` overrides it.
+//!
+//! Workers have stacks of [`THREAD_STACK_BYTES`]: compiled shaders run on them with frames of up
+//! to half of it (`tessera_jit::MAX_FRAME_BYTES`).
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -95,6 +98,10 @@ thread_local! {
 /// back-to-back dispatches (a few µs apart) then skip the wake-up latency.
 const SPINS: u32 = 1 << 11;
 
+/// The stack of every worker, and of the runtime's queue threads, which run jobs as their
+/// callers. Reserved, not committed: untouched pages cost no memory.
+pub const THREAD_STACK_BYTES: usize = 16 << 20;
+
 /// The process-wide pool.
 pub fn global() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
@@ -150,6 +157,7 @@ impl Pool {
                 // `run` uses only the ones that exist.
                 let spawned = std::thread::Builder::new()
                     .name(format!("tessera-worker-{index}"))
+                    .stack_size(THREAD_STACK_BYTES)
                     .spawn(move || worker(&shared, index, first_seen));
                 if spawned.is_err() {
                     break;
