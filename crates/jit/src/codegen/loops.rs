@@ -659,31 +659,11 @@ impl Gen<'_> {
                     if_false,
                 } => {
                     let join = shape.splits.get(&b).and_then(|s| s.join);
-                    match self.get(*cond) {
-                        JVal::Const(v) => {
-                            let e = if v != 0 { if_true } else { if_false };
-                            self.loop_side(pass, shape, masks, e, join, lanes)?;
-                        }
-                        JVal::Uniform(x) => {
-                            let (t, f, cont) = (
-                                self.b.create_block(),
-                                self.b.create_block(),
-                                self.b.create_block(),
-                            );
-                            self.b.ins().brif(x, t, &[], f, &[]);
-                            for (blk, e) in [(t, if_true), (f, if_false)] {
-                                self.b.switch_to_block(blk);
-                                self.loop_side(pass, shape, masks, e, join, lanes)?;
-                                self.b.ins().jump(cont, &[]);
-                            }
-                            self.b.switch_to_block(cont);
-                        }
-                        JVal::Varying(vs) => {
-                            self.loop_split(pass, shape, masks, b, lanes, vs[0])?;
-                        }
-                        JVal::Affine(..) => {
-                            return Err(JitError::Unexpected("affine branch condition"));
-                        }
+                    let value = self.get(*cond);
+                    let side =
+                        |g: &mut Self, e: &Edge| g.loop_side(pass, shape, masks, e, join, lanes);
+                    if let Some(varying) = self.uniform_branch(&value, if_true, if_false, side)? {
+                        self.loop_split(pass, shape, masks, b, lanes, varying)?;
                     }
                     lanes = self.still_in(masks, lanes);
                     match join {

@@ -434,29 +434,10 @@ impl Gen<'_> {
                         Some(r) => r.join,
                         None => return Err(JitError::Unexpected("a masked branch with no join")),
                     };
-                    match self.get(*cond) {
-                        JVal::Const(v) => {
-                            let e = if v != 0 { if_true } else { if_false };
-                            self.side(pass, e, join, lanes)?;
-                        }
-                        JVal::Uniform(x) => {
-                            let (t, f, cont) = (
-                                self.b.create_block(),
-                                self.b.create_block(),
-                                self.b.create_block(),
-                            );
-                            self.b.ins().brif(x, t, &[], f, &[]);
-                            for (blk, e) in [(t, if_true), (f, if_false)] {
-                                self.b.switch_to_block(blk);
-                                self.side(pass, e, join, lanes)?;
-                                self.b.ins().jump(cont, &[]);
-                            }
-                            self.b.switch_to_block(cont);
-                        }
-                        JVal::Varying(vs) => self.split(pass, b, Some(lanes), vs[0])?,
-                        JVal::Affine(..) => {
-                            return Err(JitError::Unexpected("affine branch condition"));
-                        }
+                    let value = self.get(*cond);
+                    let side = |g: &mut Self, e: &Edge| g.side(pass, e, join, lanes);
+                    if let Some(varying) = self.uniform_branch(&value, if_true, if_false, side)? {
+                        self.split(pass, b, Some(lanes), varying)?;
                     }
                     b = join;
                 }
@@ -464,6 +445,38 @@ impl Gen<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A branch on `cond` when every lane takes the same edge: `side` of the edge a constant
+    /// picks, or both sides under a scalar branch that meets again after them. Returns the
+    /// condition's first vector when it varies from lane to lane (the caller splits the lanes).
+    pub(super) fn uniform_branch(
+        &mut self,
+        cond: &JVal,
+        if_true: &Edge,
+        if_false: &Edge,
+        mut side: impl FnMut(&mut Self, &Edge) -> JitResult<()>,
+    ) -> JitResult<Option<Value>> {
+        match cond {
+            JVal::Const(v) => side(self, if *v != 0 { if_true } else { if_false })?,
+            JVal::Uniform(x) => {
+                let (t, f, cont) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(*x, t, &[], f, &[]);
+                for (blk, e) in [(t, if_true), (f, if_false)] {
+                    self.enter_sealed(blk);
+                    side(self, e)?;
+                    self.b.ins().jump(cont, &[]);
+                }
+                self.enter_sealed(cont);
+            }
+            JVal::Varying(vs) => return Ok(Some(vs[0])),
+            JVal::Affine(..) => return Err(JitError::Unexpected("affine branch condition")),
+        }
+        Ok(None)
     }
 
     /// Edge `e`'s parallel copies.
