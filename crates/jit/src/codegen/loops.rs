@@ -804,16 +804,7 @@ impl Gen<'_> {
                 [false, true] => results[1][k].clone(),
                 _ => {
                     let bytes = self.bytes(r);
-                    let lane_masks = self.masks_from_bools(cond, bytes);
-                    let on_true = self.vectors(&results[0][k], bytes);
-                    let on_false = self.vectors(&results[1][k], bytes);
-                    JVal::Varying(
-                        lane_masks
-                            .iter()
-                            .zip(on_true.iter().zip(&on_false))
-                            .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
-                            .collect(),
-                    )
+                    self.blend(cond, &results[0][k], &results[1][k], bytes)
                 }
             };
             self.set(r, v)?;

@@ -380,15 +380,8 @@ impl Gen<'_> {
         }
         for (k, &r) in merged.iter().enumerate() {
             let bytes = self.bytes(r);
-            let masks = self.masks_from_bools(cond, bytes);
-            let on_true = self.vectors(&results[0][k], bytes);
-            let on_false = self.vectors(&results[1][k], bytes);
-            let v = masks
-                .iter()
-                .zip(on_true.iter().zip(&on_false))
-                .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
-                .collect();
-            self.set(r, JVal::Varying(v))?;
+            let v = self.blend(cond, &results[0][k], &results[1][k], bytes);
+            self.set(r, v)?;
         }
         Ok(())
     }

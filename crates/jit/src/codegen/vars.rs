@@ -429,22 +429,33 @@ impl Gen<'_> {
                     )
                 }
             },
-            JVal::Varying(b) => {
-                let masks = self.masks_from_bools(b[0], bytes);
-                let xs = self.vectors(&t, bytes);
-                let ys = self.vectors(&f, bytes);
-                JVal::Varying(
-                    masks
-                        .iter()
-                        .zip(xs.iter().zip(&ys))
-                        .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
-                        .collect(),
-                )
-            }
+            JVal::Varying(b) => self.blend(b[0], &t, &f, bytes),
             JVal::Affine(..) => return Err(JitError::Unexpected("affine select condition")),
         };
         self.set(dst, r)?;
         Ok(true)
+    }
+
+    /// Lane by lane `cond ? on_true : on_false` for values of `bytes`-byte lanes (`cond` an
+    /// `I8X16` of 0/1 bools): how a select with a varying condition and the merges after
+    /// masked branches combine their two values.
+    pub(super) fn blend(
+        &mut self,
+        cond: Value,
+        on_true: &JVal,
+        on_false: &JVal,
+        bytes: usize,
+    ) -> JVal {
+        let masks = self.masks_from_bools(cond, bytes);
+        let xs = self.vectors(on_true, bytes);
+        let ys = self.vectors(on_false, bytes);
+        JVal::Varying(
+            masks
+                .iter()
+                .zip(xs.iter().zip(&ys))
+                .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
+                .collect(),
+        )
     }
 }
 
