@@ -333,7 +333,7 @@ pub(crate) fn isolate_sync_ops(blocks: Vec<Block>) -> Vec<Block> {
     out
 }
 
-fn for_each_edge(t: &mut Term, mut f: impl FnMut(&mut crate::ir::Edge)) {
+pub(crate) fn for_each_edge(t: &mut Term, mut f: impl FnMut(&mut crate::ir::Edge)) {
     match t {
         Term::Jump(e) => f(e),
         Term::Branch {

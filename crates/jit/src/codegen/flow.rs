@@ -382,6 +382,9 @@ impl Gen<'_> {
                 cases,
                 edges,
             } => {
+                // Lowering writes switches as chains of branches (`tessera_spirv`'s
+                // `switches`), which divergent lanes run under masks; this is the IR's own
+                // form, taken only when every lane agrees.
                 let bytes = self.bytes(*selector);
                 let sel = match self.get(*selector) {
                     // Lanes of an affine selector differ: check them as vectors.

@@ -6,7 +6,9 @@
 //! join (the branch's immediate post-dominator): an acyclic graph of blocks of pure ops, loads
 //! and stores of shared memory, buffers and device addresses, whose branches have regions of
 //! their own inside it
-//! ([`region_of`]). `masked_region` runs the true side (the branch edge's copies, then block by
+//! ([`region_of`]). A block that several paths take (a `switch` case falling into the next,
+//! once lowering has made the switch a chain of branches) runs on each of them, under each
+//! path's lanes. `masked_region` runs the true side (the branch edge's copies, then block by
 //! block to the join) for the lanes of the condition, puts back the values the side wrote,
 //! runs the false side for the other lanes, and merges every register the sides wrote and the
 //! join reads with a select on the condition. Inside a side, a branch on a uniform condition is
@@ -65,7 +67,7 @@ pub(crate) struct Region {
     /// Where the sides meet: the branch's immediate post-dominator.
     pub(crate) join: usize,
     /// The region's blocks in the order compiled code runs them (the true side first, and so
-    /// inside each nested branch).
+    /// inside each nested branch); a block that several paths take, once for each.
     pub(crate) blocks: Vec<usize>,
     /// Every register the region writes (the branch edges' copies, its blocks' ops and edge
     /// copies), each once.
@@ -126,7 +128,8 @@ pub(crate) fn maskable_block(ir: &Ir, sync: &[bool], guarded: &[bool], b: usize)
 }
 
 /// The blocks from `start` up to `stop` (exclusive) in the order a side runs them, appended to
-/// `out`: `None` when they are not an acyclic graph of maskable blocks that all lead to `stop`.
+/// `out`: `None` when they are not an acyclic graph of maskable blocks that all lead to `stop`,
+/// or when they reach a block in `seen` (a block an earlier walk took).
 pub(crate) fn side_blocks(
     ir: &Ir,
     ok: &dyn Fn(usize) -> bool,
@@ -136,10 +139,31 @@ pub(crate) fn side_blocks(
     seen: &mut [bool],
     out: &mut Vec<usize>,
 ) -> Option<()> {
+    walk_side(ir, ok, post, start, stop, seen, out, &mut None)
+}
+
+/// [`side_blocks`], where a block that several paths take (a `switch` case that falls into the
+/// next, in the chain of branches lowering makes of a switch) runs on each of them and is
+/// listed at each, up to `revisits` times in all: a walk round a cycle ends there, with `None`.
+#[allow(clippy::too_many_arguments)]
+fn walk_side(
+    ir: &Ir,
+    ok: &dyn Fn(usize) -> bool,
+    post: &[Option<u32>],
+    start: usize,
+    stop: usize,
+    seen: &mut [bool],
+    out: &mut Vec<usize>,
+    revisits: &mut Option<usize>,
+) -> Option<()> {
     let mut b = start;
     while b != stop {
-        if seen[b] || !ok(b) {
+        if !ok(b) {
             return None;
+        }
+        if seen[b] {
+            let left = revisits.as_mut()?;
+            *left = left.checked_sub(1)?;
         }
         seen[b] = true;
         out.push(b);
@@ -150,7 +174,7 @@ pub(crate) fn side_blocks(
             } => {
                 let join = post[b]? as usize;
                 for e in [if_true, if_false] {
-                    side_blocks(ir, ok, post, e.target as usize, join, seen, out)?;
+                    walk_side(ir, ok, post, e.target as usize, join, seen, out, revisits)?;
                 }
                 b = join;
             }
@@ -183,8 +207,10 @@ pub(crate) fn region_of(
     let ok = |b: usize| b != from && maskable_block(ir, sync, guarded, b);
     let mut seen = vec![false; ir.blocks.len()];
     let mut blocks = Vec::new();
+    // Shared blocks run once per path: at most as many again as the IR has blocks.
+    let mut revisits = Some(ir.blocks.len());
     for e in [if_true, if_false] {
-        side_blocks(
+        walk_side(
             ir,
             &ok,
             post,
@@ -192,6 +218,7 @@ pub(crate) fn region_of(
             join,
             &mut seen,
             &mut blocks,
+            &mut revisits,
         )?;
     }
     let mut written = Vec::new();

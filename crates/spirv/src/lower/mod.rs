@@ -182,7 +182,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         moves: Vec::new(),
     });
     let mut blocks = order_blocks(std::mem::take(&mut l.blocks))?;
-    let reg_types = typing::finish(&mut blocks, &mut l.reg_types, &mut l.consts_init)?;
+    let mut reg_types = typing::finish(&mut blocks, &mut l.reg_types, &mut l.consts_init)?;
     crate::opt::optimize(
         &mut blocks,
         reg_types.len() as u32,
@@ -193,6 +193,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
     crate::opt::merge_blocks(&mut blocks);
     crate::converge::insert(&mut blocks);
     let blocks = crate::opt::isolate_sync_ops(blocks);
+    let blocks = crate::switches::switch_chains(blocks, &mut reg_types, &mut l.consts_init);
     let shared_size = u32::try_from(l.shared_size)
         .map_err(|_| SpirvError::new("workgroup memory larger than 4 GiB"))?;
     let ir = Ir {
