@@ -175,11 +175,8 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
             .collect();
         rules.push((vec![cond], merged));
     }
-    let (_, shapes) = loops::loop_shapes(
-        ir,
-        &|b| masked::maskable_block(ir, &sync, &guarded, b),
-        &post,
-    );
+    let (_, shapes) =
+        loops::loop_shapes(ir, &|b| masked::loop_block(ir, &sync, &guarded, b), &post);
     for shape in &shapes {
         let triggers: Vec<Reg> = shape
             .blocks

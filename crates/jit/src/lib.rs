@@ -217,8 +217,17 @@ pub fn compile(program: &Program) -> Result<JitKernel, SpirvError> {
 /// The backtracking allocator gives better code but its time grows faster than linearly with the
 /// number of live ranges: a straight-line shader of 14 000 ops (the CTS's 1024-component
 /// cooperative vectors, fully unrolled) took over 200 s to allocate, against 2 s single-pass. The
-/// corpus's and the IREE workloads' largest shaders have under 1 000 ops and keep backtracking.
+/// corpus's and the IREE workloads' largest shaders have under 1 000 ops and keep backtracking
+/// (unless their function grows past [`SINGLE_PASS_REGALLOC_ABOVE_INSTS`]).
 pub const SINGLE_PASS_REGALLOC_ABOVE_OPS: usize = 4000;
+
+/// The generated function's size, in Cranelift instructions, above which it is compiled again
+/// with single-pass register allocation when the IR's size chose backtracking: a few hundred
+/// IR ops can expand to this (vector divisions by multiplication, masked regions that emit
+/// their code a second time). The corpus's largest (`tensor_ranks_1_to_8`, 500 IR ops, 42 000
+/// instructions) took 2.5 s to allocate by backtracking and 0.1 s in one pass; the next
+/// largest (37 000) compiles in tens of milliseconds and keeps backtracking.
+pub const SINGLE_PASS_REGALLOC_ABOVE_INSTS: usize = 40_000;
 
 /// The largest stack frame compiled code may have. Compiled code runs on the runtime's queue and
 /// worker threads, whose stacks (`tessera_workers::THREAD_STACK_BYTES`) are at least twice this;
@@ -352,6 +361,7 @@ fn compile_inner(
             .map_err(|e| JitError::Cranelift(format!("flag {k}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
+    let by_size = allocator.is_none();
     let allocator = allocator.unwrap_or_else(|| {
         let ops: usize = program
             .ir()
@@ -399,6 +409,19 @@ fn compile_inner(
         module.target_config(),
         poll,
     )?;
+    let insts = cctx.func.dfg.num_insts();
+    if by_size
+        && allocator == RegisterAllocator::Backtracking
+        && insts > SINGLE_PASS_REGALLOC_ABOVE_INSTS
+    {
+        // Few IR ops can still make a large function (divisions and masked regions expand):
+        // start again with the allocator whose time stays linear.
+        tracing::debug!(
+            insts,
+            "a function this large gets single-pass register allocation"
+        );
+        return compile_inner(program, store, Some(RegisterAllocator::SinglePass));
+    }
     let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
     let (id, from_cache) = match store {

@@ -1,9 +1,9 @@
 //! Tensor reads and writes at coordinates that vary from lane to lane in no affine way (a flat
 //! index split by division and remainder, clamped or gathered coordinates): each lane's byte
 //! offset and bounds are computed on its own, once per access; a chunk with a lane out of
-//! bounds goes to the interpreter (which reads the `oob` value or drops the write), and a chunk
-//! whose lanes turn out to hold back-to-back packed runs takes the vector path, checked at run
-//! time. (A flat index split over a view whose sizes are the divisors is caught before this
+//! bounds takes the edge path (`edge`: each element checked, reading the `oob` value or
+//! dropping the write), and a chunk whose lanes turn out to hold back-to-back packed runs takes
+//! the vector path, checked at run time. (A flat index split over a view whose sizes are the divisors is caught before this
 //! path, with no per-lane offsets: `flat`.)
 //!
 //! Invariants: no load or store happens before every lane's coordinates were checked against
@@ -332,8 +332,6 @@ impl Gen<'_> {
         let Some(lanes) = self.lane_offsets(t, coords, signed, cw, count, dims, strides, ok) else {
             return Ok(false);
         };
-        let out = self.b.ins().bxor_imm_s(lanes.all_in, 1);
-        self.hand_back_if(out);
         let vt = vec_ty(size);
         let join = self.b.create_block();
         let params: Vec<Vec<Value>> = (0..count)
@@ -343,6 +341,8 @@ impl Gen<'_> {
                     .collect()
             })
             .collect();
+        let out = self.b.ins().bxor_imm_s(lanes.all_in, 1);
+        self.edge_read_if(out, t, coords, signed, cw, count, join)?;
         let packed = self.runs_back_to_back(&lanes, count, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
@@ -398,13 +398,13 @@ impl Gen<'_> {
         let Some(lanes) = self.lane_offsets(t, coords, signed, cw, count, dims, strides, ok) else {
             return Ok(false);
         };
+        let join = self.b.create_block();
         let out = self.b.ins().bxor_imm_s(lanes.all_in, 1);
-        self.hand_back_if(out);
+        self.edge_write_if(out, t, coords, signed, cw, values, join)?;
         let vals: Vec<JVal> = values.iter().map(|&v| self.get(v)).collect();
         let packed = self.runs_back_to_back(&lanes, count, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        let join = self.b.create_block();
         self.b.ins().brif(packed, fast, &[], slow, &[]);
         self.enter_sealed(fast);
         let lane0 = self.lane_offset_of(&lanes, 0);

@@ -422,7 +422,20 @@ impl Gen<'_> {
             }
         }
         // Every op that may hand back is checked at its iteration's start: its operand may not
-        // come from a load of the iteration.
+        // come from a load of the iteration. A tensor read that may hand back cannot be (its
+        // checks are its loads): the loop keeps none beside a store.
+        let ops = || {
+            shape
+                .blocks
+                .iter()
+                .chain(&shape.exit_blocks)
+                .flat_map(|&b| &ir.blocks[b].ops)
+        };
+        if ops().any(super::masked::window_store)
+            && ops().any(|op| self.tensor_read_may_hand_back(op))
+        {
+            return None;
+        }
         let mut prechecked = Vec::new();
         let mut loaded = RegSet::new(ir.reg_types.len() as u32);
         for &b in shape.blocks.iter().chain(&shape.exit_blocks) {

@@ -26,6 +26,7 @@
 
 use std::collections::HashSet;
 
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
@@ -86,8 +87,9 @@ fn maskable_op(op: &Op) -> bool {
 }
 
 /// A store compiled code masks lane by lane: shared memory, a buffer of a known descriptor, a
-/// device address (inactive lanes store into the scratch slot).
-fn window_store(op: &Op) -> bool {
+/// device address (inactive lanes store into the scratch slot), a tensor write the edge path
+/// takes (`edge`).
+pub(crate) fn window_store(op: &Op) -> bool {
     matches!(
         op,
         Op::Store {
@@ -99,7 +101,7 @@ fn window_store(op: &Op) -> bool {
                 },
             ..
         }
-    )
+    ) || super::edge::maskable_tensor_write(op)
 }
 
 /// A load every lane may run, active or not: each lane's access is checked against its window
@@ -125,6 +127,16 @@ pub(crate) fn maskable_block(ir: &Ir, sync: &[bool], guarded: &[bool], b: usize)
     !sync.get(b).copied().unwrap_or(true)
         && !guarded.get(b).copied().unwrap_or(false)
         && ir.blocks[b].ops.iter().all(maskable_op)
+}
+
+/// Whether block `b` can run in a masked loop: [`maskable_block`] without tensor writes, whose
+/// views a region checks before it starts (`Gen::masked_region`) and a loop does not.
+pub(crate) fn loop_block(ir: &Ir, sync: &[bool], guarded: &[bool], b: usize) -> bool {
+    maskable_block(ir, sync, guarded, b)
+        && !ir.blocks[b]
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::TensorWrite { .. }))
 }
 
 /// The blocks from `start` up to `stop` (exclusive) in the order a side runs them, appended to
@@ -289,6 +301,11 @@ impl Gen<'_> {
                 op.clone().visit_regs(&mut |r, role| {
                     reads_loaded |= role == Role::Use && loaded.contains(*r);
                 });
+                // A tensor read that may hand back restarts the region: no store may come
+                // before it.
+                if seen_store && self.tensor_read_may_hand_back(op) {
+                    return None;
+                }
                 if may_hand_back && reads_loaded {
                     if seen_store {
                         return None;
@@ -324,6 +341,18 @@ impl Gen<'_> {
     ) -> JitResult<()> {
         let ir = self.ir;
         let restart = (from as u32, ir.blocks[from].ops.len());
+        // The region's tensor writes need views compiled code may access (`edge`): checked
+        // here, before any of its effects, with a hand-back to the branch.
+        self.at = restart;
+        for &b in &region.blocks {
+            for op in &ir.blocks[b].ops {
+                if let Op::TensorWrite { tensor, .. } = op {
+                    let (_, _, ok, ..) = self.site(tensor);
+                    let not_ok = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+                    self.hand_back_if(not_ok);
+                }
+            }
+        }
         let live: Vec<Reg> = self
             .live_at(from, ir.blocks[from].ops.len())
             .iter()

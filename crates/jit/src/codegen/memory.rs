@@ -180,9 +180,14 @@ impl Gen<'_> {
                 signed,
                 coord_width,
                 dsts,
-                // Out-of-bounds reads (which read `oob`) go to the interpreter.
-                oob: _,
-            } => self.tensor_read(tensor, coords, *signed, *coord_width, dsts),
+                oob,
+            } => {
+                // Read by the edge path (`gather`), where some lanes are out of bounds.
+                self.tensor_oob = *oob;
+                let done = self.tensor_read(tensor, coords, *signed, *coord_width, dsts);
+                self.tensor_oob = None;
+                done
+            }
             Op::TensorWrite {
                 tensor,
                 coords,

@@ -39,6 +39,7 @@ mod conv;
 mod coop;
 mod dot;
 mod dynamic;
+pub(crate) mod edge;
 mod flat;
 mod float;
 mod flow;
@@ -198,6 +199,9 @@ pub(crate) struct Gen<'a> {
     safe_divisions: Vec<Inst>,
     /// Tiles of strided tensor reads in loops (`tile`).
     pub(crate) tiles: tile::Tiles,
+    /// The `oob` operand of the tensor read being generated: what its out-of-bounds elements
+    /// read on the lane-by-lane edge path (`gather`); 0 when it has none.
+    pub(crate) tensor_oob: Option<Reg>,
     /// Bool vectors (`I8X16` of 0/1) whose "every lane true" and "some lane true" are known
     /// as scalars (`I8` 0/1) defined with them (`icmp_affine`, and `Not` of those): a branch
     /// on one tests the scalars instead of the vector.
@@ -382,11 +386,7 @@ pub(crate) fn build(
     let regions = (0..ir.blocks.len())
         .map(|b| masked::region_of(ir, &sync, &guarded, &post, b))
         .collect();
-    let loops = loops::loop_shapes(
-        ir,
-        &|b| masked::maskable_block(ir, &sync, &guarded, b),
-        &post,
-    );
+    let loops = loops::loop_shapes(ir, &|b| masked::loop_block(ir, &sync, &guarded, b), &post);
     let chunk_done = b.create_block();
     let leave = b.create_block();
     let exit_status = b.declare_var(I32);
@@ -442,6 +442,7 @@ pub(crate) fn build(
         cold_loads: false,
         safe_divisions: Vec::new(),
         tiles: tile::Tiles::default(),
+        tensor_oob: None,
         decided: std::collections::HashMap::new(),
         bool_masks: std::collections::HashMap::new(),
         grouped_loads: std::collections::HashMap::new(),

@@ -379,12 +379,32 @@ impl Gen<'_> {
         let uniform = coords
             .iter()
             .all(|&c| self.classes[c as usize].is_uniform());
-        // Lanes not all in bounds: the interpreter's per-lane path.
         let notinb = self.b.ins().bxor_imm_s(inb, 1);
-        self.hand_back_if(notinb);
         let ty = scalar_ty(size);
         let count = dsts.len();
         if uniform {
+            // Every lane reads the same elements.
+            if let Some(fallback) = self.uniform_oob(count, size) {
+                // One element: out of bounds, every lane reads `oob` (or 0), loading the
+                // scratch bytes instead; a view compiled code may not access (one short of
+                // memory: its elements in the memory are still read) is the interpreter's.
+                let not_ok = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+                self.hand_back_if(not_ok);
+                let d = dsts[0];
+                let p = self.b.ins().iadd(ptr, base);
+                let scratch = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+                let p = self.b.ins().select(inb, p, scratch);
+                let x = self.b.ins().load(ty, app_flags(), p, 0);
+                let x = self.b.ins().select(inb, x, fallback);
+                self.set(d, JVal::Uniform(x))?;
+                return Ok(true);
+            }
+            // A run of elements (each checked on its own) or a varying `oob`: the
+            // interpreter's path when out of bounds.
+            self.hand_back_if(notinb);
             for (j, &d) in dsts.iter().enumerate() {
                 let e = self.b.ins().imul_imm_s(estep, j as i64);
                 let at = self.b.ins().iadd(base, e);
@@ -404,6 +424,8 @@ impl Gen<'_> {
                     .collect()
             })
             .collect();
+        // Lanes not all in bounds: element by element (`edge`).
+        self.edge_read_if(notinb, t, coords, signed, cw, count, join)?;
         // A strided read in a loop may find its elements in its tile (`tile`).
         let probe = self.tile_probe(base, estep, innermost, join);
         // Every lane's elements are in bounds, so inside the window (`ok` includes the view's
@@ -457,6 +479,25 @@ impl Gen<'_> {
             self.set(*d, JVal::Varying(vs))?;
         }
         Ok(true)
+    }
+
+    /// What a uniform read of one element gives out of bounds, the same for every lane: the
+    /// read's `oob` operand when it is uniform (or 0 without one); `None` for a run of several
+    /// elements or a varying `oob`.
+    fn uniform_oob(&mut self, count: usize, size: usize) -> Option<Value> {
+        if count != 1 {
+            return None;
+        }
+        let ty = scalar_ty(size);
+        match self.tensor_oob {
+            None => Some(self.b.ins().iconst(ty, 0)),
+            Some(r) if self.bytes(r) == size => match self.get(r) {
+                JVal::Const(c) => Some(self.iconst(ty, c)),
+                JVal::Uniform(x) => Some(self.fit(x, ty)),
+                _ => None,
+            },
+            Some(_) => None,
+        }
     }
 
     /// Loads the 16 lanes' packed runs of `count` elements of `size` bytes from `p` (every byte
@@ -601,6 +642,15 @@ impl Gen<'_> {
         cw: u8,
         values: &[Reg],
     ) -> JitResult<bool> {
+        if let Some(active) = self.mask.as_ref().map(|m| m.lanes) {
+            // Under a mask, lane by lane (`edge`), the inactive lanes' elements dropped.
+            if !self.edge_write(t, coords, signed, cw, values, Some(active))? {
+                return Err(JitError::Unexpected(
+                    "a masked tensor write the edge path refuses",
+                ));
+            }
+            return Ok(true);
+        }
         // Bool registers hold 0 or 1, the bytes a bool element stores.
         let size = t.elem.bytes();
         let Some((fast, addr)) = self.tensor_row(t, coords, signed, cw, values.len()) else {
@@ -644,8 +694,10 @@ impl Gen<'_> {
         else {
             return self.tensor_write_lanes(t, coords, signed, cw, values);
         };
+        // Lanes not all in bounds: element by element (`edge`).
+        let join = self.b.create_block();
         let notinb = self.b.ins().bxor_imm_s(inb, 1);
-        self.hand_back_if(notinb);
+        self.edge_write_if(notinb, t, coords, signed, cw, values, join)?;
         let uniform = coords
             .iter()
             .all(|&c| self.classes[c as usize].is_uniform());
@@ -661,6 +713,8 @@ impl Gen<'_> {
                 let x = self.lane(v, size, LANES - 1);
                 self.b.ins().store(app_flags(), x, p, 0);
             }
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
             return Ok(true);
         }
         // Every lane's elements are in bounds, so inside the window (`ok` includes the view's
@@ -669,7 +723,6 @@ impl Gen<'_> {
         let fast_ok = self.runs_packed(step, estep, count, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        let join = self.b.create_block();
         self.b.ins().brif(fast_ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
         self.packed_write(p, &vals, size);

@@ -407,3 +407,62 @@ fn nested_branches_run_inside_a_region() {
     let case = p.case(n, &a, &b, "nested branches inside a region");
     assert_eq!(hand_backs(&case), 0);
 }
+
+/// Tensor writes under masks (`codegen::edge`): `tensor_edge_lanes`, whose chunks run past
+/// its tensors' edges and write runs of two in an `if` half its lanes take, with its `runs`
+/// tensor bound fully, then short of memory by two and a half rows. Full, nothing hands back;
+/// short, the region checks the view before it starts and the chunk goes to the interpreter,
+/// which writes what lies in the memory and nothing past it (the bytes after the window are
+/// `0xcd` on both backends).
+#[test]
+fn tensor_writes_under_masks() {
+    use crate::common::{Binding, TensorView};
+    use tessera_spirv::TensorElement;
+    let spv = include_bytes!("../../../../spirv-tests/cases/tensor_edge_lanes/shader.spv");
+    let words: Vec<u32> = spv
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (rows, cols) = (5u64, 37u64);
+    let full = (rows * cols * 4) as usize;
+    let view = || TensorView {
+        format: TensorElement::I32,
+        dims: vec![rows, cols],
+        strides: vec![cols * 4, 4],
+    };
+    let tensor = |binding, init: Vec<u8>, name: &str| Binding {
+        binding,
+        init,
+        elem: elem(sint(32)),
+        tensor: Some(view()),
+        name: name.into(),
+    };
+    let source: Vec<u8> = (0..full / 4)
+        .flat_map(|i| (i as i32 * 3 + 1).to_le_bytes())
+        .collect();
+    for (runs, expected) in [(full, 0), (full - (cols * 10) as usize, 1)] {
+        let case = Case {
+            words: words.clone(),
+            bindings: vec![
+                tensor(0, source.clone(), "src"),
+                tensor(1, vec![0xcd; runs], "runs"),
+                tensor(2, vec![0xcd; full], "scattered"),
+                Binding {
+                    binding: 3,
+                    init: vec![0; 48 * 6 * 7 * 4],
+                    elem: elem(sint(32)),
+                    tensor: None,
+                    name: "o".into(),
+                },
+            ],
+            dispatch: [3, 6, 1],
+            summary: format!("tensor writes under masks, runs memory {runs} bytes"),
+        };
+        let handed = hand_backs(&case);
+        assert_eq!(
+            handed > 0,
+            expected > 0,
+            "{runs} bytes: {handed} hand-backs"
+        );
+    }
+}
