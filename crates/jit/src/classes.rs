@@ -166,14 +166,7 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
         let (Some(cond), Some(region)) = (ir.blocks[b].term.condition(), region) else {
             continue;
         };
-        let reads = &live.live_in[region.join];
-        let merged = region
-            .written
-            .iter()
-            .copied()
-            .filter(|&r| reads.contains(r))
-            .collect();
-        rules.push((vec![cond], merged));
+        rules.push((vec![cond], read_at(&region.written, &live, region.join)));
     }
     let (_, shapes) =
         loops::loop_shapes(ir, &|b| masked::loop_block(ir, &sync, &guarded, b), &post);
@@ -187,14 +180,7 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
         if triggers.is_empty() {
             continue;
         }
-        let exit_reads = &live.live_in[shape.exit];
-        let left_with = shape
-            .written
-            .iter()
-            .copied()
-            .filter(|&r| exit_reads.contains(r))
-            .collect();
-        rules.push((triggers, left_with));
+        rules.push((triggers, read_at(&shape.written, &live, shape.exit)));
         for (&b, split) in &shape.splits {
             let Some(cond) = ir.blocks[b].term.condition() else {
                 continue;
@@ -202,17 +188,24 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
             if !split.merges() {
                 continue;
             }
-            let reads = &live.live_in[split.join.unwrap_or(shape.header)];
-            let merged = split
-                .written
-                .iter()
-                .copied()
-                .filter(|&r| reads.contains(r))
-                .collect();
-            rules.push((vec![cond], merged));
+            let meet = split.join.unwrap_or(shape.header);
+            rules.push((vec![cond], read_at(&split.written, &live, meet)));
         }
     }
     rules
+}
+
+/// The registers of `written` that block `at` reads (live into it).
+fn read_at(written: &[Reg], live: &tessera_spirv::ir::liveness::Liveness, at: usize) -> Vec<Reg> {
+    // Where lanes finish (`masked::EXIT_JOIN`), nothing is read.
+    let Some(reads) = live.live_in.get(at) else {
+        return Vec::new();
+    };
+    written
+        .iter()
+        .copied()
+        .filter(|&r| reads.contains(r))
+        .collect()
 }
 
 /// The class of every register of `ir` (see the module docs).

@@ -288,6 +288,15 @@ impl Gen<'_> {
 
     /// Branches to a hand-back when `bad` (an `I8`/`I32` flag) is non-zero; continues in a new
     /// block otherwise.
+    /// Ends the chunk: every lane is done.
+    pub(super) fn exit_chunk(&mut self) {
+        if self.has_sync {
+            self.set_chunk_pcs(DONE);
+        }
+        self.end_round_here();
+        self.b.ins().jump(self.chunk_done, &[]);
+    }
+
     pub(crate) fn hand_back_if(&mut self, bad: Value) {
         self.branch_out_if(bad, Self::hand_back);
     }
@@ -318,13 +327,7 @@ impl Gen<'_> {
         }
         self.at = (i as u32, block.ops.len());
         match &block.term {
-            Term::Exit => {
-                if self.has_sync {
-                    self.set_chunk_pcs(DONE);
-                }
-                self.end_round_here();
-                self.b.ins().jump(self.chunk_done, &[]);
-            }
+            Term::Exit => self.exit_chunk(),
             Term::Jump(e) => {
                 self.edge(e, i)?;
             }

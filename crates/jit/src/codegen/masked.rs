@@ -3,7 +3,9 @@
 //! (`maskable_region`), instead of handing the chunk to the interpreter.
 //!
 //! A region is a branch of block `from` and the blocks its paths run before they meet at the
-//! join (the branch's immediate post-dominator): an acyclic graph of blocks of pure ops, loads
+//! join (the branch's immediate post-dominator; when they meet only where their lanes finish,
+//! as after an early `return`, each path runs to its `Exit` and the chunk is done after the
+//! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an acyclic graph of blocks of pure ops, loads
 //! and stores of shared memory, buffers and device addresses, whose branches have regions of
 //! their own inside it
 //! ([`region_of`]). A block that several paths take (a `switch` case falling into the next,
@@ -154,6 +156,15 @@ pub(crate) fn side_blocks(
     walk_side(ir, ok, post, start, stop, seen, out, &mut None)
 }
 
+/// The join of a region whose paths meet only where their lanes finish (an early `return`):
+/// every side runs to an `Exit`, and the chunk is done after the region.
+pub(crate) const EXIT_JOIN: usize = usize::MAX;
+
+/// The most ops a region joined at [`EXIT_JOIN`] may hold: such a region is the rest of the
+/// program, which compiled code then holds twice (for chunks whose lanes agree, and under
+/// masks), so a long one stays the interpreter's.
+const EXIT_REGION_OPS: usize = 256;
+
 /// [`side_blocks`], where a block that several paths take (a `switch` case that falls into the
 /// next, in the chain of branches lowering makes of a switch) runs on each of them and is
 /// listed at each, up to `revisits` times in all: a walk round a cycle ends there, with `None`.
@@ -184,12 +195,21 @@ fn walk_side(
             Term::Branch {
                 if_true, if_false, ..
             } => {
-                let join = post[b]? as usize;
+                // Inside a region joined where lanes finish, so may a branch's paths be.
+                let join = match post[b] {
+                    Some(j) => j as usize,
+                    None if stop == EXIT_JOIN && revisits.is_some() => EXIT_JOIN,
+                    None => return None,
+                };
                 for e in [if_true, if_false] {
                     walk_side(ir, ok, post, e.target as usize, join, seen, out, revisits)?;
                 }
+                if join == EXIT_JOIN {
+                    return Some(());
+                }
                 b = join;
             }
+            Term::Exit if stop == EXIT_JOIN && revisits.is_some() => return Some(()),
             _ => return None,
         }
     }
@@ -212,7 +232,8 @@ pub(crate) fn region_of(
     else {
         return None;
     };
-    let join = post[from]? as usize;
+    // Paths that meet only where their lanes finish (an early `return`) join at the exit.
+    let join = post[from].map_or(EXIT_JOIN, |j| j as usize);
     if join == from {
         return None;
     }
@@ -232,6 +253,15 @@ pub(crate) fn region_of(
             &mut blocks,
             &mut revisits,
         )?;
+    }
+    if join == EXIT_JOIN
+        && blocks
+            .iter()
+            .map(|&b| ir.blocks[b].ops.len())
+            .sum::<usize>()
+            > EXIT_REGION_OPS
+    {
+        return None;
     }
     let mut written = Vec::new();
     let mut noted = HashSet::new();
@@ -277,11 +307,13 @@ impl Gen<'_> {
                 continue;
             }
             let inner = self.regions[b].as_ref()?;
-            let join_reads = &self.live.live_in[inner.join];
-            let fits = inner
-                .written
-                .iter()
-                .all(|&r| !join_reads.contains(r) || self.classes[r as usize] == Class::Varying);
+            let fits = inner.join == EXIT_JOIN || {
+                let join_reads = &self.live.live_in[inner.join];
+                inner
+                    .written
+                    .iter()
+                    .all(|&r| !join_reads.contains(r) || self.classes[r as usize] == Class::Varying)
+            };
             if !fits {
                 return None;
             }
@@ -387,6 +419,11 @@ impl Gen<'_> {
         run?;
         let last = region.blocks.last().copied().unwrap_or(from);
         self.at = (last as u32, ir.blocks[last].ops.len());
+        if region.join == EXIT_JOIN {
+            // Every lane finished on its path.
+            self.exit_chunk();
+            return Ok(());
+        }
         self.goto(region.join as u32, Some(last))
     }
 
@@ -413,10 +450,11 @@ impl Gen<'_> {
             None => return Err(JitError::Unexpected("a masked split with no region")),
         };
         let before: Vec<JVal> = written.iter().map(|&r| self.get(r)).collect();
+        // Nothing is read where the lanes finish.
         let merged: Vec<Reg> = written
             .iter()
             .copied()
-            .filter(|&r| self.live.live_in[join].contains(r))
+            .filter(|&r| join != EXIT_JOIN && self.live.live_in[join].contains(r))
             .collect();
         let ones = super::vs_one(&mut self.b);
         let not_cond = self.b.ins().bxor(cond, ones);
@@ -488,8 +526,13 @@ impl Gen<'_> {
                     if let Some(varying) = self.uniform_branch(&value, if_true, if_false, side)? {
                         self.split(pass, b, Some(lanes), varying)?;
                     }
+                    if join == EXIT_JOIN {
+                        break;
+                    }
                     b = join;
                 }
+                // A path of a region joined where lanes finish ends here.
+                Term::Exit if stop == EXIT_JOIN => break,
                 _ => return Err(JitError::Unexpected("a masked block that does not jump")),
             }
         }
