@@ -9,9 +9,9 @@
 //! out of bounds still hands the chunk back, and so does an access this path does not take
 //! (64-bit coordinates, an `oob` operand of another width than the element). Under a mask (a
 //! masked region or loop), every tensor write takes this path, its inactive lanes' elements
-//! counted out of bounds ([`maskable_tensor_write`] says which writes can); a masked region
-//! checks those writes' views before it starts (`Gen::masked_region`), and masked loops keep
-//! none.
+//! counted out of bounds ([`maskable_tensor_write`] says which writes can), and masked loops
+//! keep none. Masked regions and loops check their tensor accesses' views before they start
+//! ([`Gen::check_tensor_views`]), so that they never hand back for a view after a store.
 //!
 //! The path is a loop over the chunk's 16 lanes in generated code, its operands (coordinates,
 //! values, the mask, a varying `oob`) spilled to stack slots first, so its size does not grow
@@ -24,8 +24,8 @@
 //! to the interpreter, which also checks each element against the memory); an element is
 //! loaded or stored only when every coordinate of its lane lies inside its dimension and its
 //! innermost coordinate plus its index in the run lies below the innermost dimension, so it
-//! lies inside the window. Every other lane's access goes to
-//! the context's scratch bytes, and a read's value there is replaced by `oob`.
+//! lies inside the window. Every other lane's access goes to the context's scratch bytes, and
+//! a read's value there is replaced by `oob`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
@@ -160,6 +160,26 @@ impl Gen<'_> {
             oob,
             scratch,
         })
+    }
+
+    /// Hands the chunk back, at the current op, unless every tensor access of `blocks` at a
+    /// descriptor known at compile time has a view compiled code may access (`ok`): masked
+    /// code (a region or loop starting here) may then take the edge path without handing back
+    /// for a view after it has stored something. (`ok` is the same for the whole call.)
+    pub(super) fn check_tensor_views(&mut self, blocks: &[usize]) {
+        let ir = self.ir;
+        for &b in blocks {
+            for op in &ir.blocks[b].ops {
+                let (Op::TensorRead { tensor, .. } | Op::TensorWrite { tensor, .. }) = op else {
+                    continue;
+                };
+                if matches!(tensor.desc, DescIdx::Const(_)) {
+                    let (_, _, ok, ..) = self.site(tensor);
+                    let not_ok = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+                    self.hand_back_if(not_ok);
+                }
+            }
+        }
     }
 
     /// Hands the chunk back unless the site's view is one compiled code may access (`ok`): a

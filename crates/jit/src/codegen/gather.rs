@@ -2,9 +2,9 @@
 //! index split by division and remainder, clamped or gathered coordinates): each lane's byte
 //! offset and bounds are computed on its own, once per access; a chunk with a lane out of
 //! bounds takes the edge path (`edge`: each element checked, reading the `oob` value or
-//! dropping the write), and a chunk whose lanes turn out to hold back-to-back packed runs takes
-//! the vector path, checked at run time. (A flat index split over a view whose sizes are the divisors is caught before this
-//! path, with no per-lane offsets: `flat`.)
+//! dropping the write), and a chunk whose lanes turn out to hold back-to-back packed runs
+//! takes the vector path, checked at run time. (A flat index split over a view whose sizes
+//! are the divisors is caught before this path, with no per-lane offsets: `flat`.)
 //!
 //! Invariants: no load or store happens before every lane's coordinates were checked against
 //! the view's dimensions; in bounds, an element lies inside the window (`ok` includes the

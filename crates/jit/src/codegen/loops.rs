@@ -479,6 +479,16 @@ impl Gen<'_> {
     ) -> JitResult<()> {
         let ir = self.ir;
         let shape = &plan.shape;
+        // Tensor views are checked here, at the branch, before the masked iterations store
+        // anything (`edge`).
+        self.at = (from as u32, ir.blocks[from].ops.len());
+        let blocks: Vec<usize> = shape
+            .blocks
+            .iter()
+            .chain(&shape.exit_blocks)
+            .copied()
+            .collect();
+        self.check_tensor_views(&blocks);
         let ones = super::vs_one(&mut self.b);
         let active = self.b.declare_var(I8X16);
         self.b.def_var(active, ones);

@@ -5,9 +5,9 @@
 //! A region is a branch of block `from` and the blocks its paths run before they meet at the
 //! join (the branch's immediate post-dominator; when they meet only where their lanes finish,
 //! as after an early `return`, each path runs to its `Exit` and the chunk is done after the
-//! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an acyclic graph of blocks of pure ops, loads
-//! and stores of shared memory, buffers and device addresses, whose branches have regions of
-//! their own inside it
+//! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an
+//! acyclic graph of blocks of pure ops, loads and stores of shared memory, buffers and device
+//! addresses, tensor reads and writes, whose branches have regions of their own inside it
 //! ([`region_of`]). A block that several paths take (a `switch` case falling into the next,
 //! once lowering has made the switch a chain of branches) runs on each of them, under each
 //! path's lanes. `masked_region` runs the true side (the branch edge's copies, then block by
@@ -28,7 +28,6 @@
 
 use std::collections::HashSet;
 
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
@@ -375,18 +374,10 @@ impl Gen<'_> {
     ) -> JitResult<()> {
         let ir = self.ir;
         let restart = (from as u32, ir.blocks[from].ops.len());
-        // The region's tensor writes need views compiled code may access (`edge`): checked
+        // The region's tensor accesses need views compiled code may access (`edge`): checked
         // here, before any of its effects, with a hand-back to the branch.
         self.at = restart;
-        for &b in &region.blocks {
-            for op in &ir.blocks[b].ops {
-                if let Op::TensorWrite { tensor, .. } = op {
-                    let (_, _, ok, ..) = self.site(tensor);
-                    let not_ok = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
-                    self.hand_back_if(not_ok);
-                }
-            }
-        }
+        self.check_tensor_views(&region.blocks);
         let live: Vec<Reg> = self
             .live_at(from, ir.blocks[from].ops.len())
             .iter()

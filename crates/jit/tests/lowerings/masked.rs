@@ -466,3 +466,51 @@ fn tensor_writes_under_masks() {
         );
     }
 }
+
+/// A divergent `if` that stores, then reads a tensor
+/// (`spirv-tests/shaders/masked_store_then_tensor_read.comp`), with the tensor's view fully in
+/// memory and then short of it. Short, the region checks the view before its store and hands
+/// the chunk back there, so the store runs once (without that check the read handed back after
+/// it, and the interpreter, restarting at the branch, ran `s[i] += 5` again). Full, nothing
+/// hands back.
+#[test]
+fn tensor_views_checked_before_a_region_stores() {
+    use crate::common::{Binding, TensorView};
+    use tessera_spirv::TensorElement;
+    let spv = include_bytes!("../../../../spirv-tests/shaders/masked_store_then_tensor_read.spv");
+    let words: Vec<u32> = spv
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let values: Vec<u8> = (0..64i32).flat_map(|i| (i * 7 - 3).to_le_bytes()).collect();
+    let sums: Vec<u8> = (0..128i32).flat_map(|i| (i * 100).to_le_bytes()).collect();
+    for (bytes, short) in [(64 * 4, false), (40 * 4, true)] {
+        let case = Case {
+            words: words.clone(),
+            bindings: vec![
+                Binding {
+                    binding: 0,
+                    init: values[..bytes].to_vec(),
+                    elem: elem(sint(32)),
+                    tensor: Some(TensorView {
+                        format: TensorElement::I32,
+                        dims: vec![8, 8],
+                        strides: vec![32, 4],
+                    }),
+                    name: "t".into(),
+                },
+                Binding {
+                    binding: 1,
+                    init: sums.clone(),
+                    elem: elem(sint(32)),
+                    tensor: None,
+                    name: "s".into(),
+                },
+            ],
+            dispatch: [4, 1, 1],
+            summary: format!("a store, then a tensor read, under masks; view memory {bytes} bytes"),
+        };
+        let handed = hand_backs(&case);
+        assert_eq!(handed > 0, short, "{bytes} bytes: {handed} hand-backs");
+    }
+}
