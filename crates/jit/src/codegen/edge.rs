@@ -33,9 +33,9 @@ use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, StackSlotData, StackSl
 use tessera_spirv::ir::{DescIdx, Op, Reg, TensorAcc};
 
 use super::Gen;
+use super::tensor::coords_fit;
 use super::values::{JVal, app_flags, own_flags, scalar_ty, vec_ty};
 use crate::classes::LANES;
-use crate::ctx::field;
 use crate::error::JitResult;
 
 /// Bytes a coordinate's or a value's lanes take in the spill slots (16 lanes of at most 8).
@@ -105,10 +105,7 @@ impl Gen<'_> {
         read: bool,
     ) -> Option<EdgeSite> {
         let size = t.elem.bytes();
-        if usize::from(cw / 8).max(1) > 4
-            || coords.len() != t.rank as usize
-            || coords.is_empty()
-            || coords.len() > crate::ctx::MAX_RANK
+        if !coords_fit(t, coords, cw)
             || (read && self.tensor_oob.is_some_and(|r| self.bytes(r) != size))
         {
             return None;
@@ -145,10 +142,7 @@ impl Gen<'_> {
                 Oob::Lanes(at)
             }
         };
-        let scratch = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let scratch = self.scratch_addr();
         Some(EdgeSite {
             ptr,
             ok,
@@ -292,9 +286,29 @@ impl Gen<'_> {
         self.enter_sealed(after);
     }
 
-    /// Where `out` is set (a lane out of bounds): the edge read of `count` elements, which ends
-    /// at `join` with the values as `gather`'s lane-by-lane read passes them, or a hand-back
-    /// when this path does not take the access. Continues in a new block where `out` is clear.
+    /// Where `out` is set (a lane out of bounds): `edge`, which ends its block when it takes
+    /// the access (`true`), else a hand-back. Continues in a new block where `out` is clear.
+    fn edge_if(
+        &mut self,
+        out: Value,
+        edge: impl FnOnce(&mut Self) -> JitResult<bool>,
+    ) -> JitResult<()> {
+        let taken_block = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(out, taken_block, &[], cont, &[]);
+        self.enter_sealed(taken_block);
+        let cold = std::mem::replace(&mut self.cold_loads, true);
+        let taken = edge(self);
+        self.cold_loads = cold;
+        if !taken? {
+            self.hand_back();
+        }
+        self.enter_sealed(cont);
+        Ok(())
+    }
+
+    /// Where `out` is set: the edge read of `count` elements, which ends at `join` with the
+    /// values as `gather`'s lane-by-lane read passes them (see [`Self::edge_if`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn edge_read_if(
         &mut self,
@@ -306,18 +320,7 @@ impl Gen<'_> {
         count: usize,
         join: Block,
     ) -> JitResult<()> {
-        let edge = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.ins().brif(out, edge, &[], cont, &[]);
-        self.enter_sealed(edge);
-        let cold = std::mem::replace(&mut self.cold_loads, true);
-        let taken = self.edge_read(t, coords, signed, cw, count, join);
-        self.cold_loads = cold;
-        if !taken? {
-            self.hand_back();
-        }
-        self.enter_sealed(cont);
-        Ok(())
+        self.edge_if(out, |g| g.edge_read(t, coords, signed, cw, count, join))
     }
 
     /// The edge read (see [`Self::edge_read_if`]); `false`, with nothing emitted but pure
@@ -349,9 +352,8 @@ impl Gen<'_> {
         Ok(true)
     }
 
-    /// Where `out` is set (a lane out of bounds): the edge write of `values` (see
-    /// [`Self::edge_write`]), which ends at `done`, or a hand-back when this path does not take
-    /// the access. Continues in a new block where `out` is clear.
+    /// Where `out` is set: the edge write of `values` (see [`Self::edge_write`]), which ends
+    /// at `done` (see [`Self::edge_if`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn edge_write_if(
         &mut self,
@@ -363,20 +365,13 @@ impl Gen<'_> {
         values: &[Reg],
         done: Block,
     ) -> JitResult<()> {
-        let edge = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.ins().brif(out, edge, &[], cont, &[]);
-        self.enter_sealed(edge);
-        let cold = std::mem::replace(&mut self.cold_loads, true);
-        let taken = self.edge_write(t, coords, signed, cw, values, None);
-        self.cold_loads = cold;
-        if taken? {
-            self.b.ins().jump(done, &[]);
-        } else {
-            self.hand_back();
-        }
-        self.enter_sealed(cont);
-        Ok(())
+        self.edge_if(out, |g| {
+            let taken = g.edge_write(t, coords, signed, cw, values, None)?;
+            if taken {
+                g.b.ins().jump(done, &[]);
+            }
+            Ok(taken)
+        })
     }
 
     /// The edge write of `values`, element-major then in lane order as the interpreter writes,
@@ -422,11 +417,7 @@ impl Gen<'_> {
 /// compile time, the rank the site table holds).
 pub(crate) fn maskable_tensor_write(op: &Op) -> bool {
     matches!(op, Op::TensorWrite { tensor, coords, coord_width, .. }
-        if matches!(tensor.desc, DescIdx::Const(_))
-            && *coord_width <= 32
-            && coords.len() == tensor.rank as usize
-            && !coords.is_empty()
-            && coords.len() <= crate::ctx::MAX_RANK)
+        if matches!(tensor.desc, DescIdx::Const(_)) && coords_fit(tensor, coords, *coord_width))
 }
 
 impl Gen<'_> {

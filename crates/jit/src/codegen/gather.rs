@@ -17,6 +17,7 @@ use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 use tessera_spirv::ir::{Reg, TensorAcc};
 
 use super::Gen;
+use super::tensor::coords_fit;
 use super::values::{JVal, app_flags, per_vec, scalar_ty, vec_ty};
 use crate::classes::LANES;
 
@@ -52,11 +53,7 @@ impl Gen<'_> {
         ok: Value,
     ) -> Option<LaneOffsets> {
         let cb = usize::from(cw / 8).max(1);
-        if cb > 4
-            || coords.len() != t.rank as usize
-            || coords.is_empty()
-            || coords.len() > crate::ctx::MAX_RANK
-        {
+        if !coords_fit(t, coords, cw) {
             return None;
         }
         if cb == 4 && coords.iter().all(|&c| self.bytes(c) == 4) {

@@ -199,7 +199,7 @@ fn walk_side(
                 // Inside a region joined where lanes finish, so may a branch's paths be.
                 let join = match post[b] {
                     Some(j) => j as usize,
-                    None if stop == EXIT_JOIN && revisits.is_some() => EXIT_JOIN,
+                    None if stop == EXIT_JOIN => EXIT_JOIN,
                     None => return None,
                 };
                 for e in [if_true, if_false] {
@@ -210,7 +210,7 @@ fn walk_side(
                 }
                 b = join;
             }
-            Term::Exit if stop == EXIT_JOIN && revisits.is_some() => return Some(()),
+            Term::Exit if stop == EXIT_JOIN => return Some(()),
             _ => return None,
         }
     }

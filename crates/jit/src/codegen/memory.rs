@@ -102,10 +102,7 @@ impl Gen<'_> {
         let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, at, room);
         let ok = self.b.ins().band(fits, within);
         let addr = self.b.ins().iadd(ptr, at);
-        let scratch = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let scratch = self.scratch_addr();
         (self.b.ins().select(ok, addr, scratch), ok)
     }
 
@@ -503,10 +500,7 @@ impl Gen<'_> {
         v: &JVal,
     ) {
         let masked = self.mask.as_ref().map(|m| m.lanes).map(|mask| {
-            let scratch = self
-                .b
-                .ins()
-                .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+            let scratch = self.scratch_addr();
             (mask, scratch)
         });
         for i in 0..LANES {

@@ -506,6 +506,14 @@ impl Gen<'_> {
         self.b.seal_block(block);
     }
 
+    /// The address of the context's scratch bytes, where accesses that must not touch
+    /// application memory (inactive or out-of-bounds lanes) go.
+    pub(crate) fn scratch_addr(&mut self) -> Value {
+        self.b
+            .ins()
+            .iadd_imm_s(self.ctx, i64::from(field!(scratch)))
+    }
+
     /// A field of the context.
     pub(crate) fn ctx_load(&mut self, ty: cranelift_codegen::ir::Type, offset: i32) -> Value {
         self.b.ins().load(ty, own_flags(), self.ctx, offset)

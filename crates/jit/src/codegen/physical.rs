@@ -94,10 +94,7 @@ impl Gen<'_> {
         self.b.ins().jump(join, &[BlockArg::Value(q)]);
         self.enter_sealed(join);
         let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
-        let scratch = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let scratch = self.scratch_addr();
         (self.b.ins().select(ok, p, scratch), ok)
     }
 
@@ -290,10 +287,7 @@ impl Gen<'_> {
     ) -> JitResult<bool> {
         let a = self.address(addr);
         let v = self.get(value);
-        let scratch = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let scratch = self.scratch_addr();
         let masked = self.mask.as_ref().map(|m| m.lanes);
         let store_lanes = |g: &mut Self, hosts: &dyn Fn(&mut Self, usize) -> Value| {
             for i in 0..LANES {

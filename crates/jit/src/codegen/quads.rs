@@ -223,10 +223,7 @@ impl Gen<'_> {
                         .icmp(IntCC::UnsignedLessThanOrEqual, from, room);
                     let inside = self.b.ins().band(fits, within);
                     let host = self.b.ins().iadd(ptr, from);
-                    let scratch = self
-                        .b
-                        .ins()
-                        .iadd_imm_s(self.ctx, i64::from(crate::ctx::field!(scratch)));
+                    let scratch = self.scratch_addr();
                     (self.b.ins().select(inside, host, scratch), inside)
                 }
                 Window::Physical => self.physical_range_in(slot, from, span),

@@ -15,6 +15,16 @@ use cranelift_codegen::ir::{Block, InstBuilder, Value};
 use tessera_spirv::ScalarType;
 use tessera_spirv::ir::{DescIdx, Reg, TensorAcc};
 
+/// Whether compiled code addresses an access with these coordinates itself (the affine, lane
+/// and edge paths): coordinates of at most 32 bits, as many as the tensor's rank, which the
+/// site table holds.
+pub(super) fn coords_fit(t: &TensorAcc, coords: &[Reg], cw: u8) -> bool {
+    usize::from(cw / 8).max(1) <= 4
+        && coords.len() == t.rank as usize
+        && !coords.is_empty()
+        && coords.len() <= crate::ctx::MAX_RANK
+}
+
 impl Gen<'_> {
     /// The site fields: (ptr, len, ok, rank, dims, strides).
     pub(super) fn site(&mut self, t: &TensorAcc) -> (Value, Value, Value, Value, Value, Value) {
@@ -56,11 +66,7 @@ impl Gen<'_> {
         ok: Value,
     ) -> Option<(Value, Value, Value, Value, Value)> {
         let cb = usize::from(cw / 8).max(1);
-        if cb > 4
-            || coords.len() != t.rank as usize
-            || coords.is_empty()
-            || coords.len() > crate::ctx::MAX_RANK
-        {
+        if !coords_fit(t, coords, cw) {
             return None;
         }
         let mut base = self.b.ins().iconst(I64, 0);
@@ -392,10 +398,7 @@ impl Gen<'_> {
                 self.hand_back_if(not_ok);
                 let d = dsts[0];
                 let p = self.b.ins().iadd(ptr, base);
-                let scratch = self
-                    .b
-                    .ins()
-                    .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+                let scratch = self.scratch_addr();
                 let p = self.b.ins().select(inb, p, scratch);
                 let x = self.b.ins().load(ty, app_flags(), p, 0);
                 let x = self.b.ins().select(inb, x, fallback);
@@ -780,10 +783,7 @@ impl Gen<'_> {
         let inr = self.b.ins().icmp(IntCC::UnsignedLessThan, k64, rank);
         let off = self.b.ins().imul_imm_s(k64, 8);
         let at = self.b.ins().iadd(dims, off);
-        let scratch = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+        let scratch = self.scratch_addr();
         let p = self.b.ins().select(inr, at, scratch);
         let v = self.b.ins().load(I64, app_flags(), p, 0);
         let z = self.b.ins().iconst(I64, 0);

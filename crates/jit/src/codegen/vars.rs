@@ -10,7 +10,6 @@ use tessera_spirv::ir::{Reg, Var};
 
 use super::Gen;
 use super::values::{JVal, own_flags, scalar_ty, vec_ty};
-use crate::ctx::field;
 
 impl Gen<'_> {
     /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
@@ -277,10 +276,7 @@ impl Gen<'_> {
                 // its 512) instead.
                 let v = self.get(value);
                 let new = self.vectors(&v, bytes);
-                let scratch = self
-                    .b
-                    .ins()
-                    .iadd_imm_s(self.ctx, i64::from(field!(scratch)));
+                let scratch = self.scratch_addr();
                 let target = self.b.ins().select(inside, addr, scratch);
                 for (j, n) in new.into_iter().enumerate() {
                     self.b.ins().store(own_flags(), n, target, (16 * j) as i32);

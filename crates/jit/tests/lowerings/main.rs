@@ -746,10 +746,7 @@ fn tensor_view_longer_than_its_memory() {
     use common::TensorView;
     use tessera_spirv::TensorElement;
     let spv = include_bytes!("../../../../spirv-tests/shaders/bench_tensor_add.spv");
-    let words: Vec<u32> = spv
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let words = spirv_words(spv);
     let (rows, cols) = (6u64, 256u64);
     let full = (rows * cols * 4) as usize;
     let short = full - (cols * 6) as usize;

@@ -419,10 +419,7 @@ fn tensor_writes_under_masks() {
     use crate::common::{Binding, TensorView};
     use tessera_spirv::TensorElement;
     let spv = include_bytes!("../../../../spirv-tests/cases/tensor_edge_lanes/shader.spv");
-    let words: Vec<u32> = spv
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let words = spirv_words(spv);
     let (rows, cols) = (5u64, 37u64);
     let full = (rows * cols * 4) as usize;
     let view = || TensorView {
@@ -478,10 +475,7 @@ fn tensor_views_checked_before_a_region_stores() {
     use crate::common::{Binding, TensorView};
     use tessera_spirv::TensorElement;
     let spv = include_bytes!("../../../../spirv-tests/shaders/masked_store_then_tensor_read.spv");
-    let words: Vec<u32> = spv
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let words = spirv_words(spv);
     let values: Vec<u8> = (0..64i32).flat_map(|i| (i * 7 - 3).to_le_bytes()).collect();
     let sums: Vec<u8> = (0..128i32).flat_map(|i| (i * 100).to_le_bytes()).collect();
     for (bytes, short) in [(64 * 4, false), (40 * 4, true)] {

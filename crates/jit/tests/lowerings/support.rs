@@ -408,3 +408,10 @@ pub(crate) fn glsl() -> Word {
 pub(crate) fn t_bytes(t: T) -> usize {
     (t.bits / 8) as usize
 }
+
+/// A committed SPIR-V file's words (little-endian).
+pub(crate) fn spirv_words(spv: &[u8]) -> Vec<u32> {
+    spv.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
