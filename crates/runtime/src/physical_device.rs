@@ -290,6 +290,9 @@ fn features() -> Features {
     v11.storage_push_constant16 = true;
     // Required by Vulkan 1.1; it only affects render passes, which a compute-only queue never runs.
     v11.multiview = true;
+    // Buffer pointers as descriptor addresses, workgroup pointers as offsets (`spirv::lower::memory`).
+    v11.variable_pointers_storage_buffer = true;
+    v11.variable_pointers = true;
 
     let v12 = &mut f.vulkan12;
     v12.storage_buffer8_bit_access = true;

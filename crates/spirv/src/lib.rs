@@ -436,6 +436,9 @@ pub struct Program {
     pub(crate) push_size: u32,
     /// Whether any op accesses `Space::Physical`.
     pub(crate) physical: bool,
+    /// Whether a variable pointer into a buffer is a descriptor address
+    /// (`exec::bind::descriptor_address`): every bound buffer's window is then physical memory.
+    pub(crate) descriptor_addresses: bool,
     pub(crate) warnings: Vec<String>,
     /// How invocations are grouped into lane groups.
     pub(crate) shape: exec::GroupShape,

@@ -201,3 +201,27 @@ fn directed_roundings_other_than_rtz() {
         );
     }
 }
+
+#[test]
+fn variable_pointers_need_their_capability() {
+    const OP_CAPABILITY: u32 = 17;
+    const VARIABLE_POINTERS: u32 = 4442;
+    const VARIABLE_POINTERS_STORAGE_BUFFER: u32 = 4441;
+    const SHADER: u32 = 1;
+    let w = words("cases/variable_pointers_asm/shader.spv");
+    assert!(compile(&w).is_ok());
+    let at = find(&w, OP_CAPABILITY)
+        .into_iter()
+        .find(|&at| w[at + 1] == VARIABLE_POINTERS)
+        .expect("OpCapability VariablePointers");
+    // Without any: a storage-buffer pointer is no value to select.
+    let mut none = w.clone();
+    none[at + 1] = SHADER;
+    let e = compile(&none).unwrap_err().to_string();
+    assert!(e.contains("OpPhi") && e.contains("VariablePointers"), "{e}");
+    // Storage buffers only: the workgroup pointers are not values either.
+    let mut buffers = w.clone();
+    buffers[at + 1] = VARIABLE_POINTERS_STORAGE_BUFFER;
+    let e = compile(&buffers).unwrap_err().to_string();
+    assert!(e.contains("OpSelect") && e.contains("Workgroup"), "{e}");
+}

@@ -101,6 +101,8 @@ pub enum DeviceExtension {
     KhrTimelineSemaphore,
     /// `VK_KHR_uniform_buffer_standard_layout`.
     KhrUniformBufferStandardLayout,
+    /// `VK_KHR_variable_pointers`.
+    KhrVariablePointers,
     /// `VK_KHR_vulkan_memory_model`.
     KhrVulkanMemoryModel,
     /// `VK_EXT_shader_float8`.
@@ -252,6 +254,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
     ExtensionInfo {
         extension: DeviceExtension::KhrUniformBufferStandardLayout,
         name: "VK_KHR_uniform_buffer_standard_layout",
+        spec_version: 1,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::KhrVariablePointers,
+        name: "VK_KHR_variable_pointers",
         spec_version: 1,
     },
     ExtensionInfo {

@@ -4,6 +4,10 @@
 //!
 //! Invariants: a resolved window never extends past what the application bound; an unbound,
 //! null or malformed descriptor resolves to [`Bound::Null`] (every access out of bounds).
+//!
+//! A program whose variable pointers into buffers are values (`Program::descriptor_addresses`)
+//! also finds every bound buffer window among the physical ranges, at
+//! [`descriptor_address`]: bit 63 set, which no host (and so no device) address has.
 
 use crate::mem::{Raw, Trusted};
 use crate::{BoundResource, PhysicalRange, Program, Resources, ScalarType, TensorElement};
@@ -65,7 +69,11 @@ impl Bindings {
             };
             slots.push(items);
         }
-        let physical = physical_windows(&trusted, resources.physical_ranges());
+        let mut physical = physical_windows(&trusted, resources.physical_ranges());
+        if program.descriptor_addresses {
+            physical.extend(descriptor_windows(&slots));
+            physical.sort_by_key(|&(address, _)| address);
+        }
         Bindings { slots, physical }
     }
 
@@ -99,6 +107,40 @@ impl Bindings {
         let i = self.physical.partition_point(|&(a, _)| a <= address);
         self.physical.get(i.checked_sub(1)?).copied()
     }
+}
+
+/// The most bytes of a descriptor's window a variable pointer reaches (its offset bits).
+const DESCRIPTOR_WINDOW: usize = 1 << 32;
+
+/// The address at which a variable pointer sees the start of buffer descriptor `index` of
+/// resource slot `slot`: bit 63, the slot in bits 48..63, the index in bits 32..48, and the
+/// byte offset below. `None` past 32 768 slots or 65 536 array elements.
+pub(crate) fn descriptor_address(slot: u32, index: u32) -> Option<u64> {
+    (slot < (1 << 15) && index < (1 << 16))
+        .then(|| (1 << 63) | (u64::from(slot) << 48) | (u64::from(index) << 32))
+}
+
+/// Every bound, non-empty buffer window of `slots` at its [`descriptor_address`], cut to the
+/// offsets the address's low 32 bits can hold.
+fn descriptor_windows(slots: &[Vec<Bound>]) -> Vec<(u64, Raw)> {
+    let mut out = Vec::new();
+    for (slot, items) in slots.iter().enumerate() {
+        for (index, item) in items.iter().enumerate() {
+            let (Bound::Buffer(raw), Ok(slot), Ok(index)) =
+                (item, u32::try_from(slot), u32::try_from(index))
+            else {
+                continue;
+            };
+            let Some(address) = descriptor_address(slot, index) else {
+                continue;
+            };
+            let len = raw.len().min(DESCRIPTOR_WINDOW);
+            if len > 0 {
+                out.extend(raw.window(0, len).map(|window| (address, window)));
+            }
+        }
+    }
+    out
 }
 
 /// The device-memory ranges as windows sorted by address; empty ranges and ranges whose end
@@ -179,6 +221,39 @@ mod tests {
             slots: Vec::new(),
             physical: physical_windows(&trusted, ranges),
         }
+    }
+
+    #[test]
+    fn descriptor_addresses_reach_exactly_the_bound_windows() {
+        let mut a = [0u8; 16];
+        let mut b = [0u8; 8];
+        // SAFETY: both buffers outlive the bindings.
+        let trusted = unsafe { Trusted::new() };
+        let slots = vec![
+            vec![Bound::Null],
+            vec![
+                Bound::Buffer(trusted.raw(a.as_mut_ptr(), a.len())),
+                Bound::Null,
+                Bound::Buffer(trusted.raw(b.as_mut_ptr(), b.len())),
+            ],
+        ];
+        let mut physical = descriptor_windows(&slots);
+        physical.sort_by_key(|&(address, _)| address);
+        let bind = Bindings { slots, physical };
+        let a0 = descriptor_address(1, 0).unwrap();
+        let b0 = descriptor_address(1, 2).unwrap();
+        assert_eq!(a0, 0x8001_0000_0000_0000);
+        assert_eq!(b0, 0x8001_0002_0000_0000);
+        let at = |addr, size| bind.physical(addr, size).map(|r| r.ptr() as usize);
+        assert_eq!(at(a0 + 12, 4), Some(a.as_ptr() as usize + 12));
+        assert_eq!(at(b0 + 4, 4), Some(b.as_ptr() as usize + 4));
+        // Past a window's end, a null descriptor, slot 0: nothing.
+        assert_eq!(at(a0 + 14, 4), None);
+        assert_eq!(at(b0 + 8, 1), None);
+        assert_eq!(at(descriptor_address(1, 1).unwrap(), 1), None);
+        assert_eq!(at(descriptor_address(0, 0).unwrap(), 1), None);
+        assert_eq!(descriptor_address(1 << 15, 0), None);
+        assert_eq!(descriptor_address(0, 1 << 16), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! what it does not compile.
 
 mod backend;
-mod bind;
+pub(crate) mod bind;
 mod coop;
 mod interp;
 mod machine;

@@ -65,6 +65,8 @@ impl<'m> Lowerer<'m> {
                     | C::GroupNonUniformClustered
                     | C::GroupNonUniformQuad
                     | C::PhysicalStorageBufferAddresses
+                    | C::VariablePointers
+                    | C::VariablePointersStorageBuffer
                     | C::CooperativeVectorNV
                     | C::CooperativeVectorTrainingNV
                     | C::ReplicatedCompositesEXT
@@ -72,6 +74,12 @@ impl<'m> Lowerer<'m> {
                     | C::BFloat16CooperativeMatrixKHR
                     | C::Float8CooperativeMatrixEXT
             );
+            if matches!(c, C::VariablePointers | C::VariablePointersStorageBuffer) {
+                self.variable_pointers.storage_buffer = true;
+            }
+            if *c == C::VariablePointers {
+                self.variable_pointers.workgroup = true;
+            }
             if *c == C::CooperativeVectorTrainingNV {
                 self.cooperative.training = true;
             }
@@ -99,6 +107,7 @@ impl<'m> Lowerer<'m> {
                     | "SPV_EXT_float8"
                     | "SPV_KHR_physical_storage_buffer"
                     | "SPV_EXT_physical_storage_buffer"
+                    | "SPV_KHR_variable_pointers"
                     | "SPV_NV_cooperative_vector"
                     | "SPV_EXT_replicated_composites"
                     | "SPV_KHR_cooperative_matrix"

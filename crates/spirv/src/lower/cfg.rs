@@ -10,7 +10,7 @@
 //! every non-back edge goes forward, a construct's blocks precede its merge, unreachable blocks
 //! are dropped.
 
-use super::types::SpvType;
+use super::types::{PointerRepr, SpvType};
 use super::{Id, LowerResult, Lowerer, Val, err, idref, opname};
 use crate::SpirvError;
 use crate::ir::{Block, Edge, Reg, Term};
@@ -164,9 +164,17 @@ impl<'m> Lowerer<'m> {
                         | SpvType::Matrix { .. }
                         | SpvType::Array { .. }
                         | SpvType::Struct { .. }
-                        | SpvType::Pointer { physical: true, .. }
+                        | SpvType::Pointer {
+                            repr: PointerRepr::Physical
+                                | PointerRepr::VariableBuffer
+                                | PointerRepr::VariableWorkgroup,
+                            ..
+                        }
                 ) {
-                    return err(format!("OpPhi %{rid} of non-value type is not supported"));
+                    return err(format!(
+                        "OpPhi %{rid} of a type that is not a value (a StorageBuffer or \
+                         Workgroup pointer is one only under VariablePointers)"
+                    ));
                 }
                 let base = self.alloc_leaves(inst.result_type.unwrap_or(0))?;
                 let regs: Vec<Reg> = (base..base + n).collect();

@@ -7,7 +7,7 @@
 //! Invariant: `mem_leaves` lists the leaves in the same order as `Lowerer::leaves`, so leaf `k` of
 //! a loaded or stored value is register `k`; it stops at `MAX_LEAVES` leaves.
 
-use super::types::{Leaf, SpvType};
+use super::types::{Leaf, PointerRepr, SpvType};
 use super::{Id, LowerResult, Lowerer, MAX_LEAVES, err, lit};
 use rspirv::dr::Operand;
 use rspirv::spirv::Decoration;
@@ -34,7 +34,10 @@ impl<'m> Lowerer<'m> {
         }
         Ok(match self.ty(id)?.clone() {
             SpvType::Scalar(s) => (s.bytes(), s.bytes()),
-            SpvType::Pointer { physical: true, .. } => (8, 8),
+            SpvType::Pointer {
+                repr: PointerRepr::Physical,
+                ..
+            } => (8, 8),
             SpvType::Vector { elem, n }
             | SpvType::Matrix { col: elem, n }
             | SpvType::Array { elem, len: n } => {
@@ -113,7 +116,10 @@ impl<'m> Lowerer<'m> {
         }
         match self.ty(id)?.clone() {
             SpvType::Scalar(s) => out.push((base, s)),
-            SpvType::Pointer { physical: true, .. } => out.push((base, Leaf::Int(64, false))),
+            SpvType::Pointer {
+                repr: PointerRepr::Physical,
+                ..
+            } => out.push((base, Leaf::Int(64, false))),
             SpvType::Vector { n, .. }
             | SpvType::Matrix { n, .. }
             | SpvType::Array { len: n, .. } => {

@@ -12,8 +12,15 @@
 //! `OpPtrAccessChain` steps by its pointer type's `ArrayStride`. Resource slots index
 //! `Lowerer::resources` in order of first use. Bools are 32 bits in memory. `Private` variables
 //! are initialised in the entry block; function-scope `OpVariable`s are lowered in `lower_inst`.
+//!
+//! Variable pointers (`VariablePointers*`): a `StorageBuffer` or `Workgroup` pointer stays a
+//! descriptor until it must be a value (selected, phied, returned, stored, compared); then
+//! [`Lowerer::pointer_value`] makes it one 64-bit register: a `Workgroup` pointer its byte offset,
+//! a buffer pointer the address of its byte in the descriptor's window
+//! (`crate::exec::bind::descriptor_address`), which the dispatch registers as physical memory, so
+//! accesses through it are physical accesses bounded by what the descriptor binds.
 
-use super::types::{Leaf, SpvType};
+use super::types::{Leaf, PointerRepr, SpvType};
 use super::{Id, LowerResult, Lowerer, Val, err, idref, lit};
 use crate::alu;
 use crate::alu::{Conv, IBin, ICmp};
@@ -44,6 +51,18 @@ pub(super) enum PointerKind {
     TensorArr {
         slot: u32,
     },
+}
+
+/// The `VariablePointers*` capabilities a module declares, and what lowering made of them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct VariablePointers {
+    /// `StorageBuffer` pointers are values (`VariablePointersStorageBuffer` or `VariablePointers`).
+    pub(super) storage_buffer: bool,
+    /// `Workgroup` pointers are values (`VariablePointers`).
+    pub(super) workgroup: bool,
+    /// A buffer pointer became a descriptor address: the dispatch must register every bound
+    /// buffer's window (`Program::descriptor_addresses`).
+    pub(super) descriptor_addresses: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -111,23 +130,34 @@ impl<'m> Lowerer<'m> {
                 // Base is element 0 of an array whose stride is its pointer type's ArrayStride.
                 let base = idref(o.first())?;
                 let mut p = self.ptr(vals, base)?;
-                if !matches!(p.pk, PointerKind::Mem(Space::Physical)) {
-                    return err(format!(
-                        "{}: OpPtrAccessChain is only supported on PhysicalStorageBuffer pointers \
-                         (VariablePointers is not supported)",
-                        self.at
-                    ));
-                }
                 let bt = self.id_types.get(&base).copied().unwrap_or(0);
-                let Some(stride) = self.deco_lit(bt, Decoration::ArrayStride) else {
-                    return err(format!(
-                        "{}: the PhysicalStorageBuffer pointer type %{bt} of an OpPtrAccessChain \
-                         base needs an ArrayStride decoration (SPIR-V's shader validation rules: the Base of \
-                         every OpPtrAccessChain has an ArrayStride)",
-                        self.at
-                    ));
+                let stride = match (p.pk, self.deco_lit(bt, Decoration::ArrayStride)) {
+                    (
+                        PointerKind::Mem(Space::Physical | Space::Buffer { .. } | Space::Shared),
+                        Some(stride),
+                    ) => u64::from(stride),
+                    // Natural layout: the element's size rounded up to its alignment.
+                    (PointerKind::Mem(Space::Shared), None) => {
+                        let (size, align) = self.nat(p.ty, 0)?;
+                        size.div_ceil(align.max(1)) * align.max(1)
+                    }
+                    (PointerKind::Mem(Space::Physical | Space::Buffer { .. }), None) => {
+                        return err(format!(
+                            "{}: the pointer type %{bt} of an OpPtrAccessChain base needs an \
+                             ArrayStride decoration (SPIR-V's shader validation rules: the Base of \
+                             every OpPtrAccessChain into explicitly laid out memory has an ArrayStride)",
+                            self.at
+                        ));
+                    }
+                    _ => {
+                        return err(format!(
+                            "{}: OpPtrAccessChain on a pointer that is not into a storage buffer, \
+                             workgroup memory or PhysicalStorageBuffer memory",
+                            self.at
+                        ));
+                    }
                 };
-                self.add_index(vals, &mut p, idref(o.get(1))?, u64::from(stride))?;
+                self.add_index(vals, &mut p, idref(o.get(1))?, stride)?;
                 let p = self.chain(vals, p, &o[2..])?;
                 set(vals, Val::Ptr(p));
             }
@@ -205,6 +235,24 @@ impl<'m> Lowerer<'m> {
                 };
                 self.store(dst, &v)?;
             }
+            S::PtrEqual | S::PtrNotEqual => {
+                let a = self.reg1(vals, idref(o.first())?)?;
+                let b = self.reg1(vals, idref(o.get(1))?)?;
+                let d = self.alloc(1)?;
+                self.emit(Op::ICmp {
+                    op: if inst.class.opcode == S::PtrEqual {
+                        ICmp::Eq
+                    } else {
+                        ICmp::Ne
+                    },
+                    width: 64,
+                    dst: d,
+                    lhs: a,
+                    rhs: b,
+                });
+                set(vals, Val::Regs(vec![d]));
+            }
+            S::PtrDiff => self.lower_ptr_diff(inst, vals)?,
             S::ArrayLength => {
                 let p = self.ptr(vals, idref(o.first())?)?;
                 let k = lit(o.get(1))?;
@@ -511,7 +559,7 @@ impl<'m> Lowerer<'m> {
             self.add_index(vals, &mut p, id, stride)?;
         }
         if matches!(p.pk, PointerKind::Mem(Space::Physical)) {
-            self.fold_physical(&mut p)?;
+            self.fold_offset(&mut p)?;
         }
         Ok(p)
     }
@@ -596,7 +644,7 @@ impl<'m> Lowerer<'m> {
         match self.types.get(&t)? {
             SpvType::Pointer {
                 pointee,
-                physical: true,
+                repr: PointerRepr::Physical,
             } => Some(*pointee),
             _ => None,
         }
@@ -614,10 +662,10 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    /// Folds a physical pointer's constant offset into its address register, so that the
+    /// Folds a pointer's constant offset into its address (or offset) register, so that the
     /// pointer is one 64-bit value (`dynr`, with `off == 0`) that can be stored, selected,
     /// converted or passed through a phi. Address arithmetic wraps, as on a GPU.
-    fn fold_physical(&mut self, p: &mut Ptr) -> LowerResult<()> {
+    fn fold_offset(&mut self, p: &mut Ptr) -> LowerResult<()> {
         let base = match p.dynr {
             Some(r) => r,
             None => self.imm(0)?,
@@ -640,11 +688,189 @@ impl<'m> Lowerer<'m> {
         Ok(())
     }
 
-    /// The address register of a physical pointer value (`fold_physical` form).
-    pub(super) fn physical_addr(&mut self, mut p: Ptr) -> LowerResult<Reg> {
-        self.fold_physical(&mut p)?;
+    /// Whether `p` can be held as a value (`pointer_value`): a physical pointer, or a
+    /// variable pointer into storage buffers or workgroup memory the module allows.
+    pub(super) fn is_value_pointer(&self, p: &Ptr) -> bool {
+        match p.pk {
+            PointerKind::Mem(Space::Physical) => true,
+            PointerKind::Mem(Space::Buffer { .. }) => self.variable_pointers.storage_buffer,
+            PointerKind::Mem(Space::Shared) => self.variable_pointers.workgroup,
+            _ => false,
+        }
+    }
+
+    /// `p` as one 64-bit register (see the module's docs): a physical address, a descriptor
+    /// address, or a byte offset into workgroup memory.
+    pub(super) fn pointer_value(&mut self, mut p: Ptr) -> LowerResult<Reg> {
+        match p.pk {
+            PointerKind::Mem(Space::Physical | Space::Shared) => {}
+            PointerKind::Mem(Space::Buffer { slot, desc }) => {
+                let too_many = || {
+                    SpirvError::new(format!(
+                        "a variable pointer into descriptor slot {slot}: at most 32 768 buffer \
+                         bindings and 65 536 array elements can be addressed"
+                    ))
+                };
+                let base = match desc {
+                    DescIdx::Const(index) => {
+                        let a = crate::exec::bind::descriptor_address(slot, index)
+                            .ok_or_else(too_many)?;
+                        self.imm(a)?
+                    }
+                    DescIdx::Dyn(index) => {
+                        let first =
+                            crate::exec::bind::descriptor_address(slot, 0).ok_or_else(too_many)?;
+                        let from = match self.reg_types.get(index as usize) {
+                            Some(Some(RegType::Int(w))) => *w,
+                            _ => 32,
+                        };
+                        let wide = if from == 64 {
+                            index
+                        } else {
+                            let d = self.alloc(1)?;
+                            self.emit(Op::Conv {
+                                op: Conv::UToU,
+                                from,
+                                to: 64,
+                                dst: d,
+                                src: index,
+                            });
+                            d
+                        };
+                        let shift = self.imm(32)?;
+                        let shifted = self.alloc(1)?;
+                        self.emit(Op::IBin {
+                            op: IBin::Shl,
+                            width: 64,
+                            dst: shifted,
+                            lhs: wide,
+                            rhs: shift,
+                        });
+                        let first = self.imm(first)?;
+                        let d = self.alloc(1)?;
+                        self.emit(Op::IBin {
+                            op: IBin::Add,
+                            width: 64,
+                            dst: d,
+                            lhs: shifted,
+                            rhs: first,
+                        });
+                        d
+                    }
+                };
+                p.dynr = Some(match p.dynr {
+                    None => base,
+                    Some(offset) => {
+                        let d = self.alloc(1)?;
+                        self.emit(Op::IBin {
+                            op: IBin::Add,
+                            width: 64,
+                            dst: d,
+                            lhs: base,
+                            rhs: offset,
+                        });
+                        d
+                    }
+                });
+                self.variable_pointers.descriptor_addresses = true;
+            }
+            _ => {
+                return err(format!(
+                    "{}: a pointer that is not a physical or variable pointer used as a value",
+                    self.at
+                ));
+            }
+        }
+        self.fold_offset(&mut p)?;
         p.dynr
-            .ok_or_else(|| crate::SpirvError::new("physical pointer without an address"))
+            .ok_or_else(|| SpirvError::new("pointer value without a register"))
+    }
+
+    /// The pointer a value of pointer type `repr` (to `pointee`) held in `value` stands for:
+    /// physical and buffer pointers are physical addresses, workgroup pointers offsets.
+    pub(super) fn pointer_from_value(value: Reg, pointee: Id, repr: PointerRepr) -> Option<Ptr> {
+        match repr {
+            PointerRepr::Physical | PointerRepr::VariableBuffer => {
+                Some(Self::physical_ptr(value, pointee))
+            }
+            PointerRepr::VariableWorkgroup => Some(Ptr {
+                pk: PointerKind::Mem(Space::Shared),
+                ty: pointee,
+                off: 0,
+                dynr: Some(value),
+                explicit: false,
+                mstride: None,
+            }),
+            PointerRepr::Descriptor => None,
+        }
+    }
+
+    /// `OpPtrDiff`: the signed distance from the second pointer to the first, in elements of
+    /// their pointee (the pointer type's `ArrayStride`, else the pointee's size).
+    fn lower_ptr_diff(
+        &mut self,
+        inst: &Instruction,
+        vals: &mut HashMap<Id, Val>,
+    ) -> LowerResult<()> {
+        let o = &inst.operands;
+        let first = idref(o.first())?;
+        let a = self.reg1(vals, first)?;
+        let b = self.reg1(vals, idref(o.get(1))?)?;
+        let pt = self.id_types.get(&first).copied().unwrap_or(0);
+        let stride = match (
+            self.deco_lit(pt, Decoration::ArrayStride),
+            self.ty(pt)?.clone(),
+        ) {
+            (Some(stride), _) => u64::from(stride),
+            (None, SpvType::Pointer { pointee, repr }) => {
+                if repr == PointerRepr::VariableWorkgroup {
+                    let (size, align) = self.nat(pointee, 0)?;
+                    size.div_ceil(align.max(1)) * align.max(1)
+                } else {
+                    self.explicit_size(pointee)?
+                }
+            }
+            _ => return err(format!("{}: OpPtrDiff of a non-pointer", self.at)),
+        };
+        let bytes = self.alloc(1)?;
+        self.emit(Op::IBin {
+            op: IBin::Sub,
+            width: 64,
+            dst: bytes,
+            lhs: a,
+            rhs: b,
+        });
+        let mut diff = bytes;
+        if stride > 1 {
+            let k = self.imm(stride)?;
+            diff = self.alloc(1)?;
+            self.emit(Op::IBin {
+                op: IBin::SDiv,
+                width: 64,
+                dst: diff,
+                lhs: bytes,
+                rhs: k,
+            });
+        }
+        let out = match self.result_leaves(inst)?.as_slice() {
+            [Leaf::Int(64, _)] => diff,
+            [Leaf::Int(w, _)] => {
+                let d = self.alloc(1)?;
+                self.emit(Op::Conv {
+                    op: Conv::SToS,
+                    from: 64,
+                    to: *w,
+                    dst: d,
+                    src: diff,
+                });
+                d
+            }
+            _ => return err(format!("{}: OpPtrDiff to a non-integer", self.at)),
+        };
+        if let Some(r) = inst.result_id {
+            vals.insert(r, Val::Regs(vec![out]));
+        }
+        Ok(())
     }
 
     pub(super) fn load(&mut self, p: Ptr) -> LowerResult<Val> {

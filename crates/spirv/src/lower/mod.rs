@@ -33,7 +33,7 @@ mod types;
 mod typing;
 
 use self::cfg::order_blocks;
-use self::memory::{PointerKind, Ptr};
+use self::memory::Ptr;
 use self::types::SpvType;
 use crate::ir::{Block, Builtins, Edge, Ir, Op, Reg, RegType, Role, Space, TensorAcc, Term};
 use crate::{Module, Program, ResourceDecl, SpirvError};
@@ -99,6 +99,8 @@ struct Lowerer<'m> {
     entry_init: Vec<Op>,
     /// What the program uses of cooperative vectors and matrices.
     cooperative: crate::Cooperative,
+    /// The `VariablePointers*` the module declares, and whether a buffer pointer became a value.
+    variable_pointers: memory::VariablePointers,
     /// Where we are, for error messages.
     at: String,
 }
@@ -159,6 +161,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         call_stack: Vec::new(),
         entry_init: Vec::new(),
         cooperative: crate::Cooperative::default(),
+        variable_pointers: memory::VariablePointers::default(),
         at: String::new(),
     };
     l.check_caps()?;
@@ -213,6 +216,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         cooperative: l.cooperative,
         local_ids: crate::exec::local_id_rows(local_size),
         physical,
+        descriptor_addresses: l.variable_pointers.descriptor_addresses,
         ir,
         local_size,
         resources: l.resources,
@@ -453,10 +457,15 @@ impl<'m> Lowerer<'m> {
     fn regs(&mut self, vals: &HashMap<Id, Val>, id: Id) -> LowerResult<Vec<Reg>> {
         match self.val(vals, id)? {
             Val::Regs(r) => Ok(r),
-            // A physical pointer is a value: its 64-bit address.
-            Val::Ptr(p) if matches!(p.pk, PointerKind::Mem(Space::Physical)) => {
-                Ok(vec![self.physical_addr(p)?])
-            }
+            // A physical or variable pointer is a value: its 64-bit address or offset.
+            Val::Ptr(p) if self.is_value_pointer(&p) => Ok(vec![self.pointer_value(p)?]),
+            Val::Ptr(_) => err(format!(
+                "{}: %{id} is a pointer that is not a value: only PhysicalStorageBuffer \
+                 pointers, and StorageBuffer or Workgroup pointers under VariablePointers \
+                 (VariablePointersStorageBuffer: StorageBuffer only), can be selected, phied, \
+                 returned or stored",
+                self.at
+            )),
             _ => err(format!("{}: %{id} is not a plain value", self.at)),
         }
     }
@@ -469,14 +478,15 @@ impl<'m> Lowerer<'m> {
     fn ptr(&mut self, vals: &HashMap<Id, Val>, id: Id) -> LowerResult<Ptr> {
         match self.val(vals, id)? {
             Val::Ptr(p) => Ok(p),
-            // A `PhysicalStorageBuffer` pointer held as a value (loaded, converted, selected).
+            // A physical or variable pointer held as a value (loaded, converted, selected).
             Val::Regs(r) => {
-                let pointee = self
-                    .id_types
-                    .get(&id)
-                    .and_then(|&t| self.physical_pointee(t));
-                match (pointee, r.as_slice()) {
-                    (Some(pointee), [a]) => Ok(Self::physical_ptr(*a, pointee)),
+                let ty = self.id_types.get(&id).and_then(|t| self.types.get(t));
+                match (ty, r.as_slice()) {
+                    (Some(SpvType::Pointer { pointee, repr }), [a]) => {
+                        Self::pointer_from_value(*a, *pointee, *repr).ok_or_else(|| {
+                            SpirvError::new(format!("{}: %{id} is not a pointer", self.at))
+                        })
+                    }
                     _ => err(format!("{}: %{id} is not a pointer", self.at)),
                 }
             }

@@ -101,11 +101,10 @@ pub(super) enum SpvType {
     Struct {
         members: Vec<Id>,
     },
-    /// `physical`: a `PhysicalStorageBuffer` pointer, a 64-bit address value (one `u64` leaf,
-    /// 8 bytes in memory); other pointers are compile-time descriptors with no leaves.
+    /// A pointer type; `repr` says whether its values exist at run time.
     Pointer {
         pointee: Id,
-        physical: bool,
+        repr: PointerRepr,
     },
     Function,
     /// `OpTypeCooperativeMatrixKHR` (subgroup scope): `ty.length()` components of `elem` per
@@ -121,6 +120,29 @@ pub(super) enum SpvType {
         shape: Option<u16>,
     },
     Other(&'static str),
+}
+
+/// How the values of a pointer type exist at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PointerRepr {
+    /// Compile time only: a `Ptr` descriptor with no leaves.
+    Descriptor,
+    /// `PhysicalStorageBuffer`: a 64-bit device address (one `u64` leaf, 8 bytes in memory).
+    Physical,
+    /// A `StorageBuffer` pointer under `VariablePointersStorageBuffer`: selected, phied, passed
+    /// and stored as the 64-bit address of a descriptor's window
+    /// (`crate::exec::bind::descriptor_address`), accessed as physical memory.
+    VariableBuffer,
+    /// A `Workgroup` pointer under `VariablePointers`: its 64-bit byte offset into the lane
+    /// group's shared memory.
+    VariableWorkgroup,
+}
+
+impl PointerRepr {
+    /// Whether a value of this type is held in a register (one `u64` leaf).
+    pub(super) fn is_value(self) -> bool {
+        self != PointerRepr::Descriptor
+    }
 }
 
 impl<'m> Lowerer<'m> {
@@ -167,7 +189,7 @@ impl<'m> Lowerer<'m> {
                     self.leaves_into(m, out, depth + 1)?;
                 }
             }
-            SpvType::Pointer { physical: true, .. } => out.push(Leaf::Int(64, false)),
+            SpvType::Pointer { repr, .. } if repr.is_value() => out.push(Leaf::Int(64, false)),
             SpvType::Void
             | SpvType::Pointer { .. }
             | SpvType::Tensor { .. }
@@ -402,7 +424,16 @@ impl<'m> Lowerer<'m> {
             S::TypePointer => match o.first() {
                 Some(Operand::StorageClass(sc)) => Some(SpvType::Pointer {
                     pointee: idref(o.get(1))?,
-                    physical: *sc == StorageClass::PhysicalStorageBuffer,
+                    repr: match sc {
+                        StorageClass::PhysicalStorageBuffer => PointerRepr::Physical,
+                        StorageClass::StorageBuffer if self.variable_pointers.storage_buffer => {
+                            PointerRepr::VariableBuffer
+                        }
+                        StorageClass::Workgroup if self.variable_pointers.workgroup => {
+                            PointerRepr::VariableWorkgroup
+                        }
+                        _ => PointerRepr::Descriptor,
+                    },
                 }),
                 _ => return err(format!("{}: malformed pointer type", self.at)),
             },

@@ -39,6 +39,7 @@ pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
     ("VK_KHR_synchronization2", None),
     ("VK_KHR_timeline_semaphore", None),
     ("VK_KHR_uniform_buffer_standard_layout", None),
+    ("VK_KHR_variable_pointers", None),
     ("VK_KHR_vulkan_memory_model", None),
     ("VK_EXT_shader_float8", None),
     ("VK_NV_cooperative_vector", None),
