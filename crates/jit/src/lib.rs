@@ -85,6 +85,9 @@ pub struct JitKernel {
     lockstep: Option<&'static str>,
     /// Whether the machine code came from a code cache (see [`compile_with`]).
     from_cache: bool,
+    /// Whether [`compile_optimized`] would give better code: the function was allocated in a
+    /// single pass only because it grew past [`SINGLE_PASS_REGALLOC_ABOVE_INSTS`].
+    improvable: bool,
 }
 
 // SAFETY: after `finalize_definitions` the module and the code are immutable; the function
@@ -136,6 +139,14 @@ impl JitKernel {
     /// than from Cranelift.
     pub fn from_cache(&self) -> bool {
         self.from_cache
+    }
+
+    /// Whether [`compile_optimized`] would give this program better code (a second tier worth
+    /// compiling in the background): the function was allocated in a single pass only because
+    /// it has more than [`SINGLE_PASS_REGALLOC_ABOVE_INSTS`] instructions, and at most
+    /// [`TIER_UP_MAX_INSTS`].
+    pub fn improvable(&self) -> bool {
+        self.improvable
     }
 
     /// Ops compiled natively and ops handed to the interpreter.
@@ -226,8 +237,17 @@ pub const SINGLE_PASS_REGALLOC_ABOVE_OPS: usize = 4000;
 /// IR ops can expand to this (vector divisions by multiplication, masked regions that emit
 /// their code a second time). The corpus's largest (`tensor_ranks_1_to_8`, 500 IR ops, 42 000
 /// instructions) took 2.5 s to allocate by backtracking and 0.1 s in one pass; the next
-/// largest (37 000) compiles in tens of milliseconds and keeps backtracking.
+/// largest (37 000) compiles in tens of milliseconds and keeps backtracking. Such a kernel is
+/// [`JitKernel::improvable`]: the runtime compiles its backtracking second tier in the
+/// background ([`compile_optimized`]), and takes it straight from the code store next time.
 pub const SINGLE_PASS_REGALLOC_ABOVE_INSTS: usize = 40_000;
+
+/// The largest function, in Cranelift instructions, that [`compile_optimized`] is worth running
+/// on in the background after [`compile_with`] chose single-pass allocation by its size. The
+/// IREE workloads' shaders have 40 000 to 100 000 and allocate by backtracking in 0.2 to 0.7 s on
+/// one core (spills cut: their dispatches run 1.3 to 1.8× faster); the time grows faster than
+/// linearly, so larger functions keep their first code.
+pub const TIER_UP_MAX_INSTS: usize = 200_000;
 
 /// The largest stack frame compiled code may have. Compiled code runs on the runtime's queue and
 /// worker threads, whose stacks (`tessera_workers::THREAD_STACK_BYTES`) are at least twice this;
@@ -281,6 +301,16 @@ pub fn compile_with_allocator(
     guarded(|| compile_inner(program, None, Some(allocator)))
 }
 
+/// The second tier of a kernel that [`JitKernel::improvable`] says is worth it: the same
+/// function allocated by backtracking whatever its size, through `store` as [`compile_with`]
+/// (a later [`compile_with`] of the same program takes this code from the store).
+pub fn compile_optimized(
+    program: &Program,
+    store: Option<&dyn cache::CodeStore>,
+) -> Result<JitKernel, SpirvError> {
+    guarded(|| compile_inner(program, store, Some(RegisterAllocator::Backtracking)))
+}
+
 /// [`compile`], taking the machine code from `store` when it holds the code of the same
 /// function for this CPU, and keeping it there otherwise (see [`cache`]). Our code generator
 /// still runs (it is cheap beside Cranelift's compile, and its output is the key).
@@ -311,6 +341,33 @@ fn define(
         .define_function(id, cctx)
         .map_err(|e| JitError::Cranelift(format!("{e:?}")))?;
     Ok(id)
+}
+
+/// Whether `store` holds a sound entry for `func` compiled by `isa` (its flags included).
+fn has_code(
+    store: &dyn cache::CodeStore,
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    func: &cranelift_codegen::ir::Function,
+) -> bool {
+    let key = cranelift_codegen::incremental_cache::compute_cache_key(isa, func);
+    let Some(key) = key_bytes(&key.to_string()) else {
+        return false;
+    };
+    store
+        .get(&key)
+        .is_some_and(|sealed| cache::open(&key, &sealed).is_some())
+}
+
+/// The bytes of a Cranelift cache key from its `Display` form (`CacheKeyHash:[1, 2, …]`: the
+/// type keeps its bytes private); `None` if the form is not that.
+fn key_bytes(shown: &str) -> Option<cache::CodeKey> {
+    let list = shown.strip_prefix("CacheKeyHash:[")?.strip_suffix(']')?;
+    let bytes: Vec<u8> = list
+        .split(',')
+        .map(|b| b.trim().parse::<u8>())
+        .collect::<Result<_, _>>()
+        .ok()?;
+    cache::CodeKey::try_from(bytes.as_slice()).ok()
 }
 
 /// [`define`] through Cranelift's incremental cache over `store`: the code comes from the
@@ -413,14 +470,18 @@ fn compile_inner(
     if by_size
         && allocator == RegisterAllocator::Backtracking
         && insts > SINGLE_PASS_REGALLOC_ABOVE_INSTS
+        && !store.is_some_and(|store| has_code(store, module.isa(), &cctx.func))
     {
         // Few IR ops can still make a large function (divisions and masked regions expand):
-        // start again with the allocator whose time stays linear.
+        // start again with the allocator whose time stays linear, unless the store already
+        // has this function's backtracking code (the second tier of an earlier run).
         tracing::debug!(
             insts,
             "a function this large gets single-pass register allocation"
         );
-        return compile_inner(program, store, Some(RegisterAllocator::SinglePass));
+        let mut kernel = compile_inner(program, store, Some(RegisterAllocator::SinglePass))?;
+        kernel.improvable = insts <= TIER_UP_MAX_INSTS;
+        return Ok(kernel);
     }
     let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
@@ -478,6 +539,7 @@ fn compile_inner(
         compile_time: started.elapsed(),
         lockstep: lockstep_reason(program.ir()),
         from_cache,
+        improvable: false,
     })
 }
 
@@ -579,6 +641,20 @@ pub fn fallback_kind(op: &Op) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_keys_read_from_their_display_form() {
+        let isa = cranelift_native::builder()
+            .unwrap()
+            .finish(settings::Flags::new(settings::builder()))
+            .unwrap();
+        let func = cranelift_codegen::ir::Function::new();
+        let key = cranelift_codegen::incremental_cache::compute_cache_key(&*isa, &func);
+        let bytes = key_bytes(&key.to_string()).expect("32 bytes");
+        assert!(bytes.iter().any(|&b| b != 0));
+        assert_eq!(key_bytes("CacheKeyHash:[1, 2]"), None);
+        assert_eq!(key_bytes("something else"), None);
+    }
 
     #[test]
     fn frames_over_the_limit_do_not_compile() {

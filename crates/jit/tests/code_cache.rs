@@ -5,27 +5,10 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use common::generator::generate;
-use common::{Case, compare, dispatch};
-use tessera_jit::cache::{CodeKey, CodeStore, DiskCache, open};
+use common::{Case, MemoryStore, compare, dispatch};
+use tessera_jit::cache::{CodeStore, DiskCache, open};
 use tessera_spirv::{Module, Program};
-
-/// A store in memory.
-#[derive(Default)]
-struct MemoryStore(Mutex<HashMap<CodeKey, Vec<u8>>>);
-
-impl CodeStore for MemoryStore {
-    fn get(&self, key: &CodeKey) -> Option<Vec<u8>> {
-        self.0.lock().unwrap().get(key).cloned()
-    }
-
-    fn put(&self, key: &CodeKey, sealed: &[u8]) {
-        self.0.lock().unwrap().insert(*key, sealed.to_vec());
-    }
-}
 
 /// Generated cases the interpreter accepts (the fuzzer's programs: loops, tensors, buffers).
 fn cases(count: usize) -> Vec<(Case, Program)> {
@@ -157,4 +140,30 @@ fn the_disk_cache_survives_damaged_files() {
         assert!(compile_and_check(case, program, &disk));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A program whose function outgrows `SINGLE_PASS_REGALLOC_ABOVE_INSTS` (the corpus's
+/// `tensor_ranks_1_to_8`: 500 IR ops, 42 000 instructions) is compiled single-pass and marked
+/// improvable; its second tier goes into the store, and the next compile of the program takes
+/// that directly.
+#[test]
+fn a_stored_second_tier_is_taken_directly() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../spirv-tests/cases/tensor_ranks_1_to_8/shader.spv"
+    );
+    let module = Module::parse_bytes(&std::fs::read(path).unwrap()).unwrap();
+    let program = Program::new(&module, "main", &[]).unwrap();
+    let store = MemoryStore::default();
+    let first = tessera_jit::compile_with(&program, Some(&store)).unwrap();
+    assert!(first.improvable(), "a single-pass first tier");
+    let second = tessera_jit::compile_optimized(&program, Some(&store)).unwrap();
+    assert!(!second.improvable() && !second.from_cache());
+    let again = tessera_jit::compile_with(&program, Some(&store)).unwrap();
+    assert!(
+        again.from_cache() && !again.improvable(),
+        "the second tier, from the store"
+    );
+    // Without the store's help the first tier is single-pass again.
+    assert!(tessera_jit::compile(&program).unwrap().improvable());
 }

@@ -14,6 +14,12 @@
 //! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
 //! runs a dispatch never shows in its output.
 //!
+//! Tiers: a shader whose generated function is large gets single-pass register allocation,
+//! which is fast to compile but spills; when the JIT says a backtracking compile would be better
+//! (`JitKernel::improvable`), the background thread compiles that second tier after the first,
+//! and dispatches take it once it is ready. It goes into the code stores, so a later creation of
+//! the same pipeline starts on it.
+//!
 //! Compiled code is kept (`tessera_jit::cache`) in the pipeline's `VkPipelineCache`, if it was
 //! created with one, and in a directory on disk, so that the same pipeline created again, in
 //! this process or a later one, skips Cranelift's compile:
@@ -159,9 +165,14 @@ struct Job {
 }
 
 /// A pipeline's compiled code, once there is some.
-#[derive(Default)]
 pub struct Compiled {
+    /// This slot, for queueing its second tier from the thread that compiled the first.
+    me: std::sync::Weak<Compiled>,
     kernel: OnceLock<Option<Box<dyn Kernel>>>,
+    /// The second tier, once compiled (see the module docs); dispatches prefer it.
+    optimized: OnceLock<Box<dyn Kernel>>,
+    /// The second tier's compile, until the background thread takes it.
+    tier_up: Mutex<Option<Job>>,
     /// `auto`: the compile to do, until a thread takes it — the background compiler, or a large
     /// dispatch that would rather compile now than wait behind the queue.
     job: Mutex<Option<Job>>,
@@ -174,10 +185,11 @@ pub struct Compiled {
 impl Drop for Compiled {
     /// Logs at `info` what of the compiled code's runs went to the interpreter.
     fn drop(&mut self) {
-        if let Some(Some(kernel)) = self.kernel.get()
-            && let Some(what) = kernel.interpreted()
-        {
-            tracing::info!("compute shader {:?}: at run time, {what}", self.name);
+        let first = self.kernel.get().and_then(|k| k.as_deref());
+        for kernel in first.into_iter().chain(self.optimized.get().map(|k| &**k)) {
+            if let Some(what) = kernel.interpreted() {
+                tracing::info!("compute shader {:?}: at run time, {what}", self.name);
+            }
         }
     }
 }
@@ -202,6 +214,7 @@ fn queue() -> Option<Sender<Arc<Compiled>>> {
                     lowest_priority();
                     for slot in rx {
                         slot.run_job();
+                        slot.run_tier_up();
                     }
                 })
                 .ok()
@@ -247,11 +260,11 @@ fn compile(
     program: &Program,
     name: &str,
     cache: Option<&PipelineCache>,
-) -> Option<Box<dyn Kernel>> {
+) -> Option<tessera_jit::JitKernel> {
     match compile_stored(program, cache) {
         Ok(k) => {
             report(&k, name);
-            Some(Box::new(k))
+            Some(k)
         }
         Err(e) => {
             tracing::info!("compute shader {name:?}: runs wholly on the interpreter: {e}");
@@ -312,18 +325,18 @@ impl Compiled {
         name: &str,
         cache: Option<&Arc<PipelineCache>>,
     ) -> Result<Arc<Compiled>> {
-        let slot = Arc::new(Compiled {
-            kernel: OnceLock::new(),
-            job: Mutex::new(None),
-            interpreted_ns: Default::default(),
+        let slot = Self::empty(name);
+        let job = || Job {
+            program: program.clone(),
             name: name.to_string(),
-        });
+            cache: cache.cloned(),
+        };
         match backend {
             ShaderBackend::Interpreter => slot.finish(None),
             ShaderBackend::Jit => match compile_stored(program, cache.map(|c| &**c)) {
                 Ok(k) => {
                     report(&k, name);
-                    slot.finish(Some(Box::new(k)))
+                    slot.install(k, job());
                 }
                 Err(e) => {
                     return Err(Error::NotSupported(format!(
@@ -333,12 +346,8 @@ impl Compiled {
                 }
             },
             ShaderBackend::Auto => {
-                if let Ok(mut job) = slot.job.lock() {
-                    *job = Some(Job {
-                        program: program.clone(),
-                        name: name.to_string(),
-                        cache: cache.cloned(),
-                    });
+                if let Ok(mut pending) = slot.job.lock() {
+                    *pending = Some(job());
                 }
                 if let Some(cache) = cache {
                     cache.pending(&slot);
@@ -352,8 +361,82 @@ impl Compiled {
         Ok(slot)
     }
 
+    /// A slot with no code yet.
+    fn empty(name: &str) -> Arc<Compiled> {
+        Arc::new_cyclic(|me| Compiled {
+            me: me.clone(),
+            kernel: OnceLock::new(),
+            optimized: OnceLock::new(),
+            tier_up: Mutex::new(None),
+            job: Mutex::new(None),
+            interpreted_ns: Default::default(),
+            name: name.to_string(),
+        })
+    }
+
     fn finish(&self, kernel: Option<Box<dyn Kernel>>) {
         let _ = self.kernel.set(kernel);
+    }
+
+    /// Makes `kernel` the first tier, and queues its second (`job` again) when the JIT says
+    /// one would be better.
+    fn install(&self, kernel: tessera_jit::JitKernel, job: Job) {
+        let improvable = kernel.improvable();
+        self.finish(Some(Box::new(kernel)));
+        if !improvable {
+            return;
+        }
+        if let Ok(mut tier_up) = self.tier_up.lock() {
+            *tier_up = Some(job);
+        }
+        if let Some(me) = self.me.upgrade()
+            && queue().is_some_and(|q| q.send(me).is_ok())
+        {
+            return;
+        }
+        // No background thread: keep the first tier.
+        if let Ok(mut tier_up) = self.tier_up.lock() {
+            *tier_up = None;
+        }
+    }
+
+    /// Compiles the queued second tier, if any (on the background thread).
+    fn run_tier_up(&self) {
+        let job = self.tier_up.lock().ok().and_then(|mut job| job.take());
+        let Some(Job {
+            program,
+            name,
+            cache,
+        }) = job
+        else {
+            return;
+        };
+        let stores = Stores {
+            pipeline: cache.as_deref(),
+            disk: disk_cache(),
+        };
+        let started = std::time::Instant::now();
+        let store = (stores.pipeline.is_some() || stores.disk.is_some())
+            .then_some(&stores as &dyn CodeStore);
+        let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tessera_jit::compile_optimized(&program, store)
+        }));
+        match compiled {
+            Ok(Ok(kernel)) => {
+                tracing::debug!(
+                    "compute shader {name:?}: second tier (backtracking register allocation) \
+                     compiled in {:.2} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+                let _ = self.optimized.set(Box::new(kernel));
+            }
+            Ok(Err(e)) => {
+                tracing::debug!("compute shader {name:?}: keeps its first tier: {e}");
+            }
+            Err(_) => {
+                tracing::debug!("compute shader {name:?}: the second tier's compile panicked")
+            }
+        }
     }
 
     /// Compiles the queued job, if no other thread took it. The slot gets its answer even if
@@ -366,25 +449,37 @@ impl Compiled {
             cache,
         }) = job
         {
+            let again = Job {
+                program: program.clone(),
+                name: name.clone(),
+                cache: cache.clone(),
+            };
             let kernel = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 compile(&program, &name, cache.as_deref())
             }))
             .unwrap_or(None);
-            self.finish(kernel);
+            match kernel {
+                Some(kernel) => self.install(kernel, again),
+                None => self.finish(None),
+            }
         }
     }
 
-    /// The compiled code, if it is ready (else the interpreter runs the dispatch).
+    /// The compiled code, if it is ready (else the interpreter runs the dispatch): the second
+    /// tier once there is one.
     pub fn kernel(&self) -> Option<&dyn Kernel> {
-        self.kernel.get().and_then(|k| k.as_deref())
+        match self.optimized.get() {
+            Some(optimized) => Some(&**optimized),
+            None => self.kernel.get().and_then(|k| k.as_deref()),
+        }
     }
 
     /// The compiled code for a dispatch of `invocations`: a large one, or any once the
     /// pipeline has used up its [`INTERPRETER_BUDGET`], waits for it (see the module docs); a
     /// small one takes what is ready.
     pub fn kernel_for(&self, invocations: u64) -> Option<&dyn Kernel> {
-        if let Some(ready) = self.kernel.get() {
-            return ready.as_deref();
+        if self.kernel.get().is_some() {
+            return self.kernel();
         }
         let spent = self
             .interpreted_ns
@@ -410,7 +505,8 @@ impl Compiled {
     pub fn wait_for_kernel(&self) -> Option<&dyn Kernel> {
         // Still queued: compile on this thread rather than wait for the ones ahead of it.
         self.run_job();
-        self.kernel.wait().as_deref()
+        self.kernel.wait();
+        self.kernel()
     }
 }
 
@@ -422,6 +518,33 @@ mod tests {
         let bytes = include_bytes!("../../../spirv-tests/shaders/bench_tensor_add.spv");
         let module = tessera_spirv::Module::parse_bytes(bytes).unwrap();
         Arc::new(Program::new(&module, "main", &[]).unwrap())
+    }
+
+    #[test]
+    fn an_improvable_kernel_moves_to_its_second_tier() {
+        let bytes = include_bytes!("../../../spirv-tests/cases/tensor_ranks_1_to_8/shader.spv");
+        let module = tessera_spirv::Module::parse_bytes(bytes).unwrap();
+        let program = Arc::new(Program::new(&module, "main", &[]).unwrap());
+        let first = tessera_jit::compile(&program).unwrap();
+        assert!(first.improvable(), "single-pass by size");
+        let slot = Compiled::empty("ranks");
+        let job = Job {
+            program: program.clone(),
+            name: "ranks".into(),
+            cache: None,
+        };
+        slot.install(first, job);
+        let first_code = slot.kernel().map(|k| k as *const dyn Kernel as *const u8);
+        // The background thread or this one, whichever takes the job first.
+        slot.run_tier_up();
+        let start = std::time::Instant::now();
+        while slot.optimized.get().is_none() {
+            assert!(start.elapsed() < std::time::Duration::from_secs(120));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let now = slot.kernel().map(|k| k as *const dyn Kernel as *const u8);
+        assert_ne!(now, first_code, "dispatches take the second tier");
+        assert!(slot.tier_up.lock().unwrap().is_none());
     }
 
     #[test]
@@ -523,7 +646,7 @@ mod tests {
 
     #[test]
     fn small_dispatches_wait_once_their_budget_is_spent() {
-        let slot = Compiled::default();
+        let slot = Compiled::empty("main");
         // Not compiled and never queued: a small dispatch runs on the interpreter.
         *slot.job.lock().unwrap() = Some(Job {
             program: program(),

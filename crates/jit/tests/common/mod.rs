@@ -237,3 +237,20 @@ pub fn check(case: &Case) -> (Verdict, Option<tessera_jit::JitKernel>) {
     }
     (Verdict::Agree, Some(kernel))
 }
+
+/// A code store in memory (`tessera_jit::cache::CodeStore`).
+#[derive(Default)]
+#[allow(dead_code)]
+pub struct MemoryStore(pub std::sync::Mutex<HashMap<tessera_jit::cache::CodeKey, Vec<u8>>>);
+
+impl tessera_jit::cache::CodeStore for MemoryStore {
+    fn get(&self, key: &tessera_jit::cache::CodeKey) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: &tessera_jit::cache::CodeKey, sealed: &[u8]) {
+        if let Ok(mut entries) = self.0.lock() {
+            entries.insert(*key, sealed.to_vec());
+        }
+    }
+}
