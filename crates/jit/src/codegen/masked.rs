@@ -8,7 +8,8 @@
 //! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an
 //! acyclic graph of blocks of pure ops, loads and stores of shared memory, buffers and device
 //! addresses, tensor reads and writes, whose branches have regions of their own inside it
-//! ([`region_of`]). A block that several paths take (a `switch` case falling into the next,
+//! ([`region_of`]); in a region joined at the exit, also loops that every lane leaves at the same
+//! iteration (`exit_loops`), run as real loops under the region's mask. A block that several paths take (a `switch` case falling into the next,
 //! once lowering has made the switch a chain of branches) runs on each of them, under each
 //! path's lanes. `masked_region` runs the true side (the branch edge's copies, then block by
 //! block to the join) for the lanes of the condition, puts back the values the side wrote,
@@ -80,6 +81,9 @@ pub(crate) struct Region {
     /// The ops that may hand back and read what a load of the region gave (directly or not):
     /// the check pass leaves them out (it runs no load).
     pub(crate) after_loads: Vec<(u32, usize)>,
+    /// The headers of the loops the region runs (`exit_loops`; only in a region joined at
+    /// [`EXIT_JOIN`]).
+    pub(crate) loops: Vec<usize>,
 }
 
 /// Whether `op` can run under a mask: pure, a window load or a window store.
@@ -123,6 +127,19 @@ fn window_load(op: &Op) -> bool {
     )
 }
 
+/// Whether the check pass of a region (`Pass::check_only`) runs `op`: a pure op, or a load of
+/// push constants (which nothing changes during a dispatch, so the pass sees what the run will).
+pub(super) fn runs_in_check_pass(op: &Op) -> bool {
+    op.is_pure()
+        || matches!(
+            op,
+            Op::Load {
+                space: Space::Push,
+                ..
+            }
+        )
+}
+
 /// Whether block `b` can run under a mask: no sync block, no guarded latch, only maskable ops.
 pub(crate) fn maskable_block(ir: &Ir, sync: &[bool], guarded: &[bool], b: usize) -> bool {
     !sync.get(b).copied().unwrap_or(true)
@@ -152,7 +169,17 @@ pub(crate) fn side_blocks(
     seen: &mut [bool],
     out: &mut Vec<usize>,
 ) -> Option<()> {
-    walk_side(ir, ok, post, start, stop, seen, out, &mut None)
+    walk_side(
+        ir,
+        ok,
+        post,
+        start,
+        stop,
+        seen,
+        out,
+        &mut None,
+        &mut Vec::new(),
+    )
 }
 
 /// The join of a region whose paths meet only where their lanes finish (an early `return`):
@@ -169,6 +196,8 @@ const EXIT_REGION_OPS: usize = 64;
 /// [`side_blocks`], where a block that several paths take (a `switch` case that falls into the
 /// next, in the chain of branches lowering makes of a switch) runs on each of them and is
 /// listed at each, up to `revisits` times in all: a walk round a cycle ends there, with `None`.
+/// In a region joined at [`EXIT_JOIN`], a loop of the shape `exit_loops` takes is listed once
+/// (header first) and its header noted in `loops`; the walk goes on where it leaves.
 #[allow(clippy::too_many_arguments)]
 fn walk_side(
     ir: &Ir,
@@ -179,11 +208,43 @@ fn walk_side(
     seen: &mut [bool],
     out: &mut Vec<usize>,
     revisits: &mut Option<usize>,
+    loops: &mut Vec<usize>,
 ) -> Option<()> {
     let mut b = start;
     while b != stop {
         if !ok(b) {
             return None;
+        }
+        if stop == EXIT_JOIN
+            && let Some(lp) = super::exit_loops::exit_loop_at(ir, ok, b)
+        {
+            if seen[b] {
+                return None;
+            }
+            seen[b] = true;
+            out.push(b);
+            let Term::Branch {
+                if_true, if_false, ..
+            } = &ir.blocks[b].term
+            else {
+                return None;
+            };
+            let stay = if lp.stays_on_true { if_true } else { if_false };
+            // The body, up to the back edge (no revisits: a block in it runs once an iteration).
+            walk_side(
+                ir,
+                ok,
+                post,
+                stay.target as usize,
+                b,
+                seen,
+                out,
+                &mut None,
+                loops,
+            )?;
+            loops.push(b);
+            b = lp.leaves_to;
+            continue;
         }
         if seen[b] {
             let left = revisits.as_mut()?;
@@ -203,7 +264,17 @@ fn walk_side(
                     None => return None,
                 };
                 for e in [if_true, if_false] {
-                    walk_side(ir, ok, post, e.target as usize, join, seen, out, revisits)?;
+                    walk_side(
+                        ir,
+                        ok,
+                        post,
+                        e.target as usize,
+                        join,
+                        seen,
+                        out,
+                        revisits,
+                        loops,
+                    )?;
                 }
                 if join == EXIT_JOIN {
                     return Some(());
@@ -243,6 +314,7 @@ pub(crate) fn region_of(
     let mut blocks = Vec::new();
     // Shared blocks run once per path: at most as many again as the IR has blocks.
     let mut revisits = Some(ir.blocks.len());
+    let mut loops = Vec::new();
     for e in [if_true, if_false] {
         walk_side(
             ir,
@@ -253,6 +325,7 @@ pub(crate) fn region_of(
             &mut seen,
             &mut blocks,
             &mut revisits,
+            &mut loops,
         )?;
     }
     if join == EXIT_JOIN
@@ -288,6 +361,7 @@ pub(crate) fn region_of(
         written,
         prechecked: Vec::new(),
         after_loads: Vec::new(),
+        loops,
     })
 }
 
@@ -325,40 +399,59 @@ impl Gen<'_> {
         // an affine value (its lanes' wrap check), unless the value is an invocation id.
         let mut seen_store = false;
         let mut loaded = RegSet::new(ir.reg_types.len() as u32);
-        for &b in &region.blocks {
-            for (k, op) in ir.blocks[b].ops.iter().enumerate() {
-                let may_hand_back = matches!(op, Op::Conv { src, .. }
-                    if matches!(self.classes[*src as usize], Class::Affine(_))
-                        && !self.ids[*src as usize]);
-                let mut reads_loaded = false;
-                op.clone().visit_regs(&mut |r, role| {
-                    reads_loaded |= role == Role::Use && loaded.contains(*r);
-                });
-                // A tensor read that may hand back restarts the region: no store may come
-                // before it.
-                if seen_store && self.tensor_read_may_hand_back(op) {
-                    return None;
-                }
-                if may_hand_back && reads_loaded {
-                    if seen_store {
+        // A loop's later iterations come after its earlier stores and loads: with loops, a
+        // second pass sees every op after all of them.
+        let passes = if region.loops.is_empty() { 1 } else { 2 };
+        for _ in 0..passes {
+            for &b in &region.blocks {
+                for (k, op) in ir.blocks[b].ops.iter().enumerate() {
+                    let may_hand_back = matches!(op, Op::Conv { src, .. }
+                        if matches!(self.classes[*src as usize], Class::Affine(_))
+                            && !self.ids[*src as usize]);
+                    let mut reads_loaded = false;
+                    op.clone().visit_regs(&mut |r, role| {
+                        reads_loaded |= role == Role::Use && loaded.contains(*r);
+                    });
+                    // A tensor read that may hand back restarts the region: no store may come
+                    // before it.
+                    if seen_store && self.tensor_read_may_hand_back(op) {
                         return None;
                     }
-                    region.after_loads.push((b as u32, k));
-                } else if may_hand_back && seen_store {
-                    region.prechecked.push((b as u32, k));
+                    let at = (b as u32, k);
+                    if may_hand_back && reads_loaded {
+                        if seen_store {
+                            return None;
+                        }
+                        if !region.after_loads.contains(&at) {
+                            region.after_loads.push(at);
+                        }
+                    } else if may_hand_back && seen_store && !region.prechecked.contains(&at) {
+                        region.prechecked.push(at);
+                    }
+                    if reads_loaded || (window_load(op) && !runs_in_check_pass(op)) {
+                        op.for_each_def(|r| loaded.insert(r));
+                    }
+                    seen_store |= window_store(op);
                 }
-                if reads_loaded || window_load(op) {
-                    op.for_each_def(|r| loaded.insert(r));
-                }
-                seen_store |= window_store(op);
-            }
-            for e in ir.blocks[b].term.edges() {
-                for &(d, s) in &e.moves {
-                    if loaded.contains(s) {
-                        loaded.insert(d);
+                for e in ir.blocks[b].term.edges() {
+                    for &(d, s) in &e.moves {
+                        if loaded.contains(s) {
+                            loaded.insert(d);
+                        }
                     }
                 }
             }
+        }
+        // Every lane leaves each loop at the same iteration, and the check pass (which runs
+        // no load) at the same one as the run.
+        let same_trips = region.loops.iter().all(|&h| {
+            ir.blocks[h].term.condition().is_some_and(|c| {
+                matches!(self.classes[c as usize], Class::Uniform | Class::Const(_))
+                    && (region.prechecked.is_empty() || !loaded.contains(c))
+            })
+        });
+        if !same_trips {
+            return None;
         }
         Some(region)
     }
@@ -486,13 +579,19 @@ impl Gen<'_> {
         self.copies(e)?;
         let mut b = e.target as usize;
         while b != stop {
+            if stop == EXIT_JOIN
+                && let Some(lp) = super::exit_loops::exit_loop_at(ir, &|_| true, b)
+            {
+                b = self.exit_loop(pass, b, lp, lanes)?;
+                continue;
+            }
             self.mask = Some(Masked {
                 lanes,
                 ..pass.base.clone()
             });
             for (k, op) in ir.blocks[b].ops.iter().enumerate() {
                 if let Some(after_loads) = pass.check_only
-                    && (!op.is_pure() || after_loads.contains(&(b as u32, k)))
+                    && (!runs_in_check_pass(op) || after_loads.contains(&(b as u32, k)))
                 {
                     continue;
                 }

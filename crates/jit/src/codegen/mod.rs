@@ -40,6 +40,7 @@ mod coop;
 mod dot;
 mod dynamic;
 pub(crate) mod edge;
+mod exit_loops;
 mod flat;
 mod float;
 mod flow;
