@@ -243,6 +243,15 @@ fn properties() -> Properties {
     v13.max_descriptor_set_update_after_bind_inline_uniform_blocks = 4;
     v13.max_inline_uniform_total_size = 4 * 256;
     v13.storage_texel_buffer_offset_alignment_bytes = 16;
+    // Compiled code multiplies 8-bit components (separate or packed four to a word) with
+    // `pmaddwd`s of their even and odd bytes, in vectors (`tessera_jit`'s `codegen/dot.rs`);
+    // other widths and the saturating forms are not faster than the instructions they stand for.
+    v13.integer_dot_product8_bit_unsigned_accelerated = true;
+    v13.integer_dot_product8_bit_signed_accelerated = true;
+    v13.integer_dot_product8_bit_mixed_signedness_accelerated = true;
+    v13.integer_dot_product4x8_bit_packed_unsigned_accelerated = true;
+    v13.integer_dot_product4x8_bit_packed_signed_accelerated = true;
+    v13.integer_dot_product4x8_bit_packed_mixed_signedness_accelerated = true;
     v13.uniform_texel_buffer_offset_alignment_bytes = 16;
     v13.max_buffer_size = MAX_BUFFER_SIZE;
 

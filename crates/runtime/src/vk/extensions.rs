@@ -91,6 +91,8 @@ pub enum DeviceExtension {
     KhrShaderBfloat16,
     /// `VK_KHR_shader_float16_int8`.
     KhrShaderFloat16Int8,
+    /// `VK_KHR_shader_integer_dot_product`.
+    KhrShaderIntegerDotProduct,
     /// `VK_KHR_shader_subgroup_extended_types`.
     KhrShaderSubgroupExtendedTypes,
     /// `VK_KHR_storage_buffer_storage_class`.
@@ -229,6 +231,11 @@ pub const DEVICE_EXTENSIONS: &[ExtensionInfo<DeviceExtension>] = &[
     ExtensionInfo {
         extension: DeviceExtension::KhrShaderFloat16Int8,
         name: "VK_KHR_shader_float16_int8",
+        spec_version: 1,
+    },
+    ExtensionInfo {
+        extension: DeviceExtension::KhrShaderIntegerDotProduct,
+        name: "VK_KHR_shader_integer_dot_product",
         spec_version: 1,
     },
     ExtensionInfo {

@@ -34,6 +34,7 @@ pub const DEVICE_EXTENSIONS: &[(&str, Option<u32>)] = &[
     ("VK_KHR_map_memory2", None),
     ("VK_KHR_shader_bfloat16", None),
     ("VK_KHR_shader_float16_int8", None),
+    ("VK_KHR_shader_integer_dot_product", None),
     ("VK_KHR_shader_subgroup_extended_types", None),
     ("VK_KHR_storage_buffer_storage_class", None),
     ("VK_KHR_synchronization2", None),
