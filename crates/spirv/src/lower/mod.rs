@@ -27,6 +27,7 @@ mod coop;
 mod glsl450;
 mod layout;
 mod memory;
+mod pointers;
 mod subgroup;
 mod tensor;
 mod types;
@@ -100,7 +101,7 @@ struct Lowerer<'m> {
     /// What the program uses of cooperative vectors and matrices.
     cooperative: crate::Cooperative,
     /// The `VariablePointers*` the module declares, and whether a buffer pointer became a value.
-    variable_pointers: memory::VariablePointers,
+    variable_pointers: pointers::VariablePointers,
     /// Where we are, for error messages.
     at: String,
 }
@@ -161,7 +162,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         call_stack: Vec::new(),
         entry_init: Vec::new(),
         cooperative: crate::Cooperative::default(),
-        variable_pointers: memory::VariablePointers::default(),
+        variable_pointers: pointers::VariablePointers::default(),
         at: String::new(),
     };
     l.check_caps()?;
