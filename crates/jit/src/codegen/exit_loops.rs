@@ -51,15 +51,7 @@ pub(crate) fn exit_loop_at(ir: &Ir, ok: &dyn Fn(usize) -> bool, header: usize) -
             preds[e.target as usize].push(a);
         }
     }
-    let mut body = vec![false; n];
-    body[header] = true;
-    let mut stack = vec![latch];
-    while let Some(b) = stack.pop() {
-        if !body[b] {
-            body[b] = true;
-            stack.extend(preds[b].iter().copied());
-        }
-    }
+    let body = super::loops::natural_loop(&preds, header, latch);
     let Term::Branch {
         if_true, if_false, ..
     } = &ir.blocks[header].term

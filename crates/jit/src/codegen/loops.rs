@@ -33,10 +33,10 @@ use cranelift_codegen::ir::{InstBuilder, Value};
 use cranelift_frontend::Variable;
 use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::postdom::{EXIT, post_dominators_of};
-use tessera_spirv::ir::{Edge, Ir, Op, Reg, Role, Term};
+use tessera_spirv::ir::{Edge, Ir, Op, Reg, Term};
 
 use super::Gen;
-use super::masked::{Masked, Pass, Restart};
+use super::masked::{Masked, Pass, Restart, reads_any};
 use super::values::{JVal, vec_ty};
 use crate::classes::Class;
 use crate::error::{JitError, JitResult};
@@ -112,16 +112,7 @@ pub(crate) fn loop_shapes(
         let [latch] = latches[..] else {
             continue;
         };
-        let mut body = vec![false; n];
-        body[header] = true;
-        let mut stack = vec![latch];
-        while let Some(b) = stack.pop() {
-            if !body[b] {
-                body[b] = true;
-                stack.extend(preds[b].iter().copied());
-            }
-        }
-        bodies.push((header, latch, body));
+        bodies.push((header, latch, natural_loop(&preds, header, latch)));
     }
     let mut shapes = Vec::new();
     let mut of = vec![None; n];
@@ -141,6 +132,22 @@ pub(crate) fn loop_shapes(
         shapes.push(shape);
     }
     (of, shapes)
+}
+
+/// Per block, whether it is in the natural loop of `header` whose latch is `latch`: the
+/// header and every block that reaches the latch without passing it (`preds`: per block, its
+/// predecessors).
+pub(crate) fn natural_loop(preds: &[Vec<usize>], header: usize, latch: usize) -> Vec<bool> {
+    let mut body = vec![false; preds.len()];
+    body[header] = true;
+    let mut stack = vec![latch];
+    while let Some(b) = stack.pop() {
+        if !body[b] {
+            body[b] = true;
+            stack.extend(preds[b].iter().copied());
+        }
+    }
+    body
 }
 
 fn shape_of(
@@ -440,13 +447,8 @@ impl Gen<'_> {
         let mut loaded = RegSet::new(ir.reg_types.len() as u32);
         for &b in shape.blocks.iter().chain(&shape.exit_blocks) {
             for (k, op) in ir.blocks[b].ops.iter().enumerate() {
-                let may_hand_back = matches!(op, Op::Conv { src, .. }
-                    if matches!(self.classes[*src as usize], Class::Affine(_))
-                        && !self.ids[*src as usize]);
-                let mut reads_loaded = false;
-                op.clone().visit_regs(&mut |r, role| {
-                    reads_loaded |= role == Role::Use && loaded.contains(*r);
-                });
+                let may_hand_back = self.wrap_check_may_hand_back(op);
+                let reads_loaded = reads_any(op, &loaded);
                 if may_hand_back {
                     if reads_loaded {
                         return None;

@@ -127,6 +127,15 @@ fn window_load(op: &Op) -> bool {
     )
 }
 
+/// Whether `op` reads a register of `set`.
+pub(super) fn reads_any(op: &Op, set: &RegSet) -> bool {
+    let mut reads = false;
+    op.clone().visit_regs(&mut |r, role| {
+        reads |= role == Role::Use && set.contains(*r);
+    });
+    reads
+}
+
 /// Whether the check pass of a region (`Pass::check_only`) runs `op`: a pure op, or a load of
 /// push constants (which nothing changes during a dispatch, so the pass sees what the run will).
 pub(super) fn runs_in_check_pass(op: &Op) -> bool {
@@ -366,6 +375,13 @@ pub(crate) fn region_of(
 }
 
 impl Gen<'_> {
+    /// Whether `op` is the one maskable op that may hand back: a conversion of an affine value
+    /// (its lanes' wrap check), unless the value is an invocation id.
+    pub(super) fn wrap_check_may_hand_back(&self, op: &Op) -> bool {
+        matches!(op, Op::Conv { src, .. }
+            if matches!(self.classes[*src as usize], Class::Affine(_)) && !self.ids[*src as usize])
+    }
+
     /// The region of block `from`'s branch, if it can run under masks (see the module docs).
     pub(super) fn maskable_region(&self, from: usize) -> Option<Region> {
         let ir = self.ir;
@@ -405,13 +421,8 @@ impl Gen<'_> {
         for _ in 0..passes {
             for &b in &region.blocks {
                 for (k, op) in ir.blocks[b].ops.iter().enumerate() {
-                    let may_hand_back = matches!(op, Op::Conv { src, .. }
-                        if matches!(self.classes[*src as usize], Class::Affine(_))
-                            && !self.ids[*src as usize]);
-                    let mut reads_loaded = false;
-                    op.clone().visit_regs(&mut |r, role| {
-                        reads_loaded |= role == Role::Use && loaded.contains(*r);
-                    });
+                    let may_hand_back = self.wrap_check_may_hand_back(op);
+                    let reads_loaded = reads_any(op, &loaded);
                     // A tensor read that may hand back restarts the region: no store may come
                     // before it.
                     if seen_store && self.tensor_read_may_hand_back(op) {

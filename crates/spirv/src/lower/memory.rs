@@ -154,18 +154,7 @@ impl<'m> Lowerer<'m> {
                 let src_id = idref(o.first())?;
                 let src = self.reg1(vals, src_id)?;
                 let a = match self.typed_leaves(src_id)?.as_slice() {
-                    [Leaf::Int(64, _)] => src,
-                    [Leaf::Int(w, _)] => {
-                        let d = self.alloc(1)?;
-                        self.emit(Op::Conv {
-                            op: Conv::UToU,
-                            from: *w,
-                            to: 64,
-                            dst: d,
-                            src,
-                        });
-                        d
-                    }
+                    [Leaf::Int(w, _)] => self.conv(Conv::UToU, *w, 64, src)?,
                     _ => return err(format!("{}: OpConvertUToPtr of a non-integer", self.at)),
                 };
                 set(vals, Val::Regs(vec![a]));
@@ -184,18 +173,7 @@ impl<'m> Lowerer<'m> {
                 }
                 let a = self.reg1(vals, src_id)?;
                 let v = match self.result_leaves(inst)?.as_slice() {
-                    [Leaf::Int(64, _)] => a,
-                    [Leaf::Int(w, _)] => {
-                        let d = self.alloc(1)?;
-                        self.emit(Op::Conv {
-                            op: Conv::UToU,
-                            from: 64,
-                            to: *w,
-                            dst: d,
-                            src: a,
-                        });
-                        d
-                    }
+                    [Leaf::Int(w, _)] => self.conv(Conv::UToU, 64, *w, a)?,
                     _ => return err(format!("{}: OpConvertPtrToU to a non-integer", self.at)),
                 };
                 set(vals, Val::Regs(vec![v]));
@@ -574,18 +552,10 @@ impl<'m> Lowerer<'m> {
                     .copied()
                     .unwrap_or(Leaf::Int(32, false));
                 let r64 = match sc {
-                    Leaf::Int(64, _) => r,
                     // Byte offsets are 64-bit: widen the index by its signedness.
                     Leaf::Int(w, signed) => {
-                        let d = self.alloc(1)?;
-                        self.emit(Op::Conv {
-                            op: if signed { Conv::SToS } else { Conv::UToU },
-                            from: w,
-                            to: 64,
-                            dst: d,
-                            src: r,
-                        });
-                        d
+                        let op = if signed { Conv::SToS } else { Conv::UToU };
+                        self.conv(op, w, 64, r)?
                     }
                     _ => r,
                 };
@@ -593,29 +563,11 @@ impl<'m> Lowerer<'m> {
                     r64
                 } else {
                     let k = self.imm(stride)?;
-                    let d = self.alloc(1)?;
-                    self.emit(Op::IBin {
-                        op: IBin::Mul,
-                        width: 64,
-                        dst: d,
-                        lhs: r64,
-                        rhs: k,
-                    });
-                    d
+                    self.ibin(IBin::Mul, 64, r64, k)?
                 };
                 p.dynr = Some(match p.dynr {
                     None => scaled,
-                    Some(prev) => {
-                        let d = self.alloc(1)?;
-                        self.emit(Op::IBin {
-                            op: IBin::Add,
-                            width: 64,
-                            dst: d,
-                            lhs: prev,
-                            rhs: scaled,
-                        });
-                        d
-                    }
+                    Some(prev) => self.ibin(IBin::Add, 64, prev, scaled)?,
                 });
             }
         }
@@ -658,15 +610,7 @@ impl<'m> Lowerer<'m> {
             return Ok(());
         }
         let k = self.imm(p.off)?;
-        let d = self.alloc(1)?;
-        self.emit(Op::IBin {
-            op: IBin::Add,
-            width: 64,
-            dst: d,
-            lhs: base,
-            rhs: k,
-        });
-        p.dynr = Some(d);
+        p.dynr = Some(self.ibin(IBin::Add, 64, base, k)?);
         p.off = 0;
         Ok(())
     }

@@ -330,6 +330,36 @@ impl<'m> Lowerer<'m> {
         self.imms.insert(v, r);
         Ok(r)
     }
+    /// `lhs op rhs` at `width` bits, into a new register.
+    fn ibin(&mut self, op: crate::alu::IBin, width: u8, lhs: Reg, rhs: Reg) -> LowerResult<Reg> {
+        let dst = self.alloc(1)?;
+        self.emit(Op::IBin {
+            op,
+            width,
+            dst,
+            lhs,
+            rhs,
+        });
+        Ok(dst)
+    }
+
+    /// `src` converted by `op` from `from` to `to` bits, into a new register (`src` itself when
+    /// the widths agree).
+    fn conv(&mut self, op: crate::alu::Conv, from: u8, to: u8, src: Reg) -> LowerResult<Reg> {
+        if from == to {
+            return Ok(src);
+        }
+        let dst = self.alloc(1)?;
+        self.emit(Op::Conv {
+            op,
+            from,
+            to,
+            dst,
+            src,
+        });
+        Ok(dst)
+    }
+
     fn emit(&mut self, op: Op) {
         // The op fixes the type of every result register that has none yet.
         if let Ok(operands) = crate::ir::verify::typed_operands(&op) {

@@ -11,7 +11,7 @@ use super::types::{Leaf, PointerRepr, SpvType};
 use super::{Id, LowerResult, Lowerer, Val, err, idref};
 use crate::SpirvError;
 use crate::alu::{Conv, IBin};
-use crate::ir::{DescIdx, Op, Reg, RegType, Space};
+use crate::ir::{DescIdx, Reg, RegType, Space};
 use rspirv::dr::Instruction;
 use rspirv::spirv::Decoration;
 use std::collections::HashMap;
@@ -65,53 +65,16 @@ impl<'m> Lowerer<'m> {
                             Some(Some(RegType::Int(w))) => *w,
                             _ => 32,
                         };
-                        let wide = if from == 64 {
-                            index
-                        } else {
-                            let d = self.alloc(1)?;
-                            self.emit(Op::Conv {
-                                op: Conv::UToU,
-                                from,
-                                to: 64,
-                                dst: d,
-                                src: index,
-                            });
-                            d
-                        };
+                        let wide = self.conv(Conv::UToU, from, 64, index)?;
                         let shift = self.imm(32)?;
-                        let shifted = self.alloc(1)?;
-                        self.emit(Op::IBin {
-                            op: IBin::Shl,
-                            width: 64,
-                            dst: shifted,
-                            lhs: wide,
-                            rhs: shift,
-                        });
+                        let shifted = self.ibin(IBin::Shl, 64, wide, shift)?;
                         let first = self.imm(first)?;
-                        let d = self.alloc(1)?;
-                        self.emit(Op::IBin {
-                            op: IBin::Add,
-                            width: 64,
-                            dst: d,
-                            lhs: shifted,
-                            rhs: first,
-                        });
-                        d
+                        self.ibin(IBin::Add, 64, shifted, first)?
                     }
                 };
                 p.dynr = Some(match p.dynr {
                     None => base,
-                    Some(offset) => {
-                        let d = self.alloc(1)?;
-                        self.emit(Op::IBin {
-                            op: IBin::Add,
-                            width: 64,
-                            dst: d,
-                            lhs: base,
-                            rhs: offset,
-                        });
-                        d
-                    }
+                    Some(offset) => self.ibin(IBin::Add, 64, base, offset)?,
                 });
                 self.variable_pointers.descriptor_addresses = true;
             }
@@ -173,39 +136,13 @@ impl<'m> Lowerer<'m> {
             }
             _ => return err(format!("{}: OpPtrDiff of a non-pointer", self.at)),
         };
-        let bytes = self.alloc(1)?;
-        self.emit(Op::IBin {
-            op: IBin::Sub,
-            width: 64,
-            dst: bytes,
-            lhs: a,
-            rhs: b,
-        });
-        let mut diff = bytes;
+        let mut diff = self.ibin(IBin::Sub, 64, a, b)?;
         if stride > 1 {
             let k = self.imm(stride)?;
-            diff = self.alloc(1)?;
-            self.emit(Op::IBin {
-                op: IBin::SDiv,
-                width: 64,
-                dst: diff,
-                lhs: bytes,
-                rhs: k,
-            });
+            diff = self.ibin(IBin::SDiv, 64, diff, k)?;
         }
         let out = match self.result_leaves(inst)?.as_slice() {
-            [Leaf::Int(64, _)] => diff,
-            [Leaf::Int(w, _)] => {
-                let d = self.alloc(1)?;
-                self.emit(Op::Conv {
-                    op: Conv::SToS,
-                    from: 64,
-                    to: *w,
-                    dst: d,
-                    src: diff,
-                });
-                d
-            }
+            [Leaf::Int(w, _)] => self.conv(Conv::SToS, 64, *w, diff)?,
             _ => return err(format!("{}: OpPtrDiff to a non-integer", self.at)),
         };
         if let Some(r) = inst.result_id {
