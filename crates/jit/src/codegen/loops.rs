@@ -595,7 +595,11 @@ impl Gen<'_> {
         let lanes = self.b.use_var(masks.active);
         let base = Masked { lanes, restart };
         if !prechecked.is_empty() {
-            let before: Vec<JVal> = shape.written.iter().map(|&r| self.get(r)).collect();
+            let live_here = match first {
+                None => self.live_at(shape.header, 0),
+                Some((from, _)) => self.live_at(from, self.ir.blocks[from].ops.len()),
+            };
+            let before = self.values_to_restore(&shape.written, &live_here);
             let pass = Pass {
                 base: base.clone(),
                 check_only: Some(&[]),
@@ -805,7 +809,8 @@ impl Gen<'_> {
             .copied()
             .filter(|&r| reads.contains(r))
             .collect();
-        let before: Vec<JVal> = written.iter().map(|&r| self.get(r)).collect();
+        let live_here = self.live_at(from, ir.blocks[from].ops.len());
+        let before = self.values_to_restore(&written, &live_here);
         let ones = super::vs_one(&mut self.b);
         let not_cond = self.b.ins().bxor(cond, ones);
         let sides = [

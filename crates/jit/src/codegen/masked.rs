@@ -495,7 +495,8 @@ impl Gen<'_> {
             // The check pass: the region's pure ops (their checks hand back to the branch
             // before any effect), then the registers put back. Cranelift merges these ops with
             // the same ones of the run below.
-            let before: Vec<JVal> = region.written.iter().map(|&r| self.get(r)).collect();
+            let live_here = self.live_at(from, ir.blocks[from].ops.len());
+            let before = self.values_to_restore(&region.written, &live_here);
             let pass = Pass {
                 base: base.clone(),
                 check_only: Some(&region.after_loads),
@@ -546,7 +547,8 @@ impl Gen<'_> {
             Some(r) => (r.join, r.written.clone()),
             None => return Err(JitError::Unexpected("a masked split with no region")),
         };
-        let before: Vec<JVal> = written.iter().map(|&r| self.get(r)).collect();
+        let live_here = self.live_at(from, ir.blocks[from].ops.len());
+        let before = self.values_to_restore(&written, &live_here);
         // Nothing is read where the lanes finish.
         let merged: Vec<Reg> = written
             .iter()

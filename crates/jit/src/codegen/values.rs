@@ -18,6 +18,7 @@ use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::Variable;
 use tessera_spirv::ir::Reg;
+use tessera_spirv::ir::liveness::RegSet;
 
 use super::Gen;
 use crate::classes::{Class, LANES, wrap};
@@ -112,6 +113,30 @@ impl Gen<'_> {
             // A register that never has a value (undefined and unread): zero.
             (_, Vars::None) => JVal::Const(0),
         }
+    }
+
+    /// The values of `regs` to put back after a side or a check pass has run, read where
+    /// `live` holds: a register not in `live` is written before it is read on every path from
+    /// here, so it gets a stand-in of its class instead of its current value. (Reading a
+    /// register's variable keeps its old value alive: in a region over the whole rest of a
+    /// program, every register it writes would become a value carried around the chunk loop,
+    /// computed and spilled on the fast path.)
+    pub(crate) fn values_to_restore(&mut self, regs: &[Reg], live: &RegSet) -> Vec<JVal> {
+        regs.iter()
+            .map(|&r| {
+                if live.contains(r) || self.resident[r as usize] {
+                    return self.get(r);
+                }
+                match self.classes[r as usize] {
+                    Class::Const(c) => JVal::Const(c),
+                    Class::Affine(stride) => {
+                        let ty = scalar_ty(self.bytes(r));
+                        JVal::Affine(self.iconst(ty, 0), stride)
+                    }
+                    _ => JVal::Const(0),
+                }
+            })
+            .collect()
     }
 
     /// Sets register `r` to `v`, converted to `r`'s class. Fails when `v` cannot be (the
