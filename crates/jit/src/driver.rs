@@ -139,10 +139,10 @@ pub(crate) fn run_groups(
             worker.write_builtins();
         }
         wg_ids.clear();
-        for k in 0..fuse.max(1) {
-            let id = worker.workgroup_id(g, k);
-            wg_ids.push([id[0], id[1], id[2], 0]);
-        }
+        wg_ids.extend(worker.workgroup_ids(g).map(|id| [id[0], id[1], id[2], 0]));
+        // (A last, partial group's missing workgroups: never read; kept so that `fuse`
+        // entries exist, as before.)
+        wg_ids.resize(fuse.max(1) as usize, [0; 4]);
         let full = (lanes / LANES) as u32;
         c.regfile = worker.regfile();
         c.pcs = worker.pcs_ptr();

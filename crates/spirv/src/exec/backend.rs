@@ -106,12 +106,16 @@ impl<'m, 'e> Worker<'m, 'e> {
     pub fn workgroup_id(&self, group: u64, k: u32) -> [u32; 3] {
         let env = self.m.env;
         let wg = group * u64::from(env.shape.fuse) + u64::from(k);
-        let [cx, cy, _] = env.count;
-        [
-            (wg % u64::from(cx)) as u32 + env.base[0],
-            ((wg / u64::from(cx)) % u64::from(cy)) as u32 + env.base[1],
-            (wg / (u64::from(cx) * u64::from(cy))) as u32 + env.base[2],
-        ]
+        env.workgroup_ids(wg, 1).next().unwrap_or_default()
+    }
+
+    /// The workgroup ids of lane group `group`'s workgroups, in order (base included).
+    pub fn workgroup_ids(&self, group: u64) -> impl Iterator<Item = [u32; 3]> + use<'e> {
+        let env = self.m.env;
+        let fuse = u64::from(env.shape.fuse);
+        let first = group * fuse;
+        let n = env.total_wg.saturating_sub(first).min(fuse) as usize;
+        env.workgroup_ids(first, n)
     }
 
     /// Lane groups a worker takes per claim (consecutive ones; fewer at the end): a backend

@@ -159,44 +159,52 @@ impl<'e> Machine<'e> {
         let first_wg = self.group * u64::from(shape.fuse);
         let nwg = (env.total_wg - first_wg).min(u64::from(shape.fuse)) as usize;
         let wgs = shape.wg_size as usize;
-        let [cx, cy, _] = env.count;
         let b = &self.ir.builtins;
-        let layout = self.layout;
-        let file = &mut *self.file;
+        let mut rows = Rows {
+            layout: self.layout,
+            file: &mut *self.file,
+        };
         let local = &env.local_ids;
-        for k in 0..nwg {
-            let wg = first_wg + k as u64;
-            let wgid = [
-                (wg % u64::from(cx)) as u32 + env.base[0],
-                ((wg / u64::from(cx)) % u64::from(cy)) as u32 + env.base[1],
-                (wg / (u64::from(cx) * u64::from(cy))) as u32 + env.base[2],
-            ];
-            let lanes = k * wgs..(k + 1) * wgs;
-            let mut rows = Rows {
-                layout,
-                file: &mut *file,
-            };
-            for c in 0..3usize {
-                let ids = &local[c * wgs..(c + 1) * wgs];
-                if let Some(r) = b.local_id {
-                    rows.row_mut::<u32>(r + c as u32)[lanes.clone()].copy_from_slice(ids);
+        // One row at a time, every workgroup of the group along it.
+        for c in 0..3usize {
+            let ids = &local[c * wgs..(c + 1) * wgs];
+            if let Some(r) = b.local_id {
+                let row = rows.row_mut::<u32>(r + c as u32);
+                for lanes in row[..nwg * wgs].chunks_exact_mut(wgs) {
+                    lanes.copy_from_slice(ids);
                 }
-                if let Some(r) = b.workgroup_id {
-                    rows.row_mut::<u32>(r + c as u32)[lanes.clone()].fill(wgid[c]);
+            }
+            if let Some(r) = b.workgroup_id {
+                let row = rows.row_mut::<u32>(r + c as u32);
+                let wgids = env.workgroup_ids(first_wg, nwg);
+                if wgs == 1 {
+                    for (lane, wgid) in row[..nwg].iter_mut().zip(wgids) {
+                        *lane = wgid[c];
+                    }
+                } else {
+                    for (lanes, wgid) in row[..nwg * wgs].chunks_exact_mut(wgs).zip(wgids) {
+                        lanes.fill(wgid[c]);
+                    }
                 }
-                if let Some(r) = b.num_workgroups {
-                    rows.row_mut::<u32>(r + c as u32)[lanes.clone()].fill(env.count[c]);
-                }
-                if let Some(r) = b.global_id {
+            }
+            if let Some(r) = b.num_workgroups {
+                rows.row_mut::<u32>(r + c as u32)[..nwg * wgs].fill(env.count[c]);
+            }
+            if let Some(r) = b.global_id {
+                let row = rows.row_mut::<u32>(r + c as u32);
+                let wgids = env.workgroup_ids(first_wg, nwg);
+                for (lanes, wgid) in row[..nwg * wgs].chunks_exact_mut(wgs).zip(wgids) {
                     let base = wgid[c].wrapping_mul(shape.local[c]);
-                    let dst = &mut rows.row_mut::<u32>(r + c as u32)[lanes.clone()];
-                    for (d, &x) in dst.iter_mut().zip(ids) {
+                    for (d, &x) in lanes.iter_mut().zip(ids) {
                         *d = base.wrapping_add(x);
                     }
                 }
             }
-            if let Some(r) = b.local_index {
-                for (i, d) in rows.row_mut::<u32>(r)[lanes].iter_mut().enumerate() {
+        }
+        if let Some(r) = b.local_index {
+            let row = rows.row_mut::<u32>(r);
+            for lanes in row[..nwg * wgs].chunks_exact_mut(wgs) {
+                for (i, d) in lanes.iter_mut().enumerate() {
                     *d = i as u32;
                 }
             }

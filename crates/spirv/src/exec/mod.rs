@@ -209,6 +209,43 @@ pub(crate) struct Env<'a> {
     pub(crate) aborted: AtomicBool,
 }
 
+impl Env<'_> {
+    /// The workgroup ids (base included) of `n` consecutive workgroups from the `first`th.
+    pub(crate) fn workgroup_ids(&self, first: u64, n: usize) -> impl Iterator<Item = [u32; 3]> {
+        workgroup_ids(self.count, self.base, first, n)
+    }
+}
+
+/// The ids (`base` added) of `n` consecutive workgroups of a `count` grid from the `first`th,
+/// x fastest: the first by division, the others by counting on (no division per workgroup: a
+/// dispatch of one-invocation workgroups starts a workgroup every few nanoseconds).
+fn workgroup_ids(
+    count: [u32; 3],
+    base: [u32; 3],
+    first: u64,
+    n: usize,
+) -> impl Iterator<Item = [u32; 3]> {
+    let [cx, cy, _] = count.map(u64::from);
+    let mut id = [first % cx, (first / cx) % cy, first / (cx * cy)];
+    (0..n).map(move |_| {
+        let now = [
+            id[0] as u32 + base[0],
+            id[1] as u32 + base[1],
+            id[2] as u32 + base[2],
+        ];
+        id[0] += 1;
+        if id[0] == cx {
+            id[0] = 0;
+            id[1] += 1;
+            if id[1] == cy {
+                id[1] = 0;
+                id[2] += 1;
+            }
+        }
+        now
+    })
+}
+
 thread_local! {
     /// Each worker's register file and scratch rows, kept across dispatches.
     static WORKER_STATE: RefCell<(RegFile, Scratch)> = RefCell::new(Default::default());
@@ -333,4 +370,30 @@ pub(crate) fn local_id_rows(local: [u32; 3]) -> Vec<u32> {
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::workgroup_ids;
+
+    #[test]
+    fn workgroup_ids_count_on_as_division_would() {
+        let count = [3u32, 2, 4];
+        let base = [10u32, 20, 30];
+        let total = 3 * 2 * 4;
+        for first in 0..total {
+            let got: Vec<[u32; 3]> =
+                workgroup_ids(count, base, first, (total - first) as usize).collect();
+            let want: Vec<[u32; 3]> = (first..total)
+                .map(|wg| {
+                    [
+                        (wg % 3) as u32 + 10,
+                        ((wg / 3) % 2) as u32 + 20,
+                        (wg / 6) as u32 + 30,
+                    ]
+                })
+                .collect();
+            assert_eq!(got, want, "from workgroup {first}");
+        }
+    }
 }
