@@ -554,7 +554,7 @@ impl Gen<'_> {
                         .zip(lane_masks)
                         .map(|((&var, x), m)| {
                             let old = self.b.use_var(var);
-                            self.b.ins().bitselect(m, x, old)
+                            self.lane_select(m, x, old)
                         })
                         .collect();
                     JVal::Varying(merged)
@@ -760,7 +760,7 @@ impl Gen<'_> {
                 let lane_masks = self.masks_from_bools(lanes, bytes);
                 for ((&var, x), m) in vars.iter().zip(cur).zip(lane_masks) {
                     let old = self.b.use_var(var);
-                    let v = self.b.ins().bitselect(m, x, old);
+                    let v = self.lane_select(m, x, old);
                     self.b.def_var(var, v);
                 }
             }

@@ -491,6 +491,29 @@ impl Gen<'_> {
     }
 
     /// Lane masks of `bytes`-byte lanes (all-ones/zero, `bytes` vectors) from a varying bool.
+    /// Lane by lane `mask ? on_true : on_false`, for a `mask` whose lanes are all ones or all
+    /// zeros (as `masks_from_bools` makes them): one `blendv` where SSE4.1 has it (three
+    /// instructions as a `bitselect`, which Cranelift blends only for a mask it sees come from
+    /// a compare).
+    pub(crate) fn lane_select(&mut self, mask: Value, on_true: Value, on_false: Value) -> Value {
+        if !has_sse41() {
+            return self.b.ins().bitselect(mask, on_true, on_false);
+        }
+        let ty = self.b.func.dfg.value_type(mask);
+        if ty == I8X16 || ty == I32X4 || ty == I64X2 {
+            return self.b.ins().blendv(mask, on_true, on_false);
+        }
+        // 16-bit lanes: every byte of a lane agrees, so bytes blend the same.
+        let bytes = |g: &mut Self, v: Value| g.b.ins().bitcast(I8X16, lane_flags(), v);
+        let (m, t, f) = (
+            bytes(self, mask),
+            bytes(self, on_true),
+            bytes(self, on_false),
+        );
+        let r = self.b.ins().blendv(m, t, f);
+        self.b.ins().bitcast(ty, lane_flags(), r)
+    }
+
     pub(crate) fn masks_from_bools(&mut self, bools: Value, bytes: usize) -> Vec<Value> {
         if let Some(masks) = self.bool_masks.get(&(bools, bytes)) {
             return masks.clone();
@@ -513,5 +536,17 @@ impl Gen<'_> {
             b *= 2;
         }
         cur
+    }
+}
+
+/// Whether the host has SSE4.1 (`blendv`); Cranelift's native ISA uses what the host has.
+fn has_sse41() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }

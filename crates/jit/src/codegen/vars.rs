@@ -3,13 +3,15 @@
 //! resident variables live in their register-file rows), picks and `OpSelect`.
 
 use crate::error::{JitError, JitResult};
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
-use tessera_spirv::ir::{Reg, Var};
+use tessera_spirv::alu::FCmp;
+use tessera_spirv::ir::{Op, Reg, Var};
 
 use super::Gen;
-use super::values::{JVal, own_flags, scalar_ty, vec_ty};
+use super::float::float_vec;
+use super::values::{JVal, lane_flags, own_flags, scalar_ty, vec_ty};
 
 impl Gen<'_> {
     /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
@@ -425,11 +427,81 @@ impl Gen<'_> {
                     )
                 }
             },
-            JVal::Varying(b) => self.blend(b[0], &t, &f, bytes),
+            JVal::Varying(b) => match self.min_max_select(cond, if_true, if_false) {
+                Some(r) => r,
+                None => self.blend(b[0], &t, &f, bytes),
+            },
             JVal::Affine(..) => return Err(JitError::Unexpected("affine select condition")),
         };
         self.set(dst, r)?;
         Ok(true)
+    }
+
+    /// A select of one of a float compare's operands by that compare (`x < y ? x : y` and its
+    /// mirror images, strict compares only, so that equal operands and NaNs pick the same
+    /// operand as the select): one `minps`/`maxps` per vector, in the `bitselect` form
+    /// Cranelift lowers to them, instead of a compare and a blend. The compare must be the
+    /// condition's definition in the current block with both operands unchanged since.
+    fn min_max_select(&mut self, cond: Reg, if_true: Reg, if_false: Reg) -> Option<JVal> {
+        let (block, at) = self.at;
+        let ops = &self.ir.blocks[block as usize].ops;
+        let def = ops[..at].iter().rposition(|op| op.defines(cond))?;
+        let Op::FCmp {
+            op,
+            width: width @ (32 | 64),
+            lhs,
+            rhs,
+            ..
+        } = ops[def]
+        else {
+            return None;
+        };
+        if ops[def + 1..at]
+            .iter()
+            .any(|o| o.defines(lhs) || o.defines(rhs))
+        {
+            return None;
+        }
+        // `cond` as `[not] (u < v)`, ordered.
+        let (u, v, negated) = match op {
+            FCmp::OLt => (lhs, rhs, false),
+            FCmp::UGe => (lhs, rhs, true),
+            FCmp::OGt => (rhs, lhs, false),
+            FCmp::ULe => (rhs, lhs, true),
+            _ => return None,
+        };
+        let (t, f) = if negated {
+            (if_false, if_true)
+        } else {
+            (if_true, if_false)
+        };
+        // `u < v ? u : v` (minps) or `u < v ? v : u` (maxps).
+        let min = match (t, f) {
+            _ if (t, f) == (u, v) => true,
+            _ if (t, f) == (v, u) => false,
+            _ => return None,
+        };
+        let bytes = usize::from(width / 8);
+        let (a, b) = (self.get(u), self.get(v));
+        let xs = self.vectors(&a, bytes);
+        let ys = self.vectors(&b, bytes);
+        let fvec = float_vec(width);
+        let out = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| {
+                let (x, y) = (self.vec_to_float(x, width), self.vec_to_float(y, width));
+                let less = self.b.ins().fcmp(FloatCC::LessThan, x, y);
+                let mask = self.b.ins().bitcast(fvec, lane_flags(), less);
+                let r = if min {
+                    self.b.ins().bitselect(mask, x, y)
+                } else {
+                    self.b.ins().bitselect(mask, y, x)
+                };
+                self.vec_from_float(r, width)
+            })
+            .collect();
+        Some(JVal::Varying(out))
     }
 
     /// Lane by lane `cond ? on_true : on_false` for values of `bytes`-byte lanes (`cond` an
@@ -449,7 +521,7 @@ impl Gen<'_> {
             masks
                 .iter()
                 .zip(xs.iter().zip(&ys))
-                .map(|(&m, (&x, &y))| self.b.ins().bitselect(m, x, y))
+                .map(|(&m, (&x, &y))| self.lane_select(m, x, y))
                 .collect(),
         )
     }
