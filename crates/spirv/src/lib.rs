@@ -27,6 +27,7 @@ pub mod alu;
 pub mod converge;
 pub mod exec;
 pub mod ir;
+mod loop_exits;
 mod lower;
 pub mod math;
 mod mem;
