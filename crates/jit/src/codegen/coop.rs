@@ -3,7 +3,8 @@
 //! are `product`'s.
 //!
 //! A matrix load (`coop_matrix_load`) is inline when it is row-major, its address and stride are
-//! the same for every lane (uniform registers or constants), it reads a window compiled code
+//! the same for every lane of the chunk (uniform registers or constants, or varying registers
+//! whose 16 lanes agree, checked at run time: a subgroup's id from its invocations' ids), it reads a window compiled code
 //! reads directly (a buffer with a constant descriptor, shared memory, push constants), its rows
 //! are a multiple of 16 elements, and the workgroup is whole subgroups. Then component `i` of
 //! chunk `c`'s 16 lanes is 16 consecutive elements of one row (`tessera_coop::matrix`: the rows
@@ -66,15 +67,38 @@ impl Gen<'_> {
         if !eligible {
             return Ok(None);
         }
-        let address = mem.addr.map(|r| self.get(r));
-        let stride_value = stride.map(|r| (self.get(r), self.bytes(r)));
-        if address.as_ref().is_some_and(|v| !v.is_scalar())
-            || stride_value.as_ref().is_some_and(|(v, _)| !v.is_scalar())
-        {
-            return Ok(None);
-        }
         let Some((ptr, len)) = self.window(mem.space) else {
             return Ok(None);
+        };
+        // A varying address or stride (a subgroup's id from its invocations' ids) is taken
+        // from lane 0 when every lane of the chunk holds the same, checked here at run time.
+        let mut same = self.b.ins().iconst(I8, 1);
+        let mut chunk_scalar = |g: &mut Self, r: Reg| -> Option<JVal> {
+            let v = g.get(r);
+            match v {
+                JVal::Varying(vs) => {
+                    let bytes = g.bytes(r);
+                    let (first, agree) = g.lanes_agree(&vs, bytes);
+                    same = g.b.ins().band(same, agree);
+                    Some(JVal::Uniform(first))
+                }
+                JVal::Affine(..) => None,
+                scalar => Some(scalar),
+            }
+        };
+        let address = match mem.addr {
+            Some(r) => match chunk_scalar(self, r) {
+                Some(v) => Some(v),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        let stride_value = match stride {
+            Some(r) => match chunk_scalar(self, r) {
+                Some(v) => Some((v, self.bytes(r))),
+                None => return Ok(None),
+            },
+            None => None,
         };
         // The byte offset of element (0, 0) and the bytes between rows, as the interpreter
         // computes them (raw register bits, zero-extended; wrapping).
@@ -116,6 +140,7 @@ impl Gen<'_> {
             .icmp(IntCC::UnsignedLessThanOrEqual, base, room);
         let ok = self.b.ins().band(small, fits);
         let ok = self.b.ins().band(ok, within);
+        let ok = self.b.ins().band(ok, same);
         let mut first = self.b.ins().iadd(ptr, base);
         if a_half {
             // Half h = chunk mod 2 holds rows h·rows/2 ..
@@ -127,6 +152,26 @@ impl Gen<'_> {
             first = self.b.ins().iadd(first, skip);
         }
         Ok(Some(Rows { ok, first, line }))
+    }
+
+    /// Lane 0 of the 16 lanes of `bytes`-byte values in `vs` (as a scalar of that width), and
+    /// whether every lane holds the same (an `I8` 0/1).
+    fn lanes_agree(&mut self, vs: &[Value], bytes: usize) -> (Value, Value) {
+        let first = self.b.ins().extractlane(vs[0], 0);
+        let splat = self.b.ins().splat(vec_ty(bytes), first);
+        let mut equal: Option<Value> = None;
+        for &v in vs {
+            let e = self.b.ins().icmp(IntCC::Equal, v, splat);
+            equal = Some(match equal {
+                Some(acc) => self.b.ins().band(acc, e),
+                None => e,
+            });
+        }
+        let all = match equal {
+            Some(e) => self.b.ins().vall_true(e),
+            None => self.b.ins().iconst(I8, 1),
+        };
+        (first, all)
     }
 
     /// The address of component `i`'s 16 elements of a `cols`-wide matrix of `es`-byte
