@@ -6,8 +6,9 @@
 //! 2. [`Program::new`] — checks the capability/extension allow-list, applies specialization
 //!    constants, inlines every call, scalarises every value into dense registers, turns memory
 //!    accesses into explicit byte-offset loads/stores with layout decorations applied, orders
-//!    the blocks for lockstep execution (see `ir`) and writes switches as chains of two-way
-//!    branches (`switches`). Everything unsupported is rejected here with an
+//!    the blocks for lockstep execution (see `ir`), removes copies (`opt`; a loop result read
+//!    only after its loop is copied at the loop's exits, `loop_exits`) and writes switches as
+//!    chains of two-way branches (`switches`). Everything unsupported is rejected here with an
 //!    error naming the opcode/capability and where it is.
 //! 3. [`Program::dispatch`] — runs workgroups as lane groups (one workgroup, or several tiny fused
 //!    workgroups when the shader has no workgroup-scope barrier or shared memory) with an active
