@@ -793,19 +793,38 @@ impl Gen<'_> {
                 *w = Some(self.b.ins().load(I32, own_flags(), at, 4 * i as i32));
             }
         }
+        // One-invocation workgroups fused into a group: lane `l` of the chunk is workgroup
+        // `k + l`, its id (and global id) the `wg_ids` entry the driver wrote for it, read here
+        // instead of from rows the driver would have to write for every group.
+        let per_lane = (shape.fuse > 1 && shape.wg_size == 1 && !self.batched)
+            .then(|| self.lane_workgroup_ids(ids, k));
         for i in 0..3u32 {
             let iu = i as usize;
             if let Some(r) = b.local_id {
                 self.builtin(r + i, local[iu])?;
             }
+            let lane_ids = |g: &Self, r: Reg| {
+                per_lane
+                    .as_ref()
+                    .filter(|_| g.classes[r as usize] == Class::Varying)
+                    .map(|ids| JVal::Varying(ids[iu].clone()))
+            };
             if let Some(r) = b.workgroup_id {
-                self.builtin(r + i, wg[iu].unwrap_or(local[iu]))?;
+                match lane_ids(self, r + i) {
+                    Some(v) => self.set(r + i, v)?,
+                    None => self.builtin(r + i, wg[iu].unwrap_or(local[iu]))?,
+                }
             }
             if let Some(r) = b.num_workgroups {
                 let n = self.inv_load(I32, ctx, field!(num_wg) + 4 * i as i32);
                 self.builtin(r + i, n)?;
             }
-            if let Some(r) = b.global_id {
+            if let Some(r) = b.global_id
+                && let Some(v) = lane_ids(self, r + i)
+            {
+                // (One invocation per workgroup: the global id is the workgroup id.)
+                self.set(r + i, v)?;
+            } else if let Some(r) = b.global_id {
                 let w = wg[iu].unwrap_or(local[iu]);
                 let scaled = self.b.ins().imul_imm_s(w, i64::from(shape.local[iu]));
                 let g = self.b.ins().iadd(scaled, local[iu]);
@@ -816,6 +835,33 @@ impl Gen<'_> {
             self.builtin(r, li)?;
         }
         Ok(())
+    }
+
+    /// The workgroup ids (x, y, z: four `I32X4` each) of the chunk's 16 lanes when each lane
+    /// is a workgroup of its own, from `k`, the first one's entry in the `wg_ids` table at
+    /// `ids` (entries of `[x, y, z, 0]`; the driver writes one for every workgroup a group
+    /// may hold, so the 16 entries are there even past the dispatch's last workgroup).
+    fn lane_workgroup_ids(&mut self, ids: Value, k: Value) -> [Vec<Value>; 3] {
+        let k64 = self.b.ins().uextend(I64, k);
+        let koff = self.b.ins().imul_imm_s(k64, 16);
+        let first = self.b.ins().iadd(ids, koff);
+        let mut out: [Vec<Value>; 3] = Default::default();
+        for (i, vectors) in out.iter_mut().enumerate() {
+            for j in 0..4i32 {
+                let lane = |g: &mut Self, m: i32| {
+                    g.b.ins()
+                        .load(I32, own_flags(), first, 16 * (4 * j + m) + 4 * i as i32)
+                };
+                let x = lane(self, 0);
+                let mut v = self.b.ins().splat(I32X4, x);
+                for m in 1..4 {
+                    let x = lane(self, m);
+                    v = self.b.ins().insertlane(v, x, m as u8);
+                }
+                vectors.push(v);
+            }
+        }
+        out
     }
 
     /// Defines built-in register `r`: lane 0's value `lane0` when uniform or affine, its row
