@@ -140,9 +140,10 @@ pub(crate) fn run_groups(
         }
         wg_ids.clear();
         wg_ids.extend(worker.workgroup_ids(g).map(|id| [id[0], id[1], id[2], 0]));
-        // (A last, partial group's missing workgroups: never read; kept so that `fuse`
-        // entries exist, as before.)
-        wg_ids.resize(fuse.max(1) as usize, [0; 4]);
+        // Padded to whole chunks: compiled code builds the ids of one-invocation workgroups
+        // from 16 entries a chunk (`Gen::lane_workgroup_ids`), also for lanes past a last,
+        // partial group, whose values no real lane reads.
+        wg_ids.resize((fuse.max(1) as usize).next_multiple_of(LANES), [0; 4]);
         let full = (lanes / LANES) as u32;
         c.regfile = worker.regfile();
         c.pcs = worker.pcs_ptr();

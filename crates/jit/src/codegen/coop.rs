@@ -4,9 +4,10 @@
 //!
 //! A matrix load (`coop_matrix_load`) is inline when it is row-major, its address and stride are
 //! the same for every lane of the chunk (uniform registers or constants, or varying registers
-//! whose 16 lanes agree, checked at run time: a subgroup's id from its invocations' ids), it reads a window compiled code
-//! reads directly (a buffer with a constant descriptor, shared memory, push constants), its rows
-//! are a multiple of 16 elements, and the workgroup is whole subgroups. Then component `i` of
+//! whose 16 lanes agree, checked at run time: a subgroup's id from its invocations' ids), it
+//! reads a window compiled code reads directly (a buffer with a constant descriptor, shared
+//! memory, push constants), its rows are a multiple of 16 elements, and the workgroup is whole
+//! subgroups. Then component `i` of
 //! chunk `c`'s 16 lanes is 16 consecutive elements of one row (`tessera_coop::matrix`: the rows
 //! of half `c mod 2` of its subgroup for A and accumulators, all of B in either half), loaded
 //! as vectors. The whole matrix is checked against the

@@ -14,8 +14,8 @@
 //! path's lanes. `masked_region` runs the true side (the branch edge's copies, then block by
 //! block to the join) for the lanes of the condition, puts back the values the side wrote
 //! (stand-ins for those dead at the branch, `Gen::values_to_restore`, so that they are not
-//! carried around the chunk loop), runs the false side for the other lanes, and merges every register the sides wrote and the
-//! join reads with a select on the condition. Inside a side, a branch on a uniform condition is
+//! carried around the chunk loop), runs the false side for the other lanes, and merges every
+//! register the sides wrote and the join reads with a select on the condition. Inside a side, a branch on a uniform condition is
 //! a real branch, and one on a varying condition splits again under the narrower masks. Stores
 //! of inactive lanes go to the scratch slot (`memory::scatter`, `physical`); pure ops and loads
 //! run for every lane (each lane's load is checked, so an inactive lane's address is harmless).

@@ -839,8 +839,8 @@ impl Gen<'_> {
 
     /// The workgroup ids (x, y, z: four `I32X4` each) of the chunk's 16 lanes when each lane
     /// is a workgroup of its own, from `k`, the first one's entry in the `wg_ids` table at
-    /// `ids` (entries of `[x, y, z, 0]`; the driver writes one for every workgroup a group
-    /// may hold, so the 16 entries are there even past the dispatch's last workgroup).
+    /// `ids` (entries of `[x, y, z, 0]`; the driver pads the table to whole chunks, so the 16
+    /// entries are there even past the dispatch's last workgroup).
     fn lane_workgroup_ids(&mut self, ids: Value, k: Value) -> [Vec<Value>; 3] {
         let k64 = self.b.ins().uextend(I64, k);
         let koff = self.b.ins().imul_imm_s(k64, 16);

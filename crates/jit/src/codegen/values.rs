@@ -490,7 +490,6 @@ impl Gen<'_> {
         self.b.ins().shuffle(a, b, imm)
     }
 
-    /// Lane masks of `bytes`-byte lanes (all-ones/zero, `bytes` vectors) from a varying bool.
     /// Lane by lane `mask ? on_true : on_false`, for a `mask` whose lanes are all ones or all
     /// zeros (as `masks_from_bools` makes them): one `blendv` where SSE4.1 has it (three
     /// instructions as a `bitselect`, which Cranelift blends only for a mask it sees come from
@@ -514,6 +513,7 @@ impl Gen<'_> {
         self.b.ins().bitcast(ty, lane_flags(), r)
     }
 
+    /// Lane masks of `bytes`-byte lanes (all-ones/zero, `bytes` vectors) from a varying bool.
     pub(crate) fn masks_from_bools(&mut self, bools: Value, bytes: usize) -> Vec<Value> {
         if let Some(masks) = self.bool_masks.get(&(bools, bytes)) {
             return masks.clone();
