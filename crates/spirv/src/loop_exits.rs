@@ -22,6 +22,7 @@
 //! writes `v` on its own way out (edge copies run per lane), so masks and reconvergence are
 //! unchanged.
 
+use crate::ir::loops::{natural_loop, predecessors};
 use crate::ir::{Block, Op, Reg, Role, Term};
 
 /// Moves the copies described in the module docs to the loop exits, in `blocks` (registers
@@ -30,14 +31,7 @@ pub(crate) fn sink_loop_copies(blocks: &mut [Block], nregs: u32) {
     let n = blocks.len();
     let regs = nregs as usize;
     let ok = |r: Reg| (r as usize) < regs;
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (b, block) in blocks.iter().enumerate() {
-        for e in block.term.edges() {
-            if let Some(p) = preds.get_mut(e.target as usize) {
-                p.push(b);
-            }
-        }
-    }
+    let preds = predecessors(blocks);
     // Definitions (ops and edge copies) and registers of indexed variables.
     let mut op_defs = vec![0u32; regs];
     let mut edge_defs = vec![0u32; regs];
@@ -137,20 +131,6 @@ pub(crate) fn sink_loop_copies(blocks: &mut [Block], nregs: u32) {
             });
         }
     }
-}
-
-/// The blocks of the natural loop of the back edge `latch → header`.
-fn natural_loop(preds: &[Vec<usize>], header: usize, latch: usize) -> Vec<bool> {
-    let mut body = vec![false; preds.len()];
-    body[header] = true;
-    let mut stack = vec![latch];
-    while let Some(b) = stack.pop() {
-        if !body[b] {
-            body[b] = true;
-            stack.extend(preds[b].iter().copied());
-        }
-    }
-    body
 }
 
 /// Whether `header` can be reached again from the edges that leave `body`.

@@ -76,16 +76,14 @@ impl Gen<'_> {
         let mut same = self.b.ins().iconst(I8, 1);
         let mut chunk_scalar = |g: &mut Self, r: Reg| -> Option<JVal> {
             let v = g.get(r);
-            match v {
-                JVal::Varying(vs) => {
-                    let bytes = g.bytes(r);
-                    let (first, agree) = g.lanes_agree(&vs, bytes);
-                    same = g.b.ins().band(same, agree);
-                    Some(JVal::Uniform(first))
-                }
-                JVal::Affine(..) => None,
-                scalar => Some(scalar),
+            if matches!(v, JVal::Affine(..)) {
+                return None;
             }
+            let (first, agreed) = g.first_lane_agreed(&v, g.bytes(r));
+            if let Some(a) = agreed {
+                same = g.b.ins().band(same, a);
+            }
+            Some(JVal::Uniform(first))
         };
         let address = match mem.addr {
             Some(r) => match chunk_scalar(self, r) {
@@ -153,26 +151,6 @@ impl Gen<'_> {
             first = self.b.ins().iadd(first, skip);
         }
         Ok(Some(Rows { ok, first, line }))
-    }
-
-    /// Lane 0 of the 16 lanes of `bytes`-byte values in `vs` (as a scalar of that width), and
-    /// whether every lane holds the same (an `I8` 0/1).
-    fn lanes_agree(&mut self, vs: &[Value], bytes: usize) -> (Value, Value) {
-        let first = self.b.ins().extractlane(vs[0], 0);
-        let splat = self.b.ins().splat(vec_ty(bytes), first);
-        let mut equal: Option<Value> = None;
-        for &v in vs {
-            let e = self.b.ins().icmp(IntCC::Equal, v, splat);
-            equal = Some(match equal {
-                Some(acc) => self.b.ins().band(acc, e),
-                None => e,
-            });
-        }
-        let all = match equal {
-            Some(e) => self.b.ins().vall_true(e),
-            None => self.b.ins().iconst(I8, 1),
-        };
-        (first, all)
     }
 
     /// The address of component `i`'s 16 elements of a `cols`-wide matrix of `es`-byte

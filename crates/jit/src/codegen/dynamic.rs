@@ -11,7 +11,6 @@
 //! them for the op being generated only (keyed by its position), and every path of the op is
 //! dominated by the loads.
 
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use tessera_spirv::ir::{DescIdx, Reg, TensorAcc};
@@ -81,28 +80,11 @@ impl Gen<'_> {
     fn dynamic_site(&mut self, t: &TensorAcc, index: Reg) -> JitResult<[Value; 6]> {
         let v = self.get(index);
         let bytes = self.bytes(index);
-        let chosen = match self.scalar(&v, bytes) {
-            Some(x) => x,
-            None => {
-                let first = self.lane(&v, bytes, 0);
-                let mut same: Option<Value> = None;
-                for lanes in self.vectors(&v, bytes) {
-                    let ty = self.b.func.dfg.value_type(lanes);
-                    let all = self.b.ins().splat(ty, first);
-                    let eq = self.b.ins().icmp(IntCC::Equal, lanes, all);
-                    same = Some(match same {
-                        None => eq,
-                        Some(s) => self.b.ins().band(s, eq),
-                    });
-                }
-                if let Some(same) = same {
-                    let one = self.b.ins().vall_true(same);
-                    let differ = self.b.ins().bxor_imm_s(one, 1);
-                    self.hand_back_if(differ);
-                }
-                first
-            }
-        };
+        let (chosen, agreed) = self.first_lane_agreed(&v, bytes);
+        if let Some(one) = agreed {
+            let differ = self.b.ins().bxor_imm_s(one, 1);
+            self.hand_back_if(differ);
+        }
         let chosen = self.fit(chosen, I64);
         self.sites.dynamic.push(*t);
         let site = self

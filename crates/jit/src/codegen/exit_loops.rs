@@ -13,6 +13,7 @@
 //! later iteration comes after the stores of the earlier ones.
 
 use cranelift_codegen::ir::InstBuilder;
+use tessera_spirv::ir::loops::{natural_loop, predecessors};
 use tessera_spirv::ir::{Edge, Ir, Term};
 
 use super::Gen;
@@ -44,14 +45,8 @@ pub(crate) fn exit_loop_at(ir: &Ir, ok: &dyn Fn(usize) -> bool, header: usize) -
     let [latch] = latches[..] else {
         return None;
     };
-    let n = ir.blocks.len();
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (a, blk) in ir.blocks.iter().enumerate() {
-        for e in blk.term.edges() {
-            preds[e.target as usize].push(a);
-        }
-    }
-    let body = super::loops::natural_loop(&preds, header, latch);
+    let preds = predecessors(&ir.blocks);
+    let body = natural_loop(&preds, header, latch);
     let Term::Branch {
         if_true, if_false, ..
     } = &ir.blocks[header].term

@@ -32,6 +32,7 @@ use cranelift_codegen::ir::types::I8X16;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use cranelift_frontend::Variable;
 use tessera_spirv::ir::liveness::RegSet;
+use tessera_spirv::ir::loops::{natural_loop, predecessors};
 use tessera_spirv::ir::postdom::{EXIT, post_dominators_of};
 use tessera_spirv::ir::{Edge, Ir, Op, Reg, Term};
 
@@ -95,12 +96,11 @@ pub(crate) fn loop_shapes(
     post: &[Option<u32>],
 ) -> (Vec<Option<usize>>, Vec<LoopShape>) {
     let n = ir.blocks.len();
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let preds = predecessors(&ir.blocks);
     let mut back: HashMap<usize, Vec<usize>> = HashMap::new();
     for (a, blk) in ir.blocks.iter().enumerate() {
         for e in blk.term.edges() {
             let b = e.target as usize;
-            preds[b].push(a);
             // Blocks are in structured order: an edge to a block no later is a back edge.
             if b <= a {
                 back.entry(b).or_default().push(a);
@@ -132,22 +132,6 @@ pub(crate) fn loop_shapes(
         shapes.push(shape);
     }
     (of, shapes)
-}
-
-/// Per block, whether it is in the natural loop of `header` whose latch is `latch`: the
-/// header and every block that reaches the latch without passing it (`preds`: per block, its
-/// predecessors).
-pub(crate) fn natural_loop(preds: &[Vec<usize>], header: usize, latch: usize) -> Vec<bool> {
-    let mut body = vec![false; preds.len()];
-    body[header] = true;
-    let mut stack = vec![latch];
-    while let Some(b) = stack.pop() {
-        if !body[b] {
-            body[b] = true;
-            stack.extend(preds[b].iter().copied());
-        }
-    }
-    body
 }
 
 fn shape_of(

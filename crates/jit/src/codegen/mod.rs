@@ -796,8 +796,14 @@ impl Gen<'_> {
         // One-invocation workgroups fused into a group: lane `l` of the chunk is workgroup
         // `k + l`, its id (and global id) the `wg_ids` entry the driver wrote for it, read here
         // instead of from rows the driver would have to write for every group.
-        let per_lane = (shape.fuse > 1 && shape.wg_size == 1 && !self.batched)
-            .then(|| self.lane_workgroup_ids(ids, k));
+        let varies = |base: Option<Reg>| {
+            base.is_some_and(|r| (r..r + 3).any(|x| self.classes[x as usize] == Class::Varying))
+        };
+        let per_lane = (shape.fuse > 1
+            && shape.wg_size == 1
+            && !self.batched
+            && (varies(b.workgroup_id) || varies(b.global_id)))
+        .then(|| self.lane_workgroup_ids(ids, k));
         for i in 0..3u32 {
             let iu = i as usize;
             if let Some(r) = b.local_id {

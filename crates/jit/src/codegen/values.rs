@@ -490,6 +490,30 @@ impl Gen<'_> {
         self.b.ins().shuffle(a, b, imm)
     }
 
+    /// Lane 0 of `v` (a scalar of `bytes`) and, when `v` varies by class, whether every lane
+    /// of the chunk holds that same value at run time (an `I8` 0/1); `None` for a uniform `v`.
+    pub(crate) fn first_lane_agreed(&mut self, v: &JVal, bytes: usize) -> (Value, Option<Value>) {
+        if let Some(x) = self.scalar(v, bytes) {
+            return (x, None);
+        }
+        let first = self.lane(v, bytes, 0);
+        let mut same: Option<Value> = None;
+        for lanes in self.vectors(v, bytes) {
+            let ty = self.b.func.dfg.value_type(lanes);
+            let all = self.b.ins().splat(ty, first);
+            let eq = self.b.ins().icmp(IntCC::Equal, lanes, all);
+            same = Some(match same {
+                None => eq,
+                Some(s) => self.b.ins().band(s, eq),
+            });
+        }
+        let agreed = match same {
+            Some(s) => self.b.ins().vall_true(s),
+            None => self.iconst(I8, 1),
+        };
+        (first, Some(agreed))
+    }
+
     /// Lane by lane `mask ? on_true : on_false`, for a `mask` whose lanes are all ones or all
     /// zeros (as `masks_from_bools` makes them): one `blendv` where SSE4.1 has it (three
     /// instructions as a `bitselect`, which Cranelift blends only for a mask it sees come from

@@ -13,6 +13,9 @@ use super::Gen;
 use super::float::float_vec;
 use super::values::{JVal, lane_flags, own_flags, scalar_ty, vec_ty};
 
+/// How many ops before a select `Gen::min_max_select` looks for its condition's compare.
+const MIN_MAX_WINDOW: usize = 32;
+
 impl Gen<'_> {
     /// `dst = choices[offset + index]` (0 out of range): a chain of selects on the index, lane
     /// by lane for a varying one (more than 16 choices with a varying index, or more than 64,
@@ -445,7 +448,10 @@ impl Gen<'_> {
     fn min_max_select(&mut self, cond: Reg, if_true: Reg, if_false: Reg) -> Option<JVal> {
         let (block, at) = self.at;
         let ops = &self.ir.blocks[block as usize].ops;
-        let def = ops[..at].iter().rposition(|op| op.defines(cond))?;
+        // (Compilers put the compare just before its select; a bounded look keeps long blocks
+        // of selects linear.)
+        let from = at.saturating_sub(MIN_MAX_WINDOW);
+        let def = from + ops[from..at].iter().rposition(|op| op.defines(cond))?;
         let Op::FCmp {
             op,
             width: width @ (32 | 64),

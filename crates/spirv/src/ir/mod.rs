@@ -20,6 +20,7 @@
 //!   order.
 
 pub mod liveness;
+pub mod loops;
 mod ops;
 pub mod postdom;
 pub(crate) mod print;
