@@ -341,6 +341,9 @@ fn results(ir: &Ir, cls: &[Class], op: &Op, aligned: Option<Reg>) -> Vec<(Reg, C
                 (op, Affine(1), Const(k)) if aligned == Some(lhs) => {
                     aligned_ibin(op, w, k).unwrap_or(Varying)
                 }
+                (IBin::UDiv | IBin::ShrL, Affine(s), Const(k)) => {
+                    exact_quotient_stride(op, s, k, w).map_or(Varying, affine)
+                }
                 _ => Varying,
             };
             vec![(dst, r)]
@@ -503,6 +506,22 @@ fn uniform_if(u: bool) -> Class {
     if u { Class::Uniform } else { Class::Varying }
 }
 
+/// The stride of `x / k` (`op` `UDiv`, or `ShrL` by `k`) for an affine `x` of stride `s`
+/// (`width` bits), when each lane's quotient is lane 0's plus `i·(s / k)`: `s` positive (below
+/// 2^(width-1)), a multiple of the divisor, and `15·s` below 2^width, so that a chunk whose lanes
+/// do not wrap (`x₀ + 15·s < 2^width`, checked at run time: `Gen::ibin_affine`) divides exactly.
+pub fn exact_quotient_stride(op: IBin, s: u64, k: u64, width: u32) -> Option<u64> {
+    let divisor = match op {
+        IBin::UDiv => k,
+        IBin::ShrL if k < u64::from(width) && k < 63 => 1u64 << k,
+        _ => return None,
+    };
+    let positive = width <= 64 && s < 1u64 << (width - 1).min(63);
+    let span = s.checked_mul((LANES - 1) as u64)?;
+    let fits = width >= 64 || span < 1u64 << width;
+    (divisor != 0 && positive && fits && s.is_multiple_of(divisor)).then(|| s / divisor)
+}
+
 fn affine(s: u64) -> Class {
     if s == 0 {
         Class::Uniform
@@ -514,6 +533,21 @@ fn affine(s: u64) -> Class {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `(b + 4i) / 2` and `(b + 8i) >> 2` are affine (strides 2 and 2); a divisor that does not
+    /// divide the stride, a negative stride, or one whose 16 lanes span more than the width
+    /// keep the quotient varying.
+    #[test]
+    fn exact_quotients_of_affine_values() {
+        assert_eq!(exact_quotient_stride(IBin::UDiv, 4, 2, 32), Some(2));
+        assert_eq!(exact_quotient_stride(IBin::ShrL, 8, 2, 32), Some(2));
+        assert_eq!(exact_quotient_stride(IBin::UDiv, 6, 4, 32), None);
+        assert_eq!(exact_quotient_stride(IBin::UDiv, 4, 0, 32), None);
+        assert_eq!(exact_quotient_stride(IBin::UDiv, 0xffff_fffc, 2, 32), None);
+        assert_eq!(exact_quotient_stride(IBin::UDiv, 1 << 29, 2, 32), None);
+        assert_eq!(exact_quotient_stride(IBin::ShrL, 4, 32, 32), None);
+        assert_eq!(exact_quotient_stride(IBin::SDiv, 4, 2, 32), None);
+    }
 
     /// Every class `aligned_ibin` claims holds over each chunk-aligned run of 16 indices.
     #[test]

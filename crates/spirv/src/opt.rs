@@ -2,7 +2,12 @@
 //!
 //! Lowering emits a `Mov` for every `OpLoad`/`OpStore` of a function variable and for every
 //! `OpCopyObject`-like value, and each `Mov` is a pass over all lanes at run time. This pass
-//! removes most of them, in four steps:
+//! removes most of them, in four steps, after a step 0:
+//! 0. *Identities*: an integer op with a constant operand that leaves the other unchanged
+//!    (`x * 1`, `x / 1`, `x + 0`, `x - 0`, `x | 0`, `x ^ 0`, shifts by 0, `x & all-ones`) becomes a
+//!    copy of it, so the steps below fold it away and later analyses see `x` itself (GLSL
+//!    written for several block sizes divides by a block size of 1, and an index divided by 1
+//!    is no longer affine in the invocation to the JIT).
 //! 1. *SSA copies* (`d = a`, both registers written once and not variables) are folded
 //!    everywhere: in SSA a definition dominates its uses, so `d` can be read as `a`.
 //! 2. *Block-local copies* (`t = var`, a load of a variable) are folded into later reads of `t` in
@@ -21,11 +26,64 @@
 
 use std::collections::HashMap;
 
+use crate::alu::IBin;
 use crate::ir::{Block, Builtins, Op, Reg, Role, Term};
 
 /// How far back step 3 looks for the op that computes a stored value: lowering emits the store
 /// right after the computation, and a bound keeps the pass linear in very long blocks.
 const STORE_WINDOW: usize = 16;
+
+/// Step 0: `d = x op k` (or `k op x` for a commutative `op`) with a constant `k` that leaves `x`
+/// unchanged becomes `d = x`. Registers hold their values' bits zero-extended to the type's width,
+/// which is the op's, so the copy has the op's result bits.
+fn fold_identities(blocks: &mut [Block], consts: &[(Reg, u64)]) {
+    let values: HashMap<Reg, u64> = consts.iter().copied().collect();
+    for b in blocks.iter_mut() {
+        for op in &mut b.ops {
+            let Op::IBin {
+                op: kind,
+                width,
+                dst,
+                lhs,
+                rhs,
+            } = *op
+            else {
+                continue;
+            };
+            let all_ones = if width >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            let keeps_lhs = |k: u64| match kind {
+                IBin::Mul | IBin::UDiv | IBin::SDiv => k == 1,
+                IBin::Add
+                | IBin::Sub
+                | IBin::Or
+                | IBin::Xor
+                | IBin::Shl
+                | IBin::ShrL
+                | IBin::ShrA => k == 0,
+                IBin::And => k & all_ones == all_ones,
+                _ => false,
+            };
+            let keeps_rhs = |k: u64| match kind {
+                IBin::Mul => k == 1,
+                IBin::Add | IBin::Or | IBin::Xor => k == 0,
+                IBin::And => k & all_ones == all_ones,
+                _ => false,
+            };
+            let src = if values.get(&rhs).is_some_and(|&k| keeps_lhs(k)) {
+                lhs
+            } else if values.get(&lhs).is_some_and(|&k| keeps_rhs(k)) {
+                rhs
+            } else {
+                continue;
+            };
+            *op = Op::Mov { dst, src };
+        }
+    }
+}
 
 /// Runs the passes over `blocks` (registers `0..nregs`).
 pub(crate) fn optimize(
@@ -84,6 +142,9 @@ pub(crate) fn optimize(
         });
     }
     let ssa = |r: Reg| ok(r) && defs[r as usize] == 1 && !pinned[r as usize];
+
+    // 0. Identities.
+    fold_identities(blocks, consts);
 
     // 1. SSA copies.
     let mut alias: Vec<Reg> = (0..nregs).collect();
@@ -487,6 +548,59 @@ mod tests {
                     ..
                 }]
             ),
+            "{:?}",
+            blocks[0].ops
+        );
+    }
+
+    /// `x / 1`, `1 * x` and `x & 0xffff_ffff` (32 bits) are copies of `x`; `x / 2` and
+    /// `x & 0xffff` stay.
+    #[test]
+    fn identities_become_copies() {
+        // r0, r8 = variables, r1 = 1, r6 = 0xffff_ffff, r9 = 2, r10 = 0xffff.
+        let ibin = |op, dst, lhs, rhs| Op::IBin {
+            op,
+            width: 32,
+            dst,
+            lhs,
+            rhs,
+        };
+        let mut blocks = vec![
+            block(
+                vec![
+                    ibin(IBin::UDiv, 2, 0, 1),
+                    ibin(IBin::Mul, 3, 1, 2),
+                    ibin(IBin::And, 5, 3, 6),
+                    ibin(IBin::UDiv, 7, 5, 9),
+                    ibin(IBin::And, 11, 7, 10),
+                    Op::Mov { dst: 8, src: 11 },
+                ],
+                Term::Jump(Edge {
+                    target: 1,
+                    moves: Vec::new(),
+                }),
+            ),
+            block(vec![], Term::Exit),
+        ];
+        let consts = [(1, 1), (6, 0xffff_ffff), (9, 2), (10, 0xffff)];
+        optimize(
+            &mut blocks,
+            12,
+            &[(0, 1), (8, 1)],
+            &consts,
+            &Builtins::default(),
+        );
+        let kinds: Vec<(IBin, Reg, Reg)> = blocks[0]
+            .ops
+            .iter()
+            .filter_map(|op| match *op {
+                Op::IBin { op, lhs, rhs, .. } => Some((op, lhs, rhs)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [(IBin::UDiv, 0, 9), (IBin::And, 7, 10)],
             "{:?}",
             blocks[0].ops
         );

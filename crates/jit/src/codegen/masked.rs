@@ -31,6 +31,7 @@
 use std::collections::HashSet;
 
 use cranelift_codegen::ir::{InstBuilder, Value};
+use tessera_spirv::alu::IBin;
 use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::{DescIdx, Edge, Ir, Op, Reg, Role, Space, Term};
 
@@ -376,11 +377,25 @@ pub(crate) fn region_of(
 }
 
 impl Gen<'_> {
-    /// Whether `op` is the one maskable op that may hand back: a conversion of an affine value
-    /// (its lanes' wrap check), unless the value is an invocation id.
+    /// Whether `op` is one of the maskable ops that may hand back for their lanes' wrap check:
+    /// a conversion of an affine value, unless the value is an invocation id, and a division of
+    /// an affine value into an affine quotient (`Gen::ibin_affine`).
     pub(super) fn wrap_check_may_hand_back(&self, op: &Op) -> bool {
-        matches!(op, Op::Conv { src, .. }
-            if matches!(self.classes[*src as usize], Class::Affine(_)) && !self.ids[*src as usize])
+        match op {
+            Op::Conv { src, .. } => {
+                matches!(self.classes[*src as usize], Class::Affine(_)) && !self.ids[*src as usize]
+            }
+            Op::IBin {
+                op: IBin::UDiv | IBin::ShrL,
+                lhs,
+                dst,
+                ..
+            } => {
+                matches!(self.classes[*lhs as usize], Class::Affine(_))
+                    && matches!(self.classes[*dst as usize], Class::Affine(_))
+            }
+            _ => false,
+        }
     }
 
     /// The region of block `from`'s branch, if it can run under masks (see the module docs).

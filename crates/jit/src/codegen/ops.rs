@@ -484,6 +484,25 @@ impl Gen<'_> {
                 let base = self.b.ins().ishl_imm_s(x, *k as i64);
                 Some(mk(self, base, s << k))
             }
+            (IBin::UDiv | IBin::ShrL, JVal::Affine(x, s), JVal::Const(k)) => {
+                // Exact when no lane wraps (`classes::exact_quotient_stride`); a chunk whose
+                // lanes do is handed back (`wrap_check_may_hand_back`).
+                let stride = crate::classes::exact_quotient_stride(op, *s, *k, bits)?;
+                let x = self.fit(*x, ty);
+                let span = (LANES as u64 - 1) * s;
+                let limit = wrap(u64::MAX, bits) - span;
+                let wraps = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedGreaterThan, x, limit as i64);
+                self.hand_back_if(wraps);
+                let base = if op == IBin::UDiv {
+                    self.b.ins().udiv_imm_u(x, *k as i64)
+                } else {
+                    self.b.ins().ushr_imm_u(x, *k as i64)
+                };
+                Some(mk(self, base, stride))
+            }
             _ => None,
         }
     }
