@@ -8,7 +8,9 @@
 //!   interpreter until the compiled code is ready, a large one ([`WAIT_FOR_CODE_INVOCATIONS`]
 //!   or more), or any once the pipeline's dispatches have spent [`INTERPRETER_BUDGET`] on the
 //!   interpreter, waits for it (compiling it on the dispatching thread if the queue has not
-//!   reached it), then the compiled code. A shader the JIT cannot compile stays on the
+//!   reached it, and also when the background thread has it but has not finished within
+//!   [`BACKGROUND_PATIENCE`]: busy cores can starve it; the first compile to finish wins), then
+//!   the compiled code. A shader the JIT cannot compile stays on the
 //!   interpreter, with an `info` log line saying why.
 //!
 //! Both backends compute the same results bit for bit (the JIT's tests check it), so which one
@@ -75,6 +77,10 @@ pub const WAIT_FOR_CODE_INVOCATIONS: u64 = 1 << 12;
 /// for its compiled code too: small dispatches repeated (a benchmark loop, a model's layers)
 /// would otherwise keep the cores busy enough that the low-priority compile never runs.
 pub const INTERPRETER_BUDGET: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How long a dispatch that waits for its pipeline's code lets the background thread finish
+/// the compile it took before compiling the shader itself as well (`Compiled::wait_for_kernel`).
+pub const BACKGROUND_PATIENCE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// The default budget of the disk cache.
 const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
@@ -158,6 +164,7 @@ impl CodeStore for Stores<'_> {
 }
 
 /// What a background compile needs.
+#[derive(Clone)]
 struct Job {
     program: Arc<Program>,
     name: String,
@@ -176,6 +183,9 @@ pub struct Compiled {
     /// `auto`: the compile to do, until a thread takes it — the background compiler, or a large
     /// dispatch that would rather compile now than wait behind the queue.
     job: Mutex<Option<Job>>,
+    /// `auto`: the same compile, kept while the first tier is not ready, for a dispatch that
+    /// waits longer than [`BACKGROUND_PATIENCE`] for the background thread to finish it.
+    source: Mutex<Option<Job>>,
     /// Nanoseconds its dispatches have run on the interpreter while the code was not ready.
     interpreted_ns: std::sync::atomic::AtomicU64,
     /// The shader's name, for the log.
@@ -349,6 +359,9 @@ impl Compiled {
                 if let Ok(mut pending) = slot.job.lock() {
                     *pending = Some(job());
                 }
+                if let Ok(mut source) = slot.source.lock() {
+                    *source = Some(job());
+                }
                 if let Some(cache) = cache {
                     cache.pending(&slot);
                 }
@@ -369,6 +382,7 @@ impl Compiled {
             optimized: OnceLock::new(),
             tier_up: Mutex::new(None),
             job: Mutex::new(None),
+            source: Mutex::new(None),
             interpreted_ns: Default::default(),
             name: name.to_string(),
         })
@@ -379,10 +393,12 @@ impl Compiled {
     }
 
     /// Makes `kernel` the first tier, and queues its second (`job` again) when the JIT says
-    /// one would be better.
+    /// one would be better; does nothing when the slot already has its first tier.
     fn install(&self, kernel: tessera_jit::JitKernel, job: Job) {
         let improvable = kernel.improvable();
-        self.finish(Some(Box::new(kernel)));
+        if self.kernel.set(Some(Box::new(kernel))).is_err() {
+            return; // Another thread's compile of the same shader won (`wait_for_kernel`).
+        }
         if !improvable {
             return;
         }
@@ -505,8 +521,42 @@ impl Compiled {
     pub fn wait_for_kernel(&self) -> Option<&dyn Kernel> {
         // Still queued: compile on this thread rather than wait for the ones ahead of it.
         self.run_job();
+        // Taken by the background thread: give it a moment, then compile here too and take
+        // whichever finishes first. It runs at the lowest priority, so on a machine whose
+        // cores are busy (an application spinning on a fence beside this queue's thread) it
+        // may not run for seconds.
+        let started = std::time::Instant::now();
+        while self.kernel.get().is_none() {
+            if started.elapsed() >= BACKGROUND_PATIENCE {
+                let source = self.source.lock().ok().and_then(|source| source.clone());
+                if let Some(job) = source {
+                    self.compile_here(job);
+                }
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         self.kernel.wait();
+        if let Ok(mut source) = self.source.lock() {
+            *source = None;
+        }
         self.kernel()
+    }
+
+    /// Compiles `job` on this thread beside the background thread's compile of it, and
+    /// installs the result unless that compile finished first.
+    fn compile_here(&self, job: Job) {
+        let kernel = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            compile(&job.program, &job.name, job.cache.as_deref())
+        }))
+        .unwrap_or(None);
+        if self.kernel.get().is_some() {
+            return;
+        }
+        match kernel {
+            Some(kernel) => self.install(kernel, job),
+            None => self.finish(None),
+        }
     }
 }
 
@@ -545,6 +595,29 @@ mod tests {
         let now = slot.kernel().map(|k| k as *const dyn Kernel as *const u8);
         assert_ne!(now, first_code, "dispatches take the second tier");
         assert!(slot.tier_up.lock().unwrap().is_none());
+    }
+
+    /// A dispatch that waits for code the background thread took but does not finish (a
+    /// starved thread: here, none at all) compiles the shader itself after
+    /// `BACKGROUND_PATIENCE`.
+    #[test]
+    fn a_waiting_dispatch_compiles_what_a_starved_thread_took() {
+        let slot = Compiled::empty("taken");
+        *slot.source.lock().unwrap() = Some(Job {
+            program: program(),
+            name: "taken".into(),
+            cache: None,
+        });
+        let started = std::time::Instant::now();
+        assert!(
+            slot.wait_for_kernel().is_some(),
+            "compiled on the waiting thread"
+        );
+        assert!(started.elapsed() >= BACKGROUND_PATIENCE);
+        assert!(
+            slot.source.lock().unwrap().is_none(),
+            "the copy is dropped once ready"
+        );
     }
 
     #[test]
