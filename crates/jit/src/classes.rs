@@ -511,6 +511,9 @@ fn uniform_if(u: bool) -> Class {
 /// 2^(width-1)), a multiple of the divisor, and `15·s` below 2^width, so that a chunk whose lanes
 /// do not wrap (`x₀ + 15·s < 2^width`, checked at run time: `Gen::ibin_affine`) divides exactly.
 pub fn exact_quotient_stride(op: IBin, s: u64, k: u64, width: u32) -> Option<u64> {
+    if width == 0 {
+        return None;
+    }
     let divisor = match op {
         IBin::UDiv => k,
         IBin::ShrL if k < u64::from(width) && k < 63 => 1u64 << k,

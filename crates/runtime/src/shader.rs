@@ -390,13 +390,24 @@ impl Compiled {
 
     fn finish(&self, kernel: Option<Box<dyn Kernel>>) {
         let _ = self.kernel.set(kernel);
+        self.drop_source();
+    }
+
+    /// Forgets the copy of the compile once the first tier is decided, so that it keeps no
+    /// pipeline cache alive.
+    fn drop_source(&self) {
+        if let Ok(mut source) = self.source.lock() {
+            *source = None;
+        }
     }
 
     /// Makes `kernel` the first tier, and queues its second (`job` again) when the JIT says
     /// one would be better; does nothing when the slot already has its first tier.
     fn install(&self, kernel: tessera_jit::JitKernel, job: Job) {
         let improvable = kernel.improvable();
-        if self.kernel.set(Some(Box::new(kernel))).is_err() {
+        let won = self.kernel.set(Some(Box::new(kernel))).is_ok();
+        self.drop_source();
+        if !won {
             return; // Another thread's compile of the same shader won (`wait_for_kernel`).
         }
         if !improvable {
@@ -537,9 +548,7 @@ impl Compiled {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         self.kernel.wait();
-        if let Ok(mut source) = self.source.lock() {
-            *source = None;
-        }
+        self.drop_source();
         self.kernel()
     }
 
