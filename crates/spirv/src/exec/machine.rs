@@ -106,9 +106,18 @@ impl<'e> Machine<'e> {
         let bytes = self.file.bytes();
         let n = usize::from(self.layout.bytes[r as usize]);
         let at = at + n * lane;
-        let mut b = [0u8; 8];
-        b[..n].copy_from_slice(&bytes[at..at + n]);
-        u64::from_le_bytes(b)
+        // One fixed-size read per width (a copy of a run-time length is a `memmove` call).
+        match n {
+            4 => u64::from(u32::from_le_bytes(fixed(&bytes[at..at + 4]))),
+            8 => u64::from_le_bytes(fixed(&bytes[at..at + 8])),
+            2 => u64::from(u16::from_le_bytes(fixed(&bytes[at..at + 2]))),
+            1 => u64::from(bytes[at]),
+            _ => {
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(&bytes[at..at + n]);
+                u64::from_le_bytes(b)
+            }
+        }
     }
 
     /// Sets lane `lane` of register `r` to the low bits of `v`.
@@ -117,7 +126,14 @@ impl<'e> Machine<'e> {
         let at = self.layout.offsets[r as usize];
         let n = usize::from(self.layout.bytes[r as usize]);
         let at = at + n * lane;
-        self.file.bytes_mut()[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        let bytes = self.file.bytes_mut();
+        match n {
+            4 => bytes[at..at + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+            8 => bytes[at..at + 8].copy_from_slice(&v.to_le_bytes()),
+            2 => bytes[at..at + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+            1 => bytes[at] = v as u8,
+            _ => bytes[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]),
+        }
     }
 
     /// Starts lane group `group`: every real lane at block 0, built-ins written, shared memory
@@ -492,6 +508,14 @@ impl<'e> Machine<'e> {
             }
         }
     }
+}
+
+/// `bytes` (of length `N`, as the caller slices them) as an array.
+#[inline(always)]
+fn fixed<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(bytes);
+    out
 }
 
 impl Env<'_> {
