@@ -1,9 +1,13 @@
-//! Loops inside a region joined where its lanes finish (`masked::EXIT_JOIN`, an early
-//! `return`): `if (row >= rows) return; for (k = 0; k < cols; k++) { … }` runs the loop under
-//! the mask of the lanes that did not return, instead of handing the chunk to the interpreter.
+//! Loops inside a masked region: after an early `return` (a region joined where its lanes
+//! finish, `masked::EXIT_JOIN`), `if (row >= rows) return; for (k = 0; k < cols; k++) { … }`
+//! runs the loop under the mask of the lanes that did not return, and in a branch whose paths
+//! meet again (ggml's mat-vec epilogue, `if (tid == 0) for (j …) for (n …) d[…] = temp[j][n]`)
+//! the loops run under the mask of the branch's lanes, instead of handing the chunk to the
+//! interpreter.
 //!
-//! Such a loop ([`ExitLoop`]) is a natural loop with one latch and no loop inside it, which
-//! lanes leave only at its header's branch; the region takes it when the branch's condition is
+//! Such a loop ([`ExitLoop`]) is a natural loop with one latch, which lanes leave only at its
+//! header's branch (a loop inside it must be one too: the region's walk takes it when it gets
+//! there, or refuses the region); the region takes it when the branch's condition is
 //! the same for every lane (`Gen::maskable_region` checks the class), so the loop runs as real
 //! control flow whose blocks run under the region's mask, and leaves with every lane at once.
 //! The back edge polls the watchdog.
@@ -20,7 +24,7 @@ use super::Gen;
 use super::masked::Pass;
 use crate::error::{JitError, JitResult};
 
-/// A loop a region joined at the exit may run under its mask (see the module docs).
+/// A loop a masked region may run under its mask (see the module docs).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ExitLoop {
     /// Whether the header's branch stays in the loop on its true edge.
@@ -65,14 +69,15 @@ pub(crate) fn exit_loop_at(ir: &Ir, ok: &dyn Fn(usize) -> bool, header: usize) -
         if !ok(b) {
             return None;
         }
-        for e in ir.blocks[b].term.edges() {
-            let t = e.target as usize;
-            // No other way out, and no loop inside.
-            let leaves = b != header && !body[t];
-            let inner_back_edge = t <= b && !(b == latch && t == header);
-            if leaves || inner_back_edge {
-                return None;
-            }
+        // No other way out (a loop inside is the walk's to take or refuse when it gets there).
+        if b != header
+            && ir.blocks[b]
+                .term
+                .edges()
+                .iter()
+                .any(|e| !body[e.target as usize])
+        {
+            return None;
         }
     }
     Some(ExitLoop {

@@ -8,8 +8,8 @@
 //! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an
 //! acyclic graph of blocks of pure ops, loads and stores of shared memory, buffers and device
 //! addresses, tensor reads and writes, whose branches have regions of their own inside it
-//! ([`region_of`]); in a region joined at the exit, also loops that every lane leaves at the same
-//! iteration (`exit_loops`), run as real loops under the region's mask. A block that several paths take (a `switch` case falling into the next,
+//! ([`region_of`]), and loops, nested or not, that every lane leaves at the same iteration
+//! (`exit_loops`), run as real loops under the region's mask. A block that several paths take (a `switch` case falling into the next,
 //! once lowering has made the switch a chain of branches) runs on each of them, under each
 //! path's lanes. `masked_region` runs the true side (the branch edge's copies, then block by
 //! block to the join) for the lanes of the condition, puts back the values the side wrote
@@ -83,8 +83,7 @@ pub(crate) struct Region {
     /// The ops that may hand back and read what a load of the region gave (directly or not):
     /// the check pass leaves them out (it runs no load).
     pub(crate) after_loads: Vec<(u32, usize)>,
-    /// The headers of the loops the region runs (`exit_loops`; only in a region joined at
-    /// [`EXIT_JOIN`]).
+    /// The headers of the loops the region runs (`exit_loops`), inner ones first.
     pub(crate) loops: Vec<usize>,
 }
 
@@ -207,8 +206,9 @@ const EXIT_REGION_OPS: usize = 64;
 /// [`side_blocks`], where a block that several paths take (a `switch` case that falls into the
 /// next, in the chain of branches lowering makes of a switch) runs on each of them and is
 /// listed at each, up to `revisits` times in all: a walk round a cycle ends there, with `None`.
-/// In a region joined at [`EXIT_JOIN`], a loop of the shape `exit_loops` takes is listed once
-/// (header first) and its header noted in `loops`; the walk goes on where it leaves.
+/// A loop of the shape `exit_loops` takes is listed once (header first, then its body, where a
+/// loop inside it is taken the same way) and its header noted in `loops`; the walk goes on
+/// where it leaves.
 #[allow(clippy::too_many_arguments)]
 fn walk_side(
     ir: &Ir,
@@ -226,9 +226,7 @@ fn walk_side(
         if !ok(b) {
             return None;
         }
-        if stop == EXIT_JOIN
-            && let Some(lp) = super::exit_loops::exit_loop_at(ir, ok, b)
-        {
+        if let Some(lp) = super::exit_loops::exit_loop_at(ir, ok, b) {
             if seen[b] {
                 return None;
             }
@@ -608,9 +606,7 @@ impl Gen<'_> {
         self.copies(e)?;
         let mut b = e.target as usize;
         while b != stop {
-            if stop == EXIT_JOIN
-                && let Some(lp) = super::exit_loops::exit_loop_at(ir, &|_| true, b)
-            {
+            if let Some(lp) = super::exit_loops::exit_loop_at(ir, &|_| true, b) {
                 b = self.exit_loop(pass, b, lp, lanes)?;
                 continue;
             }
