@@ -515,31 +515,55 @@ impl OpHandlers for Machine<'_> {
     }
 
     fn subgroup(&mut self, op: SubOp, width: u8, dst: Reg, value: Reg, operand: Reg) {
-        // Subgroups run over the whole lane group; lanes outside the window are inactive.
+        // Subgroups run over the whole lane group; lanes outside the window are inactive. One
+        // subgroup at a time, on the stack: the inactive lanes' values are never read
+        // (`subgroup::segment` reads active lanes only) nor written back.
         let n = self.hi;
-        let a: Vec<u64> = (0..n).map(|lane| self.get(value, lane)).collect();
-        let b: Vec<u64> = (0..n).map(|lane| self.get(operand, lane)).collect();
-        let mut out: Vec<u64> = (0..n).map(|lane| self.get(dst, lane)).collect();
+        let uses_operand = matches!(
+            op,
+            SubOp::Broadcast
+                | SubOp::ShuffleXor
+                | SubOp::ShuffleUp
+                | SubOp::ShuffleDown
+                | SubOp::QuadBroadcast
+                | SubOp::QuadSwap
+        );
         let wgs = (self.env.shape.wg_size as usize).max(1);
         for wg in (0..n).step_by(wgs) {
             let wg_end = (wg + wgs).min(n);
             for s in (wg..wg_end).step_by(SUBGROUP_SIZE) {
                 let e = (s + SUBGROUP_SIZE).min(wg_end);
-                if self.mask[s..e].iter().any(|&m| m) {
-                    subgroup::segment(
-                        op,
-                        width,
-                        &self.mask[s..e],
-                        &a[s..e],
-                        &b[s..e],
-                        &mut out[s..e],
-                    );
+                let mask = &self.mask[s..e];
+                if !mask.iter().any(|&m| m) {
+                    continue;
                 }
-            }
-        }
-        for (lane, &v) in out.iter().enumerate() {
-            if self.mask[lane] {
-                self.set(dst, lane, v);
+                let len = e - s;
+                let (mut a, mut b, mut out) = (
+                    [0u64; SUBGROUP_SIZE],
+                    [0u64; SUBGROUP_SIZE],
+                    [0u64; SUBGROUP_SIZE],
+                );
+                for i in 0..len {
+                    if self.mask[s + i] {
+                        a[i] = self.get(value, s + i);
+                        if uses_operand {
+                            b[i] = self.get(operand, s + i);
+                        }
+                    }
+                }
+                subgroup::segment(
+                    op,
+                    width,
+                    &self.mask[s..e],
+                    &a[..len],
+                    &b[..len],
+                    &mut out[..len],
+                );
+                for (i, &v) in out[..len].iter().enumerate() {
+                    if self.mask[s + i] {
+                        self.set(dst, s + i, v);
+                    }
+                }
             }
         }
     }
