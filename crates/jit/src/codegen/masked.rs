@@ -87,9 +87,11 @@ pub(crate) struct Region {
     pub(crate) loops: Vec<usize>,
 }
 
-/// Whether `op` can run under a mask: pure, a window load or a window store.
+/// Whether `op` can run under a mask: pure, a window load or a window store, or a store into a
+/// local variable (whose registers count as written by it, `Op::for_each_def`, so the join
+/// merges them like any other register the region writes).
 fn maskable_op(op: &Op) -> bool {
-    op.is_pure() || window_store(op) || window_load(op)
+    op.is_pure() || window_store(op) || window_load(op) || matches!(op, Op::StoreVar { .. })
 }
 
 /// A store compiled code masks lane by lane: shared memory, a buffer of a known descriptor, a
