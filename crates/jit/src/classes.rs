@@ -158,8 +158,9 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let live = tessera_spirv::ir::liveness::Liveness::of(ir);
     let post = tessera_spirv::ir::postdom::post_dominators(ir);
+    let headers = tessera_spirv::ir::loops::back_edge_targets(&ir.blocks);
     let regions: Vec<_> = (0..ir.blocks.len())
-        .map(|b| masked::region_of(ir, &sync, &guarded, &post, b))
+        .map(|b| masked::region_of(ir, &sync, &guarded, &post, &headers, b))
         .collect();
     let mut rules = Vec::new();
     for (b, region) in regions.iter().enumerate() {

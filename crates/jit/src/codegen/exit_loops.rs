@@ -34,8 +34,17 @@ pub(crate) struct ExitLoop {
 }
 
 /// The loop whose header is block `header`, if it has the shape of an [`ExitLoop`]; `ok`
-/// says which blocks may run under a mask.
-pub(crate) fn exit_loop_at(ir: &Ir, ok: &dyn Fn(usize) -> bool, header: usize) -> Option<ExitLoop> {
+/// says which blocks may run under a mask, `headers` which blocks are loop headers
+/// (`back_edge_targets`: most blocks are not, and are refused at once).
+pub(crate) fn exit_loop_at(
+    ir: &Ir,
+    ok: &dyn Fn(usize) -> bool,
+    headers: &[bool],
+    header: usize,
+) -> Option<ExitLoop> {
+    if !headers.get(header).copied().unwrap_or(false) {
+        return None;
+    }
     // Blocks are in structured order: an edge to a block no later is a back edge.
     let latches: Vec<usize> = (header..ir.blocks.len())
         .filter(|&a| {

@@ -181,10 +181,12 @@ pub(crate) fn side_blocks(
     seen: &mut [bool],
     out: &mut Vec<usize>,
 ) -> Option<()> {
+    // No loop headers: a masked loop's paths take no loop (`loops` runs them block by block).
     walk_side(
         ir,
         ok,
         post,
+        &[],
         start,
         stop,
         seen,
@@ -216,6 +218,7 @@ fn walk_side(
     ir: &Ir,
     ok: &dyn Fn(usize) -> bool,
     post: &[Option<u32>],
+    headers: &[bool],
     start: usize,
     stop: usize,
     seen: &mut [bool],
@@ -228,7 +231,7 @@ fn walk_side(
         if !ok(b) {
             return None;
         }
-        if let Some(lp) = super::exit_loops::exit_loop_at(ir, ok, b) {
+        if let Some(lp) = super::exit_loops::exit_loop_at(ir, ok, headers, b) {
             if seen[b] {
                 return None;
             }
@@ -246,6 +249,7 @@ fn walk_side(
                 ir,
                 ok,
                 post,
+                headers,
                 stay.target as usize,
                 b,
                 seen,
@@ -279,6 +283,7 @@ fn walk_side(
                         ir,
                         ok,
                         post,
+                        headers,
                         e.target as usize,
                         join,
                         seen,
@@ -301,12 +306,14 @@ fn walk_side(
 
 /// The region of block `from`'s branch as the IR shapes it, when it has one whose blocks hold
 /// only ops that can run under a mask (`sync` and `guarded`: per block, see `Gen`; `post`: the
-/// post-dominators); what the classes decide (`Gen::maskable_region`) is left out.
+/// post-dominators; `headers`: the loop headers, `back_edge_targets`); what the classes decide
+/// (`Gen::maskable_region`) is left out.
 pub(crate) fn region_of(
     ir: &Ir,
     sync: &[bool],
     guarded: &[bool],
     post: &[Option<u32>],
+    headers: &[bool],
     from: usize,
 ) -> Option<Region> {
     let Term::Branch {
@@ -331,6 +338,7 @@ pub(crate) fn region_of(
             ir,
             &ok,
             post,
+            headers,
             e.target as usize,
             join,
             &mut seen,
@@ -608,7 +616,8 @@ impl Gen<'_> {
         self.copies(e)?;
         let mut b = e.target as usize;
         while b != stop {
-            if let Some(lp) = super::exit_loops::exit_loop_at(ir, &|_| true, b) {
+            if let Some(lp) = super::exit_loops::exit_loop_at(ir, &|_| true, &self.loop_headers, b)
+            {
                 b = self.exit_loop(pass, b, lp, lanes)?;
                 continue;
             }

@@ -180,6 +180,9 @@ pub(crate) struct Gen<'a> {
     /// where a hand-back restarts instead of `at`, with what.
     pub(crate) mask: Option<masked::Masked>,
     /// Per block: the region of its branch, as the IR shapes it (`masked::region_of`).
+    /// Per block, whether it heads a loop some region runs under its mask (`Region::loops`):
+    /// the loops `masked::Gen::side` runs as real loops.
+    pub(crate) loop_headers: Vec<bool>,
     pub(crate) regions: Vec<Option<masked::Region>>,
     /// Per block, the loop compiled code can mask that holds it (an index into the shapes:
     /// `loops::loop_shapes`).
@@ -384,9 +387,14 @@ pub(crate) fn build(
     let dirty = dirty_registers(ir, &sync);
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
     let post = tessera_spirv::ir::postdom::post_dominators(ir);
-    let regions = (0..ir.blocks.len())
-        .map(|b| masked::region_of(ir, &sync, &guarded, &post, b))
+    let headers = tessera_spirv::ir::loops::back_edge_targets(&ir.blocks);
+    let regions: Vec<Option<masked::Region>> = (0..ir.blocks.len())
+        .map(|b| masked::region_of(ir, &sync, &guarded, &post, &headers, b))
         .collect();
+    let mut loop_headers = vec![false; ir.blocks.len()];
+    for h in regions.iter().flatten().flat_map(|r| &r.loops) {
+        loop_headers[*h] = true;
+    }
     let loops = loops::loop_shapes(ir, &|b| masked::loop_block(ir, &sync, &guarded, b), &post);
     let chunk_done = b.create_block();
     let leave = b.create_block();
@@ -436,6 +444,7 @@ pub(crate) fn build(
         at: (0, 0),
         mask: None,
         regions,
+        loop_headers,
         loops,
         prechecked: Default::default(),
         entry_jump: None,

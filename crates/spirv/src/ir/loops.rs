@@ -4,6 +4,23 @@
 
 use super::Block;
 
+/// Per block, whether some edge goes back to it: from itself or a later block (blocks are in
+/// structured order, so these are the loop headers).
+pub fn back_edge_targets(blocks: &[Block]) -> Vec<bool> {
+    let mut headers = vec![false; blocks.len()];
+    for (b, block) in blocks.iter().enumerate() {
+        for e in block.term.edges() {
+            let t = e.target as usize;
+            if t <= b
+                && let Some(h) = headers.get_mut(t)
+            {
+                *h = true;
+            }
+        }
+    }
+    headers
+}
+
 /// Per block, the blocks with an edge to it (once per edge).
 pub fn predecessors(blocks: &[Block]) -> Vec<Vec<usize>> {
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
