@@ -67,6 +67,22 @@ pub enum SubOp {
     Reduce(Arith, Scan),
 }
 
+impl SubOp {
+    /// Whether the op reads its second operand `b` (a lane index, offset or direction):
+    /// `segment` reads `b` for these ops only.
+    pub(crate) fn reads_operand(self) -> bool {
+        matches!(
+            self,
+            SubOp::Broadcast
+                | SubOp::ShuffleXor
+                | SubOp::ShuffleUp
+                | SubOp::ShuffleDown
+                | SubOp::QuadBroadcast
+                | SubOp::QuadSwap
+        )
+    }
+}
+
 /// Identity element of `op` at width `w` (float width codes as in `alu`).
 fn identity(op: Arith, w: u8) -> u64 {
     match op {

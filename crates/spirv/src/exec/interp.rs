@@ -519,22 +519,13 @@ impl OpHandlers for Machine<'_> {
         // subgroup at a time, on the stack: the inactive lanes' values are never read
         // (`subgroup::segment` reads active lanes only) nor written back.
         let n = self.hi;
-        let uses_operand = matches!(
-            op,
-            SubOp::Broadcast
-                | SubOp::ShuffleXor
-                | SubOp::ShuffleUp
-                | SubOp::ShuffleDown
-                | SubOp::QuadBroadcast
-                | SubOp::QuadSwap
-        );
+        let uses_operand = op.reads_operand();
         let wgs = (self.env.shape.wg_size as usize).max(1);
         for wg in (0..n).step_by(wgs) {
             let wg_end = (wg + wgs).min(n);
             for s in (wg..wg_end).step_by(SUBGROUP_SIZE) {
                 let e = (s + SUBGROUP_SIZE).min(wg_end);
-                let mask = &self.mask[s..e];
-                if !mask.iter().any(|&m| m) {
+                if !self.mask[s..e].iter().any(|&m| m) {
                     continue;
                 }
                 let len = e - s;
