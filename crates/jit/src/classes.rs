@@ -16,6 +16,7 @@
 
 use tessera_spirv::alu::{self, Conv, IBin};
 use tessera_spirv::exec::GroupShape;
+use tessera_spirv::ir::liveness::Liveness;
 use tessera_spirv::ir::{DescIdx, Ir, Op, Reg, RegType, Space};
 
 /// Lanes per chunk: the unit compiled code runs (one 16-byte vector per byte of lane width).
@@ -148,7 +149,7 @@ pub fn builtin_classes(ir: &Ir, shape: &GroupShape) -> Vec<(Reg, Class)> {
 ///   that its exit block reads hold each lane's last values, and the registers a branch of the
 ///   loop merges where its sides meet (or at the header, when they meet only at the end of an
 ///   iteration) merge values of both sides, when lanes of both may get there.
-fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
+fn divergence_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
     use crate::codegen::{loops, masked};
     let sync: Vec<bool> = ir
         .blocks
@@ -156,7 +157,6 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
         .map(|b| b.ops.first().is_some_and(|o| o.is_sync()))
         .collect();
     let guarded = tessera_spirv::ir::sched::guarded_latches(ir);
-    let live = tessera_spirv::ir::liveness::Liveness::of(ir);
     let post = tessera_spirv::ir::postdom::post_dominators(ir);
     let headers = tessera_spirv::ir::loops::back_edge_targets(&ir.blocks);
     let regions: Vec<_> = (0..ir.blocks.len())
@@ -167,7 +167,7 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
         let (Some(cond), Some(region)) = (ir.blocks[b].term.condition(), region) else {
             continue;
         };
-        rules.push((vec![cond], read_at(&region.written, &live, region.join)));
+        rules.push((vec![cond], read_at(&region.written, live, region.join)));
     }
     let (_, shapes) =
         loops::loop_shapes(ir, &|b| masked::loop_block(ir, &sync, &guarded, b), &post);
@@ -181,7 +181,7 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
         if triggers.is_empty() {
             continue;
         }
-        rules.push((triggers, read_at(&shape.written, &live, shape.exit)));
+        rules.push((triggers, read_at(&shape.written, live, shape.exit)));
         for (&b, split) in &shape.splits {
             let Some(cond) = ir.blocks[b].term.condition() else {
                 continue;
@@ -190,14 +190,14 @@ fn divergence_rules(ir: &Ir) -> Vec<(Vec<Reg>, Vec<Reg>)> {
                 continue;
             }
             let meet = split.join.unwrap_or(shape.header);
-            rules.push((vec![cond], read_at(&split.written, &live, meet)));
+            rules.push((vec![cond], read_at(&split.written, live, meet)));
         }
     }
     rules
 }
 
 /// The registers of `written` that block `at` reads (live into it).
-fn read_at(written: &[Reg], live: &tessera_spirv::ir::liveness::Liveness, at: usize) -> Vec<Reg> {
+fn read_at(written: &[Reg], live: &Liveness, at: usize) -> Vec<Reg> {
     // Where lanes finish (`masked::EXIT_JOIN`), nothing is read.
     let Some(reads) = live.live_in.get(at) else {
         return Vec::new();
@@ -209,8 +209,8 @@ fn read_at(written: &[Reg], live: &tessera_spirv::ir::liveness::Liveness, at: us
         .collect()
 }
 
-/// The class of every register of `ir` (see the module docs).
-pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
+/// The class of every register of `ir` (see the module docs); `live` is `ir`'s liveness.
+pub fn classes(ir: &Ir, shape: &GroupShape, live: &Liveness) -> Vec<Class> {
     let n = ir.nregs() as usize;
     let mut cls = vec![Class::Undefined; n];
     for &(r, v) in &ir.consts {
@@ -232,7 +232,7 @@ pub fn classes(ir: &Ir, shape: &GroupShape) -> Vec<Class> {
         p
     };
     let aligned = aligned_index(ir, shape);
-    let rules = divergence_rules(ir);
+    let rules = divergence_rules(ir, live);
     for _ in 0..64 {
         let mut changed = false;
         let mut set = |cls: &mut Vec<Class>, r: Reg, c: Class| {

@@ -170,8 +170,7 @@ fn reads_in_loop(blocks: &[Block], body: &[bool], r: Reg) -> bool {
         .any(|(_, block)| {
             let mut read = false;
             for op in &block.ops {
-                op.clone()
-                    .visit_regs(&mut |x, role| read |= role == Role::Use && *x == r);
+                op.for_each_reg(&mut |x, role| read |= role == Role::Use && x == r);
                 if let Op::LoadVar { var, .. } = op {
                     read |= (var.base..var.base.saturating_add(var.len)).contains(&r);
                 }

@@ -454,11 +454,10 @@ fn count_uses(blocks: &mut [Block], n: usize) -> Vec<u32> {
 
 /// Whether `op` writes exactly one register, `r`.
 fn defines_only(op: &Op, r: Reg) -> bool {
-    let mut op = op.clone();
     let mut written = Vec::new();
-    op.visit_regs(&mut |x, role| {
+    op.for_each_reg(&mut |x, role| {
         if role == Role::Def {
-            written.push(*x);
+            written.push(x);
         }
     });
     written == [r]
@@ -483,9 +482,8 @@ fn uses_reg(op: &Op, r: Reg, reads_only: bool) -> bool {
         }
         _ => {}
     }
-    let mut op = op.clone();
     let mut hit = false;
-    op.visit_regs(&mut |x, role| hit |= *x == r && (!reads_only || role == Role::Use));
+    op.for_each_reg(&mut |x, role| hit |= x == r && (!reads_only || role == Role::Use));
     hit
 }
 

@@ -29,9 +29,9 @@ impl Gen<'_> {
     pub(super) fn call_rust(&mut self, op: &Op, native: bool) -> JitResult<()> {
         let mut uses = Vec::new();
         let mut defs = Vec::new();
-        op.clone().visit_regs(&mut |r, role| {
+        op.for_each_reg(&mut |r, role| {
             if role == Role::Use {
-                uses.push(*r);
+                uses.push(r);
             }
         });
         if let Op::LoadVar { var, .. } | Op::StoreVar { var, .. } = op {

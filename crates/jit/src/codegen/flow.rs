@@ -220,9 +220,9 @@ impl Gen<'_> {
         for op in block.ops[k..].iter().rev() {
             let mut defs = Vec::new();
             let mut uses = Vec::new();
-            op.clone().visit_regs(&mut |r, role| match role {
-                Role::Def => defs.push(*r),
-                Role::Use => uses.push(*r),
+            op.for_each_reg(&mut |r, role| match role {
+                Role::Def => defs.push(r),
+                Role::Use => uses.push(r),
             });
             for d in defs {
                 live.remove(d);

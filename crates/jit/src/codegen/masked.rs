@@ -133,8 +133,8 @@ fn window_load(op: &Op) -> bool {
 /// Whether `op` reads a register of `set`.
 pub(super) fn reads_any(op: &Op, set: &RegSet) -> bool {
     let mut reads = false;
-    op.clone().visit_regs(&mut |r, role| {
-        reads |= role == Role::Use && set.contains(*r);
+    op.for_each_reg(&mut |r, role| {
+        reads |= role == Role::Use && set.contains(r);
     });
     reads
 }

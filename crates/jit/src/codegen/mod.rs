@@ -313,8 +313,8 @@ pub(crate) fn build(
     let call_conv = target.default_call_conv;
     let ir = program.ir();
     let shape = program.group_shape();
-    let classes = crate::classes::classes(ir, &shape);
     let live = Liveness::of(ir);
+    let classes = crate::classes::classes(ir, &shape, &live);
     let ptr = I64;
     let mut sig = Signature::new(call_conv);
     sig.params.push(AbiParam::new(ptr));

@@ -297,9 +297,9 @@ impl Site<'_> {
         // What the multiply-add reads: its operands, and the variables and indices of those
         // read in place.
         let mut read = Vec::new();
-        op.clone().visit_regs(&mut |r, role| {
+        op.for_each_reg(&mut |r, role| {
             if role == Role::Use {
-                read.push(*r);
+                read.push(r);
             }
         });
         for v in operands.iter().flatten() {

@@ -71,7 +71,8 @@ pub struct Liveness {
 }
 
 impl Liveness {
-    /// Computes liveness for `ir` (iterates to a fixed point; blocks are few).
+    /// Computes liveness for `ir`: per-block read-before-write and written sets, then a fixed
+    /// point over the blocks in reverse order (set operations a 64-register word at a time).
     pub fn of(ir: &Ir) -> Liveness {
         let n = ir.nregs();
         let mut pinned = RegSet::new(n);
@@ -100,14 +101,12 @@ impl Liveness {
                         read(r, &k, &mut g);
                     }
                 }
-                let mut defs = Vec::new();
-                op.clone().visit_regs(&mut |r, role| match role {
-                    Role::Use => read(*r, &k, &mut g),
-                    Role::Def => defs.push(*r),
+                // Reads come first (`for_each_reg`'s order), so an op that reads and writes a
+                // register reads the value from before it.
+                op.for_each_reg(&mut |r, role| match role {
+                    Role::Use => read(r, &k, &mut g),
+                    Role::Def => k.insert(r),
                 });
-                for d in defs {
-                    k.insert(d);
-                }
             }
             if let Some(c) = b.term.condition() {
                 read(c, &k, &mut g);
@@ -122,28 +121,40 @@ impl Liveness {
         }
         let mut live_in: Vec<RegSet> = gen_sets.clone();
         let mut live_out: Vec<RegSet> = vec![RegSet::new(n); ir.blocks.len()];
+        let mut out = RegSet::new(n);
+        let mut through = RegSet::new(n);
         loop {
             let mut changed = false;
             for i in (0..ir.blocks.len()).rev() {
-                let mut out = RegSet::new(n);
+                out.words.fill(0);
                 for e in ir.blocks[i].term.edges() {
                     let Some(succ_in) = live_in.get(e.target as usize) else {
                         continue;
                     };
-                    let mut through = succ_in.clone();
+                    if e.moves.is_empty() {
+                        out.union_with(succ_in);
+                        continue;
+                    }
+                    through.words.copy_from_slice(&succ_in.words);
                     for &(dst, _) in &e.moves {
                         through.remove(dst);
                     }
                     out.union_with(&through);
                 }
-                // live_in = gen ∪ (out − kill)
-                let mut inn = out.clone();
-                for r in kill_sets[i].iter() {
-                    inn.remove(r);
-                }
-                inn.union_with(&gen_sets[i]);
                 changed |= live_out[i].union_with(&out);
-                changed |= live_in[i].union_with(&inn);
+                // live_in = gen ∪ (out − kill); gen is in live_in from the start.
+                let mut grew = false;
+                for ((word, &o), &kill) in live_in[i]
+                    .words
+                    .iter_mut()
+                    .zip(&out.words)
+                    .zip(&kill_sets[i].words)
+                {
+                    let next = *word | (o & !kill);
+                    grew |= next != *word;
+                    *word = next;
+                }
+                changed |= grew;
             }
             if !changed {
                 return Liveness { live_in, live_out };

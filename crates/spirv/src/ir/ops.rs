@@ -214,6 +214,57 @@ macro_rules! visit_field {
     };
 }
 
+/// Calls the read-only visitor `$f` for one field (see `Op::for_each_reg`): as `visit_field!`,
+/// on copies of the registers.
+macro_rules! visit_field_ref {
+    (reads, use, $x:ident, $f:ident) => {
+        $f(*$x, Role::Use)
+    };
+    (reads, uses, $x:ident, $f:ident) => {
+        for &r in $x.iter() {
+            $f(r, Role::Use)
+        }
+    };
+    (reads, opt_use, $x:ident, $f:ident) => {
+        if let Some(r) = $x {
+            $f(*r, Role::Use)
+        }
+    };
+    (reads, desc, $x:ident, $f:ident) => {{
+        let mut copy = *$x;
+        copy.visit(&mut |r: &mut Reg, role| $f(*r, role))
+    }};
+    (reads, space, $x:ident, $f:ident) => {{
+        let mut copy = *$x;
+        copy.visit(&mut |r: &mut Reg, role| $f(*r, role))
+    }};
+    (reads, tensor, $x:ident, $f:ident) => {{
+        let mut copy = $x.desc;
+        copy.visit(&mut |r: &mut Reg, role| $f(*r, role))
+    }};
+    (reads, mem, $x:ident, $f:ident) => {{
+        let mut copy = *$x;
+        copy.visit(&mut |r: &mut Reg, role| $f(*r, role))
+    }};
+    (reads, opt_mem, $x:ident, $f:ident) => {
+        if let Some(m) = $x {
+            let mut copy = *m;
+            copy.visit(&mut |r: &mut Reg, role| $f(*r, role))
+        }
+    };
+    (writes, def, $x:ident, $f:ident) => {
+        $f(*$x, Role::Def)
+    };
+    (writes, defs, $x:ident, $f:ident) => {
+        for &r in $x.iter() {
+            $f(r, Role::Def)
+        }
+    };
+    ($pass:ident, $role:ident $(($t:ty))?, $x:ident, $f:ident) => {
+        let _ = $x;
+    };
+}
+
 /// Whether `$flags` contains `$want`.
 macro_rules! has_flag {
     ($want:ident []) => { false };
@@ -324,6 +375,17 @@ macro_rules! define_ops {
                 }
             }
 
+            /// [`Op::visit_regs`] without changing the op: `f` gets each register operand by
+            /// value, reads first, then writes.
+            pub fn for_each_reg(&self, f: &mut impl FnMut(Reg, Role)) {
+                match self {
+                    $( Op::$name { $($field),* } => {
+                        $( visit_field_ref!(reads, $role $(($ty))?, $field, f); )*
+                        $( visit_field_ref!(writes, $role $(($ty))?, $field, f); )*
+                    } )*
+                }
+            }
+
             /// Writes the op's text form: `%d = name key=value …`.
             pub(crate) fn print(&self, out: &mut dyn std::fmt::Write, regs: &super::print::Names<'_>) -> std::fmt::Result {
                 let mut defs: Vec<Reg> = Vec::new();
@@ -370,9 +432,9 @@ impl Op {
     /// Calls `f` on every register the op writes: its def operands and, for a `StoreVar`, every
     /// register of its variable (which `visit_regs` leaves out: it may write any of them).
     pub fn for_each_def(&self, mut f: impl FnMut(Reg)) {
-        self.clone().visit_regs(&mut |r, role| {
+        self.for_each_reg(&mut |r, role| {
             if role == Role::Def {
-                f(*r);
+                f(r);
             }
         });
         if let Op::StoreVar { var, .. } = self {

@@ -13,7 +13,7 @@ fn invalid(what: String) -> SpirvError {
 pub(crate) fn typed_operands(op: &Op) -> Result<Vec<(Reg, Role, Want)>, String> {
     let (reads, writes) = operand_types(op);
     let mut regs = Vec::new();
-    op.clone().visit_regs(&mut |r, role| regs.push((*r, role)));
+    op.for_each_reg(&mut |r, role| regs.push((r, role)));
     let n_reads = regs.iter().filter(|(_, role)| *role == Role::Use).count();
     if n_reads != reads.len() || regs.len() - n_reads != writes.len() {
         return Err(format!(
