@@ -8,6 +8,10 @@
 //! same key therefore always means the same machine code; our own code generator's output is
 //! part of the key, so a change to the driver that changes the code changes the key.
 //!
+//! Beside those, a store holds whole kernels (`saved`): the code with its relocations and the
+//! code generator's account of it, under a key over the program and the driver's build, so
+//! that a hit runs no code generator. Both kinds are sealed alike and kept by the same stores.
+//!
 //! At rest every entry is *sealed* ([`seal`]): a magic tag, the format version, a SHA-256 of
 //! the key and the payload, and the payload (Cranelift's serialized compiled code). [`open`]
 //! checks all of them against the key asked for, so a truncated, corrupt or foreign entry, or

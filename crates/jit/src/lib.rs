@@ -33,9 +33,10 @@
 //! Strided tensor reads in loops go through tiles (`codegen::tile`); divisions of call
 //! invariants run once per call (`codegen::analysis::hoist_divisions`).
 //!
-//! [`compile_with`] takes the machine code from a code store ([`cache`]: a disk directory, a
-//! pipeline cache) when it holds the code of the same Cranelift function for this CPU, and
-//! keeps it there otherwise.
+//! [`compile_with`] takes the whole kernel from a code store ([`cache`]: a disk directory, a
+//! pipeline cache) when it holds one for the same program, driver build and CPU (`saved`: no
+//! code generation at all), else the machine code of the same Cranelift function, and keeps
+//! both there after a compile.
 //!
 //! # Safety
 //! Generated code touches application memory only inside the windows the worker hands out,
@@ -50,6 +51,7 @@ mod ctx;
 mod driver;
 mod error;
 mod lockstep;
+mod saved;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -67,6 +69,17 @@ pub use error::JitError;
 use error::JitResult;
 pub use lockstep::lockstep_reason;
 
+/// What of a kernel came from a code store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CacheHit {
+    /// Nothing: Cranelift compiled it.
+    Miss,
+    /// The machine code of the same Cranelift function (`cache`).
+    Code,
+    /// The whole kernel, without running the code generator (`saved`).
+    Whole,
+}
+
 /// The Cranelift JIT backend.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Jit;
@@ -83,8 +96,8 @@ pub struct JitKernel {
     /// Why the kernel runs its lane groups on the interpreter in lockstep instead of its
     /// compiled code (see [`lockstep_reason`]), if it does.
     lockstep: Option<&'static str>,
-    /// Whether the machine code came from a code cache (see [`compile_with`]).
-    from_cache: bool,
+    /// What of the kernel came from a code cache (see [`compile_with`]).
+    from_cache: CacheHit,
     /// Whether [`compile_optimized`] would give better code: the function was allocated in a
     /// single pass only because it grew past [`SINGLE_PASS_REGALLOC_ABOVE_INSTS`].
     improvable: bool,
@@ -138,7 +151,14 @@ impl JitKernel {
     /// Whether the machine code came from the code store given to [`compile_with`] rather
     /// than from Cranelift.
     pub fn from_cache(&self) -> bool {
-        self.from_cache
+        self.from_cache != CacheHit::Miss
+    }
+
+    /// Whether the whole kernel came from the code store, with no code generation at all (a
+    /// kernel kept whole by an earlier compile of the same program by the same driver build on
+    /// the same CPU).
+    pub fn whole_from_cache(&self) -> bool {
+        self.from_cache == CacheHit::Whole
     }
 
     /// Whether [`compile_optimized`] would give this program better code (a second tier worth
@@ -147,6 +167,13 @@ impl JitKernel {
     /// [`TIER_UP_MAX_INSTS`].
     pub fn improvable(&self) -> bool {
         self.improvable
+    }
+
+    /// What the code generator said about the code (the ops it hands to Rust, its sites and
+    /// tables), in debug form: a kernel read back from a code store says the same.
+    #[doc(hidden)]
+    pub fn describe(&self) -> String {
+        format!("{:?}", self.out)
     }
 
     /// Ops compiled natively and ops handed to the interpreter.
@@ -311,9 +338,10 @@ pub fn compile_optimized(
     guarded(|| compile_inner(program, store, Some(RegisterAllocator::Backtracking)))
 }
 
-/// [`compile`], taking the machine code from `store` when it holds the code of the same
-/// function for this CPU, and keeping it there otherwise (see [`cache`]). Our code generator
-/// still runs (it is cheap beside Cranelift's compile, and its output is the key).
+/// [`compile`], taking the kernel from `store` when it holds it whole (the same program,
+/// driver build and CPU: see `saved`; nothing is generated), or else the machine code of the
+/// same Cranelift function for this CPU (see [`cache`]: our code generator runs, its output is
+/// the key), and keeping both there otherwise.
 pub fn compile_with(
     program: &Program,
     store: Option<&dyn cache::CodeStore>,
@@ -406,20 +434,97 @@ fn define_cached(
     Ok((id, hit))
 }
 
-fn compile_inner(
-    program: &Program,
-    store: Option<&dyn cache::CodeStore>,
-    allocator: Option<RegisterAllocator>,
-) -> JitResult<JitKernel> {
-    let started = Instant::now();
+/// The target ISA of this CPU with our settings and register allocator `allocator`.
+fn target_isa(allocator: RegisterAllocator) -> JitResult<cranelift_codegen::isa::OwnedTargetIsa> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
             .map_err(|e| JitError::Cranelift(format!("flag {k}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "regalloc_algorithm", allocator.setting())?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    cranelift_native::builder()
+        .map_err(|e| JitError::Host(e.to_string()))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| JitError::Cranelift(e.to_string()))
+}
+
+/// A module for `isa` holding the watchdog poll's trampoline (which the shader's function
+/// calls), with a context ready for the shader's function.
+fn module_with_poll(
+    isa: cranelift_codegen::isa::OwnedTargetIsa,
+) -> JitResult<(
+    JITModule,
+    cranelift_codegen::Context,
+    cranelift_frontend::FunctionBuilderContext,
+    cranelift_module::FuncId,
+)> {
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut cctx = module.make_context();
+    let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
+    codegen::build_poll_trampoline(&mut cctx.func, &mut fctx, module.target_config());
+    let poll_id = define(&mut module, "tessera_poll", &mut cctx)?;
+    module.clear_context(&mut cctx);
+    Ok((module, cctx, fctx, poll_id))
+}
+
+/// The kernel of `module`'s finalized function `code`, which the code generator described
+/// with `out`.
+fn kernel(
+    module: JITModule,
+    code: *const u8,
+    out: codegen::Output,
+    program: &Program,
+    started: Instant,
+    from_cache: CacheHit,
+    improvable: bool,
+) -> JitKernel {
+    // SAFETY: the function was built with the signature `fn(*mut Ctx) -> u32` in the module's
+    // default calling convention, which is the platform's C convention.
+    let func = unsafe {
+        std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut ctx::Ctx) -> u32>(code)
+    };
+    let data = Arc::new(ctx::CallbackData {
+        ops: out.callouts.clone(),
+        natives: out.natives.clone(),
+        dynamic: out.sites.dynamic.clone(),
+        callouts: Default::default(),
+        hand_backs: Default::default(),
+        hand_back_sites: Default::default(),
+    });
+    JitKernel {
+        module: Some(module),
+        func,
+        out,
+        data,
+        compile_time: started.elapsed(),
+        lockstep: lockstep_reason(program.ir()),
+        from_cache,
+        improvable,
+    }
+}
+
+/// Compiles `program`, first looking for the whole kernel in `store` (`saved`), and keeping it
+/// there after a compile. `allocator`: the caller's, or `None` to choose by size.
+fn compile_inner(
+    program: &Program,
+    store: Option<&dyn cache::CodeStore>,
+    allocator: Option<RegisterAllocator>,
+) -> JitResult<JitKernel> {
+    let started = Instant::now();
     let by_size = allocator.is_none();
-    let allocator = allocator.unwrap_or_else(|| {
+    let chosen = allocator.unwrap_or_else(|| {
         let ops: usize = program
             .ir()
             .blocks
@@ -435,29 +540,105 @@ fn compile_inner(
         }
         chosen
     });
-    set(&mut flags, "regalloc_algorithm", allocator.setting())?;
-    set(&mut flags, "use_colocated_libcalls", "false")?;
-    set(&mut flags, "is_pic", "false")?;
-    set(
-        &mut flags,
-        "enable_verifier",
-        if cfg!(debug_assertions) {
-            "true"
-        } else {
-            "false"
-        },
-    )?;
-    let isa = cranelift_native::builder()
-        .map_err(|e| JitError::Host(e.to_string()))?
-        .finish(settings::Flags::new(flags))
+    // A dump wants the code generator's intermediate forms: it compiles.
+    let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
+    let whole = store.filter(|_| dump.is_none());
+    let digest = whole.map(|_| saved::ProgramDigest::of(program));
+    if let (Some(store), Some(digest)) = (whole, &digest) {
+        // Chosen by size, a backtracking kernel may have been kept single-pass (its function
+        // grew too large), with its second tier kept later: the second tier first.
+        let mut order = vec![chosen];
+        if by_size && chosen == RegisterAllocator::Backtracking {
+            order.push(RegisterAllocator::SinglePass);
+        }
+        for allocator in order {
+            if let Some(kernel) = load_whole(program, store, digest, allocator, started)? {
+                return Ok(kernel);
+            }
+        }
+    }
+    let (kernel, fresh) = compile_fresh(program, store, chosen, by_size, dump, started)?;
+    if let (Some(store), Some(digest), Some((fresh, allocator))) = (whole, &digest, fresh) {
+        match fresh.encode(program, &kernel.out, kernel.improvable) {
+            Some(payload) => {
+                let key = saved::key(digest, &*target_isa(allocator)?);
+                store.put(&key, &cache::seal(&key, &payload));
+            }
+            None => tracing::debug!("a kernel naming ops outside its IR is not kept whole"),
+        }
+    }
+    Ok(kernel)
+}
+
+/// The kernel kept whole in `store` for `program` (its `digest`) and `allocator`, if there is a
+/// sound one (see `saved`).
+fn load_whole(
+    program: &Program,
+    store: &dyn cache::CodeStore,
+    digest: &saved::ProgramDigest,
+    allocator: RegisterAllocator,
+    started: Instant,
+) -> JitResult<Option<JitKernel>> {
+    let isa = target_isa(allocator)?;
+    let key = saved::key(digest, &*isa);
+    let Some(sealed) = store.get(&key) else {
+        return Ok(None);
+    };
+    let Some(payload) = cache::open(&key, &sealed) else {
+        return Ok(None);
+    };
+    let (mut module, _, _, poll_id) = module_with_poll(isa)?;
+    let Some(whole) = saved::decode(program, payload, poll_id) else {
+        tracing::debug!("a kept kernel that does not decode is compiled again");
+        return Ok(None);
+    };
+    check_frame(whole.frame)?;
+    let id = module
+        .declare_function("tessera_shader", Linkage::Local, &shader_signature(&module))
         .map_err(|e| JitError::Cranelift(e.to_string()))?;
-    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
-    let mut cctx = module.make_context();
-    let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
-    // The watchdog poll's trampoline, which the shader's function calls.
-    codegen::build_poll_trampoline(&mut cctx.func, &mut fctx, module.target_config());
-    let poll_id = define(&mut module, "tessera_poll", &mut cctx)?;
-    module.clear_context(&mut cctx);
+    if let Err(e) = module.define_function_bytes(id, whole.alignment, &whole.code, &whole.relocs) {
+        tracing::debug!("a kept kernel that does not load ({e}) is compiled again");
+        return Ok(None);
+    }
+    module
+        .finalize_definitions()
+        .map_err(|e| JitError::Cranelift(e.to_string()))?;
+    let code = module.get_finalized_function(id);
+    Ok(Some(kernel(
+        module,
+        code,
+        whole.out,
+        program,
+        started,
+        CacheHit::Whole,
+        whole.improvable,
+    )))
+}
+
+/// The shader function's signature, `fn(*mut Ctx) -> u32` in `module`'s default calling
+/// convention (as `codegen::build` declares it).
+fn shader_signature(module: &JITModule) -> cranelift_codegen::ir::Signature {
+    use cranelift_codegen::ir::{AbiParam, types};
+    let mut sig = cranelift_codegen::ir::Signature::new(module.target_config().default_call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// Compiles `program` with `allocator` (`by_size`: chosen by the IR's size, so a function that
+/// grows too large starts again single-pass), taking the machine code from `store`'s
+/// Cranelift entries when it has them. Returns the kernel and, when there was a store, what
+/// to keep of it whole, with the allocator that made it.
+fn compile_fresh(
+    program: &Program,
+    store: Option<&dyn cache::CodeStore>,
+    allocator: RegisterAllocator,
+    by_size: bool,
+    dump: Option<std::path::PathBuf>,
+    started: Instant,
+) -> JitResult<(JitKernel, Option<(saved::Fresh, RegisterAllocator)>)> {
+    let isa = target_isa(allocator)?;
+    let (mut module, mut cctx, mut fctx, poll_id) = module_with_poll(isa)?;
     let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
     let out = codegen::build(
         program,
@@ -479,25 +660,50 @@ fn compile_inner(
             insts,
             "a function this large gets single-pass register allocation"
         );
-        let mut kernel = compile_inner(program, store, Some(RegisterAllocator::SinglePass))?;
+        let (mut kernel, fresh) = compile_fresh(
+            program,
+            store,
+            RegisterAllocator::SinglePass,
+            false,
+            dump,
+            started,
+        )?;
         kernel.improvable = insts <= TIER_UP_MAX_INSTS;
-        return Ok(kernel);
+        return Ok((kernel, fresh));
     }
-    let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let clif = dump.as_ref().map(|_| cctx.func.display().to_string());
     let (id, from_cache) = match store {
         Some(store) => define_cached(&mut module, "tessera_shader", &mut cctx, store)?,
         None => (define(&mut module, "tessera_shader", &mut cctx)?, false),
     };
-    let code_len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+    let compiled = cctx
+        .compiled_code()
+        .ok_or(JitError::Unexpected("no compiled code after a compile"))?;
+    let code_len = compiled.code_buffer().len();
     // The frame below the frame pointer. Cranelift records the layout on every target it
     // compiles for; code whose frame size is unknown is not run.
-    let frame = cctx
-        .compiled_code()
-        .and_then(|c| c.buffer.frame_layout())
+    let frame = compiled
+        .buffer
+        .frame_layout()
         .map(|layout| u64::from(layout.frame_to_fp_offset))
         .ok_or(JitError::Unexpected("compiled code without a frame layout"))?;
     check_frame(frame)?;
+    let fresh = store.map(|_| {
+        let relocs = compiled
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &cctx.func, id))
+            .collect();
+        let fresh = saved::Fresh {
+            code: compiled.code_buffer().to_vec(),
+            alignment: u64::from(compiled.buffer.alignment),
+            relocs,
+            frame,
+            poll: poll_id,
+        };
+        (fresh, allocator)
+    });
     // The function as Cranelift's optimiser left it (what was lowered to machine code).
     let optimized = clif.as_ref().map(|_| cctx.func.display().to_string());
     module.clear_context(&mut cctx);
@@ -518,29 +724,13 @@ fn compile_inner(
             &out,
         );
     }
-    // SAFETY: the function was built with the signature `fn(*mut Ctx) -> u32` in the module's
-    // default calling convention, which is the platform's C convention.
-    let func = unsafe {
-        std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut ctx::Ctx) -> u32>(code)
+    let hit = if from_cache {
+        CacheHit::Code
+    } else {
+        CacheHit::Miss
     };
-    let data = Arc::new(ctx::CallbackData {
-        ops: out.callouts.clone(),
-        natives: out.natives.clone(),
-        dynamic: out.sites.dynamic.clone(),
-        callouts: Default::default(),
-        hand_backs: Default::default(),
-        hand_back_sites: Default::default(),
-    });
-    Ok(JitKernel {
-        module: Some(module),
-        func,
-        out,
-        data,
-        compile_time: started.elapsed(),
-        lockstep: lockstep_reason(program.ir()),
-        from_cache,
-        improvable: false,
-    })
+    let kernel = kernel(module, code, out, program, started, hit, false);
+    Ok((kernel, fresh))
 }
 
 /// `TESSERA_JIT_DUMP=<dir>` (a developer's switch): the IR, the Cranelift function and the

@@ -1,7 +1,8 @@
 //! The code cache (`tessera_jit::cache`) end to end: a second compile of the same program takes
-//! its machine code from the store and runs it with the interpreter's results; a damaged
+//! the whole kernel from the store and runs it with the interpreter's results; a damaged
 //! entry, in memory or on disk, is a miss that compiles again and rewrites the entry, never
-//! code that runs.
+//! code that runs. A store holds two entries per kernel: the whole kernel, and Cranelift's
+//! machine code of its function, which a compile takes when the whole kernel is missing.
 
 mod common;
 
@@ -24,16 +25,29 @@ fn cases(count: usize) -> Vec<(Case, Program)> {
         .collect()
 }
 
+/// What of a kernel came from the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hit {
+    Miss,
+    /// Cranelift's machine code; the code generator ran.
+    Code,
+    Whole,
+}
+
 /// Compiles `program` with `store` and checks the code against the interpreter; returns
-/// whether the code came from the store.
-fn compile_and_check(case: &Case, program: &Program, store: &dyn CodeStore) -> bool {
+/// what came from the store.
+fn compile_and_check(case: &Case, program: &Program, store: &dyn CodeStore) -> Hit {
     let kernel = tessera_jit::compile_with(program, Some(store)).expect("compiles");
     let want = dispatch(case, program, None, 1).unwrap();
     let got = dispatch(case, program, Some(&kernel), 2).unwrap();
     if let Some(d) = compare(case, &want, &got) {
         panic!("{}: {d}", case.summary);
     }
-    kernel.from_cache()
+    match (kernel.from_cache(), kernel.whole_from_cache()) {
+        (false, _) => Hit::Miss,
+        (true, false) => Hit::Code,
+        (true, true) => Hit::Whole,
+    }
 }
 
 #[test]
@@ -41,59 +55,114 @@ fn a_second_compile_takes_the_code_from_the_store() {
     let store = MemoryStore::default();
     let cases = cases(6);
     for (case, program) in &cases {
-        assert!(!compile_and_check(case, program, &store), "first compile");
+        assert_eq!(
+            compile_and_check(case, program, &store),
+            Hit::Miss,
+            "first compile"
+        );
     }
     let entries = store.0.lock().unwrap().len();
-    assert!(entries > 0 && entries <= cases.len());
+    assert!(entries > cases.len() && entries <= 2 * cases.len());
     for (case, program) in &cases {
-        assert!(compile_and_check(case, program, &store), "{}", case.summary);
+        assert_eq!(
+            compile_and_check(case, program, &store),
+            Hit::Whole,
+            "{}",
+            case.summary
+        );
     }
     assert_eq!(store.0.lock().unwrap().len(), entries, "hits add nothing");
+}
+
+/// Damage to one of a kernel's two entries: the whole kernel's is a miss that takes
+/// Cranelift's code and rewrites it; Cranelift's is not read while the whole kernel is there.
+#[test]
+fn each_entry_alone_is_damaged() {
+    let store = MemoryStore::default();
+    let (case, program) = cases(1).pop().unwrap();
+    assert_eq!(compile_and_check(&case, &program, &store), Hit::Miss);
+    let entries: Vec<_> = store
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (*k, v.clone()))
+        .collect();
+    assert_eq!(entries.len(), 2);
+    let mut seen = Vec::new();
+    for (key, sealed) in entries {
+        let mut bad = sealed.clone();
+        let at = bad.len() - 1;
+        bad[at] ^= 1;
+        store.0.lock().unwrap().insert(key, bad);
+        let hit = compile_and_check(&case, &program, &store);
+        seen.push(hit);
+        if hit == Hit::Code {
+            assert!(
+                open(&key, &store.0.lock().unwrap()[&key]).is_some(),
+                "the whole kernel is kept again"
+            );
+        } else {
+            store.0.lock().unwrap().insert(key, sealed);
+        }
+        assert_eq!(compile_and_check(&case, &program, &store), Hit::Whole);
+    }
+    seen.sort_by_key(|h| *h as u8);
+    assert_eq!(seen, [Hit::Code, Hit::Whole]);
 }
 
 #[test]
 fn a_damaged_entry_is_compiled_again_and_rewritten() {
     let store = MemoryStore::default();
     let (case, program) = cases(1).pop().unwrap();
-    assert!(!compile_and_check(&case, &program, &store));
-    let (key, sealed) = store
+    assert_eq!(compile_and_check(&case, &program, &store), Hit::Miss);
+    let entries: Vec<_> = store
         .0
         .lock()
         .unwrap()
         .iter()
-        .next()
         .map(|(k, v)| (*k, v.clone()))
-        .unwrap();
-    // Every kind of damage: a flipped byte in the payload, the digest or the magic; truncated;
-    // empty; another entry's bytes under this key.
-    let mut damaged: Vec<Vec<u8>> = Vec::new();
-    for at in [0, 10, 20, sealed.len() / 2, sealed.len() - 1] {
-        let mut bad = sealed.clone();
+        .collect();
+    // Every kind of damage, to both entries of the kernel: a flipped byte in the payload, the
+    // digest or the magic; truncated; empty; another payload sealed under this key; this
+    // entry's payload sealed under another key.
+    type Damage = fn(&[u8; 32], &[u8]) -> Vec<u8>;
+    fn flip(sealed: &[u8], at: usize) -> Vec<u8> {
+        let mut bad = sealed.to_vec();
         bad[at] ^= 0x40;
-        damaged.push(bad);
+        bad
     }
-    damaged.push(sealed[..sealed.len() / 3].to_vec());
-    damaged.push(Vec::new());
-    damaged.push(tessera_jit::cache::seal(
-        &key,
-        b"not cranelift's serialized code",
-    ));
-    let mut elsewhere = key;
-    elsewhere[0] ^= 1;
-    damaged.push(tessera_jit::cache::seal(
-        &elsewhere,
-        open(&key, &sealed).unwrap(),
-    ));
-    for bad in damaged {
-        store.0.lock().unwrap().insert(key, bad);
-        assert!(
-            !compile_and_check(&case, &program, &store),
+    let damages: [Damage; 9] = [
+        |_, s| flip(s, 0),
+        |_, s| flip(s, 10),
+        |_, s| flip(s, 20),
+        |_, s| flip(s, s.len() / 2),
+        |_, s| flip(s, s.len() - 1),
+        |_, s| s[..s.len() / 3].to_vec(),
+        |_, _| Vec::new(),
+        |key, _| tessera_jit::cache::seal(key, b"neither cranelift's code nor a kernel"),
+        |key, s| {
+            let mut elsewhere = *key;
+            elsewhere[0] ^= 1;
+            tessera_jit::cache::seal(&elsewhere, open(key, s).unwrap())
+        },
+    ];
+    for damage in damages {
+        for (key, sealed) in &entries {
+            store.0.lock().unwrap().insert(*key, damage(key, sealed));
+        }
+        assert_eq!(
+            compile_and_check(&case, &program, &store),
+            Hit::Miss,
             "a damaged entry is a miss"
         );
-        let now = store.0.lock().unwrap()[&key].clone();
-        assert!(open(&key, &now).is_some(), "the entry is rewritten");
-        assert!(
+        for (key, _) in &entries {
+            let now = store.0.lock().unwrap()[key].clone();
+            assert!(open(key, &now).is_some(), "the entry is rewritten");
+        }
+        assert_eq!(
             compile_and_check(&case, &program, &store),
+            Hit::Whole,
             "then hits again"
         );
     }
@@ -107,13 +176,13 @@ fn the_disk_cache_survives_damaged_files() {
     {
         let disk = DiskCache::new(&dir, 64 << 20);
         for (case, program) in &cases {
-            assert!(!compile_and_check(case, program, &disk));
+            assert_eq!(compile_and_check(case, program, &disk), Hit::Miss);
         }
     }
     // Another process (a new cache over the same directory) hits.
     let disk = DiskCache::new(&dir, 64 << 20);
     for (case, program) in &cases {
-        assert!(compile_and_check(case, program, &disk));
+        assert_eq!(compile_and_check(case, program, &disk), Hit::Whole);
     }
     // Truncate or scribble on every file: every compile misses, runs right and rewrites.
     let files: Vec<_> = std::fs::read_dir(&dir)
@@ -134,10 +203,10 @@ fn the_disk_cache_survives_damaged_files() {
         std::fs::write(f, bytes).unwrap();
     }
     for (case, program) in &cases {
-        assert!(!compile_and_check(case, program, &disk));
+        assert_eq!(compile_and_check(case, program, &disk), Hit::Miss);
     }
     for (case, program) in &cases {
-        assert!(compile_and_check(case, program, &disk));
+        assert_eq!(compile_and_check(case, program, &disk), Hit::Whole);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -161,7 +230,7 @@ fn a_stored_second_tier_is_taken_directly() {
     assert!(!second.improvable() && !second.from_cache());
     let again = tessera_jit::compile_with(&program, Some(&store)).unwrap();
     assert!(
-        again.from_cache() && !again.improvable(),
+        again.whole_from_cache() && !again.improvable(),
         "the second tier, from the store"
     );
     // Without the store's help the first tier is single-pass again.

@@ -1,11 +1,31 @@
 //! Every committed SPIR-V module of the repository (the `spirv-tests` cases, the shaders Rust
 //! tests load, the scenario-runner scenarios) that the interpreter accepts also compiles on the
 //! JIT: `TESSERA_SHADER_BACKEND=jit` must never refuse a shader the corpus relies on. (Whether the
-//! compiled code computes the right thing is the `jit::` runs of `spirv-tests`.)
+//! compiled code computes the right thing is the `jit::` runs of `spirv-tests`.) Each is kept
+//! whole in a code store and read back as the code generator described it.
 
 use std::path::{Path, PathBuf};
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tessera_jit::cache::{CodeKey, CodeStore};
 use tessera_spirv::{Module, Program};
+
+#[derive(Default)]
+struct Store(Mutex<HashMap<CodeKey, Vec<u8>>>);
+
+impl CodeStore for Store {
+    fn get(&self, key: &CodeKey) -> Option<Vec<u8>> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: &CodeKey, sealed: &[u8]) {
+        if let Ok(mut entries) = self.0.lock() {
+            entries.insert(*key, sealed.to_vec());
+        }
+    }
+}
 
 fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -48,8 +68,15 @@ fn every_committed_shader_compiles() {
             let Ok(program) = Program::new(&module, &entry, &[]) else {
                 continue;
             };
-            match tessera_jit::compile(&program) {
-                Ok(_) => compiled += 1,
+            let store = Store::default();
+            match tessera_jit::compile_with(&program, Some(&store)) {
+                Ok(first) => {
+                    compiled += 1;
+                    let again = tessera_jit::compile_with(&program, Some(&store)).unwrap();
+                    if !again.whole_from_cache() || again.describe() != first.describe() {
+                        failures.push(format!("{} ({entry}): not kept whole", f.display()));
+                    }
+                }
                 Err(e) => failures.push(format!("{} ({entry}): {e}", f.display())),
             }
         }

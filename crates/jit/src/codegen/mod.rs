@@ -83,13 +83,14 @@ use analysis::{
     barrier_jumps, dirty_registers, exits_first, hoist_divisions, invocation_ids,
     resident_registers,
 };
-use memory::Sites;
+pub(crate) use memory::Sites;
 use values::{JVal, Vars, own_flags, scalar_ty, vec_ty};
 
 /// Block index of a finished lane (the interpreter's).
 pub(crate) const DONE: u32 = u32::MAX;
 
 /// What compiling produced, besides the function.
+#[derive(Debug)]
 pub(crate) struct Output {
     pub(crate) sites: Sites,
     /// Ops handed to the interpreter by `ctx::run_op`, by index.

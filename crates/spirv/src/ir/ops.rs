@@ -265,6 +265,16 @@ macro_rules! visit_field_ref {
     };
 }
 
+/// Calls `$f` on a tensor operand field (see `Op::for_each_tensor`); other fields are skipped.
+macro_rules! visit_tensor {
+    (tensor, $x:ident, $f:ident) => {
+        $f($x)
+    };
+    ($role:ident $(($t:ty))?, $x:ident, $f:ident) => {
+        let _ = $x;
+    };
+}
+
 /// Whether `$flags` contains `$want`.
 macro_rules! has_flag {
     ($want:ident []) => { false };
@@ -382,6 +392,15 @@ macro_rules! define_ops {
                     $( Op::$name { $($field),* } => {
                         $( visit_field_ref!(reads, $role $(($ty))?, $field, f); )*
                         $( visit_field_ref!(writes, $role $(($ty))?, $field, f); )*
+                    } )*
+                }
+            }
+
+            /// Calls `f` on every tensor operand of the op.
+            pub fn for_each_tensor(&self, f: &mut impl FnMut(&TensorAcc)) {
+                match self {
+                    $( Op::$name { $($field),* } => {
+                        $( visit_tensor!($role $(($ty))?, $field, f); )*
                     } )*
                 }
             }
