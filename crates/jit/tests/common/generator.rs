@@ -10,7 +10,9 @@
 //! out-of-range and NaN float→int, comparisons, selects, bit ops, GLSL.std.450). Control flow:
 //! if/else on per-lane data with phis at the merge, loops with per-lane trip counts (and
 //! breaks), switches (8–64-bit selectors, negative case literals), early returns; in uniform
-//! control flow, shared memory phases between barriers and subgroup operations. Every result is
+//! control flow, shared memory phases between barriers and subgroup operations. Local arrays
+//! (3 to 72 u32 elements) are read and written at run-time indices anywhere in that control
+//! flow, and every element is stored to the outputs at the end. Every result is
 //! stored to a slot of its own in an output buffer (`out_<type>[gidx·K + slot]`) or output
 //! tensor (`[gidx, slot]`), so no two invocations write the same element and the outputs are a
 //! pure function of the program and inputs whatever the thread count or backend.
@@ -307,6 +309,8 @@ pub struct Gen {
     loop_merge: Vec<Word>,
     /// Statements left to generate.
     budget: i32,
+    /// Function-scope u32 arrays: (variable, length).
+    locals: Vec<(Word, u32)>,
     pub summary: Vec<String>,
     /// Bindings that get patched: (binding index in `bindings`, out type) for buffers.
     late_out: Vec<Sc>,
@@ -1392,6 +1396,51 @@ impl Gen {
         }
     }
 
+    /// A pointer to element `k` (a constant index) of local array `var`.
+    fn local_element(&mut self, var: Word, k: u32) -> Word {
+        let u = self.ty(U32);
+        let pt = self.ptr(StorageClass::Function, u);
+        let c = self.cu32(k);
+        self.b.access_chain(pt, None, var, [c]).unwrap()
+    }
+
+    /// A pointer to a local array's element at a run-time index (a value modulo the length).
+    fn local_pointer(&mut self) -> Option<Word> {
+        if self.locals.is_empty() {
+            return None;
+        }
+        let locals = self.locals.clone();
+        let &(var, len) = self.rng.pick(&locals);
+        let u = self.ty(U32);
+        let raw = self.value(U32, 1);
+        let lc = self.cu32(len);
+        let idx = self.b.u_mod(u, None, raw, lc).unwrap();
+        let pt = self.ptr(StorageClass::Function, u);
+        Some(self.b.access_chain(pt, None, var, [idx]).unwrap())
+    }
+
+    /// A read or a write (sometimes a read-modify-write) of a local array at run-time indices.
+    fn local_access(&mut self) {
+        let u = self.ty(U32);
+        let Some(p) = self.local_pointer() else {
+            return;
+        };
+        if self.rng.chance(40) {
+            let v = self.b.load(u, None, p, None, []).unwrap();
+            self.add(U32, v);
+            self.store_scalar(Sc::Int(32, false), v);
+            return;
+        }
+        let mut v = self.value(U32, 1);
+        if self.rng.chance(50)
+            && let Some(q) = self.local_pointer()
+        {
+            let old = self.b.load(u, None, q, None, []).unwrap();
+            v = self.b.i_add(u, None, old, v).unwrap();
+        }
+        self.b.store(p, v, None, []).unwrap();
+    }
+
     // ---------------------------------------------------------------- statements
 
     fn label(&mut self) -> Word {
@@ -1442,6 +1491,7 @@ impl Gen {
                     self.shared_phase()
                 }
                 81..=88 if depth == 0 || self.rng.chance(20) => self.subgroup(),
+                89..=96 if !self.locals.is_empty() => self.local_access(),
                 _ => {
                     let (t, v) = self.any_value(0);
                     self.store_value(t, v);
@@ -1822,6 +1872,7 @@ pub fn generate(seed: u64) -> Case {
         decorated: Default::default(),
         loop_merge: Vec::new(),
         budget: 0,
+        locals: Vec::new(),
         summary: vec![format!(
             "workgroup {ls3:?} x {dispatch:?} = {n} invocations"
         )],
@@ -1867,6 +1918,18 @@ pub fn generate(seed: u64) -> Case {
             .unwrap();
     let entry = g.b.id();
     g.begin(entry);
+    // Function variables open the first block.
+    if g.rng.chance(60) {
+        for _ in 0..g.rng.range(1, 2) {
+            let len = *g.rng.pick(&[3u32, 4, 8, 72]);
+            let lc = g.cu32(len);
+            let at = g.b.type_array(u, lc);
+            let pt = g.ptr(StorageClass::Function, at);
+            let var = g.b.variable(pt, None, StorageClass::Function, None);
+            g.locals.push((var, len));
+            g.summary.push(format!("local u32[{len}]"));
+        }
+    }
     let gid = g.b.load(u3, None, gid_var, None, []).unwrap();
     let gx = g.b.composite_extract(u, None, gid, [0]).unwrap();
     let gy = g.b.composite_extract(u, None, gid, [1]).unwrap();
@@ -1880,8 +1943,23 @@ pub fn generate(seed: u64) -> Case {
     g.lidx = g.b.load(u, None, lidx_var, None, []).unwrap();
     g.add(U32, g.gidx);
     g.add(U32, g.lidx);
+    for (var, len) in g.locals.clone() {
+        for k in 0..len {
+            let c = g.cu32(k.wrapping_mul(2_654_435_761));
+            let v = g.b.bitwise_xor(u, None, g.gidx, c).unwrap();
+            let p = g.local_element(var, k);
+            g.b.store(p, v, None, []).unwrap();
+        }
+    }
     while g.budget > 0 {
         g.stmts(0);
+    }
+    for (var, len) in g.locals.clone() {
+        for k in 0..len {
+            let p = g.local_element(var, k);
+            let v = g.b.load(u, None, p, None, []).unwrap();
+            g.store_scalar(Sc::Int(32, false), v);
+        }
     }
     g.b.ret().unwrap();
     g.b.end_function().unwrap();
