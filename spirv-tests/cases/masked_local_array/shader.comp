@@ -5,7 +5,7 @@
 // side, at a varying index on a nested branch of the other, and the array read after the join,
 // where each lane sees its own side's stores and the lanes of neither side their values from
 // before. (An array of four or more elements indexed at run time lives in the register file's
-// rows, which a masked region does not write: such a branch still hands back.)
+// rows instead: `masked_resident_array`.)
 layout(local_size_x = 32) in;
 layout(set = 0, binding = 0) readonly buffer P { uint cols; uint rows; };
 layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };

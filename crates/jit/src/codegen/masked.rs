@@ -20,9 +20,14 @@
 //! of inactive lanes go to the scratch slot (`memory::scatter`, `physical`); pure ops and loads
 //! run for every lane (each lane's load is checked, so an inactive lane's address is harmless).
 //!
-//! Invariants: the registers a join reads that its region writes are varying and not resident
-//! when its condition may diverge (a select of two values is varying; a resident register's
-//! row would be written for every lane); a region writes no resident register. A hand-back
+//! A resident register (a local array kept in its register-file rows) is written in a region
+//! only by stores into its variable: each blends its side's active lanes into the row
+//! (`Gen::set`, `Gen::resident_var`), so the row holds both sides' writes where the paths meet
+//! and is neither put back between the sides nor merged; such a store counts as a store below.
+//!
+//! Invariants: the registers a join reads that its region writes are varying when its
+//! condition may diverge (a select of two values is varying), and resident ones are written
+//! under the mask of the side that writes them, by `StoreVar` only. A hand-back
 //! inside a region restarts at its first branch (`Masked::restart`) with the values the
 //! registers had there (`Masked::snapshot`), so it must come before the region's first store:
 //! an op that may hand back after a store is checked by a pass over the region's pure ops
@@ -410,8 +415,42 @@ impl Gen<'_> {
     pub(super) fn maskable_region(&self, from: usize) -> Option<Region> {
         let ir = self.ir;
         let mut region = self.regions[from].clone()?;
+        // A resident register (its row is its home) is written only by stores into its
+        // variable that compiled code runs (`Gen::resident_var` at a uniform index,
+        // `Gen::store_var_varying` for up to 64 elements), which blend the active lanes into the
+        // row (no merge at the join, no check pass): not by other ops, edge copies or the
+        // interpreter, which would write every lane's element.
         if region.written.iter().any(|&r| self.resident[r as usize]) {
-            return None;
+            let compiled_store = |op: &Op| match op {
+                Op::StoreVar { var, index, .. } => {
+                    var.len <= 64
+                        || matches!(
+                            self.classes[*index as usize],
+                            Class::Const(_) | Class::Uniform
+                        )
+                }
+                _ => false,
+            };
+            let writes_resident = |op: &Op| {
+                let mut hit = false;
+                op.for_each_def(|r| hit |= self.resident[r as usize]);
+                hit
+            };
+            for &b in &region.blocks {
+                let block = &ir.blocks[b];
+                if block
+                    .ops
+                    .iter()
+                    .any(|op| writes_resident(op) && !compiled_store(op))
+                    || block
+                        .term
+                        .edges()
+                        .iter()
+                        .any(|e| e.moves.iter().any(|&(d, _)| self.resident[d as usize]))
+                {
+                    return None;
+                }
+            }
         }
         // Every branch that may diverge merges varying registers only.
         for b in std::iter::once(from).chain(region.blocks.iter().copied()) {
@@ -466,7 +505,10 @@ impl Gen<'_> {
                     if reads_loaded || (window_load(op) && !runs_in_check_pass(op)) {
                         op.for_each_def(|r| loaded.insert(r));
                     }
-                    seen_store |= window_store(op);
+                    // A store into a resident variable changes its row: the interpreter would
+                    // not see the branch's state on a restart.
+                    seen_store |= window_store(op)
+                        || matches!(op, Op::StoreVar { var, .. } if self.resident[var.base as usize]);
                 }
                 for e in ir.blocks[b].term.edges() {
                     for &(d, s) in &e.moves {
@@ -510,7 +552,10 @@ impl Gen<'_> {
             .live_at(from, ir.blocks[from].ops.len())
             .iter()
             .collect();
-        let snapshot: Vec<(Reg, JVal)> = live.iter().map(|&r| (r, self.get(r))).collect();
+        // A resident register's row is still the branch's on a restart: every store into it
+        // comes after the region's last hand-back.
+        let kept: Vec<Reg> = self.restorable(&live);
+        let snapshot: Vec<(Reg, JVal)> = kept.iter().map(|&r| (r, self.get(r))).collect();
         let base = Masked {
             lanes: cond,
             restart: Restart::At(restart, snapshot),
@@ -520,13 +565,14 @@ impl Gen<'_> {
             // before any effect), then the registers put back. Cranelift merges these ops with
             // the same ones of the run below.
             let live_here = self.live_at(from, ir.blocks[from].ops.len());
-            let before = self.values_to_restore(&region.written, &live_here);
+            let written = self.restorable(&region.written);
+            let before = self.values_to_restore(&written, &live_here);
             let pass = Pass {
                 base: base.clone(),
                 check_only: Some(&region.after_loads),
             };
             self.split(&pass, from, None, cond)?;
-            for (&r, v) in region.written.iter().zip(&before) {
+            for (&r, v) in written.iter().zip(&before) {
                 self.set(r, v.clone())?;
             }
             self.prechecked = region.prechecked.iter().copied().collect();
@@ -549,6 +595,16 @@ impl Gen<'_> {
         self.goto(region.join as u32, Some(last))
     }
 
+    /// The registers of `written` a side's values are put back into and merged: all but the
+    /// resident ones, whose rows take each side's writes under its mask.
+    fn restorable(&self, written: &[Reg]) -> Vec<Reg> {
+        written
+            .iter()
+            .copied()
+            .filter(|&r| !self.resident[r as usize])
+            .collect()
+    }
+
     /// Both sides of block `from`'s branch on `cond`, inside the lanes of `outer` (all of
     /// them when `None`), then the registers its join reads merged.
     fn split(
@@ -568,7 +624,7 @@ impl Gen<'_> {
             ));
         };
         let (join, written) = match &self.regions[from] {
-            Some(r) => (r.join, r.written.clone()),
+            Some(r) => (r.join, self.restorable(&r.written)),
             None => return Err(JitError::Unexpected("a masked split with no region")),
         };
         let live_here = self.live_at(from, ir.blocks[from].ops.len());

@@ -144,6 +144,15 @@ impl Gen<'_> {
     pub(crate) fn set(&mut self, r: Reg, v: JVal) -> JitResult<()> {
         let bytes = self.bytes(r);
         if self.resident[r as usize] {
+            // Under a mask (a side of a divergent branch) only the active lanes' elements of
+            // the row change: the row holds both sides' writes when the paths meet.
+            let v = match self.mask.as_ref().map(|m| m.lanes) {
+                Some(lanes) => {
+                    let old = self.get(r);
+                    self.blend(lanes, &v, &old, bytes)
+                }
+                None => v,
+            };
             let vs = self.vectors(&v, bytes);
             let addr = self.row_addr(r);
             for (j, x) in vs.into_iter().enumerate() {

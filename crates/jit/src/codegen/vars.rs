@@ -279,10 +279,19 @@ impl Gen<'_> {
             VarAccess::Store(value) => {
                 // Out of range, the row goes to the context's scratch bytes (at most 128 of
                 // its 512) instead.
-                let v = self.get(value);
-                let new = self.vectors(&v, bytes);
+                let mut v = self.get(value);
                 let scratch = self.scratch_addr();
                 let target = self.b.ins().select(inside, addr, scratch);
+                if let Some(lanes) = self.mask.as_ref().map(|m| m.lanes) {
+                    // Under a mask only the active lanes' elements change (as `set` does).
+                    let old = JVal::Varying(
+                        (0..bytes)
+                            .map(|j| self.b.ins().load(vt, own_flags(), target, (16 * j) as i32))
+                            .collect(),
+                    );
+                    v = self.blend(lanes, &v, &old, bytes);
+                }
+                let new = self.vectors(&v, bytes);
                 for (j, n) in new.into_iter().enumerate() {
                     self.b.ins().store(own_flags(), n, target, (16 * j) as i32);
                 }
