@@ -97,7 +97,7 @@ pub struct JitKernel {
     /// compiled code (see [`lockstep_reason`]), if it does.
     lockstep: Option<&'static str>,
     /// What of the kernel came from a code cache (see [`compile_with`]).
-    from_cache: CacheHit,
+    cache_hit: CacheHit,
     /// Whether [`compile_optimized`] would give better code: the function was allocated in a
     /// single pass only because it grew past [`SINGLE_PASS_REGALLOC_ABOVE_INSTS`].
     improvable: bool,
@@ -151,14 +151,14 @@ impl JitKernel {
     /// Whether the machine code came from the code store given to [`compile_with`] rather
     /// than from Cranelift.
     pub fn from_cache(&self) -> bool {
-        self.from_cache != CacheHit::Miss
+        self.cache_hit != CacheHit::Miss
     }
 
     /// Whether the whole kernel came from the code store, with no code generation at all (a
     /// kernel kept whole by an earlier compile of the same program by the same driver build on
     /// the same CPU).
     pub fn whole_from_cache(&self) -> bool {
-        self.from_cache == CacheHit::Whole
+        self.cache_hit == CacheHit::Whole
     }
 
     /// Whether [`compile_optimized`] would give this program better code (a second tier worth
@@ -487,7 +487,7 @@ fn kernel(
     out: codegen::Output,
     program: &Program,
     started: Instant,
-    from_cache: CacheHit,
+    cache_hit: CacheHit,
     improvable: bool,
 ) -> JitKernel {
     // SAFETY: the function was built with the signature `fn(*mut Ctx) -> u32` in the module's
@@ -510,7 +510,7 @@ fn kernel(
         data,
         compile_time: started.elapsed(),
         lockstep: lockstep_reason(program.ir()),
-        from_cache,
+        cache_hit,
         improvable,
     }
 }
@@ -592,7 +592,10 @@ fn load_whole(
         tracing::debug!("a kept kernel that does not decode is compiled again");
         return Ok(None);
     };
-    check_frame(whole.frame)?;
+    if check_frame(whole.frame).is_err() {
+        tracing::debug!("a kept kernel with too large a frame is compiled again");
+        return Ok(None);
+    }
     let id = module
         .declare_function("tessera_shader", Linkage::Local, &shader_signature(&module))
         .map_err(|e| JitError::Cranelift(e.to_string()))?;
