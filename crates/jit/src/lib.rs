@@ -349,6 +349,40 @@ pub fn compile_with(
     guarded(|| compile_inner(program, store, None))
 }
 
+/// The kernel `store` keeps whole for `program` (see `saved`), as [`compile_with`] would take
+/// it, or `None` without compiling anything: a miss, a damaged entry, or a failure to load.
+/// For a caller that would rather start on the interpreter than wait for a compile.
+pub fn kept_kernel(program: &Program, store: &dyn cache::CodeStore) -> Option<JitKernel> {
+    if std::env::var_os("TESSERA_JIT_DUMP").is_some() {
+        return None;
+    }
+    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let started = Instant::now();
+        let digest = saved::ProgramDigest::of(program);
+        let chosen = RegisterAllocator::for_ops(program_ops(program));
+        let mut order = vec![chosen];
+        if chosen == RegisterAllocator::Backtracking {
+            order.push(RegisterAllocator::SinglePass);
+        }
+        order.into_iter().find_map(|allocator| {
+            load_whole(program, store, &digest, allocator, started)
+                .ok()
+                .flatten()
+        })
+    }));
+    found.ok().flatten()
+}
+
+/// The number of IR ops of `program`.
+fn program_ops(program: &Program) -> usize {
+    program
+        .ir()
+        .blocks
+        .iter()
+        .map(|block| block.ops.len())
+        .sum()
+}
+
 /// Runs a compile, turning a panic into an error.
 fn guarded(compile: impl FnOnce() -> JitResult<JitKernel>) -> Result<JitKernel, SpirvError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile))
@@ -525,12 +559,7 @@ fn compile_inner(
     let started = Instant::now();
     let by_size = allocator.is_none();
     let chosen = allocator.unwrap_or_else(|| {
-        let ops: usize = program
-            .ir()
-            .blocks
-            .iter()
-            .map(|block| block.ops.len())
-            .sum();
+        let ops = program_ops(program);
         let chosen = RegisterAllocator::for_ops(ops);
         if chosen == RegisterAllocator::SinglePass {
             tracing::debug!(

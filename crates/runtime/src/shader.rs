@@ -3,7 +3,9 @@
 //! - `interp`: always the interpreter;
 //! - `jit`: compile at pipeline creation, and fail the creation if the JIT cannot compile the
 //!   shader (a developer's switch: it shows what the JIT does not handle);
-//! - `auto` (the default): compile on a background thread (at the lowest scheduling priority, so
+//! - `auto` (the default): take the kernel a code store keeps whole for the shader at pipeline
+//!   creation if there is one (`tessera_jit::kept_kernel`, about a millisecond); otherwise
+//!   compile on a background thread (at the lowest scheduling priority, so
 //!   that it never takes a core from the threads that dispatch); small dispatches use the
 //!   interpreter until the compiled code is ready, a large one ([`WAIT_FOR_CODE_INVOCATIONS`]
 //!   or more), or any once the pipeline's dispatches have spent [`INTERPRETER_BUDGET`] on the
@@ -22,9 +24,9 @@
 //! and dispatches take it once it is ready. It goes into the code stores, so a later creation of
 //! the same pipeline starts on it.
 //!
-//! Compiled code is kept (`tessera_jit::cache`) in the pipeline's `VkPipelineCache`, if it was
-//! created with one, and in a directory on disk, so that the same pipeline created again, in
-//! this process or a later one, skips Cranelift's compile:
+//! Compiled kernels are kept (`tessera_jit::cache`) in the pipeline's `VkPipelineCache`, if it
+//! was created with one, and in a directory on disk, so that the same pipeline created again, in
+//! this process or a later one, skips code generation and Cranelift's compile:
 //! - `TESSERA_SHADER_CACHE_DIR`: the directory (default `$XDG_CACHE_HOME/tessera`, else
 //!   `$HOME/.cache/tessera`; no disk cache when neither is set);
 //! - `TESSERA_SHADER_CACHE_DISABLE=1` (or `true`): no disk cache;
@@ -98,8 +100,13 @@ fn parse_size(text: &str) -> Option<u64> {
     digits.trim().parse::<u64>().ok()?.checked_mul(unit)
 }
 
-/// The disk cache as the environment configures it (see the module docs), opened once.
+/// The disk cache as the environment configures it (see the module docs), opened once. None in
+/// this crate's unit tests: they never read or write the user's cache (a kernel kept there by
+/// an earlier run would skip the compile paths they test).
 pub fn disk_cache() -> Option<&'static DiskCache> {
+    if cfg!(test) {
+        return None;
+    }
     static CACHE: OnceLock<Option<DiskCache>> = OnceLock::new();
     CACHE
         .get_or_init(|| {
@@ -266,6 +273,19 @@ fn compile_stored(
     tessera_jit::compile_with(program, Some(&stores))
 }
 
+/// The kernel the pipeline cache or the disk cache keeps whole for `program`, if any (see
+/// `tessera_jit::kept_kernel`; nothing is compiled).
+fn kept(program: &Program, cache: Option<&PipelineCache>) -> Option<tessera_jit::JitKernel> {
+    let stores = Stores {
+        pipeline: cache,
+        disk: disk_cache(),
+    };
+    if stores.pipeline.is_none() && stores.disk.is_none() {
+        return None;
+    }
+    tessera_jit::kept_kernel(program, &stores)
+}
+
 fn compile(
     program: &Program,
     name: &str,
@@ -358,6 +378,13 @@ impl Compiled {
                 }
             },
             ShaderBackend::Auto => {
+                // A kernel kept whole in a store loads in about a millisecond: no interpreter
+                // and no background compile for a shader an earlier run compiled.
+                if let Some(k) = kept(program, cache.map(|c| &**c)) {
+                    report(&k, name);
+                    slot.install(k, job());
+                    return Ok(slot);
+                }
                 if let Ok(mut pending) = slot.job.lock() {
                     *pending = Some(job());
                 }
@@ -692,6 +719,21 @@ mod tests {
         let second = tessera_jit::compile_with(&program(), Some(&stores)).unwrap();
         assert!(second.whole_from_cache());
         assert_eq!(second.op_counts(), first.op_counts());
+    }
+
+    #[test]
+    fn auto_takes_a_kept_kernel_at_creation() {
+        let cache = Arc::new(PipelineCache::for_tests());
+        let program = program();
+        let first =
+            Compiled::for_program_with(ShaderBackend::Jit, &program, "main", Some(&cache)).unwrap();
+        assert_eq!(first.kernel().map(|k| k.backend()), Some("jit"));
+        let next = Arc::new(PipelineCache::for_tests_from(&cache.data()));
+        let c =
+            Compiled::for_program_with(ShaderBackend::Auto, &program, "main", Some(&next)).unwrap();
+        // Ready at creation: nothing queued, nothing to wait for.
+        assert!(c.job.lock().unwrap().is_none());
+        assert_eq!(c.kernel().map(|k| k.backend()), Some("jit"));
     }
 
     #[test]
