@@ -357,18 +357,11 @@ pub fn kept_kernel(program: &Program, store: &dyn cache::CodeStore) -> Option<Ji
         return None;
     }
     let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let started = Instant::now();
         let digest = saved::ProgramDigest::of(program);
         let chosen = RegisterAllocator::for_ops(program_ops(program));
-        let mut order = vec![chosen];
-        if chosen == RegisterAllocator::Backtracking {
-            order.push(RegisterAllocator::SinglePass);
-        }
-        order.into_iter().find_map(|allocator| {
-            load_whole(program, store, &digest, allocator, started)
-                .ok()
-                .flatten()
-        })
+        load_kept(program, store, &digest, chosen, true, Instant::now())
+            .ok()
+            .flatten()
     }));
     found.ok().flatten()
 }
@@ -573,18 +566,10 @@ fn compile_inner(
     let dump = std::env::var_os("TESSERA_JIT_DUMP").map(std::path::PathBuf::from);
     let whole = store.filter(|_| dump.is_none());
     let digest = whole.map(|_| saved::ProgramDigest::of(program));
-    if let (Some(store), Some(digest)) = (whole, &digest) {
-        // Chosen by size, a backtracking kernel may have been kept single-pass (its function
-        // grew too large), with its second tier kept later: the second tier first.
-        let mut order = vec![chosen];
-        if by_size && chosen == RegisterAllocator::Backtracking {
-            order.push(RegisterAllocator::SinglePass);
-        }
-        for allocator in order {
-            if let Some(kernel) = load_whole(program, store, digest, allocator, started)? {
-                return Ok(kernel);
-            }
-        }
+    if let (Some(store), Some(digest)) = (whole, &digest)
+        && let Some(kernel) = load_kept(program, store, digest, chosen, by_size, started)?
+    {
+        return Ok(kernel);
     }
     let (kernel, fresh) = compile_fresh(program, store, chosen, by_size, dump, started)?;
     if let (Some(store), Some(digest), Some((fresh, allocator))) = (whole, &digest, fresh) {
@@ -597,6 +582,30 @@ fn compile_inner(
         }
     }
     Ok(kernel)
+}
+
+/// The kernel kept whole in `store` that a compile of `program` (its `digest`) with `chosen`
+/// would make (`by_size`: chosen by the IR's size). Chosen by size, a backtracking kernel may
+/// have been kept single-pass (its function grew too large) and its second tier kept later:
+/// the second tier first.
+fn load_kept(
+    program: &Program,
+    store: &dyn cache::CodeStore,
+    digest: &saved::ProgramDigest,
+    chosen: RegisterAllocator,
+    by_size: bool,
+    started: Instant,
+) -> JitResult<Option<JitKernel>> {
+    let mut order = vec![chosen];
+    if by_size && chosen == RegisterAllocator::Backtracking {
+        order.push(RegisterAllocator::SinglePass);
+    }
+    for allocator in order {
+        if let Some(kernel) = load_whole(program, store, digest, allocator, started)? {
+            return Ok(Some(kernel));
+        }
+    }
+    Ok(None)
 }
 
 /// The kernel kept whole in `store` for `program` (its `digest`) and `allocator`, if there is a

@@ -25,6 +25,17 @@ fn cases(count: usize) -> Vec<(Case, Program)> {
         .collect()
 }
 
+/// A copy of every entry of `store`: (key, sealed bytes).
+fn entries(store: &MemoryStore) -> Vec<(tessera_jit::cache::CodeKey, Vec<u8>)> {
+    store
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (*k, v.clone()))
+        .collect()
+}
+
 /// What of a kernel came from the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Hit {
@@ -81,13 +92,7 @@ fn each_entry_alone_is_damaged() {
     let store = MemoryStore::default();
     let (case, program) = cases(1).pop().unwrap();
     assert_eq!(compile_and_check(&case, &program, &store), Hit::Miss);
-    let entries: Vec<_> = store
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (*k, v.clone()))
-        .collect();
+    let entries = entries(&store);
     assert_eq!(entries.len(), 2);
     let mut seen = Vec::new();
     for (key, sealed) in entries {
@@ -116,13 +121,7 @@ fn a_damaged_entry_is_compiled_again_and_rewritten() {
     let store = MemoryStore::default();
     let (case, program) = cases(1).pop().unwrap();
     assert_eq!(compile_and_check(&case, &program, &store), Hit::Miss);
-    let entries: Vec<_> = store
-        .0
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (*k, v.clone()))
-        .collect();
+    let entries = entries(&store);
     // Every kind of damage, to both entries of the kernel: a flipped byte in the payload, the
     // digest or the magic; truncated; empty; another payload sealed under this key; this
     // entry's payload sealed under another key.
