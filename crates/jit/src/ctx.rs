@@ -156,6 +156,10 @@ pub struct Ctx {
     pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
     pub product_fn: unsafe extern "C" fn(*mut Ctx, u32, *const Operands) -> u32,
     pub tensor_site_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
+    /// The f32 bits of every float8 code, E4M3 then E5M2 (`codegen::conv::fp8_tables`). Compiled
+    /// code reads the address here, never as a constant of its own: a kernel kept on disk runs
+    /// in another process, where the table lies elsewhere.
+    pub fp8_tables: *const [[u32; 256]; 2],
     /// One per tensor access of the code with a run-time descriptor index
     /// (`CallbackData::dynamic`), plus one that stays unbound: filled by [`tensor_site`].
     pub dyn_sites: *mut DynSite,

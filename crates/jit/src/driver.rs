@@ -113,6 +113,7 @@ pub(crate) fn run_groups(
         coop_fn: ctx::coop,
         product_fn: ctx::product,
         tensor_site_fn: ctx::tensor_site,
+        fp8_tables: crate::codegen::fp8_tables(),
         dyn_sites: dyn_sites.as_mut_ptr(),
         physical_cache: [0; 3],
         physical_sites: [[0; 3]; ctx::PHYSICAL_SITES],

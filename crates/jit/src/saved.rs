@@ -20,7 +20,10 @@
 //! program and the code; anything out of place is a miss.
 //!
 //! Invariants: the key covers every input of `codegen::build` and of Cranelift's compile; a
-//! decoded kernel has the `Output` the code generator gave with the code it holds.
+//! decoded kernel has the `Output` the code generator gave with the code it holds; compiled
+//! code holds no address of this process as a constant (callbacks and tables are read from
+//! `Ctx`), since another process runs it. The `kept::` tests of `spirv-tests` run every case
+//! from a cache filled by another process.
 
 use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::ir::LibCall;

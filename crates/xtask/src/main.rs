@@ -271,6 +271,9 @@ fn test(extra: &[String]) -> Result<(), String> {
     setup(&["libvulkan1", "vulkan-tools"])?;
     let python = setup_python()?;
     run(cargo().args(["build", "--release", "-p", "tessera-icd"]))?;
+    // The tests' shader cache is one of this run (never the user's, and cold at the start).
+    let cache = root().join("target/test-shader-cache");
+    let _ = std::fs::remove_dir_all(&cache);
     // The scenario-runner tests find Arm's packages through $PYTHON. Everything runs with the
     // JIT forced (a shader it cannot compile fails pipeline creation instead of falling back),
     // then the tests that go through the driver run again on the interpreter: both shader
@@ -279,6 +282,7 @@ fn test(extra: &[String]) -> Result<(), String> {
         .args(["test", "--release", "--workspace"])
         .args(extra)
         .env("PYTHON", &python)
+        .env("TESSERA_SHADER_CACHE_DIR", &cache)
         .env("TESSERA_SHADER_BACKEND", "jit"))?;
     eprintln!("xtask: the driver's tests again, on the shader interpreter");
     run(cargo()
@@ -292,5 +296,6 @@ fn test(extra: &[String]) -> Result<(), String> {
         ])
         .args(extra)
         .env("PYTHON", &python)
+        .env("TESSERA_SHADER_CACHE_DIR", &cache)
         .env("TESSERA_SHADER_BACKEND", "interp"))
 }

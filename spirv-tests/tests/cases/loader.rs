@@ -6,6 +6,7 @@
 //! `vkCmdCopyTensorARM`. Needs the release ICD (`cargo build --release -p tessera-icd`).
 //!
 //! One device serves every run, one run at a time; it is created by the first loader test.
+//! The same backend named `kept` is the harness's warm-cache phase (see `main.rs`).
 
 use std::ffi::CString;
 use std::sync::{Mutex, PoisonError};
@@ -19,11 +20,14 @@ use crate::{Backend, check};
 /// The device of every loader test (created on first use) and the lock that serialises them.
 static CTX: Mutex<Option<Ctx>> = Mutex::new(None);
 
-pub struct Loader;
+pub struct Loader {
+    /// The warm-cache phase's backend: the tests are named `kept::<case>`.
+    pub kept: bool,
+}
 
 impl Backend for Loader {
     fn name(&self) -> &'static str {
-        "loader"
+        if self.kept { "kept" } else { "loader" }
     }
 
     fn run(&self, run: &Run) -> Result<(), String> {
@@ -34,9 +38,12 @@ impl Backend for Loader {
     }
 }
 
-/// Destroys the device (after the tests).
-pub fn shut_down() {
-    drop(CTX.lock().unwrap_or_else(PoisonError::into_inner).take());
+/// Destroys the device (after the tests); whether there was one (a loader test ran).
+pub fn shut_down() -> bool {
+    CTX.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+        .is_some()
 }
 
 fn vk_format(e: Elem) -> vk::Format {

@@ -14,17 +14,18 @@ use super::Gen;
 use super::float::float_ty;
 use super::values::{JVal, lane_flags, scalar_ty, vec_ty};
 use crate::classes::{LANES, wrap};
+use crate::ctx::field;
 
-/// The f32 bits of every float8 code (E5M2 or E4M3), as `alu::conv` converts them; built once,
-/// never freed (compiled code holds its address).
-pub(super) fn fp8_table(e5m2: bool) -> &'static [u32; 256] {
+/// The f32 bits of every float8 code, E4M3 then E5M2, as `alu::conv` converts them; built once,
+/// never freed. Compiled code finds them through `Ctx::fp8_tables` (an address in the code
+/// itself would be wrong in the next process that loads a kept kernel).
+pub(crate) fn fp8_tables() -> &'static [[u32; 256]; 2] {
     static TABLES: std::sync::OnceLock<[[u32; 256]; 2]> = std::sync::OnceLock::new();
-    let tables = TABLES.get_or_init(|| {
+    TABLES.get_or_init(|| {
         let table =
             |w: u8| std::array::from_fn(|code| alu::conv(Conv::FToF, w, 32, code as u64) as u32);
         [table(alu::W_E4M3), table(alu::W_E5M2)]
-    });
-    &tables[usize::from(e5m2)]
+    })
 }
 
 /// What a widening of an affine value does about lanes that wrap at the source width.
@@ -290,8 +291,11 @@ impl Gen<'_> {
     /// float8 (`W_E4M3` or `W_E5M2`) to f32 bits: a lookup in a table of all 256 codes, made
     /// with `alu::conv` itself (so the same bits, NaNs included), one load per lane.
     pub(super) fn fp8_to_f32(&mut self, from: u8, a: &JVal) -> Option<JVal> {
-        let table = fp8_table(from == alu::W_E5M2).as_ptr() as i64;
-        let base = self.b.ins().iconst(I64, table);
+        let tables = self.ctx_load(I64, field!(fp8_tables));
+        let base = self
+            .b
+            .ins()
+            .iadd_imm_s(tables, if from == alu::W_E5M2 { 1024 } else { 0 });
         let flags = MemFlagsData::trusted().with_readonly();
         let lookup = |g: &mut Self, code: Value| -> Value {
             let index = g.b.ins().uextend(I64, code);

@@ -83,6 +83,7 @@ use analysis::{
     barrier_jumps, dirty_registers, exits_first, hoist_divisions, invocation_ids,
     resident_registers,
 };
+pub(crate) use conv::fp8_tables;
 pub(crate) use memory::Sites;
 use values::{JVal, Vars, own_flags, scalar_ty, vec_ty};
 
