@@ -19,8 +19,12 @@
 //! side gave (a select at the iteration's end). When no lane is left, the registers take their
 //! `saved` values and the chunk goes on at the exit block.
 //!
+//! A local array kept in its register-file rows (resident) may be written in the loop by
+//! stores that blend the lanes running them into its row (`masked::resident_writes_masked`):
+//! the row holds each lane's writes, so it is neither saved, merged, put back nor selected.
+//!
 //! Invariants: the registers the exit block reads that the loop writes, and those a split
-//! merges, are varying and not resident. An op that may hand back is checked at the start of
+//! merges, are varying or resident (the resident ones taken from their rows). An op that may hand back is checked at the start of
 //! its iteration by a pass over the iteration's pure ops (so its operand may not come from a
 //! load of the iteration); a hand-back from there restarts the chunk with its active lanes at
 //! the header and the others at the exit block (`masked::Restart::Lanes`), and from the first,
@@ -383,9 +387,19 @@ impl Gen<'_> {
     pub(super) fn maskable_loop(&self, from: usize) -> Option<LoopPlan> {
         let ir = self.ir;
         let shape = self.loops.1[self.loops.0[from]?].clone();
+        // A resident register's row is its home: masked stores blend the lanes that run them
+        // into it, so it needs no saving, merging or select, only writes that blend.
         let varying_ok =
-            |r: Reg| !self.resident[r as usize] && self.classes[r as usize] == Class::Varying;
-        if shape.written.iter().any(|&r| self.resident[r as usize]) {
+            |r: Reg| self.resident[r as usize] || self.classes[r as usize] == Class::Varying;
+        let all_blocks: Vec<usize> = shape
+            .blocks
+            .iter()
+            .chain(&shape.exit_blocks)
+            .copied()
+            .collect();
+        if shape.written.iter().any(|&r| self.resident[r as usize])
+            && !self.resident_writes_masked(&all_blocks)
+        {
             return None;
         }
         let exit_reads = &self.live.live_in[shape.exit];
@@ -422,9 +436,12 @@ impl Gen<'_> {
                 .chain(&shape.exit_blocks)
                 .flat_map(|&b| &ir.blocks[b].ops)
         };
-        if ops().any(super::masked::window_store)
-            && ops().any(|op| self.tensor_read_may_hand_back(op))
-        {
+        // (A store into a resident variable changes its row as a window store changes memory.)
+        let stores = |op: &Op| {
+            super::masked::window_store(op)
+                || matches!(op, Op::StoreVar { var, .. } if self.resident[var.base as usize])
+        };
+        if ops().any(stores) && ops().any(|op| self.tensor_read_may_hand_back(op)) {
             return None;
         }
         let mut prechecked = Vec::new();
@@ -480,7 +497,12 @@ impl Gen<'_> {
         self.b.def_var(active, ones);
         let exit_reads = self.live.live_in[shape.exit].clone();
         let mut saved = Vec::new();
-        for &r in shape.written.iter().filter(|&&r| exit_reads.contains(r)) {
+        let kept: Vec<Reg> = self
+            .restorable(&shape.written)
+            .into_iter()
+            .filter(|&r| exit_reads.contains(r))
+            .collect();
+        for r in kept {
             let bytes = self.bytes(r);
             let now = self.get(r);
             let vs = self.vectors(&now, bytes);
@@ -497,7 +519,9 @@ impl Gen<'_> {
         let masks = Masks { active, saved };
         // The iteration the branch is in, from the branch.
         let at = (from as u32, ir.blocks[from].ops.len());
+        // (A hand-back comes before the iteration's first store: resident rows are as they were.)
         let live: Vec<Reg> = self.live_at(from, at.1).iter().collect();
+        let live = self.restorable(&live);
         let snapshot: Vec<(Reg, JVal)> = live.iter().map(|&r| (r, self.get(r))).collect();
         let restart = Restart::At(at, snapshot);
         self.iteration(shape, &masks, &plan.prechecked, restart, Some((from, cond)))?;
@@ -523,7 +547,7 @@ impl Gen<'_> {
         let mut values = Vec::new();
         let mut noted = HashSet::new();
         for r in header_reads.iter().chain(exit_reads.iter()) {
-            if !noted.insert(r) {
+            if !noted.insert(r) || self.resident[r as usize] {
                 continue;
             }
             let now = self.get(r);
@@ -583,7 +607,8 @@ impl Gen<'_> {
                 None => self.live_at(shape.header, 0),
                 Some((from, _)) => self.live_at(from, self.ir.blocks[from].ops.len()),
             };
-            let before = self.values_to_restore(&shape.written, &live_here);
+            let written = self.restorable(&shape.written);
+            let before = self.values_to_restore(&written, &live_here);
             let pass = Pass {
                 base: base.clone(),
                 check_only: Some(&[]),
@@ -591,7 +616,7 @@ impl Gen<'_> {
             let run = self.iteration_from(&pass, shape, masks, first);
             self.mask = None;
             run?;
-            for (&r, v) in shape.written.iter().zip(&before) {
+            for (&r, v) in written.iter().zip(&before) {
                 self.set(r, v.clone())?;
             }
             self.prechecked = prechecked.iter().copied().collect();
@@ -734,6 +759,8 @@ impl Gen<'_> {
         if let Some(regs) = shape.exit_paths.get(&t) {
             path_writes.extend(regs.iter().copied());
         }
+        // (A resident register keeps what the exit's stores blended into its row.)
+        let path_writes = self.restorable(&path_writes);
         let before: Vec<JVal> = path_writes.iter().map(|&r| self.get(r)).collect();
         self.side(pass, e, shape.exit, lanes)?;
         if pass.check_only.is_none() {
@@ -788,6 +815,8 @@ impl Gen<'_> {
             return Err(JitError::Unexpected("a masked loop split with no shape"));
         };
         let reads = self.live.live_in[join.unwrap_or(shape.header)].clone();
+        // Resident registers take both sides' stores in their rows: neither put back nor merged.
+        let written = self.restorable(&written);
         let merged: Vec<Reg> = written
             .iter()
             .copied()

@@ -411,6 +411,40 @@ impl Gen<'_> {
         }
     }
 
+    /// Whether every write of a resident register in `blocks` is a store into its variable
+    /// that compiled code runs and blends under the mask (`Gen::resident_var` at a uniform
+    /// index, `Gen::store_var_varying` for up to 64 elements): no other op, edge copy or
+    /// interpreter call, which would write every lane's element, writes one.
+    pub(super) fn resident_writes_masked(&self, blocks: &[usize]) -> bool {
+        let compiled_store = |op: &Op| match op {
+            Op::StoreVar { var, index, .. } => {
+                var.len <= 64
+                    || matches!(
+                        self.classes[*index as usize],
+                        Class::Const(_) | Class::Uniform
+                    )
+            }
+            _ => false,
+        };
+        let writes_resident = |op: &Op| {
+            let mut hit = false;
+            op.for_each_def(|r| hit |= self.resident[r as usize]);
+            hit
+        };
+        blocks.iter().all(|&b| {
+            let block = &self.ir.blocks[b];
+            !block
+                .ops
+                .iter()
+                .any(|op| writes_resident(op) && !compiled_store(op))
+                && !block
+                    .term
+                    .edges()
+                    .iter()
+                    .any(|e| e.moves.iter().any(|&(d, _)| self.resident[d as usize]))
+        })
+    }
+
     /// The region of block `from`'s branch, if it can run under masks (see the module docs).
     pub(super) fn maskable_region(&self, from: usize) -> Option<Region> {
         let ir = self.ir;
@@ -420,37 +454,10 @@ impl Gen<'_> {
         // `Gen::store_var_varying` for up to 64 elements), which blend the active lanes into the
         // row (no merge at the join, no check pass): not by other ops, edge copies or the
         // interpreter, which would write every lane's element.
-        if region.written.iter().any(|&r| self.resident[r as usize]) {
-            let compiled_store = |op: &Op| match op {
-                Op::StoreVar { var, index, .. } => {
-                    var.len <= 64
-                        || matches!(
-                            self.classes[*index as usize],
-                            Class::Const(_) | Class::Uniform
-                        )
-                }
-                _ => false,
-            };
-            let writes_resident = |op: &Op| {
-                let mut hit = false;
-                op.for_each_def(|r| hit |= self.resident[r as usize]);
-                hit
-            };
-            for &b in &region.blocks {
-                let block = &ir.blocks[b];
-                if block
-                    .ops
-                    .iter()
-                    .any(|op| writes_resident(op) && !compiled_store(op))
-                    || block
-                        .term
-                        .edges()
-                        .iter()
-                        .any(|e| e.moves.iter().any(|&(d, _)| self.resident[d as usize]))
-                {
-                    return None;
-                }
-            }
+        if region.written.iter().any(|&r| self.resident[r as usize])
+            && !self.resident_writes_masked(&region.blocks)
+        {
+            return None;
         }
         // Every branch that may diverge merges varying registers only.
         for b in std::iter::once(from).chain(region.blocks.iter().copied()) {
@@ -597,7 +604,7 @@ impl Gen<'_> {
 
     /// The registers of `written` a side's values are put back into and merged: all but the
     /// resident ones, whose rows take each side's writes under its mask.
-    fn restorable(&self, written: &[Reg]) -> Vec<Reg> {
+    pub(super) fn restorable(&self, written: &[Reg]) -> Vec<Reg> {
         written
             .iter()
             .copied()
