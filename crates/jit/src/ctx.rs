@@ -203,6 +203,7 @@ pub struct CallbackData {
     /// Run-time counts (see `JitKernel::run_stats`).
     pub callouts: std::sync::atomic::AtomicU64,
     pub hand_backs: std::sync::atomic::AtomicU64,
+    pub sync_blocks: std::sync::atomic::AtomicU64,
     /// Hand-backs by where the interpreter took over: (block, op), or (`DONE`, 0) for the
     /// lanes' own blocks.
     pub hand_back_sites: std::sync::Mutex<std::collections::BTreeMap<(u32, u32), u64>>,

@@ -235,7 +235,13 @@ pub(crate) fn run_groups(
                 .flatten()
             {
                 Some(target) => worker.advance_lanes(min, target),
-                None => worker.run_block(min),
+                None => {
+                    kernel
+                        .data
+                        .sync_blocks
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    worker.run_block(min);
+                }
             }
             // A group whose lanes keep diverging around sync ops (a loop with an atomic or a
             // barrier that some lanes of a chunk reach and others do not) costs compiled code a

@@ -140,6 +140,10 @@ pub struct RunStats {
     /// Chunks handed back to the interpreter (divergence, or a failed check of the compiled
     /// form).
     pub hand_backs: u64,
+    /// Sync blocks the driver ran on the interpreter between two calls of compiled code, once
+    /// for every lane of the group (barriers and subgroup reductions compiled code runs in its
+    /// own rounds are not counted).
+    pub sync_blocks: u64,
 }
 
 impl JitKernel {
@@ -207,6 +211,7 @@ impl JitKernel {
         RunStats {
             callouts: self.data.callouts.load(Relaxed),
             hand_backs: self.data.hand_backs.load(Relaxed),
+            sync_blocks: self.data.sync_blocks.load(Relaxed),
         }
     }
 
@@ -228,6 +233,7 @@ impl JitKernel {
         use std::sync::atomic::Ordering::Relaxed;
         self.data.callouts.store(0, Relaxed);
         self.data.hand_backs.store(0, Relaxed);
+        self.data.sync_blocks.store(0, Relaxed);
         if let Ok(mut sites) = self.data.hand_back_sites.lock() {
             sites.clear();
         }
@@ -528,6 +534,7 @@ fn kernel(
         dynamic: out.sites.dynamic.clone(),
         callouts: Default::default(),
         hand_backs: Default::default(),
+        sync_blocks: Default::default(),
         hand_back_sites: Default::default(),
     });
     JitKernel {

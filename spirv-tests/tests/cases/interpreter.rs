@@ -3,7 +3,8 @@
 //! compile the shader). Buffers and tensors are host memory records; optimal tensors are
 //! packed. Each run executes on 1 and on 2 worker threads. On the JIT, a case whose compiled
 //! code hands chunks to the interpreter must be listed in `spirv-tests/hand_backs.txt`, and a
-//! case named there must still hand back.
+//! case named there must still hand back; the cases of [`COMPILED_ROUNDS`] must run every sync
+//! block in compiled code.
 
 use std::collections::HashMap;
 
@@ -37,10 +38,29 @@ impl Backend for Direct {
             check(run, &got, &format!(" [{threads} thread(s)]"))?;
         }
         match kernel {
-            Some(k) => expected_hand_backs(run, &k),
+            Some(k) => {
+                expected_hand_backs(run, &k)?;
+                compiled_rounds(run, &k)
+            }
             None => Ok(()),
         }
     }
+}
+
+/// Cases whose sync blocks (barriers, subgroup reductions) compiled code runs in its own
+/// rounds: the driver runs none of them on the interpreter. (A loop around a subgroup
+/// operation is not among them: its latch is guarded, `ir::sched`, and the driver runs each
+/// chunk to it and the reduction for the group.)
+const COMPILED_ROUNDS: &[&str] = &["sg_reduce_rounds", "barrier_small_array"];
+
+fn compiled_rounds(run: &Run, kernel: &tessera_jit::JitKernel) -> Result<(), String> {
+    let ran = kernel.run_stats().sync_blocks;
+    if COMPILED_ROUNDS.contains(&run.name.as_str()) && ran > 0 {
+        return Err(format!(
+            "the driver ran {ran} sync block(s) on the interpreter; compiled code should run them"
+        ));
+    }
+    Ok(())
 }
 
 /// The patterns of `spirv-tests/hand_backs.txt` (see the module docs).

@@ -107,7 +107,8 @@ impl Gen<'_> {
     }
 
     /// At the end of the chunk range: when every chunk of the group yielded at the same
-    /// barrier-only block (`gathered`), moves them all past it and runs the next round in this
+    /// barrier-only block or subgroup reduction's block (`gathered`; the reduction is computed
+    /// here for every lane, `rounds.rs`), moves them all past it and runs the next round in this
     /// call, from chunk 0, each chunk entering the block the barrier jumps to with its live
     /// registers reloaded from the rows this call just wrote (`round_dispatch`). The driver would
     /// do the same (`Worker::advance_lanes`, a call in resume mode, a check of every lane's block
@@ -122,15 +123,19 @@ impl Gen<'_> {
             match t {
                 Some(t) if self.sync[i] => {
                     let arm = self.b.create_block();
-                    arms.push((arm, t));
+                    arms.push((i, arm, t));
                     table.push(arm);
                 }
                 _ => table.push(done),
             }
         }
         self.br_table_to(g, &table, done);
-        for (arm, t) in arms {
+        for (i, arm, t) in arms {
             self.b.switch_to_block(arm);
+            if self.subgroup_rounds[i] {
+                // Every lane waits at the reduction: it runs here, for all of them.
+                self.subgroup_round(i)?;
+            }
             let go = self.b.create_block();
             // (Between rounds every register is in its row: only the function's own variables
             // are live.)
@@ -499,8 +504,11 @@ impl Gen<'_> {
         }
         // (A barrier that leads straight to another sync block ends the chunk's round there:
         // no entry to hop into.)
-        let round_target = self.round_targets[t]
-            .filter(|&n| self.rounds && !self.sync.get(n as usize).copied().unwrap_or(true));
+        let round_target = self.round_targets[t].filter(|&n| {
+            self.rounds
+                && !self.subgroup_rounds[t]
+                && !self.sync.get(n as usize).copied().unwrap_or(true)
+        });
         let Some(next_block) = round_target else {
             self.set_chunk_pcs(target);
             if self.rounds {

@@ -56,6 +56,7 @@ mod ops;
 mod physical;
 mod product;
 mod quads;
+mod rounds;
 mod tensor;
 mod tern;
 mod tile;
@@ -233,9 +234,13 @@ pub(crate) struct Gen<'a> {
     pub(crate) grouped_stores: std::collections::HashSet<(u32, usize)>,
     /// Physical access sites so far (each gets a slot of `Ctx::physical_sites`).
     pub(crate) physical_site: usize,
-    /// Barrier rounds (see `next_round`): per block, the block a barrier-only block jumps
-    /// to; whether any block is one (and the program has sync blocks).
+    /// Barrier rounds (see `next_round`): per block, the block a barrier-only block or a
+    /// subgroup round's block (`rounds`) jumps to; whether any block is one (and the program
+    /// has sync blocks).
     round_targets: Vec<Option<u32>>,
+    /// Per block: whether it is a subgroup round's (`rounds::subgroup_jumps`): every chunk
+    /// must have yielded there before the round computes it, so no chunk hops past it.
+    subgroup_rounds: Vec<bool>,
     rounds: bool,
     /// Per block: the registers that may have been defined since the chunk last yielded at a
     /// sync block, or since it started (`dirty_registers`).
@@ -404,7 +409,15 @@ pub(crate) fn build(
     let poll = b.declare_var(I32);
     let gathered = b.declare_var(I32);
     let direct = b.declare_var(I32);
-    let round_targets = barrier_jumps(ir);
+    let subgroup_rounds: Vec<bool> = rounds::subgroup_jumps(ir, shape.wg_size)
+        .iter()
+        .map(Option::is_some)
+        .collect();
+    let round_targets: Vec<Option<u32>> = barrier_jumps(ir)
+        .into_iter()
+        .zip(rounds::subgroup_jumps(ir, shape.wg_size))
+        .map(|(barrier, subgroup)| barrier.or(subgroup))
+        .collect();
     let rounds = has_sync && round_targets.iter().any(Option::is_some);
     let batched = !has_sync && shape.fuse == 1;
     let group = b.declare_var(I32);
@@ -464,6 +477,7 @@ pub(crate) fn build(
         shifted_words: std::collections::HashMap::new(),
         physical_site: 0,
         round_targets,
+        subgroup_rounds,
         rounds,
         dirty,
         gathered,

@@ -210,7 +210,14 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ integers
 
     /// Scalar `op` at `bits` (storage width `ty`) with `alu::ibin`'s semantics, or `None`.
-    fn ibin_scalar(&mut self, op: IBin, bits: u32, ty: Type, a: Value, b: Value) -> Option<Value> {
+    pub(super) fn ibin_scalar(
+        &mut self,
+        op: IBin,
+        bits: u32,
+        ty: Type,
+        a: Value,
+        b: Value,
+    ) -> Option<Value> {
         Some(match op {
             IBin::Add => self.b.ins().iadd(a, b),
             IBin::Sub => self.b.ins().isub(a, b),
