@@ -115,6 +115,11 @@ def row_sum():
     return run, check
 
 
+def row_sum_subgroup():
+    # The same sums (the shader reduces through subgroups instead of shared memory).
+    return row_sum()
+
+
 def transpose():
     src = np.arange(N * N, dtype=np.float32).reshape(N, N)
     dst = np.empty_like(src)
@@ -390,6 +395,7 @@ WORKLOADS = {
     for f in (
         tensor_add,
         row_sum,
+        row_sum_subgroup,
         transpose,
         tiny_groups,
         i8_mul,

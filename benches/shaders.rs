@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | `tensor_add` | `c = a + b`, R32_SFLOAT [4096, 4096] (64 MiB a tensor), 256-invocation workgroups | bytes read + written |
 //! | `row_sum` | the sum of every row of an R32_SFLOAT [4096, 4096] tensor into a buffer: one 256-invocation workgroup per row, strided partial sums, then a shared-memory tree reduction with barriers | bytes read |
+//! | `row_sum_subgroup` | the same sums with a subgroup reduction (`subgroupAdd`), one value per subgroup through shared memory, one barrier | bytes read |
 //! | `transpose` | an R32_SFLOAT [4096, 4096] tensor into its transpose, 16×16 workgroups | bytes read + written |
 //! | `tiny_groups` | 100 000 one-invocation workgroups (a 1000×100 grid), each writing one element of a rank-1 R32_UINT tensor | elements |
 //! | `i8_mul` | `c = a * b` (wrapping), R8_SINT [16, 16, 256, 256] (16 MiB a tensor) | bytes read + written |
@@ -53,6 +54,8 @@ use gpu::*;
 
 const TENSOR_ADD_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_tensor_add.spv");
 const ROW_SUM_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_row_sum.spv");
+const ROW_SUM_SUBGROUP_SPV: &[u8] =
+    include_bytes!("../spirv-tests/shaders/bench_row_sum_subgroup.spv");
 const TRANSPOSE_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_transpose.spv");
 const TINY_GROUPS_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_tiny_groups.spv");
 const I8_MUL_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_i8_mul.spv");
@@ -278,14 +281,20 @@ fn shaders(c: &mut Criterion) {
         }
     }
 
-    if common::selected("row_sum") {
+    for (workload, spv) in [
+        ("row_sum", ROW_SUM_SPV),
+        ("row_sum_subgroup", ROW_SUM_SUBGROUP_SPV),
+    ] {
+        if !common::selected(workload) {
+            continue;
+        }
         let src = gpu.tensor(f32_, &dims);
         let sums = gpu.buffer(N as u64 * 4);
         let values = reference::small_floats(count, 3);
         src.mem.write(&values);
         sums.mem.fill(0xEE);
         let k = gpu.kernel(
-            ROW_SUM_SPV,
+            spv,
             &[
                 Descriptor::Tensor(src.view),
                 Descriptor::Buffer(sums.buffer),
@@ -297,10 +306,10 @@ fn shaders(c: &mut Criterion) {
         let mut want = vec![0f32; n];
         reference::row_sums(&values, n, &mut want);
         let bad = first_mismatch(&sums.mem.read::<f32>(n), &want);
-        assert_eq!(bad, None, "row_sum on {name}: (row, got, want)");
+        assert_eq!(bad, None, "{workload} on {name}: (row, got, want)");
         let tp = Throughput::Bytes(bytes);
-        time(c, "row_sum", tp.clone(), &gpu, &k);
-        time_reference(c, "row_sum", tp, || {
+        time(c, workload, tp.clone(), &gpu, &k);
+        time_reference(c, workload, tp, || {
             reference::row_sums(&values, n, &mut want);
         });
         gpu.destroy_kernel(k);

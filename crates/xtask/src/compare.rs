@@ -80,6 +80,7 @@ use report::Report;
 const SHADERS: &[&str] = &[
     "tensor_add",
     "row_sum",
+    "row_sum_subgroup",
     "transpose",
     "tiny_groups",
     "i8_mul",
