@@ -83,8 +83,9 @@ impl SubOp {
     }
 }
 
-/// Identity element of `op` at width `w` (float width codes as in `alu`).
-fn identity(op: Arith, w: u8) -> u64 {
+/// Identity element of `op` at width `w` (float width codes as in `alu`): what an exclusive
+/// scan gives its first lane.
+pub fn identity(op: Arith, w: u8) -> u64 {
     match op {
         Arith::I(IBin::Mul) => 1,
         Arith::I(IBin::UMin | IBin::And) => trunc(u64::MAX, w),

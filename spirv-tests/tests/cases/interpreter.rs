@@ -51,7 +51,11 @@ impl Backend for Direct {
 /// rounds: the driver runs none of them on the interpreter. (A loop around a subgroup
 /// operation is not among them: its latch is guarded, `ir::sched`, and the driver runs each
 /// chunk to it and the reduction for the group.)
-const COMPILED_ROUNDS: &[&str] = &["sg_reduce_rounds", "barrier_small_array"];
+const COMPILED_ROUNDS: &[&str] = &[
+    "sg_reduce_rounds",
+    "sg_scan_shuffle_rounds",
+    "barrier_small_array",
+];
 
 fn compiled_rounds(run: &Run, kernel: &tessera_jit::JitKernel) -> Result<(), String> {
     let ran = kernel.run_stats().sync_blocks;

@@ -409,13 +409,11 @@ pub(crate) fn build(
     let poll = b.declare_var(I32);
     let gathered = b.declare_var(I32);
     let direct = b.declare_var(I32);
-    let subgroup_rounds: Vec<bool> = rounds::subgroup_jumps(ir, shape.wg_size)
-        .iter()
-        .map(Option::is_some)
-        .collect();
+    let subgroup_jumps = rounds::subgroup_jumps(ir, shape.wg_size, &classes);
+    let subgroup_rounds: Vec<bool> = subgroup_jumps.iter().map(Option::is_some).collect();
     let round_targets: Vec<Option<u32>> = barrier_jumps(ir)
         .into_iter()
-        .zip(rounds::subgroup_jumps(ir, shape.wg_size))
+        .zip(subgroup_jumps)
         .map(|(barrier, subgroup)| barrier.or(subgroup))
         .collect();
     let rounds = has_sync && round_targets.iter().any(Option::is_some);

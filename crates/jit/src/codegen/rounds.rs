@@ -1,36 +1,54 @@
-//! Subgroup reductions in compiled rounds: a block that holds one clustered reduction
-//! (`subgroupAdd`, `subgroupMax`, …, `subgroupClusteredAdd`) and jumps on is a sync block like a
-//! barrier: every chunk yields at it. When all of a call's chunks have (a round of the whole
-//! group, `Gen::next_round`), compiled code computes the reduction for every lane from the
-//! rows the chunks just wrote, writes the results' rows, and enters the block it jumps to,
-//! as a barrier round does. Without this the driver ran the block on the interpreter and
-//! resumed compiled code: a round trip per reduction that cost far more than the reduction.
+//! Subgroup operations in compiled rounds: a block that holds one subgroup operation on 32-bit
+//! values compiled code can compute from rows ([`RoundOp`]: reductions, clustered reductions
+//! and scans, `subgroupBroadcastFirst`, and broadcasts, shuffles and quad operations whose lane
+//! operand is a constant) and jumps on is a sync block like a barrier: every chunk yields
+//! at it. When all of a call's chunks have (a round of the whole group, `Gen::next_round`),
+//! compiled code computes the operation for every lane from the rows the chunks just wrote,
+//! writes the result's rows, and enters the block it jumps to, as a barrier round does.
+//! Without this the driver ran the block on the interpreter and resumed compiled code: a round
+//! trip per operation that cost far more than the operation.
 //!
-//! The fold takes each cluster's lanes in order with the interpreter's arithmetic
-//! (`subgroup::segment`: `alu::ibin` / `alu::fbin` as the code generator compiles them,
-//! `Gen::ibin_scalar` and `Gen::fop`), so floats give the same bits. A chunk reaches the
-//! round only when its 16 lanes yielded at the block (every lane is active), and rounds run
-//! only for a workgroup of whole chunks; clusters must not cross its end.
+//! Each subgroup's lanes are taken as `subgroup::segment` takes them, every lane active (a
+//! chunk reaches the round only when its 16 lanes yielded at the block, and rounds run only
+//! for a workgroup of whole chunks): folds and scans in lane order with the interpreter's
+//! arithmetic (`alu::ibin` / `alu::fbin` as the code generator compiles them,
+//! `Gen::ibin_scalar` and `Gen::fop`), so floats give the same bits; a lane a shuffle names
+//! outside the subgroup reads 0.
 //!
-//! Invariants: a block is a subgroup round ([`subgroup_jumps`]) only for a reduction of
-//! 32-bit values whose arithmetic is listed in [`supported`], clusters that divide the
-//! workgroup, and a jump without edge copies; the round reads only the value operand's rows
-//! and writes only the result's rows, for lanes `0..chunk_end·16`.
+//! The value operand must not be a built-in: built-ins are not live registers (a yield stores
+//! none), and their rows hold values only where the driver wrote them for the interpreter.
+//! Constants' rows are written once per dispatch.
+//!
+//! Invariants: a block is a subgroup round ([`subgroup_jumps`]) only for an op [`RoundOp::of`]
+//! takes, in a workgroup of whole subgroups (whole clusters for a clustered reduction), with a
+//! jump without edge copies; the round reads only the value operand's rows and writes only the
+//! result's rows, for lanes `0..chunk_end·16`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Type, Value};
 use tessera_spirv::alu::{FBin, IBin};
-use tessera_spirv::ir::{Ir, Op, Term};
-use tessera_spirv::subgroup::{Arith, SUBGROUP_SIZE, Scan, SubOp};
+use tessera_spirv::ir::{Ir, Op, Reg, Term};
+use tessera_spirv::subgroup::{Arith, SUBGROUP_SIZE, Scan, SubOp, identity};
 
 use super::Gen;
 use super::values::own_flags;
-use crate::classes::LANES;
+use crate::classes::{Class, LANES};
 use crate::ctx::field;
 use crate::error::{JitError, JitResult};
 
-/// Whether a round folds `arith` (on 32-bit values).
+/// A subgroup operation a round computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RoundOp {
+    /// Every lane of each cluster of `size` lanes gets the cluster's fold (32-bit values).
+    Fold(Arith, usize),
+    /// Lane `i` gets the fold of lanes `0..=i` (`inclusive`) or `0..i` (32-bit values).
+    Scan(Arith, bool),
+    /// Lane `i` gets lane `source(i)`'s value, or 0 where that is `None` (32-bit values).
+    Permute(SubOp, u64),
+}
+
+/// Whether a fold or scan takes `arith` (on 32-bit values).
 fn supported(arith: Arith) -> bool {
     match arith {
         Arith::I(op) => matches!(
@@ -49,30 +67,93 @@ fn supported(arith: Arith) -> bool {
     }
 }
 
-/// The reduction a round computes for block `op`, with its cluster size: `None` for any
-/// other op (see the module docs).
-fn round_reduction(op: &Op, wg_size: u32) -> Option<(Arith, usize)> {
-    let Op::Subgroup {
-        op: SubOp::Reduce(arith, Scan::Clustered(size)),
-        width: 32,
-        ..
-    } = op
-    else {
-        return None;
-    };
-    let size = (*size as usize).clamp(1, SUBGROUP_SIZE);
-    let whole = (wg_size as usize).is_multiple_of(LANES) && (wg_size as usize).is_multiple_of(size);
-    (supported(*arith) && size.is_power_of_two() && whole).then_some((*arith, size))
+impl RoundOp {
+    /// The round form of `op` of `ir` in a workgroup of `wg_size` invocations whose registers
+    /// have `classes`, if it has one (see the module docs).
+    fn of(op: &Op, ir: &Ir, wg_size: u32, classes: &[Class]) -> Option<RoundOp> {
+        let Op::Subgroup {
+            op: sub,
+            width,
+            operand,
+            value,
+            ..
+        } = op
+        else {
+            return None;
+        };
+        // A built-in's row holds its values only where the driver wrote them for the
+        // interpreter (built-ins are not live registers a yield stores).
+        if ir
+            .builtins
+            .ranges()
+            .any(|(base, len)| (base..base + len).contains(value))
+        {
+            return None;
+        }
+        let wg = wg_size as usize;
+        let whole = |size: usize| wg.is_multiple_of(LANES) && wg.is_multiple_of(size);
+        let constant = || match classes.get(*operand as usize) {
+            Some(Class::Const(c)) => Some(*c),
+            _ => None,
+        };
+        let round = match *sub {
+            SubOp::Reduce(arith, Scan::Clustered(size)) => {
+                let size = (size as usize).clamp(1, SUBGROUP_SIZE);
+                (*width == 32 && supported(arith) && size.is_power_of_two() && whole(size))
+                    .then_some(RoundOp::Fold(arith, size))?
+            }
+            SubOp::Reduce(arith, scan) => (*width == 32 && supported(arith))
+                .then_some(RoundOp::Scan(arith, scan == Scan::Inclusive))?,
+            SubOp::BroadcastFirst => RoundOp::Permute(SubOp::BroadcastFirst, 0),
+            SubOp::Broadcast
+            | SubOp::ShuffleXor
+            | SubOp::ShuffleUp
+            | SubOp::ShuffleDown
+            | SubOp::QuadBroadcast
+            | SubOp::QuadSwap => RoundOp::Permute(*sub, constant()?),
+            _ => return None,
+        };
+        match round {
+            RoundOp::Fold(..) => Some(round),
+            RoundOp::Scan(..) => whole(SUBGROUP_SIZE).then_some(round),
+            RoundOp::Permute(..) => (*width == 32 && whole(SUBGROUP_SIZE)).then_some(round),
+        }
+    }
+
+    /// The lanes a round computes at once: a cluster, or a subgroup.
+    fn span(self) -> usize {
+        match self {
+            RoundOp::Fold(_, size) => size,
+            _ => SUBGROUP_SIZE,
+        }
+    }
 }
 
-/// Per block: `Some(target)` when it is a subgroup round (one reduction compiled code folds
-/// in a round, see the module docs) that jumps to `target` with no edge copies.
-pub(super) fn subgroup_jumps(ir: &Ir, wg_size: u32) -> Vec<Option<u32>> {
+/// The lane of its subgroup whose value lane `lane` of a permutation `sub` with constant lane
+/// operand `b` gets (`subgroup::segment`, every lane active), or `None` for 0.
+fn source(sub: SubOp, b: u64, lane: usize) -> Option<usize> {
+    let i = lane as u64;
+    let src = match sub {
+        SubOp::BroadcastFirst => Some(0),
+        SubOp::Broadcast => Some(b),
+        SubOp::ShuffleXor => Some(i ^ b),
+        SubOp::ShuffleUp => i.checked_sub(b),
+        SubOp::ShuffleDown => Some(i.saturating_add(b)),
+        SubOp::QuadBroadcast => (b < 4).then(|| (i & !3) + b),
+        SubOp::QuadSwap => (b < 3).then(|| i ^ (b + 1)),
+        _ => None,
+    }?;
+    usize::try_from(src).ok().filter(|&s| s < SUBGROUP_SIZE)
+}
+
+/// Per block: `Some(target)` when it is a subgroup round (one op [`RoundOp::of`] takes) that
+/// jumps to `target` with no edge copies.
+pub(super) fn subgroup_jumps(ir: &Ir, wg_size: u32, classes: &[Class]) -> Vec<Option<u32>> {
     ir.blocks
         .iter()
         .map(|blk| match (&blk.term, blk.ops.as_slice()) {
             (Term::Jump(e), [op])
-                if e.moves.is_empty() && round_reduction(op, wg_size).is_some() =>
+                if e.moves.is_empty() && RoundOp::of(op, ir, wg_size, classes).is_some() =>
             {
                 Some(e.target)
             }
@@ -83,27 +164,33 @@ pub(super) fn subgroup_jumps(ir: &Ir, wg_size: u32) -> Vec<Option<u32>> {
 
 impl Gen<'_> {
     /// In a round every chunk of the group entered at subgroup block `block`: computes its
-    /// reduction for lanes `0..chunk_end·16` from the value operand's rows into the result's.
+    /// operation for lanes `0..chunk_end·16` from the value operand's rows into the result's.
     pub(super) fn subgroup_round(&mut self, block: usize) -> JitResult<()> {
         let Some(op) = self.ir.blocks.get(block).and_then(|b| b.ops.first()) else {
             return Err(JitError::Unexpected(
                 "a subgroup round at a block with no op",
             ));
         };
-        let (Some((arith, size)), Op::Subgroup { dst, value, .. }) =
-            (round_reduction(op, self.shape.wg_size), op)
-        else {
+        let (Some(round), Op::Subgroup { dst, value, .. }) = (
+            RoundOp::of(op, self.ir, self.shape.wg_size, &self.classes),
+            op,
+        ) else {
             return Err(JitError::Unexpected("a subgroup round at another op"));
         };
-        let offset = |r: u32| self.layout.offsets[r as usize] as i64;
-        let (from, to) = (offset(*value), offset(*dst));
+        let (dst, value): (Reg, Reg) = (*dst, *value);
+        let bytes = self.bytes(value);
+        let ty = Type::int_with_byte_size(bytes as u16)
+            .ok_or(JitError::Unexpected("a subgroup round's value width"))?;
+        let offset = |r: Reg| self.layout.offsets[r as usize] as i64;
+        let (from, to) = (offset(value), offset(dst));
         let end = self.ctx_load(I32, field!(chunk_end));
         let end = self.b.ins().uextend(I64, end);
-        let total = self.b.ins().imul_imm_s(end, (LANES * 4) as i64);
+        let total = self.b.ins().imul_imm_s(end, (LANES * bytes) as i64);
         let regfile = self.ctx_load(I64, field!(regfile));
         let src = self.b.ins().iadd_imm_s(regfile, from);
         let dst_row = self.b.ins().iadd_imm_s(regfile, to);
-        // One cluster of `size` lanes per iteration, `at` its first lane's byte offset.
+        // One span (a cluster or a subgroup) per iteration, `at` its first lane's byte offset.
+        let span = round.span();
         let head = self.b.create_block();
         let at = self.b.append_block_param(head, I64);
         let body = self.b.create_block();
@@ -115,33 +202,60 @@ impl Gen<'_> {
         self.b.ins().brif(more, body, &[], after, &[]);
         self.b.switch_to_block(body);
         let from_lane = self.b.ins().iadd(src, at);
-        let mut acc = self.b.ins().load(I32, own_flags(), from_lane, 0);
-        for lane in 1..size {
-            let x = self
-                .b
-                .ins()
-                .load(I32, own_flags(), from_lane, (4 * lane) as i32);
-            acc = self.reduce_step(arith, acc, x)?;
-        }
         let to_lane = self.b.ins().iadd(dst_row, at);
-        if size >= 4 {
-            let v = self.b.ins().splat(I32X4, acc);
-            for quad in 0..size / 4 {
+        let lanes: Vec<Value> = (0..span)
+            .map(|k| {
                 self.b
                     .ins()
-                    .store(own_flags(), v, to_lane, (16 * quad) as i32);
-            }
-        } else {
-            for lane in 0..size {
-                self.b
-                    .ins()
-                    .store(own_flags(), acc, to_lane, (4 * lane) as i32);
-            }
+                    .load(ty, own_flags(), from_lane, (bytes * k) as i32)
+            })
+            .collect();
+        let out = self.round_values(round, ty, &lanes)?;
+        for (k, v) in out.into_iter().enumerate() {
+            self.b
+                .ins()
+                .store(own_flags(), v, to_lane, (bytes * k) as i32);
         }
-        let next = self.b.ins().iadd_imm_s(at, (4 * size) as i64);
+        let next = self.b.ins().iadd_imm_s(at, (bytes * span) as i64);
         self.b.ins().jump(head, &[BlockArg::Value(next)]);
         self.b.switch_to_block(after);
         Ok(())
+    }
+
+    /// The results of `round` for one span's `lanes` (values of type `ty`).
+    fn round_values(&mut self, round: RoundOp, ty: Type, lanes: &[Value]) -> JitResult<Vec<Value>> {
+        Ok(match round {
+            RoundOp::Fold(arith, _) => {
+                let mut acc = lanes[0];
+                for &x in &lanes[1..] {
+                    acc = self.reduce_step(arith, acc, x)?;
+                }
+                vec![acc; lanes.len()]
+            }
+            RoundOp::Scan(arith, inclusive) => {
+                let mut out = Vec::with_capacity(lanes.len());
+                let mut acc: Option<Value> = None;
+                for &x in lanes {
+                    let next = match acc {
+                        None => x,
+                        Some(a) => self.reduce_step(arith, a, x)?,
+                    };
+                    out.push(match (inclusive, acc) {
+                        (true, _) => next,
+                        (false, Some(a)) => a,
+                        (false, None) => self.b.ins().iconst(I32, identity(arith, 32) as i64),
+                    });
+                    acc = Some(next);
+                }
+                out
+            }
+            RoundOp::Permute(sub, b) => {
+                let zero = self.b.ins().iconst(ty, 0);
+                (0..lanes.len())
+                    .map(|i| source(sub, b, i).map_or(zero, |s| lanes[s]))
+                    .collect()
+            }
+        })
     }
 
     /// `x ∘ y` on 32-bit values as `alu` computes it (`arith` is [`supported`]).

@@ -607,6 +607,8 @@ pub fn generate(seed: u64) -> Case {
         Capability::GroupNonUniformArithmetic,
         Capability::GroupNonUniformBallot,
         Capability::GroupNonUniformShuffle,
+        Capability::GroupNonUniformShuffleRelative,
+        Capability::GroupNonUniformClustered,
     ] {
         b.capability(c);
     }

@@ -460,7 +460,7 @@ impl Gen {
         let u = self.ty(U32);
         let (t, v) = self.int_scalar(1);
         let x = self.convert(t, v, U32);
-        let r = match self.rng.below(7) {
+        let r = match self.rng.below(11) {
             0 => self
                 .b
                 .group_non_uniform_i_add(u, None, scope, GroupOperation::Reduce, x, None)
@@ -491,6 +491,44 @@ impl Gen {
                     .group_non_uniform_shuffle(u, None, scope, x, lane)
                     .unwrap()
             }
+            7 => {
+                let mask = {
+                    let v = 1u32 << self.rng.below(5);
+                    self.cu32(v)
+                };
+                self.b
+                    .group_non_uniform_shuffle_xor(u, None, scope, x, mask)
+                    .unwrap()
+            }
+            8 => {
+                let delta = {
+                    let v = self.rng.below(6) as u32;
+                    self.cu32(v)
+                };
+                self.b
+                    .group_non_uniform_shuffle_down(u, None, scope, x, delta)
+                    .unwrap()
+            }
+            9 => {
+                let size = {
+                    let v = 1u32 << self.rng.below(6);
+                    self.cu32(v)
+                };
+                self.b
+                    .group_non_uniform_u_max(
+                        u,
+                        None,
+                        scope,
+                        GroupOperation::ClusteredReduce,
+                        x,
+                        Some(size),
+                    )
+                    .unwrap()
+            }
+            10 => self
+                .b
+                .group_non_uniform_u_min(u, None, scope, GroupOperation::ExclusiveScan, x, None)
+                .unwrap(),
             5 => {
                 let bt = self.ty(BOOL);
                 let c = self.value(BOOL, 1);
