@@ -7,7 +7,7 @@ rng = np.random.default_rng(13)
 u = rng.integers(0, 1 << 20, N, dtype=np.uint32)
 f = (rng.standard_normal(N).astype(np.float32) * np.float32(0.125) + np.float32(1.0)).astype(np.float32)
 M = 0xFFFFFFFF
-o = np.zeros((N, 10), np.uint32)
+o = np.zeros((N, 12), np.uint32)
 p = np.zeros((N, 3), np.float32)
 for g in range(0, N, 32):
     x = [int(v) for v in u[g:g + 32]]
@@ -33,11 +33,13 @@ for g in range(0, N, 32):
                     x[k - 3] if k >= 3 else 7,
                     x[k + 4] if k < 28 else 9,
                     x[(k & ~3) + 2],
-                    x[k ^ 1] ^ ((x[k ^ 3] << 4) & M)]
+                    x[k ^ 1] ^ ((x[k ^ 3] << 4) & M),
+                    x[(k * 7) % 32],
+                    (x[k ^ (k & 3)] + (x[k + (k & 1)] if k + (k & 1) < 32 else 0)) & M]
         p[g + k] = [finc[k], fexc[k], y[31]]
 
 case = Case("subgroup scans, broadcasts, shuffles and quad operations computed in compiled rounds")
 case.run(dispatch=[2, 1, 1],
          bindings=[buf(0, u, None), buf(1, f, None, dtype=np.float32),
-                   buf(2, np.zeros(N * 10, np.uint32), o.reshape(-1)),
+                   buf(2, np.zeros(N * 12, np.uint32), o.reshape(-1)),
                    buf(3, np.zeros(N * 3, np.float32), p.reshape(-1), dtype=np.float32)])

@@ -1,7 +1,7 @@
 //! Subgroup operations in compiled rounds: a block that holds one subgroup operation on 32-bit
 //! values compiled code can compute from rows ([`RoundOp`]: reductions, clustered reductions
-//! and scans, `subgroupBroadcastFirst`, and broadcasts, shuffles and quad operations whose lane
-//! operand is a constant) and jumps on is a sync block like a barrier: every chunk yields
+//! and scans, `subgroupBroadcastFirst`, broadcasts, shuffles and quad operations whose lane
+//! operand is a constant, and shuffles whose lane operand varies) and jumps on is a sync block like a barrier: every chunk yields
 //! at it. When all of a call's chunks have (a round of the whole group, `Gen::next_round`),
 //! compiled code computes the operation for every lane from the rows the chunks just wrote,
 //! writes the result's rows, and enters the block it jumps to, as a barrier round does.
@@ -46,6 +46,9 @@ enum RoundOp {
     Scan(Arith, bool),
     /// Lane `i` gets lane `source(i)`'s value, or 0 where that is `None` (32-bit values).
     Permute(SubOp, u64),
+    /// A broadcast or shuffle (`Broadcast`, `ShuffleXor`, `ShuffleUp`, `ShuffleDown`) whose
+    /// 32-bit lane operand varies: each lane's source is computed from the operand's row.
+    Shuffle(SubOp),
 }
 
 /// Whether a fold or scan takes `arith` (on 32-bit values).
@@ -83,11 +86,12 @@ impl RoundOp {
         };
         // A built-in's row holds its values only where the driver wrote them for the
         // interpreter (built-ins are not live registers a yield stores).
-        if ir
-            .builtins
-            .ranges()
-            .any(|(base, len)| (base..base + len).contains(value))
-        {
+        let builtin = |r: &Reg| {
+            ir.builtins
+                .ranges()
+                .any(|(base, len)| (base..base + len).contains(r))
+        };
+        if builtin(value) {
             return None;
         }
         let wg = wg_size as usize;
@@ -110,13 +114,26 @@ impl RoundOp {
             | SubOp::ShuffleUp
             | SubOp::ShuffleDown
             | SubOp::QuadBroadcast
-            | SubOp::QuadSwap => RoundOp::Permute(*sub, constant()?),
+            | SubOp::QuadSwap => match constant() {
+                Some(b) => RoundOp::Permute(*sub, b),
+                None if matches!(
+                    sub,
+                    SubOp::Broadcast | SubOp::ShuffleXor | SubOp::ShuffleUp | SubOp::ShuffleDown
+                ) && !builtin(operand)
+                    && ir.reg_types.get(*operand as usize).map(|t| t.bytes()) == Some(4) =>
+                {
+                    RoundOp::Shuffle(*sub)
+                }
+                None => return None,
+            },
             _ => return None,
         };
         match round {
             RoundOp::Fold(..) => Some(round),
             RoundOp::Scan(..) => whole(SUBGROUP_SIZE).then_some(round),
-            RoundOp::Permute(..) => (*width == 32 && whole(SUBGROUP_SIZE)).then_some(round),
+            RoundOp::Permute(..) | RoundOp::Shuffle(_) => {
+                (*width == 32 && whole(SUBGROUP_SIZE)).then_some(round)
+            }
         }
     }
 
@@ -171,18 +188,27 @@ impl Gen<'_> {
                 "a subgroup round at a block with no op",
             ));
         };
-        let (Some(round), Op::Subgroup { dst, value, .. }) = (
+        let (
+            Some(round),
+            Op::Subgroup {
+                dst,
+                value,
+                operand,
+                ..
+            },
+        ) = (
             RoundOp::of(op, self.ir, self.shape.wg_size, &self.classes),
             op,
-        ) else {
+        )
+        else {
             return Err(JitError::Unexpected("a subgroup round at another op"));
         };
-        let (dst, value): (Reg, Reg) = (*dst, *value);
+        let (dst, value, operand): (Reg, Reg, Reg) = (*dst, *value, *operand);
         let bytes = self.bytes(value);
         let ty = Type::int_with_byte_size(bytes as u16)
             .ok_or(JitError::Unexpected("a subgroup round's value width"))?;
         let offset = |r: Reg| self.layout.offsets[r as usize] as i64;
-        let (from, to) = (offset(value), offset(dst));
+        let (from, to, lane_of) = (offset(value), offset(dst), offset(operand));
         let end = self.ctx_load(I32, field!(chunk_end));
         let end = self.b.ins().uextend(I64, end);
         let total = self.b.ins().imul_imm_s(end, (LANES * bytes) as i64);
@@ -210,7 +236,14 @@ impl Gen<'_> {
                     .load(ty, own_flags(), from_lane, (bytes * k) as i32)
             })
             .collect();
-        let out = self.round_values(round, ty, &lanes)?;
+        let out = match round {
+            RoundOp::Shuffle(sub) => {
+                let operands = self.b.ins().iadd_imm_s(regfile, lane_of);
+                let operands = self.b.ins().iadd(operands, at);
+                self.shuffle_values(sub, from_lane, operands, span)
+            }
+            _ => self.round_values(round, ty, &lanes)?,
+        };
         for (k, v) in out.into_iter().enumerate() {
             self.b
                 .ins()
@@ -255,7 +288,54 @@ impl Gen<'_> {
                     .map(|i| source(sub, b, i).map_or(zero, |s| lanes[s]))
                     .collect()
             }
+            RoundOp::Shuffle(_) => {
+                return Err(JitError::Unexpected(
+                    "a shuffle's values come from its rows",
+                ));
+            }
         })
+    }
+
+    /// The results of a shuffle `sub` with a varying lane operand for one subgroup whose values
+    /// are at `values` and lane operands at `operands` (32-bit rows): lane `i` reads the value
+    /// of the lane its operand names, or 0 when that lane is outside the subgroup
+    /// (`subgroup::segment`, every lane active).
+    fn shuffle_values(
+        &mut self,
+        sub: SubOp,
+        values: Value,
+        operands: Value,
+        span: usize,
+    ) -> Vec<Value> {
+        let last = self.b.ins().iconst(I64, (span - 1) as i64);
+        let zero = self.b.ins().iconst(I32, 0);
+        (0..span)
+            .map(|i| {
+                let b = self
+                    .b
+                    .ins()
+                    .load(I32, own_flags(), operands, (4 * i) as i32);
+                let b = self.b.ins().uextend(I64, b);
+                let lane = self.b.ins().iconst(I64, i as i64);
+                let src = match sub {
+                    SubOp::ShuffleXor => self.b.ins().bxor(lane, b),
+                    SubOp::ShuffleUp => self.b.ins().isub(lane, b),
+                    SubOp::ShuffleDown => self.b.ins().iadd(lane, b),
+                    _ => b,
+                };
+                let mut valid = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, src, last);
+                if sub == SubOp::ShuffleUp {
+                    // `lane - b` below 0 names no lane.
+                    let up = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, b, lane);
+                    valid = self.b.ins().band(valid, up);
+                }
+                let at = self.b.ins().select(valid, src, last);
+                let at = self.b.ins().ishl_imm_u(at, 2);
+                let at = self.b.ins().iadd(values, at);
+                let x = self.b.ins().load(I32, own_flags(), at, 0);
+                self.b.ins().select(valid, x, zero)
+            })
+            .collect()
     }
 
     /// `x ∘ y` on 32-bit values as `alu` computes it (`arith` is [`supported`]).
