@@ -35,6 +35,7 @@
 
 mod analysis;
 mod callout;
+mod compare;
 mod conv;
 mod coop;
 mod dot;
