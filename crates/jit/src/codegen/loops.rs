@@ -373,6 +373,17 @@ fn walk(
     }
 }
 
+impl LoopShape {
+    /// The loop's blocks in iteration order, then its exits' paths to the exit block.
+    fn all_blocks(&self) -> Vec<usize> {
+        self.blocks
+            .iter()
+            .chain(&self.exit_blocks)
+            .copied()
+            .collect()
+    }
+}
+
 /// What a masked loop keeps in variables across its iterations.
 struct Masks {
     /// The lanes still in the loop (`I8X16` 0/1).
@@ -391,12 +402,7 @@ impl Gen<'_> {
         // into it, so it needs no saving, merging or select, only writes that blend.
         let varying_ok =
             |r: Reg| self.resident[r as usize] || self.classes[r as usize] == Class::Varying;
-        let all_blocks: Vec<usize> = shape
-            .blocks
-            .iter()
-            .chain(&shape.exit_blocks)
-            .copied()
-            .collect();
+        let all_blocks = shape.all_blocks();
         if shape.written.iter().any(|&r| self.resident[r as usize])
             && !self.resident_writes_masked(&all_blocks)
         {
@@ -429,13 +435,7 @@ impl Gen<'_> {
         // Every op that may hand back is checked at its iteration's start: its operand may not
         // come from a load of the iteration. A tensor read that may hand back cannot be (its
         // checks are its loads): the loop keeps none beside a store.
-        let ops = || {
-            shape
-                .blocks
-                .iter()
-                .chain(&shape.exit_blocks)
-                .flat_map(|&b| &ir.blocks[b].ops)
-        };
+        let ops = || all_blocks.iter().flat_map(|&b| &ir.blocks[b].ops);
         // (A store into a resident variable changes its row as a window store changes memory.)
         let stores = |op: &Op| {
             super::masked::window_store(op)
@@ -446,7 +446,7 @@ impl Gen<'_> {
         }
         let mut prechecked = Vec::new();
         let mut loaded = RegSet::new(ir.reg_types.len() as u32);
-        for &b in shape.blocks.iter().chain(&shape.exit_blocks) {
+        for &b in &all_blocks {
             for (k, op) in ir.blocks[b].ops.iter().enumerate() {
                 let may_hand_back = self.wrap_check_may_hand_back(op);
                 let reads_loaded = reads_any(op, &loaded);
@@ -485,13 +485,7 @@ impl Gen<'_> {
         // Tensor views are checked here, at the branch, before the masked iterations store
         // anything (`edge`).
         self.at = (from as u32, ir.blocks[from].ops.len());
-        let blocks: Vec<usize> = shape
-            .blocks
-            .iter()
-            .chain(&shape.exit_blocks)
-            .copied()
-            .collect();
-        self.check_tensor_views(&blocks);
+        self.check_tensor_views(&shape.all_blocks());
         let ones = super::vs_one(&mut self.b);
         let active = self.b.declare_var(I8X16);
         self.b.def_var(active, ones);
