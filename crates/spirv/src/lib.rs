@@ -25,6 +25,7 @@
 //! [`Program`] is immutable and shareable between threads.
 
 pub mod alu;
+mod coalesce;
 pub mod converge;
 pub mod exec;
 pub mod ir;

@@ -196,6 +196,13 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
     );
     crate::opt::merge_blocks(&mut blocks);
     crate::loop_exits::sink_loop_copies(&mut blocks, reg_types.len() as u32);
+    crate::coalesce::coalesce_edge_copies(
+        &mut blocks,
+        &reg_types,
+        &l.var_ranges,
+        &l.consts_init,
+        &l.builtins,
+    );
     crate::converge::insert(&mut blocks);
     let blocks = crate::opt::isolate_sync_ops(blocks);
     let blocks = crate::switches::switch_chains(blocks, &mut reg_types, &mut l.consts_init);
