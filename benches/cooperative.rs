@@ -8,9 +8,10 @@
 //! | `coopvec_mlp` | an MLP per invocation, 4 layers 64→64, float16 inputs, matrices (inferencing-optimal), biases and results, relu between layers (`coopVecMatMulAddNV`), over 1 048 576 invocations | FLOPs (2·64·64·4 per invocation) |
 //! | `coopmat_gemm_f16` | C = A·B, 1024³, float16 A and B, float32 C, 16×16×16 cooperative matrices, one 32×32 block of C per subgroup | FLOPs (2·1024³) |
 //! | `coopmat_gemm_s8` | the same with int8 A and B and int32 C (16×16×32) | operations (2·1024³) |
+//! | `coopmat_gemm_{f16,s8}_opt` | the same two shaders optimised by `spirv-opt -O`, as projects ship them: the loops over tiles unrolled, the matrices SSA values instead of arrays | as above |
 //!
 //! The GLSL sources are `spirv-tests/shaders/bench_coopvec_mlp.comp` and
-//! `bench_coopmat_gemm_{f16,s8}.comp` (the body is `bench_coopmat_gemm.glsl`). A workload whose
+//! `bench_coopmat_gemm_{f16,s8}{,_opt}.comp` (the body is `bench_coopmat_gemm.glsl`). A workload whose
 //! extension the driver does not list is skipped with a note on stderr.
 //!
 //! Results are `coop_<name>/<driver>_<threads>`, with the driver as in `common.rs` and
@@ -35,6 +36,10 @@ use gpu::*;
 const MLP_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_coopvec_mlp.spv");
 const GEMM_F16_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_coopmat_gemm_f16.spv");
 const GEMM_S8_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_coopmat_gemm_s8.spv");
+const GEMM_F16_OPT_SPV: &[u8] =
+    include_bytes!("../spirv-tests/shaders/bench_coopmat_gemm_f16_opt.spv");
+const GEMM_S8_OPT_SPV: &[u8] =
+    include_bytes!("../spirv-tests/shaders/bench_coopmat_gemm_s8_opt.spv");
 
 /// Invocations of the MLP (`local_size_x = 64`).
 const MLP_INVOCATIONS: usize = 1 << 20;
@@ -212,6 +217,22 @@ fn gemm_f16() -> GemmCase {
     }
 }
 
+fn gemm_f16_opt() -> GemmCase {
+    GemmCase {
+        name: "coopmat_gemm_f16_opt",
+        spv: GEMM_F16_OPT_SPV,
+        ..gemm_f16()
+    }
+}
+
+fn gemm_s8_opt() -> GemmCase {
+    GemmCase {
+        name: "coopmat_gemm_s8_opt",
+        spv: GEMM_S8_OPT_SPV,
+        ..gemm_s8()
+    }
+}
+
 fn gemm_s8() -> GemmCase {
     let n = GEMM;
     let value = |i: usize, seed: usize| ((small(i, seed) * 16.0) as i32 * 15) as i8;
@@ -297,6 +318,8 @@ fn cooperative(c: &mut Criterion) {
     for (name, case) in [
         ("coopmat_gemm_f16", gemm_f16 as fn() -> GemmCase),
         ("coopmat_gemm_s8", gemm_s8),
+        ("coopmat_gemm_f16_opt", gemm_f16_opt),
+        ("coopmat_gemm_s8_opt", gemm_s8_opt),
     ] {
         if !common::selected(name) {
             continue;

@@ -294,6 +294,14 @@ def coopmat_gemm_s8():
     return _sgemm()
 
 
+def coopmat_gemm_f16_opt():
+    return _sgemm()
+
+
+def coopmat_gemm_s8_opt():
+    return _sgemm()
+
+
 def graph_add():
     shape = (1, 4096, 4096)
     rng = np.random.default_rng(1)
@@ -406,6 +414,8 @@ WORKLOADS = {
         coopvec_mlp,
         coopmat_gemm_f16,
         coopmat_gemm_s8,
+        coopmat_gemm_f16_opt,
+        coopmat_gemm_s8_opt,
         graph_add,
         graph_matmul,
         graph_conv2d,

@@ -19,6 +19,8 @@ pub(super) const WORKLOADS: &[(&str, f64)] = &[
     ("coopvec_mlp", 2.0 * 64.0 * 64.0 * 4.0 * 1_048_576.0),
     ("coopmat_gemm_f16", 2.0 * 1024.0 * 1024.0 * 1024.0),
     ("coopmat_gemm_s8", 2.0 * 1024.0 * 1024.0 * 1024.0),
+    ("coopmat_gemm_f16_opt", 2.0 * 1024.0 * 1024.0 * 1024.0),
+    ("coopmat_gemm_s8_opt", 2.0 * 1024.0 * 1024.0 * 1024.0),
 ];
 
 /// Milliseconds of each (workload, thread count) on each side.

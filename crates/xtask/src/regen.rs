@@ -12,7 +12,8 @@
 //!    `spirv-val --target-env <target_env>` (default `vulkan1.3`).
 //!
 //! `spirv-tests/shaders/` (shaders Rust tests load directly) gets the same treatment: each
-//! `*.comp` / `*.spvasm` becomes the `*.spv` next to it.
+//! `*.comp` / `*.spvasm` becomes the `*.spv` next to it, through `spirv-opt -O` as well for a
+//! `*_opt.comp`.
 //!
 //! Then, without `--check`, the results replace the committed files: `case.json`, `*.bin` and
 //! `*.spv` are the generated files of a case folder (run subfolders included), and the ones no
@@ -32,6 +33,10 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::{root, setup_python_packages};
+
+/// The ending of a loose shader's name that has regen optimise it (`spirv-opt -O`) after glslc,
+/// the way projects that ship SPIR-V build it (`glslc -O`).
+const OPTIMIZED: &str = "_opt.comp";
 
 /// What regen needs from PyPI (see `requirements.txt`).
 const PACKAGES: &[&str] = &[
@@ -405,15 +410,26 @@ pub(crate) fn regen(args: &[String]) -> Result<(), String> {
     };
     errors.extend(parallel(&loose, |src| {
         let spv = Path::new(src).with_extension("spv");
-        build_source(
-            &tools,
-            &shaders_dir,
-            src,
-            &[],
-            DEFAULT_ENV,
-            &tmp.join("shaders").join(&spv),
-        )
-        .map_err(|e| format!("spirv-tests/shaders/{src}: {e}"))
+        let out = tmp.join("shaders").join(&spv);
+        build_source(&tools, &shaders_dir, src, &[], DEFAULT_ENV, &out)
+            .and_then(|()| {
+                if !src.ends_with(OPTIMIZED) {
+                    return Ok(());
+                }
+                let plain = out.with_extension("O0.spv");
+                std::fs::rename(&out, &plain).map_err(|e| e.to_string())?;
+                quiet(
+                    tools
+                        .spirv_tool("spirv-opt")
+                        .arg("-O")
+                        .arg(&plain)
+                        .arg("-o")
+                        .arg(&out),
+                )?;
+                std::fs::remove_file(&plain).map_err(|e| e.to_string())?;
+                validate(&tools, &out, DEFAULT_ENV)
+            })
+            .map_err(|e| format!("spirv-tests/shaders/{src}: {e}"))
     }));
     if !errors.is_empty() {
         return Err(format!("regen failed:\n  {}", errors.join("\n  ")));

@@ -175,10 +175,36 @@ impl Gen<'_> {
         else {
             return self.native_call(op);
         };
-        let Some(rows) = self.matrix_rows(ty, *column_major, *unit, src, *stride, dsts, false)?
-        else {
-            return self.native_call(op);
+        let in_place = self.load_places.loads.contains(&self.at);
+        let rows = if in_place && self.mask.is_some() {
+            None
+        } else {
+            self.matrix_rows(ty, *column_major, *unit, src, *stride, dsts, false)?
         };
+        let Some(rows) = rows else {
+            self.native_call(op)?;
+            if in_place {
+                self.set_place(dsts, None);
+            }
+            return Ok(());
+        };
+        if in_place {
+            // The multiply-adds read the matrix where it is (`operands`); the rows are
+            // filled only where it is not wholly inside the window.
+            let fast = self.b.create_block();
+            let slow = self.b.create_block();
+            let join = self.b.create_block();
+            self.b.ins().brif(rows.ok, fast, &[], slow, &[]);
+            self.enter_sealed(fast);
+            self.set_place(dsts, Some((rows.first, rows.line)));
+            self.b.ins().jump(join, &[]);
+            self.enter_sealed(slow);
+            self.native_call(op)?;
+            self.set_place(dsts, None);
+            self.b.ins().jump(join, &[]);
+            self.enter_sealed(join);
+            return Ok(());
+        }
         let es = ty.elem.bytes();
         self.inline_or_native(op, rows.ok, |g, _| {
             let vt = vec_ty(es);

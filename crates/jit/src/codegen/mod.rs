@@ -53,6 +53,7 @@ mod math;
 mod memory;
 mod narrow;
 mod odd;
+mod operands;
 mod ops;
 mod physical;
 mod product;
@@ -149,6 +150,10 @@ pub(crate) struct Gen<'a> {
     pub(crate) resident: Vec<bool>,
     /// Multiply-adds that read operands from their variables, and the loads they skip.
     pub(crate) fusions: product::Fusions,
+    /// Matrix loads that multiply-adds read in place (`operands`), and the variables of
+    /// their places, by (block, op).
+    pub(crate) load_places: operands::LoadPlaces,
+    pub(crate) places: std::collections::HashMap<(u32, usize), (Variable, Variable)>,
     /// Per varying bool register: variables that say, as scalars (`I8` 0/1), whether every
     /// lane of it is true and whether some lane is (set with it, `Gen::set`). A branch on the
     /// register tests them: they follow it through block parameters, where `decided` cannot.
@@ -358,6 +363,14 @@ pub(crate) fn build(
     let chunk = b.declare_var(I32);
     let resident = resident_registers(ir, &classes, program.reg_layout());
     let fusions = product::fused_products(ir, &classes, &resident, &live, shape.wg_size);
+    let load_places = operands::load_places(
+        ir,
+        &classes,
+        &resident,
+        program.reg_layout(),
+        &live,
+        shape.wg_size,
+    );
     let vars = ir
         .reg_types
         .iter()
@@ -450,6 +463,8 @@ pub(crate) fn build(
         sigs,
         sites: Sites::default(),
         fusions,
+        load_places,
+        places: Default::default(),
         callouts: Vec::new(),
         natives: Vec::new(),
         native_ops: 0,

@@ -392,8 +392,10 @@ impl Gen<'_> {
         let direct = HalfProduct::direct(form)
             && (self.shape.wg_size as usize).is_multiple_of(SUBGROUP)
             && self.mask.is_none();
+        let loaded = [self.loaded_place(0), self.loaded_place(1)];
         if !direct {
             self.skipped_loads(&operands, &lists)?;
+            self.fill_loaded_rows([a, b]);
             self.native_call(op)?;
             return self.result_stores(&result, dsts, true);
         }
@@ -407,7 +409,7 @@ impl Gen<'_> {
         // Every index keeps its operand (or the result) inside its variable: the places of the
         // variables' rows.
         let mut inside = None;
-        let mut in_vars = [None; 4];
+        let mut in_vars = [loaded[0], loaded[1], None, None];
         let targets = [
             operands[0],
             operands[1],
@@ -438,6 +440,7 @@ impl Gen<'_> {
             let safe = self.b.ins().select(fits, i, zero);
             let step = self.b.ins().imul_imm_s(safe, stride);
             let first = self.row_addr(v.var.base + v.offset);
+            let stride = self.b.ins().iconst(I64, stride);
             in_vars[o] = Some((self.b.ins().iadd(first, step), stride));
         }
         let join = self.b.create_block();
@@ -451,7 +454,7 @@ impl Gen<'_> {
             self.enter_sealed(slow);
         }
         self.skipped_loads(&operands, &lists)?;
-        self.direct_call(op, &lists, [None; 4])?;
+        self.direct_call(op, &lists, [loaded[0], loaded[1], None, None])?;
         self.result_stores(&result, dsts, false)?;
         self.b.ins().jump(join, &[]);
         self.enter_sealed(join);
@@ -508,24 +511,26 @@ impl Gen<'_> {
         Ok(())
     }
 
-    /// The multiply-add `op` through `ctx::product`: operand `o` at `in_vars[o]` (first row,
-    /// stride) when given, else at its registers' rows; through `ctx::coop` when those rows
-    /// are not at one stride.
+    /// The multiply-add `op` through `ctx::product`: operand `o` at `in_vars[o]` (first
+    /// component, bytes between components: in its variable or where a load left it) when
+    /// given, else at its registers' rows; through `ctx::coop` when those rows are not at one
+    /// stride.
     fn direct_call(
         &mut self,
         op: &Op,
         lists: &[&[Reg]; 4],
-        in_vars: [Option<(Value, i64)>; 4],
+        in_vars: [Option<(Value, Value)>; 4],
     ) -> JitResult<()> {
         let strides: Vec<Option<i64>> = lists
             .iter()
             .enumerate()
             .map(|(o, regs)| match in_vars.get(o).copied().flatten() {
-                Some((_, stride)) => Some(stride),
+                Some(_) => Some(0),
                 None => row_stride(self.layout, regs),
             })
             .collect();
         if strides.iter().any(Option::is_none) {
+            self.fill_loaded_rows([lists[0], lists[1]]);
             return self.native_call(op);
         }
         for (o, regs) in lists.iter().enumerate().take(3) {
@@ -544,9 +549,11 @@ impl Gen<'_> {
         for (o, regs) in lists.iter().enumerate() {
             let (base, stride) = match in_vars.get(o).copied().flatten() {
                 Some(place) => place,
-                None => (self.row_addr(regs[0]), strides[o].unwrap_or(0)),
+                None => {
+                    let stride = self.b.ins().iconst(I64, strides[o].unwrap_or(0));
+                    (self.row_addr(regs[0]), stride)
+                }
             };
-            let stride = self.b.ins().iconst(I64, stride);
             let at = (16 * o) as i32;
             self.b.ins().store(own_flags(), base, args, at);
             self.b.ins().store(own_flags(), stride, args, at + 8);
