@@ -154,7 +154,7 @@ pub struct Ctx {
     pub poll_fn: unsafe extern "C" fn(*mut Ctx) -> u32,
     pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
     pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
-    pub product_fn: unsafe extern "C" fn(*mut Ctx, u32, *const Operands) -> u32,
+    pub product_fn: unsafe extern "C" fn(*mut Ctx, u32, *const Operands, u32) -> u32,
     pub tensor_site_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
     /// The f32 bits of every float8 code, E4M3 then E5M2 (`codegen::conv::fp8_tables`). Compiled
     /// code reads the address here, never as a constant of its own: a kernel kept on disk runs
@@ -274,22 +274,30 @@ pub unsafe extern "C" fn coop(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
     .unwrap_or(1)
 }
 
-/// Runs the cooperative-matrix multiply-add `index` of the kernel's native list for one chunk
-/// from and to `operands`: pointers compiled code computed into its register rows (or the
-/// rows of the variable an operand stays in). Returns 0, or 1 if the dispatch must stop.
+/// Runs `count` cooperative-matrix multiply-adds of the form of multiply-add `index` of the
+/// kernel's native list for one chunk, from and to `operands`: pointers compiled code computed
+/// into its register rows (or the rows of the variable an operand stays in, or where a load
+/// left it). Returns 0, or 1 if the dispatch must stop.
 ///
 /// # Safety
-/// See [`parts`]; `operands` points at an `Operands` whose places hold the multiply-add's
-/// components as `HalfProduct::run_strided` requires.
-pub unsafe extern "C" fn product(ctx: *mut Ctx, index: u32, operands: *const Operands) -> u32 {
+/// See [`parts`]; `operands` points at `count` `Operands` whose places hold the multiply-adds'
+/// components as `HalfProduct::run_batch` requires.
+pub unsafe extern "C" fn product(
+    ctx: *mut Ctx,
+    index: u32,
+    operands: *const Operands,
+    count: u32,
+) -> u32 {
     catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: forwarded contract.
         let (_, worker, data) = unsafe { parts(ctx) };
         let Some(Op::CoopMatMulAdd { form, .. }) = data.natives.get(index as usize) else {
             return 1;
         };
+        // SAFETY: forwarded contract: `count` entries at `operands`.
+        let list = unsafe { std::slice::from_raw_parts(operands, count as usize) };
         // SAFETY: forwarded contract.
-        u32::from(!unsafe { worker.run_product(form, &*operands) })
+        u32::from(!unsafe { worker.run_products(form, list) })
     }))
     .unwrap_or(1)
 }

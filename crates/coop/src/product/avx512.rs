@@ -186,6 +186,107 @@ pub(super) unsafe fn float_rows<P: Place>(
     }
 }
 
+/// `acc[i] += A0[i][kk]·B[kk]` and `acc[BLOCK + i] += A1[i][kk]·B[kk]` for `kk` ascending:
+/// [`block_steps`] for two products that share `B`, each row of `B` widened once for both.
+///
+/// # Safety
+/// [`Wide::floats`]; `a0` and `a1` hold `BLOCK·k` values, `b` `k` components of its type.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
+#[inline]
+unsafe fn pair_steps<P: Place, const BT: u8, const K: usize>(
+    acc: &mut [__m512; 2 * BLOCK],
+    a0: *const f32,
+    a1: *const f32,
+    b: P,
+    k: usize,
+) {
+    let k = if K > 0 { K } else { k };
+    // SAFETY: the caller's contract.
+    unsafe {
+        for kk in 0..k {
+            let p = b.at(kk);
+            let bv = match BT {
+                0 => _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())),
+                1 => _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
+                    _mm256_loadu_si256(p.cast()),
+                ))),
+                _ => _mm512_loadu_ps(p.cast()),
+            };
+            for i in 0..BLOCK {
+                acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(*a0.add(i * k + kk)), bv, acc[i]);
+                acc[BLOCK + i] =
+                    _mm512_fmadd_ps(_mm512_set1_ps(*a1.add(i * k + kk)), bv, acc[BLOCK + i]);
+            }
+        }
+    }
+}
+
+/// Two halves' products that share `B` (the first half of a batch pair: `D0 = A0·B + C0` and
+/// `D1 = A1·B + C1`), each with [`float_rows`]'s arithmetic: `a0`, `a1` are the staged `A`s
+/// (`BLOCK × k`), the rest as [`float_rows`] says for `rows = BLOCK`.
+///
+/// # Safety
+/// [`Wide::floats`]; `a0` and `a1` hold `BLOCK·k` values; `b` holds `k` components of `b_ty`
+/// (f16, bfloat16 or f32); `c0`, `d0`, `c1`, `d1` `BLOCK` components each (`d0` and `d1`
+/// writable, overlapping neither `b` nor each other nor the other product's `C`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn float_rows_pair<P: Place>(
+    a0: &[f32],
+    a1: &[f32],
+    b: P,
+    b_ty: ComponentType,
+    [c0, c1]: [P; 2],
+    c_half: bool,
+    [d0, d1]: [P; 2],
+    d_half: bool,
+    k: usize,
+) {
+    let (a0, a1) = (&a0[..BLOCK * k], &a1[..BLOCK * k]);
+    let mut acc = [_mm512_setzero_ps(); 2 * BLOCK];
+    // SAFETY: components `0..BLOCK` of each C and D and `0..k` of B exist (the caller's
+    // contract); `a0` and `a1` hold `BLOCK·k` values.
+    unsafe {
+        for (i, x) in acc.iter_mut().enumerate() {
+            let p = if i < BLOCK {
+                c0.at(i)
+            } else {
+                c1.at(i - BLOCK)
+            };
+            *x = if c_half {
+                _mm512_cvtph_ps(_mm256_loadu_si256(p.cast()))
+            } else {
+                _mm512_loadu_ps(p.cast())
+            };
+        }
+        let (a0, a1) = (a0.as_ptr(), a1.as_ptr());
+        const F16: u8 = 0;
+        const BF16: u8 = 1;
+        const F32: u8 = 2;
+        match (b_ty, k) {
+            (ComponentType::Float16, 16) => pair_steps::<P, F16, 16>(&mut acc, a0, a1, b, k),
+            (ComponentType::Float16, _) => pair_steps::<P, F16, 0>(&mut acc, a0, a1, b, k),
+            (ComponentType::BFloat16, 16) => pair_steps::<P, BF16, 16>(&mut acc, a0, a1, b, k),
+            (ComponentType::BFloat16, _) => pair_steps::<P, BF16, 0>(&mut acc, a0, a1, b, k),
+            (_, 16) => pair_steps::<P, F32, 16>(&mut acc, a0, a1, b, k),
+            _ => pair_steps::<P, F32, 0>(&mut acc, a0, a1, b, k),
+        }
+        for (i, x) in acc.iter().enumerate() {
+            let p = if i < BLOCK {
+                d0.at(i)
+            } else {
+                d1.at(i - BLOCK)
+            };
+            if d_half {
+                let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(*x);
+                _mm256_storeu_si256(p.cast(), h);
+            } else {
+                _mm512_storeu_ps(p.cast(), *x);
+            }
+        }
+    }
+}
+
 /// The arrays [`vnni_rows`] stages into (reused from one product to the next).
 #[derive(Debug, Default)]
 pub(super) struct VnniArrays {
@@ -193,6 +294,23 @@ pub(super) struct VnniArrays {
     a: Vec<u8>,
     /// `B` biased to signed bytes, as quads: for each `p < k/4`, 16 columns × 4 rows.
     b: Vec<u8>,
+    /// Within a batch ([`VnniArrays::reuse`]): the `B` that `b` holds and its column sums.
+    staged: Option<(StagedB, [i32; HALF])>,
+    /// Whether `b` may be reused for a `B` at the same place: set only while a batch runs,
+    /// in which nothing writes the operands' memory.
+    reuse: bool,
+}
+
+/// What identifies a staged `B`: its place's key, its signedness, whether the column sums
+/// were taken (signed `A`) and `k`.
+type StagedB = ((usize, usize), bool, bool, usize);
+
+impl VnniArrays {
+    /// Starts (`true`) or ends a batch: within one, a `B` staged at a place is reused.
+    pub(super) fn batch(&mut self, on: bool) {
+        self.reuse = on;
+        self.staged = None;
+    }
 }
 
 /// The 8-bit forms `vnni_rows` takes: `N = 16`, `K` a multiple of 4.
@@ -257,10 +375,24 @@ pub(super) unsafe fn vnni_rows<P: Place>(
             }
         }
         let bq = arrays.b.as_mut_ptr();
-        let col_sums = if vbmi {
-            stage_quads_vbmi(b, quads, b_signed, bq, a_signed)
-        } else {
-            stage_quads(b, quads, b_signed, bq, a_signed)
+        let key = b.key().map(|place| (place, b_signed, a_signed, k));
+        let col_sums = match (arrays.staged, key) {
+            (Some((staged, col)), Some(want)) if arrays.reuse && staged == want => {
+                _mm512_loadu_si512(col.as_ptr().cast())
+            }
+            _ => {
+                let col_sums = if vbmi {
+                    stage_quads_vbmi(b, quads, b_signed, bq, a_signed)
+                } else {
+                    stage_quads(b, quads, b_signed, bq, a_signed)
+                };
+                arrays.staged = key.map(|staged| {
+                    let mut col = [0i32; HALF];
+                    _mm512_storeu_si512(col.as_mut_ptr().cast(), col_sums);
+                    (staged, col)
+                });
+                col_sums
+            }
         };
         // −α·Σₖ b' per column (α = 128).
         let col_term = if a_signed {

@@ -3,7 +3,11 @@
 //! one stride ([`HalfProduct::run_strided`], what compiled code calls with pointers it
 //! computed: its register rows, or the rows of the variable an operand stays in).
 //!
-//! Both take the same path ([`HalfProduct::run_places`]): `A` and `B` are converted once into
+//! [`HalfProduct::run_batch`] runs several [`Operands`] in one call: two float products that
+//! share `B` together ([`super::avx512::float_rows_pair`]), 8-bit products that share `B` one
+//! after the other with `B` staged once.
+//!
+//! All take the same path ([`HalfProduct::run_places`]): `A` and `B` are converted once into
 //! the product's arrays (f32, or i16 and i16 pairs for the 8-bit integer forms), blocks of the
 //! accumulator are read from `C`'s components and written to `D`'s. With AVX-512 and `N = 16`,
 //! `avx512`'s kernels read `B`'s float rows in place and stage 8-bit `A` and `B` as biased
@@ -21,6 +25,11 @@ pub(super) trait Place: Copy {
     /// # Safety
     /// `i` is below the operand's component count.
     unsafe fn at(self, i: usize) -> *mut u8;
+
+    /// What identifies the place within a batch (first component, stride), if anything.
+    fn key(self) -> Option<(usize, usize)> {
+        None
+    }
 }
 
 /// Components at offsets into a register file.
@@ -51,6 +60,10 @@ impl Place for Strided {
     #[inline(always)]
     unsafe fn at(self, i: usize) -> *mut u8 {
         self.base.wrapping_add(i.wrapping_mul(self.stride))
+    }
+
+    fn key(self) -> Option<(usize, usize)> {
+        Some((self.base as usize, self.stride))
     }
 }
 
@@ -175,6 +188,87 @@ impl HalfProduct {
         }
         // SAFETY: the caller's contract; the form is direct.
         unsafe { self.run_places(form, [operands.a, operands.b, operands.c, operands.d]) };
+        true
+    }
+
+    /// Several products of `form` from and to their operands, in order, as
+    /// [`Self::run_strided`] runs each: on the AVX-512 float path two products that read the
+    /// same `B` run together (each row of `B` widened once for both), on the VNNI path a `B`
+    /// staged for one product is reused by the next that reads it. False, with nothing
+    /// written, for a form [`Self::direct`] does not take.
+    ///
+    /// # Safety
+    /// Each entry as [`Self::run_strided`] says; no product's `D` overlaps another's `A`, `B`
+    /// or `C` or another's `D` (so the order in which they run does not matter), and at most
+    /// 64 entries.
+    pub unsafe fn run_batch(&mut self, form: &MulAdd, operands: &[Operands]) -> bool {
+        if !Self::direct(form) || operands.len() > 64 {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if form.is_float() && self.wide().floats && form.n as usize == HALF && form.m == 16 {
+            let k = form.k as usize;
+            fit(&mut self.a, 8 * k);
+            fit(&mut self.a_pair, 8 * k);
+            let mut done = 0u64;
+            for i in 0..operands.len() {
+                if done & (1 << i) != 0 {
+                    continue;
+                }
+                done |= 1 << i;
+                let first = &operands[i];
+                let partner = (i + 1..operands.len()).find(|&j| {
+                    done & (1 << j) == 0
+                        && operands[j].b.base == first.b.base
+                        && operands[j].b.stride == first.b.stride
+                });
+                let Some(j) = partner else {
+                    // SAFETY: the caller's contract; the form is direct.
+                    unsafe { self.run_places(form, [first.a, first.b, first.c, first.d]) };
+                    continue;
+                };
+                done |= 1 << j;
+                let second = &operands[j];
+                // SAFETY: the CPU has AVX-512 (F, BW, VL), F16C and FMA; the arrays hold
+                // 8·k values; the places hold the components (the caller's contract: each
+                // `A` 8·k/16, `B` k, `C` and `D` 8 rows, N = 16).
+                unsafe {
+                    super::x86::stage_f32(form.a, first.a, 8 * k / HALF, &mut self.a);
+                    super::x86::stage_f32(form.a, second.a, 8 * k / HALF, &mut self.a_pair);
+                    super::avx512::float_rows_pair(
+                        &self.a,
+                        &self.a_pair,
+                        first.b,
+                        form.b,
+                        [first.c, second.c],
+                        form.c == ComponentType::Float16,
+                        [first.d, second.d],
+                        form.result == ComponentType::Float16,
+                        k,
+                    );
+                }
+            }
+            return true;
+        }
+        #[cfg(target_arch = "x86_64")]
+        self.vnni.batch(true);
+        // Products that read the same B one after the other, so that its staging is reused.
+        let mut done = 0u64;
+        for i in 0..operands.len() {
+            if done & (1 << i) != 0 {
+                continue;
+            }
+            for (j, op) in operands.iter().enumerate().skip(i) {
+                let same = op.b.base == operands[i].b.base && op.b.stride == operands[i].b.stride;
+                if done & (1 << j) == 0 && same {
+                    done |= 1 << j;
+                    // SAFETY: the caller's contract; the form is direct.
+                    unsafe { self.run_places(form, [op.a, op.b, op.c, op.d]) };
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        self.vnni.batch(false);
         true
     }
 

@@ -46,6 +46,8 @@ pub struct HalfProduct {
     /// Whether this form takes the 8-bit integer path.
     bytes: bool,
     a: Vec<f32>,
+    /// The second `A` of a pair that shares `B` (`run_batch`).
+    a_pair: Vec<f32>,
     b: Vec<f32>,
     d: Vec<f32>,
     a16: Vec<i16>,
@@ -432,6 +434,97 @@ mod tests {
                             form.result.load(&out[lane * es..]),
                             want[i * HALF + lane],
                             "{form:?} component {i} lane {lane}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `run_batch` against the reference: a GEMM step's four products (two `A`s times two
+    /// `B`s, accumulators updated in place), the float forms pairing products that share `B`
+    /// and the 8-bit forms reusing a staged `B`, with the AVX-512 kernels and without.
+    #[test]
+    fn batches_match_the_reference() {
+        use ComponentType::*;
+        use operands::*;
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let signed = A_SIGNED | B_SIGNED | C_SIGNED | RESULT_SIGNED;
+        for (k, ab, c, operands) in [
+            (16, Float16, Float32, 0),
+            (16, Float16, Float16, 0),
+            (16, BFloat16, Float32, 0),
+            (32, SInt8, SInt32, signed),
+            (32, UInt8, UInt32, 0),
+            (32, SInt8, SInt32, signed | SATURATING),
+        ] {
+            let form = MulAdd {
+                m: 16,
+                n: 16,
+                k,
+                a: ab,
+                b: ab,
+                c,
+                result: c,
+                operands,
+            };
+            let (rows, k) = (8usize, k as usize);
+            let mut raw = |ty: ComponentType, len: usize| -> Vec<u64> {
+                (0..len)
+                    .map(|_| match ty {
+                        Float16 | BFloat16 | Float32 => {
+                            ty.float_bits(((next() % 33) as f64 - 16.0) * 0.125)
+                        }
+                        SInt32 | UInt32 => next() & 0xffff_ffff,
+                        _ => next() & 0xff,
+                    })
+                    .collect()
+            };
+            // Two A halves, two Bs, four accumulators, each in a buffer of its own components.
+            let a_vals = [raw(ab, rows * k), raw(ab, rows * k)];
+            let b_vals = [raw(ab, k * 16), raw(ab, k * 16)];
+            let c_vals: Vec<Vec<u64>> = (0..4).map(|_| raw(c, rows * 16)).collect();
+            let bytes = |ty: ComponentType, v: &[u64]| -> Vec<u8> {
+                v.iter()
+                    .flat_map(|x| x.to_le_bytes()[..ty.bytes()].to_vec())
+                    .collect()
+            };
+            for avx512 in 0..3 {
+                let mut a_mem: Vec<Vec<u8>> = a_vals.iter().map(|v| bytes(ab, v)).collect();
+                let mut b_mem: Vec<Vec<u8>> = b_vals.iter().map(|v| bytes(ab, v)).collect();
+                let mut c_mem: Vec<Vec<u8>> = c_vals.iter().map(|v| bytes(c, v)).collect();
+                let place = |m: &mut Vec<u8>, es: usize| Strided {
+                    base: m.as_mut_ptr(),
+                    stride: 16 * es,
+                };
+                let mut list = Vec::new();
+                for (t, (i, j)) in [(0, 0), (0, 1), (1, 0), (1, 1)].into_iter().enumerate() {
+                    let cp = place(&mut c_mem[t], c.bytes());
+                    list.push(Operands {
+                        a: place(&mut a_mem[i], ab.bytes()),
+                        b: place(&mut b_mem[j], ab.bytes()),
+                        c: cp,
+                        d: cp,
+                    });
+                }
+                let mut p = HalfProduct::default();
+                p.limit_avx512(avx512);
+                // SAFETY: every place holds its operand's components, each D is its own C.
+                assert!(unsafe { p.run_batch(&form, &list) }, "{form:?}");
+                for (t, (i, j)) in [(0, 0), (0, 1), (1, 0), (1, 1)].into_iter().enumerate() {
+                    let want = form.reference(&a_vals[i], &b_vals[j], &c_vals[t]);
+                    let es = c.bytes();
+                    for (e, w) in want.iter().enumerate() {
+                        assert_eq!(
+                            c.load(&c_mem[t][e * es..]),
+                            *w,
+                            "{form:?} (AVX-512 level {avx512}) product {t} element {e}"
                         );
                     }
                 }

@@ -128,7 +128,7 @@ pub(crate) struct Sigs {
     pub(crate) run_op: SigRef,
     /// `ctx::physical`: (ctx, device address, size) → host address or null.
     pub(crate) physical: SigRef,
-    /// `ctx::product`: (ctx, native index, operands) → status.
+    /// `ctx::product`: (ctx, native index, operands, count) → status.
     pub(crate) product: SigRef,
     pub(crate) poll: FuncRef,
 }
@@ -154,6 +154,8 @@ pub(crate) struct Gen<'a> {
     /// their places, by (block, op).
     pub(crate) load_places: operands::LoadPlaces,
     pub(crate) places: std::collections::HashMap<(u32, usize), (Variable, Variable)>,
+    /// Runs of multiply-adds that one kernel call runs (`product::batches`).
+    pub(crate) batches: product::Batches,
     /// Per varying bool register: variables that say, as scalars (`I8` 0/1), whether every
     /// lane of it is true and whether some lane is (set with it, `Gen::set`). A branch on the
     /// register tests them: they follow it through block parameters, where `decided` cannot.
@@ -345,9 +347,12 @@ pub(crate) fn build(
         .extend([AbiParam::new(ptr), AbiParam::new(I64), AbiParam::new(I64)]);
     physical.returns.push(AbiParam::new(ptr));
     let mut product = Signature::new(call_conv);
-    product
-        .params
-        .extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(ptr)]);
+    product.params.extend([
+        AbiParam::new(ptr),
+        AbiParam::new(I32),
+        AbiParam::new(ptr),
+        AbiParam::new(I32),
+    ]);
     product.returns.push(AbiParam::new(I32));
     let sigs = Sigs {
         run_op: func.import_signature(run_op),
@@ -369,6 +374,13 @@ pub(crate) fn build(
         &resident,
         program.reg_layout(),
         &live,
+        shape.wg_size,
+    );
+    let batches = product::batches(
+        ir,
+        program.reg_layout(),
+        &fusions,
+        &load_places,
         shape.wg_size,
     );
     let vars = ir
@@ -465,6 +477,7 @@ pub(crate) fn build(
         fusions,
         load_places,
         places: Default::default(),
+        batches,
         callouts: Vec::new(),
         natives: Vec::new(),
         native_ops: 0,

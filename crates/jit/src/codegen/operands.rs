@@ -194,7 +194,16 @@ impl Gen<'_> {
     /// Where the current multiply-add finds `A` (`which` 0) or `B` (1) when a load left it in
     /// place: the address of component 0 and the bytes between components.
     pub(super) fn loaded_place(&mut self, which: usize) -> Option<(Value, Value)> {
-        let q = self.load_places.operands.get(&self.at)?[which]?;
+        self.loaded_place_at(self.at, which)
+    }
+
+    /// [`Self::loaded_place`] for the multiply-add at `at` (block, op) of the current block.
+    pub(super) fn loaded_place_at(
+        &mut self,
+        at: (u32, usize),
+        which: usize,
+    ) -> Option<(Value, Value)> {
+        let q = self.load_places.operands.get(&at)?[which]?;
         let (addr_var, stride_var) = self.place_vars(q);
         Some((self.b.use_var(addr_var), self.b.use_var(stride_var)))
     }

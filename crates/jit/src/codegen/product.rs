@@ -1,6 +1,12 @@
 //! Cooperative-matrix multiply-adds: one direct call of the half-subgroup kernel
-//! (`ctx::product`, `HalfProduct::run_strided`) with pointers to the operands' component rows,
-//! and operands that stay in their variables.
+//! (`ctx::product`, `HalfProduct::run_batch`) with pointers to the operands' component rows,
+//! operands that stay in their variables, and runs of multiply-adds in one call.
+//!
+//! A run of consecutive multiply-adds of one form in a block, none of which writes a register
+//! another of them reads or writes ([`batches`]: the four products of an unrolled GEMM step),
+//! is one call with a list of operands; the kernel then runs two products that share `B`
+//! together (each row of `B` widened once) and reuses a staged 8-bit `B`. The first of the run
+//! makes the call; the others generate nothing. Under a mask each runs on its own, as before.
 //!
 //! A multiply-add whose form the kernel takes (`HalfProduct::direct`), in a workgroup of whole
 //! subgroups, passes the kernel where each operand's components are: the first row and the
@@ -41,11 +47,14 @@ use tessera_spirv::ir::liveness::Liveness;
 use tessera_spirv::ir::{Ir, Op, Reg, Role, Var};
 
 use cranelift_codegen::ir::{StackSlotData, StackSlotKind, Value};
+use tessera_coop::matrix::MulAdd;
 use tessera_coop::matrix::SUBGROUP;
 use tessera_coop::product::{HalfProduct, Operands};
+use tessera_spirv::exec::regfile::RegLayout;
 
 use super::Gen;
 use super::analysis::row_stride;
+use super::operands::LoadPlaces;
 use super::values::own_flags;
 use crate::classes::Class;
 use crate::ctx::field;
@@ -150,6 +159,90 @@ pub(super) fn fused_products(
                     .extend(stores.iter().chain(&early).map(|&q| (bi as u32, q)));
                 out.results.insert((bi as u32, p), (target, early));
             }
+        }
+    }
+    out
+}
+
+/// Runs of consecutive multiply-adds that one kernel call runs (`HalfProduct::run_batch`).
+#[derive(Debug, Default)]
+pub(crate) struct Batches {
+    /// The first multiply-add of each run, by (block, op), and how many the run holds.
+    pub(crate) first: HashMap<(u32, usize), usize>,
+    /// The other multiply-adds of the runs (their first one's call runs them).
+    pub(crate) rest: HashSet<(u32, usize)>,
+}
+
+/// The most multiply-adds one call runs (`HalfProduct::run_batch`'s limit).
+const MAX_BATCH: usize = 64;
+
+/// Finds the runs of consecutive multiply-adds of one form that one call can run: each direct,
+/// reading no variable in place (`fusions`), every operand at one stride (its rows, or where a
+/// load left it: `places`), and none writing a register another reads or writes, so that the
+/// kernel may run them in any order.
+pub(super) fn batches(
+    ir: &Ir,
+    layout: &RegLayout,
+    fusions: &Fusions,
+    places: &LoadPlaces,
+    wg_size: u32,
+) -> Batches {
+    let mut out = Batches::default();
+    if !(wg_size as usize).is_multiple_of(SUBGROUP) {
+        return out;
+    }
+    for (bi, block) in ir.blocks.iter().enumerate() {
+        let key = |p: usize| (bi as u32, p);
+        let member = |p: usize| -> Option<(MulAdd, HashSet<Reg>, HashSet<Reg>)> {
+            let Op::CoopMatMulAdd {
+                form,
+                dsts,
+                a,
+                b,
+                c,
+            } = block.ops.get(p)?
+            else {
+                return None;
+            };
+            let in_place = places.operands.get(&key(p)).copied().unwrap_or_default();
+            let placed = [a, b, c, dsts].iter().enumerate().all(|(o, regs)| {
+                (o < 2 && in_place[o].is_some()) || row_stride(layout, regs).is_some()
+            });
+            if !HalfProduct::direct(form)
+                || !placed
+                || fusions.products.contains_key(&key(p))
+                || fusions.results.contains_key(&key(p))
+            {
+                return None;
+            }
+            let reads = a.iter().chain(b.iter()).chain(c.iter()).copied().collect();
+            Some((*form, reads, dsts.iter().copied().collect()))
+        };
+        let mut p = 0;
+        while p < block.ops.len() {
+            let Some((form, mut reads, mut writes)) = member(p) else {
+                p += 1;
+                continue;
+            };
+            let mut n = 1;
+            while n < MAX_BATCH {
+                let Some((f, r, w)) = member(p + n) else {
+                    break;
+                };
+                let clash =
+                    !w.is_disjoint(&reads) || !w.is_disjoint(&writes) || !writes.is_disjoint(&r);
+                if f != form || clash {
+                    break;
+                }
+                reads.extend(r);
+                writes.extend(w);
+                n += 1;
+            }
+            if n > 1 {
+                out.first.insert(key(p), n);
+                out.rest.extend((p + 1..p + n).map(key));
+            }
+            p += n;
         }
     }
     out
@@ -392,6 +485,13 @@ impl Gen<'_> {
         let direct = HalfProduct::direct(form)
             && (self.shape.wg_size as usize).is_multiple_of(SUBGROUP)
             && self.mask.is_none();
+        if direct && self.batches.rest.contains(&self.at) {
+            // The first multiply-add of its run ran it.
+            return Ok(());
+        }
+        if let Some(&count) = self.batches.first.get(&self.at).filter(|_| direct) {
+            return self.batch_call(op, count);
+        }
         let loaded = [self.loaded_place(0), self.loaded_place(1)];
         if !direct {
             self.skipped_loads(&operands, &lists)?;
@@ -458,6 +558,66 @@ impl Gen<'_> {
         self.result_stores(&result, dsts, false)?;
         self.b.ins().jump(join, &[]);
         self.enter_sealed(join);
+        Ok(())
+    }
+
+    /// The run of `count` multiply-adds that starts with `op` ([`batches`]) in one call of
+    /// `ctx::product`: each one's operands where a load left them or at their rows.
+    fn batch_call(&mut self, op: &Op, count: usize) -> JitResult<()> {
+        let ir = self.ir;
+        let (block, first) = self.at;
+        let size = std::mem::size_of::<Operands>();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (count * size) as u32,
+            3,
+        ));
+        let args = self.b.ins().stack_addr(I64, slot, 0);
+        let mut results = Vec::new();
+        for m in 0..count {
+            let Some(Op::CoopMatMulAdd { dsts, a, b, c, .. }) =
+                ir.blocks[block as usize].ops.get(first + m)
+            else {
+                return self.native_call(op);
+            };
+            let lists: [&[Reg]; 4] = [a, b, c, dsts];
+            for (o, regs) in lists.iter().enumerate() {
+                let place = if o < 2 {
+                    self.loaded_place_at((block, first + m), o)
+                } else {
+                    None
+                };
+                let (base, stride) = match place {
+                    Some(place) => place,
+                    None => {
+                        if o < 3 {
+                            for &r in regs.iter() {
+                                self.spill(r, false);
+                            }
+                        }
+                        let stride = row_stride(self.layout, regs).unwrap_or(0);
+                        (self.row_addr(regs[0]), self.b.ins().iconst(I64, stride))
+                    }
+                };
+                let at = (m * size + 16 * o) as i32;
+                self.b.ins().store(own_flags(), base, args, at);
+                self.b.ins().store(own_flags(), stride, args, at + 8);
+            }
+            results.extend_from_slice(dsts);
+        }
+        self.natives.push(op.clone());
+        let index = self.b.ins().iconst(I32, self.natives.len() as i64 - 1);
+        let n = self.b.ins().iconst(I32, count as i64);
+        let f = self.ctx_load(I64, field!(product_fn));
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.product, f, &[self.ctx, index, args, n]);
+        let stop = self.b.inst_results(call)[0];
+        self.abort_if(stop);
+        for r in results {
+            self.reload_result(r)?;
+        }
         Ok(())
     }
 
@@ -560,11 +720,12 @@ impl Gen<'_> {
         }
         self.natives.push(op.clone());
         let index = self.b.ins().iconst(I32, self.natives.len() as i64 - 1);
+        let one = self.b.ins().iconst(I32, 1);
         let f = self.ctx_load(I64, field!(product_fn));
         let call = self
             .b
             .ins()
-            .call_indirect(self.sigs.product, f, &[self.ctx, index, args]);
+            .call_indirect(self.sigs.product, f, &[self.ctx, index, args, one]);
         let stop = self.b.inst_results(call)[0];
         self.abort_if(stop);
         // A result written into its variable leaves its (dead) registers alone.

@@ -272,19 +272,19 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.coop_native(op, lo.min(hi), hi)
     }
 
-    /// A cooperative-matrix multiply-add of `form` for one half-subgroup, from and to
+    /// Cooperative-matrix multiply-adds of `form` for one half-subgroup, from and to
     /// `operands` (pointers compiled code computed), with the worker's product arrays. False,
     /// with nothing written, for a form `HalfProduct::direct` does not take.
     ///
     /// # Safety
-    /// As `tessera_coop::product::HalfProduct::run_strided`.
-    pub unsafe fn run_product(
+    /// As `tessera_coop::product::HalfProduct::run_batch`.
+    pub unsafe fn run_products(
         &mut self,
         form: &tessera_coop::matrix::MulAdd,
-        operands: &tessera_coop::product::Operands,
+        operands: &[tessera_coop::product::Operands],
     ) -> bool {
         // SAFETY: forwarded.
-        unsafe { self.m.scratch.half.run_strided(form, operands) }
+        unsafe { self.m.scratch.half.run_batch(form, operands) }
     }
 
     /// The memory of buffer descriptor `index` of resource slot `slot` (null and 0 when it is
