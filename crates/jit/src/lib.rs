@@ -180,6 +180,12 @@ impl JitKernel {
         format!("{:?}", self.out)
     }
 
+    /// Cooperative-matrix loads whose multiply-adds read the matrix where it lies, and
+    /// multiply-adds that run several to a kernel call.
+    pub fn matrix_fusions(&self) -> (u32, u32) {
+        (self.out.matrix_fusions[0], self.out.matrix_fusions[1])
+    }
+
     /// Ops compiled natively and ops handed to the interpreter.
     pub fn op_counts(&self) -> (usize, usize) {
         (self.out.native_ops, self.data.ops.len())

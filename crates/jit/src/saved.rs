@@ -301,6 +301,7 @@ impl Fresh {
             native_ops,
             barrier_jumps,
             batched,
+            matrix_fusions,
         } = out;
         w.count(buffers.len())?;
         for &(slot, desc) in buffers {
@@ -325,6 +326,7 @@ impl Fresh {
             w.u32(jump.unwrap_or(0));
         }
         w.u8(u8::from(*batched));
+        matrix_fusions.iter().for_each(|&n| w.u32(n));
         Some(w.0)
     }
 }
@@ -390,6 +392,7 @@ pub(crate) fn decode(program: &Program, payload: &[u8], poll: FuncId) -> Option<
         })
         .collect::<Option<Vec<_>>>()?;
     let batched = r.bool()?;
+    let matrix_fusions = [r.u32()?, r.u32()?];
     // The block tables index by block; the whole payload is read.
     if guarded.len() != ir.blocks.len() || barrier_jumps.len() != ir.blocks.len() {
         return None;
@@ -419,6 +422,7 @@ pub(crate) fn decode(program: &Program, payload: &[u8], poll: FuncId) -> Option<
             native_ops,
             barrier_jumps,
             batched,
+            matrix_fusions,
         },
     })
 }

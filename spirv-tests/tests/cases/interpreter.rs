@@ -40,6 +40,7 @@ impl Backend for Direct {
         match kernel {
             Some(k) => {
                 expected_hand_backs(run, &k)?;
+                matrix_fusions(run, &k)?;
                 compiled_rounds(run, &k)
             }
             None => Ok(()),
@@ -56,6 +57,31 @@ const COMPILED_ROUNDS: &[&str] = &[
     "sg_scan_shuffle_rounds",
     "barrier_small_array",
 ];
+
+/// Runs whose matrix loads multiply-adds read in place, and whose multiply-adds run several
+/// to a kernel call: (run, loads, multiply-adds), counted at compile time (`matrix_fusions`).
+/// The unrolled GEMM step loads two `A`s (16 columns: read in place for f16, not for the
+/// 32-column s8 ones) and two `B`s, and multiplies them four times in one call.
+const MATRIX_FUSIONS: &[(&str, u32, u32)] = &[
+    ("coopmat_gemm_unrolled::f16_f32_k64", 4, 4),
+    ("coopmat_gemm_unrolled::s8_s32_k96", 2, 4),
+    ("coopmat_gemm::f16_f32_k64", 0, 0),
+];
+
+fn matrix_fusions(run: &Run, kernel: &tessera_jit::JitKernel) -> Result<(), String> {
+    let Some(&(_, loads, products)) = MATRIX_FUSIONS.iter().find(|m| m.0 == run.name) else {
+        return Ok(());
+    };
+    let got = kernel.matrix_fusions();
+    if got != (loads, products) {
+        return Err(format!(
+            "compiled code reads {} matrix load(s) in place and batches {} multiply-add(s); \
+             expected {loads} and {products}",
+            got.0, got.1
+        ));
+    }
+    Ok(())
+}
 
 fn compiled_rounds(run: &Run, kernel: &tessera_jit::JitKernel) -> Result<(), String> {
     let ran = kernel.run_stats().sync_blocks;

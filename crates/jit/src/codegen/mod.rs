@@ -121,6 +121,9 @@ pub(crate) struct Output {
     pub(crate) barrier_jumps: Vec<Option<u32>>,
     /// The function runs batches of groups (`Ctx::groups`; see `Gen::batched`).
     pub(crate) batched: bool,
+    /// Cooperative-matrix loads that multiply-adds read in place (`operands`), and
+    /// multiply-adds that run in batches of one call (`product::batches`).
+    pub(crate) matrix_fusions: [u32; 2],
 }
 
 /// Signatures of the callbacks, and the watchdog poll's trampoline.
@@ -528,8 +531,14 @@ pub(crate) fn build(
         guarded,
         safe_divisions,
         group_jump,
+        load_places,
+        batches: product_batches,
         ..
     } = g;
+    let matrix_fusions = [
+        load_places.loads.len() as u32,
+        product_batches.first.values().sum::<usize>() as u32,
+    ];
     b.finalize(target);
     exits_first(func);
     hoist_divisions(func, &safe_divisions, group_jump);
@@ -546,6 +555,7 @@ pub(crate) fn build(
         wg_size: shape.wg_size,
         builtin_rows,
         native_ops,
+        matrix_fusions,
     })
 }
 
