@@ -191,11 +191,11 @@ impl HalfProduct {
         true
     }
 
-    /// Several products of `form` from and to their operands, in order, as
-    /// [`Self::run_strided`] runs each: on the AVX-512 float path two products that read the
-    /// same `B` run together (each row of `B` widened once for both), on the VNNI path a `B`
-    /// staged for one product is reused by the next that reads it. False, with nothing
-    /// written, for a form [`Self::direct`] does not take.
+    /// Several products of `form` from and to their operands, as [`Self::run_strided`] runs
+    /// each, in an order of its choosing: on the AVX-512 float path two products that read the
+    /// same `B` run together (each row of `B` widened once for both), on the VNNI path products
+    /// that read the same `B` run one after the other and reuse its staging. False, with
+    /// nothing written, for a form [`Self::direct`] does not take.
     ///
     /// # Safety
     /// Each entry as [`Self::run_strided`] says; no product's `D` overlaps another's `A`, `B`

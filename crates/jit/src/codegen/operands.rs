@@ -20,6 +20,11 @@
 //! arithmetic, uniform conversions, variable loads at a uniform index, other matrix loads and
 //! multiply-adds (which only call the kernels). So the memory read in place holds what the
 //! load saw, and nothing reads the rows the load did not write.
+//!
+//! Invariant: wherever a multiply-add is generated, its load was generated before it in the same
+//! emission of the block, so the place variables are defined: every emission of a block (the
+//! plain one, a masked region's or loop's run and check pass) generates its ops in order, matrix
+//! loads and multiply-adds are pure (check passes run them) and nothing skips a matrix load.
 
 use std::collections::{HashMap, HashSet};
 
