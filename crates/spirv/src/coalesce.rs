@@ -35,22 +35,11 @@ pub(crate) fn coalesce_edge_copies(
 ) {
     let n = reg_types.len();
     let ok = |r: Reg| (r as usize) < n;
-    let mut pinned = vec![false; n];
-    let mut pin = |base: Reg, len: u32| {
-        for r in base..base.saturating_add(len) {
-            if let Some(p) = pinned.get_mut(r as usize) {
-                *p = true;
-            }
-        }
-    };
-    for &(b, len) in vars {
-        pin(b, len);
-    }
+    let mut pinned = crate::opt::pinned_registers(n, vars, builtins);
     for &(r, _) in consts {
-        pin(r, 1);
-    }
-    for (base, len) in builtins.ranges() {
-        pin(base, len);
+        if let Some(p) = pinned.get_mut(r as usize) {
+            *p = true;
+        }
     }
     // Definitions and reads of every register, over ops, conditions and edge copies (an
     // indexed variable access reads and writes its whole range; those are pinned anyway).

@@ -85,15 +85,8 @@ fn fold_identities(blocks: &mut [Block], consts: &[(Reg, u64)]) {
     }
 }
 
-/// Runs the passes over `blocks` (registers `0..nregs`).
-pub(crate) fn optimize(
-    blocks: &mut [Block],
-    nregs: u32,
-    vars: &[(Reg, u32)],
-    consts: &[(Reg, u64)],
-    builtins: &Builtins,
-) {
-    let n = nregs as usize;
+/// The registers no pass renames or deletes, of `n`: variables' and built-ins'.
+pub(crate) fn pinned_registers(n: usize, vars: &[(Reg, u32)], builtins: &Builtins) -> Vec<bool> {
     let mut pinned = vec![false; n];
     let mut pin = |base: Reg, len: u32| {
         for r in base..base.saturating_add(len) {
@@ -105,17 +98,22 @@ pub(crate) fn optimize(
     for &(b, len) in vars {
         pin(b, len);
     }
-    for (r, len) in [
-        (builtins.global_id, 3),
-        (builtins.local_id, 3),
-        (builtins.workgroup_id, 3),
-        (builtins.num_workgroups, 3),
-        (builtins.local_index, 1),
-    ] {
-        if let Some(r) = r {
-            pin(r, len);
-        }
+    for (base, len) in builtins.ranges() {
+        pin(base, len);
     }
+    pinned
+}
+
+/// Runs the passes over `blocks` (registers `0..nregs`).
+pub(crate) fn optimize(
+    blocks: &mut [Block],
+    nregs: u32,
+    vars: &[(Reg, u32)],
+    consts: &[(Reg, u64)],
+    builtins: &Builtins,
+) {
+    let n = nregs as usize;
+    let pinned = pinned_registers(n, vars, builtins);
     // Every register index below is `< nregs` (the IR is verified after this pass, but lowering
     // only allocates below `nregs`); out-of-range ones are left alone rather than indexed.
     let ok = |r: Reg| (r as usize) < n;

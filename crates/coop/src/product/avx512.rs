@@ -80,6 +80,26 @@ unsafe fn row_f32(ty: ComponentType, p: *const u8) -> __m512 {
     }
 }
 
+/// Row `p` of `B` as 16 f32: f16 (`BT` 0), bfloat16 (1) or f32 (2), in one or two
+/// instructions.
+///
+/// # Safety
+/// [`Wide::floats`]; `16·bytes(BT)` readable bytes at `p`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
+#[inline]
+unsafe fn widened<const BT: u8>(p: *const u8) -> __m512 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match BT {
+            0 => _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())),
+            1 => _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
+                _mm256_loadu_si256(p.cast()),
+            ))),
+            _ => _mm512_loadu_ps(p.cast()),
+        }
+    }
+}
+
 /// `acc[i] += A[i][kk]·B[kk]` for `kk` ascending, `BLOCK` rows of `a` (`k` apart), `B`'s rows
 /// of type `BT` (0: f16, 1: bfloat16, 2: f32) at `b`; `K` is `k` where it is not 0.
 ///
@@ -98,13 +118,7 @@ unsafe fn block_steps<P: Place, const BT: u8, const K: usize>(
     unsafe {
         for kk in 0..k {
             let p = b.at(kk);
-            let bv = match BT {
-                0 => _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())),
-                1 => _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
-                    _mm256_loadu_si256(p.cast()),
-                ))),
-                _ => _mm512_loadu_ps(p.cast()),
-            };
+            let bv = widened::<BT>(p);
             for (i, x) in acc.iter_mut().enumerate() {
                 *x = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(i * k + kk)), bv, *x);
             }
@@ -205,13 +219,7 @@ unsafe fn pair_steps<P: Place, const BT: u8, const K: usize>(
     unsafe {
         for kk in 0..k {
             let p = b.at(kk);
-            let bv = match BT {
-                0 => _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())),
-                1 => _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
-                    _mm256_loadu_si256(p.cast()),
-                ))),
-                _ => _mm512_loadu_ps(p.cast()),
-            };
+            let bv = widened::<BT>(p);
             for i in 0..BLOCK {
                 acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(*a0.add(i * k + kk)), bv, acc[i]);
                 acc[BLOCK + i] =

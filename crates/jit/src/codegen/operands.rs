@@ -150,22 +150,12 @@ pub(super) fn load_places(
     out
 }
 
-/// Whether `op` can sit between a load read in place and its multiply-adds (the module docs).
+/// Whether `op` can sit between a load read in place and its multiply-adds (the module docs):
+/// what may sit between a skipped variable load and its multiply-add (`product::harmless`),
+/// other matrix loads and multiply-adds.
 fn cannot_write_or_leave(op: &Op, classes: &[Class]) -> bool {
-    match op {
-        Op::Mov { .. }
-        | Op::IBin { .. }
-        | Op::IUn { .. }
-        | Op::ICmp { .. }
-        | Op::Select { .. }
-        | Op::CoopMatLoad { .. }
-        | Op::CoopMatMulAdd { .. } => true,
-        Op::LoadVar { index, .. } => !matches!(classes[*index as usize], Class::Varying),
-        Op::Conv { dst, src, .. } => [dst, src]
-            .iter()
-            .all(|&&r| !matches!(classes[r as usize], Class::Varying | Class::Affine(_))),
-        _ => false,
-    }
+    matches!(op, Op::CoopMatLoad { .. } | Op::CoopMatMulAdd { .. })
+        || super::product::harmless(op, classes)
 }
 
 impl Gen<'_> {

@@ -427,22 +427,25 @@ impl Site<'_> {
                 .any(|&r| self.live.live_out[self.block].contains(r)))
     }
 
-    /// Whether `op` can sit between a skipped load and its multiply-add: it never hands the
-    /// chunk back (integer arithmetic; conversions of uniform values) and writes only its
-    /// result.
+    /// Whether `op` can sit between a skipped load and its multiply-add ([`harmless`]).
     fn harmless(&self, op: &Op) -> bool {
-        match op {
-            Op::Mov { .. }
-            | Op::IBin { .. }
-            | Op::IUn { .. }
-            | Op::ICmp { .. }
-            | Op::Select { .. } => true,
-            Op::LoadVar { index, .. } => !matches!(self.classes[*index as usize], Class::Varying),
-            Op::Conv { dst, src, .. } => [dst, src]
-                .iter()
-                .all(|&&r| !matches!(self.classes[r as usize], Class::Varying | Class::Affine(_))),
-            _ => false,
+        harmless(op, self.classes)
+    }
+}
+
+/// Whether `op` never hands the chunk back and writes only its result (integer arithmetic,
+/// conversions of uniform values, variable loads at a uniform index), by the registers'
+/// classes.
+pub(super) fn harmless(op: &Op, classes: &[Class]) -> bool {
+    match op {
+        Op::Mov { .. } | Op::IBin { .. } | Op::IUn { .. } | Op::ICmp { .. } | Op::Select { .. } => {
+            true
         }
+        Op::LoadVar { index, .. } => !matches!(classes[*index as usize], Class::Varying),
+        Op::Conv { dst, src, .. } => [dst, src]
+            .iter()
+            .all(|&&r| !matches!(classes[r as usize], Class::Varying | Class::Affine(_))),
+        _ => false,
     }
 }
 
