@@ -80,6 +80,41 @@ unsafe fn row_f32(ty: ComponentType, p: *const u8) -> __m512 {
     }
 }
 
+/// A row of an accumulator (`C`) at `p` as 16 f32: f16 where `half`, else f32.
+///
+/// # Safety
+/// [`Wide::floats`]; 32 (`half`) or 64 readable bytes at `p`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
+#[inline]
+unsafe fn accumulator_row(p: *const u8, half: bool) -> __m512 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if half {
+            _mm512_cvtph_ps(_mm256_loadu_si256(p.cast()))
+        } else {
+            _mm512_loadu_ps(p.cast())
+        }
+    }
+}
+
+/// Writes a result row (`D`) at `p`: rounded once to f16 where `half`, else f32.
+///
+/// # Safety
+/// [`Wide::floats`]; 32 (`half`) or 64 writable bytes at `p`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
+#[inline]
+unsafe fn store_accumulator_row(p: *mut u8, x: __m512, half: bool) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if half {
+            let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
+            _mm256_storeu_si256(p.cast(), h);
+        } else {
+            _mm512_storeu_ps(p.cast(), x);
+        }
+    }
+}
+
 /// Row `p` of `B` as 16 f32: f16 (`BT` 0), bfloat16 (1) or f32 (2), in one or two
 /// instructions.
 ///
@@ -156,11 +191,7 @@ pub(super) unsafe fn float_rows<P: Place>(
         unsafe {
             for (i, x) in acc.iter_mut().enumerate().take(r) {
                 let p = c.at(row + i);
-                *x = if c_half {
-                    _mm512_cvtph_ps(_mm256_loadu_si256(p.cast()))
-                } else {
-                    _mm512_loadu_ps(p.cast())
-                };
+                *x = accumulator_row(p, c_half);
             }
             let a = a.as_ptr().add(row * k);
             if r == BLOCK {
@@ -187,13 +218,7 @@ pub(super) unsafe fn float_rows<P: Place>(
             }
             for (i, x) in acc.iter().enumerate().take(r) {
                 let p = d.at(row + i);
-                if d_half {
-                    let h =
-                        _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(*x);
-                    _mm256_storeu_si256(p.cast(), h);
-                } else {
-                    _mm512_storeu_ps(p.cast(), *x);
-                }
+                store_accumulator_row(p, *x, d_half);
             }
         }
         row += r;
@@ -261,11 +286,7 @@ pub(super) unsafe fn float_rows_pair<P: Place>(
             } else {
                 c1.at(i - BLOCK)
             };
-            *x = if c_half {
-                _mm512_cvtph_ps(_mm256_loadu_si256(p.cast()))
-            } else {
-                _mm512_loadu_ps(p.cast())
-            };
+            *x = accumulator_row(p, c_half);
         }
         let (a0, a1) = (a0.as_ptr(), a1.as_ptr());
         const F16: u8 = 0;
@@ -285,12 +306,7 @@ pub(super) unsafe fn float_rows_pair<P: Place>(
             } else {
                 d1.at(i - BLOCK)
             };
-            if d_half {
-                let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(*x);
-                _mm256_storeu_si256(p.cast(), h);
-            } else {
-                _mm512_storeu_ps(p.cast(), *x);
-            }
+            store_accumulator_row(p, *x, d_half);
         }
     }
 }

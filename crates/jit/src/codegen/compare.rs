@@ -3,7 +3,7 @@
 //! lane numbers with a threshold (`icmp_affine`). Every result is what `tessera_spirv::alu`
 //! gives each lane.
 
-use crate::error::{JitError, JitResult};
+use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -47,12 +47,7 @@ impl Gen<'_> {
         let r = match (&a, &b) {
             (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::icmp(op, width, *x, *y)),
             _ if a.is_scalar() && b.is_scalar() => {
-                let x = self
-                    .scalar(&a, bytes)
-                    .ok_or(JitError::NotUniform("scalar"))?;
-                let y = self
-                    .scalar(&b, bytes)
-                    .ok_or(JitError::NotUniform("scalar"))?;
+                let (x, y) = self.scalar_pair(&a, &b, bytes)?;
                 JVal::Uniform(self.b.ins().icmp(cc, x, y))
             }
             _ if u32::from(width) == (bytes * 8) as u32 && bytes <= 4 => {

@@ -80,12 +80,7 @@ impl Gen<'_> {
         let r = match (&a, &b) {
             (JVal::Const(x), JVal::Const(y)) => JVal::Const(alu::fbin(op, width, *x, *y)),
             _ if a.is_scalar() && b.is_scalar() => {
-                let x = self
-                    .scalar(&a, bytes)
-                    .ok_or(JitError::NotUniform("scalar"))?;
-                let y = self
-                    .scalar(&b, bytes)
-                    .ok_or(JitError::NotUniform("scalar"))?;
+                let (x, y) = self.scalar_pair(&a, &b, bytes)?;
                 let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
                 let z = self.fop(op, x, y);
                 JVal::Uniform(self.float_to_bits(z, ity))
@@ -328,12 +323,7 @@ impl Gen<'_> {
         let scalar = a.is_scalar() && b.is_scalar();
         let cmp = |g: &mut Self, x: Value, y: Value| g.fcmp_values(op, x, y);
         let r = if scalar {
-            let x = self
-                .scalar(&a, bytes)
-                .ok_or(JitError::NotUniform("scalar"))?;
-            let y = self
-                .scalar(&b, bytes)
-                .ok_or(JitError::NotUniform("scalar"))?;
+            let (x, y) = self.scalar_pair(&a, &b, bytes)?;
             let (x, y) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
             JVal::Uniform(cmp(self, x, y))
         } else {

@@ -224,6 +224,22 @@ impl Gen<'_> {
         }
     }
 
+    /// Two operands as scalars of `bytes` (both uniform: a binary op's scalar path).
+    pub(crate) fn scalar_pair(
+        &mut self,
+        a: &JVal,
+        b: &JVal,
+        bytes: usize,
+    ) -> JitResult<(Value, Value)> {
+        let x = self
+            .scalar(a, bytes)
+            .ok_or(JitError::NotUniform("scalar"))?;
+        let y = self
+            .scalar(b, bytes)
+            .ok_or(JitError::NotUniform("scalar"))?;
+        Ok((x, y))
+    }
+
     /// `v` as a scalar of `bytes`, if it is uniform.
     pub(crate) fn scalar(&mut self, v: &JVal, bytes: usize) -> Option<Value> {
         let ty = scalar_ty(bytes);
