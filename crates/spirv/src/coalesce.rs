@@ -126,7 +126,7 @@ pub(crate) fn coalesce_edge_copies(
 
 /// Whether op `op`, which writes `s`, may write `p` in its place (the module docs' last
 /// condition).
-fn may_write_in_place(op: &Op, p: Reg, s: Reg) -> bool {
+pub(crate) fn may_write_in_place(op: &Op, p: Reg, s: Reg) -> bool {
     let (mut reads_p, mut writes_p) = (false, false);
     op.for_each_reg(&mut |r, role| match role {
         Role::Use => reads_p |= r == p,

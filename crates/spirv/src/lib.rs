@@ -7,8 +7,10 @@
 //!    constants, inlines every call, scalarises every value into dense registers, turns memory
 //!    accesses into explicit byte-offset loads/stores with layout decorations applied, orders
 //!    the blocks for lockstep execution (see `ir`), removes copies (`opt`; a loop result read
-//!    only after its loop is copied at the loop's exits, `loop_exits`) and writes switches as
-//!    chains of two-way branches (`switches`). Everything unsupported is rejected here with an
+//!    only after its loop is copied at the loop's exits, `loop_exits`; a loop-carried value is
+//!    computed in place, `coalesce`), writes out small counted loops (`unroll`) and folds the
+//!    counters that leaves known, variables at constant indices becoming registers
+//!    (`constants`), and writes switches as chains of two-way branches (`switches`). Everything unsupported is rejected here with an
 //!    error naming the opcode/capability and where it is.
 //! 3. [`Program::dispatch`] — runs workgroups as lane groups (one workgroup, or several tiny fused
 //!    workgroups when the shader has no workgroup-scope barrier or shared memory) with an active
@@ -26,6 +28,7 @@
 
 pub mod alu;
 mod coalesce;
+mod constants;
 pub mod converge;
 pub mod exec;
 pub mod ir;
@@ -36,6 +39,7 @@ mod mem;
 mod opt;
 pub mod subgroup;
 mod switches;
+mod unroll;
 
 use std::fmt;
 

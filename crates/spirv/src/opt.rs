@@ -13,16 +13,19 @@
 //! 2. *Block-local copies* (`t = var`, a load of a variable) are folded into later reads of `t` in
 //!    the same block, until `var` is written again.
 //! 3. *Stores of a fresh value* (`t = x op y; var = t`, `t` read only by that store) compute
-//!    straight into `var`.
+//!    straight into `var`; of an op with several results (a cooperative matrix's components),
+//!    one result at a time, where `coalesce` allows it to write over what it reads.
 //! 4. Pure ops whose results nobody reads are deleted.
 //!
 //! Then `merge_blocks` joins straight-line chains of blocks, so a loop iteration runs fewer
 //! terminators.
 //!
-//! Invariants kept: variables, built-ins and constants (`pinned`) are never renamed away or
-//! deleted; ops are never moved across blocks, so every op still runs under the same mask; step 3
-//! makes an op write a register it also reads only if the op is lane-wise (reads all operands of
-//! a lane before writing that lane's result).
+//! Invariants kept: variables, built-ins and constants (`pinned`) are never renamed away, and
+//! only writes to variables that nothing reads are deleted; ops are never moved across blocks,
+//! so every op still runs under the same mask; step 3 makes an op write a register it also
+//! reads only if the op is lane-wise (reads all operands of a lane before writing that lane's
+//! result) or a cooperative-matrix multiply-add writing a result over its own accumulator
+//! component (`coalesce::may_write_in_place`).
 
 use std::collections::HashMap;
 
@@ -31,7 +34,7 @@ use crate::ir::{Block, Builtins, Op, Reg, Role, Term};
 
 /// How far back step 3 looks for the op that computes a stored value: lowering emits the store
 /// right after the computation, and a bound keeps the pass linear in very long blocks.
-const STORE_WINDOW: usize = 16;
+const STORE_WINDOW: usize = 40;
 
 /// Step 0: `d = x op k` (or `k op x` for a commutative `op`) with a constant `k` that leaves `x`
 /// unchanged becomes `d = x`. Registers hold their values' bits zero-extended to the type's width,
@@ -230,11 +233,15 @@ pub(crate) fn optimize(
                 && uses[t as usize] == 1
                 && let Some(j) = (i.saturating_sub(STORE_WINDOW)..i)
                     .rev()
-                    .find(|&j| defines_only(&b.ops[j], t))
-                && (b.ops[j].is_lanewise() || !reads(&b.ops[j], var))
+                    .find(|&j| b.ops[j].defines(t))
+                && (if defines_only(&b.ops[j], t) {
+                    b.ops[j].is_lanewise() || !reads(&b.ops[j], var)
+                } else {
+                    crate::coalesce::may_write_in_place(&b.ops[j], var, t)
+                })
                 && !b.ops[j + 1..i].iter().any(|o| touches(o, var))
             {
-                set_def(&mut b.ops[j], var);
+                replace_def(&mut b.ops[j], t, var);
                 b.ops.remove(i);
                 uses[t as usize] = 0;
                 continue;
@@ -243,9 +250,21 @@ pub(crate) fn optimize(
         }
     }
 
-    // 4. Dead pure ops (and moves to themselves).
+    // 4. Dead pure ops (and moves to themselves). A variable's register counts as read when
+    // an indexed load may read it; one nobody reads is as dead as a temporary (a loop counter
+    // of a loop written out: its last copies remain). Built-ins are never deleted.
+    let builtin = pinned_registers(n, &[], builtins);
     for _ in 0..8 {
-        let uses = count_uses(blocks, n);
+        let mut uses = count_uses(blocks, n);
+        for op in blocks.iter().flat_map(|b| &b.ops) {
+            if let Op::LoadVar { var, .. } = op {
+                for r in var.base..var.base.saturating_add(var.len) {
+                    if let Some(u) = uses.get_mut(r as usize) {
+                        *u += 1;
+                    }
+                }
+            }
+        }
         let mut changed = false;
         for b in blocks.iter_mut() {
             b.ops.retain_mut(|op| {
@@ -261,7 +280,7 @@ pub(crate) fn optimize(
                 let mut dead = true;
                 op.visit_regs(&mut |r, role| {
                     if role == Role::Def
-                        && (!ok(*r) || pinned[*r as usize] || uses[*r as usize] > 0)
+                        && (!ok(*r) || builtin[*r as usize] || uses[*r as usize] > 0)
                     {
                         dead = false;
                     }
@@ -419,8 +438,8 @@ fn rewrite_term_uses(t: &mut Term, map: &impl Fn(Reg) -> Reg) {
     });
 }
 
-/// How often each register is read (ops, terminators, edge copies). Registers read through a
-/// `LoadVar` range are pinned variables, which are never deleted, so they need no count.
+/// How often each register is read (ops, terminators, edge copies); not counting reads through
+/// a `LoadVar` range (step 4 adds those).
 fn count_uses(blocks: &mut [Block], n: usize) -> Vec<u32> {
     let mut uses = vec![0u32; n];
     let mut bump = |r: Reg| {
@@ -485,10 +504,11 @@ fn uses_reg(op: &Op, r: Reg, reads_only: bool) -> bool {
     hit
 }
 
-fn set_def(op: &mut Op, r: Reg) {
+/// Makes `op` write `new` where it wrote `old`.
+fn replace_def(op: &mut Op, old: Reg, new: Reg) {
     op.visit_regs(&mut |x, role| {
-        if role == Role::Def {
-            *x = r;
+        if role == Role::Def && *x == old {
+            *x = new;
         }
     });
 }
@@ -576,7 +596,16 @@ mod tests {
                     moves: Vec::new(),
                 }),
             ),
-            block(vec![], Term::Exit),
+            // Variable 8 is read (a variable nobody reads is dead).
+            block(
+                vec![Op::StoreVar {
+                    var: crate::ir::Var { base: 0, len: 1 },
+                    offset: 0,
+                    index: 9,
+                    value: 8,
+                }],
+                Term::Exit,
+            ),
         ];
         let consts = [(1, 1), (6, 0xffff_ffff), (9, 2), (10, 0xffff)];
         optimize(

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 // A loop with two barriers whose first chunk is handed back to the interpreter (a widening of
 // `5 - l`, which wraps below zero in its lanes: compiled code cannot keep it affine) before the
 // loop's first barrier, past a divergent if/else. Compiled code runs each iteration as barrier
@@ -14,7 +15,7 @@ shared uint s[128];
 void main() {
     uint l = gl_LocalInvocationID.x;
     uint acc = v[gl_GlobalInvocationID.x];
-    for (uint it = 0u; it < 6u; it++) {
+    [[dont_unroll]] for (uint it = 0u; it < 6u; it++) {
         // Always 0: the widened lanes stay below 2^33.
         uint skew = uint(uint64_t(5u - l) >> 33);
         if (l % 3u == 0u) {

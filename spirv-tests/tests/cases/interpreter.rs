@@ -60,12 +60,14 @@ const COMPILED_ROUNDS: &[&str] = &[
 
 /// Runs whose matrix loads multiply-adds read in place, and whose multiply-adds run several
 /// to a kernel call: (run, loads, multiply-adds), counted at compile time (`matrix_fusions`).
-/// The unrolled GEMM step loads two `A`s (16 columns: read in place for f16, not for the
-/// 32-column s8 ones) and two `B`s, and multiplies them four times in one call.
+/// A GEMM step loads two `A`s (16 columns: read in place for f16, not for the 32-column s8
+/// ones) and two `B`s, and multiplies them four times in one call. The array form's loops over
+/// its tiles are written out in lowering (`unroll`), so its step is the unrolled one; in the
+/// unrolled form the loop over `K` (4 and 3 steps here) is written out too, one batch a step.
 const MATRIX_FUSIONS: &[(&str, u32, u32)] = &[
-    ("coopmat_gemm_unrolled::f16_f32_k64", 4, 4),
-    ("coopmat_gemm_unrolled::s8_s32_k96", 2, 4),
-    ("coopmat_gemm::f16_f32_k64", 0, 0),
+    ("coopmat_gemm_unrolled::f16_f32_k64", 16, 16),
+    ("coopmat_gemm_unrolled::s8_s32_k96", 6, 12),
+    ("coopmat_gemm::f16_f32_k64", 4, 4),
 ];
 
 fn matrix_fusions(run: &Run, kernel: &tessera_jit::JitKernel) -> Result<(), String> {

@@ -24,7 +24,9 @@ type PhiMap = HashMap<Id, Vec<(Vec<Reg>, Vec<(Id, Id)>)>>;
 /// Orders blocks so that every non-back edge goes forward and every construct's blocks precede its
 /// merge (DFS over edges + ordering successors, dropping edges to blocks on the DFS stack), drops
 /// unreachable blocks and renumbers.
-pub(super) fn order_blocks(blocks: Vec<Block>) -> LowerResult<Vec<Block>> {
+/// Orders `blocks` (see the module docs); also gives each old block's new number (`u32::MAX`
+/// for an unreachable one, which is dropped).
+pub(super) fn order_blocks(blocks: Vec<Block>) -> LowerResult<(Vec<Block>, Vec<u32>)> {
     let n = blocks.len();
     let succ = |b: &Block| -> Vec<u32> {
         let mut v: Vec<u32> = match &b.term {
@@ -100,7 +102,7 @@ pub(super) fn order_blocks(blocks: Vec<Block>) -> LowerResult<Vec<Block>> {
         blk.order_succ.clear();
         out.push(blk);
     }
-    Ok(out)
+    Ok((out, newidx))
 }
 
 impl<'m> Lowerer<'m> {
@@ -214,6 +216,11 @@ impl<'m> Lowerer<'m> {
                         self.blocks[cont as usize].order_succ.push(merge);
                         let c = self.cur;
                         self.blocks[c].order_succ.push(merge);
+                        if let Some(Operand::LoopControl(control)) = inst.operands.get(2)
+                            && control.contains(rspirv::spirv::LoopControl::DONT_UNROLL)
+                        {
+                            self.dont_unroll.push(c as u32);
+                        }
                     }
                     S::SelectionMerge => {
                         let merge = target(self, inst.operands.first())?;

@@ -2,8 +2,9 @@
 //!
 //! [`lower`] runs the passes in order: `check_caps` (`caps`), `collect` (decorations, functions,
 //! result types), `types_and_consts` (`types`), `entry` (entry point and workgroup size), then
-//! inlines the entry function behind block 0 (`cfg`), orders the blocks, runs `opt` and verifies
-//! the IR. This file owns the [`Lowerer`] state, the shared helpers (operand decoding, register
+//! inlines the entry function behind block 0 (`cfg`), orders the blocks, runs `opt` (again after
+//! `unroll` writes out small counted loops and `constants` folds what that makes known) and
+//! verifies the IR. This file owns the [`Lowerer`] state, the shared helpers (operand decoding, register
 //! allocation, `emit`, value lookup) and `lower_inst`, which hands each instruction to its
 //! family's module: `arith` (ALU ops, conversions, selects, dot products, matrices, bitcasts, bit
 //! fields), `composite` (construct, extract, insert, shuffles, copies), `glsl450` (`OpExtInst`),
@@ -93,6 +94,8 @@ struct Lowerer<'m> {
     /// Register ranges of variables (built-ins, private and function variables): stored more
     /// than once and read out of SSA order, so `opt` never treats them as SSA values.
     var_ranges: Vec<(Reg, u32)>,
+    /// Headers (blocks as lowered) of loops marked `DontUnroll`: `unroll` leaves them.
+    dont_unroll: Vec<u32>,
     builtins: Builtins,
     needs_whole: bool,
     local_size: [u32; 3],
@@ -127,6 +130,42 @@ fn opname(inst: &Instruction) -> String {
     format!("Op{} ({})", inst.class.opname, inst.class.opcode as u32)
 }
 
+/// Writes out small counted loops (`unroll`; not those with headers in `kept_loops`, marked
+/// `DontUnroll`), reads the values that makes known (`constants`: variables at constant indices
+/// become registers) and runs the clean-up passes again over what that leaves.
+fn small_loops_written_out(
+    blocks: &mut Vec<Block>,
+    reg_types: &mut Vec<RegType>,
+    consts: &mut Vec<(Reg, u64)>,
+    vars: &[(Reg, u32)],
+    builtins: &Builtins,
+    kept_loops: Vec<usize>,
+) {
+    let mut pinned = crate::opt::pinned_registers(reg_types.len(), vars, builtins);
+    for &(r, _) in consts.iter() {
+        if let Some(p) = pinned.get_mut(r as usize) {
+            *p = true;
+        }
+    }
+    let mut constants = crate::constants::Constants::new(reg_types, consts);
+    if !crate::unroll::unroll_small_loops(blocks, &mut constants, &pinned, &kept_loops) {
+        return;
+    }
+    crate::constants::fold_known(blocks, &mut constants);
+    // Variables stay pinned even where no access indexes them any more: a variable may still
+    // be read before its store (a value carried around a loop), which `opt`'s SSA steps would
+    // get wrong.
+    crate::opt::merge_blocks(blocks);
+    crate::opt::optimize(blocks, reg_types.len() as u32, vars, consts, builtins);
+    crate::opt::merge_blocks(blocks);
+    crate::loop_exits::sink_loop_copies(blocks, reg_types.len() as u32);
+    crate::coalesce::coalesce_edge_copies(blocks, reg_types, vars, consts, builtins);
+    // Once the empty blocks are gone, chains they separated can merge.
+    crate::unroll::drop_unreachable(blocks);
+    crate::opt::merge_blocks(blocks);
+    crate::unroll::drop_unreachable(blocks);
+}
+
 /// Lowers `entry` of `m` with the given specialization values.
 pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerResult<Program> {
     let mut l = Lowerer {
@@ -156,6 +195,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         shapes: Vec::new(),
         warnings: Vec::new(),
         var_ranges: Vec::new(),
+        dont_unroll: Vec::new(),
         builtins: Builtins::default(),
         needs_whole: false,
         local_size: [1, 1, 1],
@@ -185,7 +225,14 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         target: first,
         moves: Vec::new(),
     });
-    let mut blocks = order_blocks(std::mem::take(&mut l.blocks))?;
+    let (mut blocks, new_numbers) = order_blocks(std::mem::take(&mut l.blocks))?;
+    let kept_loops: Vec<usize> = l
+        .dont_unroll
+        .iter()
+        .filter_map(|&b| new_numbers.get(b as usize).copied())
+        .filter(|&b| b != u32::MAX)
+        .map(|b| b as usize)
+        .collect();
     let mut reg_types = typing::finish(&mut blocks, &mut l.reg_types, &mut l.consts_init)?;
     crate::opt::optimize(
         &mut blocks,
@@ -202,6 +249,14 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         &l.var_ranges,
         &l.consts_init,
         &l.builtins,
+    );
+    small_loops_written_out(
+        &mut blocks,
+        &mut reg_types,
+        &mut l.consts_init,
+        &l.var_ranges,
+        &l.builtins,
+        kept_loops,
     );
     crate::converge::insert(&mut blocks);
     let blocks = crate::opt::isolate_sync_ops(blocks);
