@@ -108,6 +108,9 @@ pub const MATRIX_FORMS: &[MatrixForm] = {
         form(16, 16, 16, U8, true),
         form(16, 16, 16, [SInt8, SInt8, UInt32, UInt32], false),
         form(16, 16, 16, [BFloat16, BFloat16, Float32, Float32], false),
+        // A bfloat16 accumulator, as ncnn's bf16 GEMM declares one to load its bias and store its
+        // output (NVIDIA lists none): the kernels sum in f32 and round the result once.
+        form(16, 16, 16, [BFloat16, BFloat16, BFloat16, BFloat16], false),
     ]
 };
 

@@ -76,9 +76,11 @@ form("s8_s32_16x16x32", 16, 16, 32, "i8", "i32", "i32")
 form("u8_u32_16x8x32", 16, 8, 32, "u8", "u32", "u32", b_col=True)
 form("s8_s32_saturating", 16, 16, 32, "i8", "i32", "i32", saturating=True, data="saturate")
 form("u8_u32_saturating", 16, 8, 32, "u8", "u32", "u32", saturating=True, data="saturate")
+# A bfloat16 accumulator and result (summed in f32, rounded once), as ncnn's bf16 GEMM has.
+form("bf16_bf16_16x16x16", 16, 16, 16, "bf16", "bf16", "bf16")
 
 case = Case("SPV_KHR_cooperative_matrix: coopMatLoad row- and column-major with padded strides, "
-            "coopMatMulAdd for f16/bf16/f32 and 8-bit integer forms (wrapping and saturating) "
+            "coopMatMulAdd for f16/bf16/f32 (bf16 accumulators too) and 8-bit integer forms (wrapping and saturating) "
             "at every listed size, coopMatStore; one tile per subgroup", shaders=shaders)
 for r in runs:
     case.run(**r)

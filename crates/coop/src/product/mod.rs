@@ -364,6 +364,7 @@ mod tests {
             form(16, 8, 16, Float16, Float32, Float32, 0),
             form(16, 8, 8, Float16, Float16, Float16, 0),
             form(16, 16, 16, BFloat16, Float32, Float32, 0),
+            form(16, 16, 16, BFloat16, BFloat16, BFloat16, 0),
             form(16, 16, 8, Float32, Float32, Float32, 0),
             form(16, 16, 16, Float32, Float32, Float32, 0),
             form(16, 16, 32, SInt8, SInt32, SInt32, 0xf),
