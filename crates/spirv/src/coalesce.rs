@@ -160,11 +160,7 @@ mod tests {
     }
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
-        Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        }
+        Block::new(ops, term)
     }
 
     fn run(blocks: &mut [Block], nregs: usize) {

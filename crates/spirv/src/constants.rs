@@ -372,18 +372,11 @@ mod tests {
     use crate::ir::{Edge, Term, Var};
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
-        Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        }
+        Block::new(ops, term)
     }
 
     fn jump(target: u32) -> Term {
-        Term::Jump(Edge {
-            target,
-            moves: Vec::new(),
-        })
+        Term::Jump(Edge::to(target))
     }
 
     /// Registers 0..4 a variable, 4 an index counted up in two blocks, 5 a value, 6 = 1 and
@@ -446,10 +439,7 @@ mod tests {
                 target: 1,
                 moves: vec![(2, 6)],
             },
-            if_false: Edge {
-                target: 2,
-                moves: Vec::new(),
-            },
+            if_false: Edge::to(2),
         };
         let mut blocks = vec![
             block(vec![load(6)], branch),

@@ -242,11 +242,7 @@ mod tests {
     }
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
-        Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        }
+        Block::new(ops, term)
     }
 
     fn jump(target: u32) -> Term {

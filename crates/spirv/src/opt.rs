@@ -520,11 +520,7 @@ mod tests {
     use crate::ir::Edge;
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
-        Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        }
+        Block::new(ops, term)
     }
 
     /// `var += c` as lowering emits it (load, add, store) becomes one in-place add; the SSA copy

@@ -482,18 +482,7 @@ mod tests {
     use crate::ir::RegType;
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
-        Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        }
-    }
-
-    fn edge(target: u32) -> Edge {
-        Edge {
-            target,
-            moves: Vec::new(),
-        }
+        Block::new(ops, term)
     }
 
     /// `c = 0; while (c < 3) { x += c; if (x == 7) break?; c += 1 }`: registers c = 0,
@@ -516,24 +505,24 @@ mod tests {
         let body_end = if brk {
             Term::Branch {
                 cond: 1,
-                if_true: edge(4),
-                if_false: edge(3),
+                if_true: Edge::to(4),
+                if_false: Edge::to(3),
             }
         } else {
-            Term::Jump(edge(3))
+            Term::Jump(Edge::to(3))
         };
         vec![
-            block(vec![Op::Mov { dst: 0, src: 3 }], Term::Jump(edge(1))),
+            block(vec![Op::Mov { dst: 0, src: 3 }], Term::Jump(Edge::to(1))),
             block(
                 vec![test(0, 4)],
                 Term::Branch {
                     cond: 1,
-                    if_true: edge(2),
-                    if_false: edge(4),
+                    if_true: Edge::to(2),
+                    if_false: Edge::to(4),
                 },
             ),
             block(vec![add(2, 2, 0), test(2, 6)], body_end),
-            block(vec![add(0, 0, 5)], Term::Jump(edge(1))),
+            block(vec![add(0, 0, 5)], Term::Jump(Edge::to(1))),
             block(Vec::new(), Term::Exit),
         ]
     }
@@ -559,7 +548,7 @@ mod tests {
         assert_eq!(blocks.len(), 1 + 3 * 3 + 1 + 1);
         assert!(!back_edge_targets(&blocks).contains(&true));
         for (i, b) in blocks.iter().enumerate().take(blocks.len() - 1) {
-            assert_eq!(b.term, Term::Jump(edge(i as u32 + 1)), "block {i}");
+            assert_eq!(b.term, Term::Jump(Edge::to(i as u32 + 1)), "block {i}");
         }
         let sums = blocks
             .iter()

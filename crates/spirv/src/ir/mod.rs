@@ -203,6 +203,28 @@ pub struct Block {
     pub order_succ: Vec<u32>,
 }
 
+impl Block {
+    /// `ops` ending in `term`, with no ordering successors (what every pass after ordering
+    /// makes).
+    pub fn new(ops: Vec<Op>, term: Term) -> Block {
+        Block {
+            ops,
+            term,
+            order_succ: Vec::new(),
+        }
+    }
+}
+
+impl Edge {
+    /// An edge to block `target` with no copies.
+    pub fn to(target: u32) -> Edge {
+        Edge {
+            target,
+            moves: Vec::new(),
+        }
+    }
+}
+
 /// Registers holding the compute built-ins (base of 3 consecutive 32-bit registers, or 1 for the
 /// local index).
 #[derive(Debug, Clone, Default, PartialEq)]
