@@ -1,8 +1,10 @@
 //! Which backend runs a compute pipeline's shader: the interpreter (`tessera-spirv`) or compiled
 //! code from the JIT (`tessera-jit`), chosen by `TESSERA_SHADER_BACKEND`:
 //! - `interp`: always the interpreter;
-//! - `jit`: compile at pipeline creation, and fail the creation if the JIT cannot compile the
-//!   shader (a developer's switch: it shows what the JIT does not handle);
+//! - `jit`: compile at pipeline creation (both tiers, below), and fail the creation if the JIT
+//!   cannot compile the shader (a developer's switch: it shows what the JIT does not handle;
+//!   nothing is left to a background thread, so what a run compiles and keeps is the same every
+//!   time);
 //! - `auto` (the default): take the kernel a code store keeps whole for the shader at pipeline
 //!   creation if there is one (`tessera_jit::kept_kernel`, about a millisecond); otherwise
 //!   compile on a background thread (at the lowest scheduling priority, so
@@ -20,8 +22,9 @@
 //!
 //! Tiers: a shader whose generated function is large gets single-pass register allocation,
 //! which is fast to compile but spills; when the JIT says a backtracking compile would be better
-//! (`JitKernel::improvable`), the background thread compiles that second tier after the first,
-//! and dispatches take it once it is ready. It goes into the code stores, so a later creation of
+//! (`JitKernel::improvable`), the background thread compiles that second tier after the first
+//! (in `jit` mode the creating thread does, before creation returns), and dispatches take it
+//! once it is ready. It goes into the code stores, so a later creation of
 //! the same pipeline starts on it.
 //!
 //! Compiled kernels are kept (`tessera_jit::cache`) in the pipeline's `VkPipelineCache`, if it
@@ -368,7 +371,15 @@ impl Compiled {
             ShaderBackend::Jit => match compile_stored(program, cache.map(|c| &**c)) {
                 Ok(k) => {
                     report(&k, name);
-                    slot.install(k, job());
+                    let improvable = k.improvable();
+                    slot.install_here(k);
+                    if improvable {
+                        // Everything at creation: the second tier too, on this thread.
+                        if let Ok(mut tier_up) = slot.tier_up.lock() {
+                            *tier_up = Some(job());
+                        }
+                        slot.run_tier_up();
+                    }
                 }
                 Err(e) => {
                     return Err(Error::NotSupported(format!(
@@ -428,6 +439,13 @@ impl Compiled {
         if let Ok(mut source) = self.source.lock() {
             *source = None;
         }
+    }
+
+    /// Makes `kernel` the first tier and queues nothing (`jit` mode compiles the second tier
+    /// itself).
+    fn install_here(&self, kernel: tessera_jit::JitKernel) {
+        let _ = self.kernel.set(Some(Box::new(kernel)));
+        self.drop_source();
     }
 
     /// Makes `kernel` the first tier, and queues its second (`job` again) when the JIT says
