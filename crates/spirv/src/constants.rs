@@ -97,7 +97,7 @@ fn value(values: &Values, constants: &Constants<'_>, r: Reg) -> Option<u64> {
 }
 
 /// `v` cut to the storage width of register `r` (what the register file keeps).
-fn stored(reg_types: &[RegType], r: Reg, v: u64) -> u64 {
+pub(crate) fn stored(reg_types: &[RegType], r: Reg, v: u64) -> u64 {
     match reg_types.get(r as usize).map(|t| t.bytes()) {
         Some(bytes @ 1..=7) => v & ((1u64 << (bytes * 8)) - 1),
         _ => v,

@@ -33,7 +33,7 @@
 use std::collections::HashMap;
 
 use crate::alu::{self, IBin};
-use crate::constants::{Constants, along_edge, known_values};
+use crate::constants::{Constants, along_edge, known_values, stored};
 use crate::ir::loops::{back_edge_targets, predecessors};
 use crate::ir::{Block, Edge, Op, Reg, Role, Term};
 
@@ -190,14 +190,6 @@ fn plan_loop(
     let (step_op, step_width, step) = counter_step(blocks, &members, latch, counter, constants)?;
     let start = along_edge(&blocks[pre], header, &known.exit[pre], constants);
     let mut value = *start.get(&counter).or(constants.get(counter).as_ref())?;
-    let bytes = constants.reg_types().get(counter as usize)?.bytes();
-    let keep = |v: u64| {
-        if bytes >= 8 {
-            v
-        } else {
-            v & ((1u64 << (bytes * 8)) - 1)
-        }
-    };
     let body_when = u64::from(body_edge.target == if_true.target);
     let mut trips = 0;
     loop {
@@ -213,7 +205,11 @@ fn plan_loop(
         if trips > MAX_TRIPS {
             return None;
         }
-        value = keep(alu::ibin(step_op, step_width, value, step));
+        value = stored(
+            constants.reg_types(),
+            counter,
+            alu::ibin(step_op, step_width, value, step),
+        );
     }
     Some(Plan {
         header,
