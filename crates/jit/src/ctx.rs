@@ -153,7 +153,7 @@ pub struct Ctx {
     pub run_op_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
     pub poll_fn: unsafe extern "C" fn(*mut Ctx) -> u32,
     pub physical_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
-    pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32) -> u32,
+    pub coop_fn: unsafe extern "C" fn(*mut Ctx, u32, u32, u32) -> u32,
     pub product_fn: unsafe extern "C" fn(*mut Ctx, u32, *const Operands, u32) -> u32,
     pub tensor_site_fn: unsafe extern "C" fn(*mut Ctx, u64, u64) -> *mut u8,
     /// The f32 bits of every float8 code, E4M3 then E5M2 (`codegen::conv::fp8_tables`). Compiled
@@ -257,11 +257,13 @@ pub unsafe extern "C" fn run_op(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
 
 /// Runs cooperative op `index` of the kernel's native list over chunk `chunk`'s lanes with
 /// `tessera-coop`'s batched kernels (its operands are in the register file; its results go
-/// there). Returns 0, or 1 if the dispatch must stop.
+/// there). A training op adds only the lanes whose bit is set in `active` (lane `16·chunk + i`:
+/// bit `i`; compiled code passes its divergent branch's mask, or every bit). Returns 0, or 1 if
+/// the dispatch must stop.
 ///
 /// # Safety
 /// See [`parts`].
-pub unsafe extern "C" fn coop(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
+pub unsafe extern "C" fn coop(ctx: *mut Ctx, index: u32, chunk: u32, active: u32) -> u32 {
     catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: forwarded contract.
         let (_, worker, data) = unsafe { parts(ctx) };
@@ -269,7 +271,7 @@ pub unsafe extern "C" fn coop(ctx: *mut Ctx, index: u32, chunk: u32) -> u32 {
             return 1;
         };
         let lo = chunk as usize * LANES;
-        u32::from(!worker.run_coop(op, lo, lo + LANES))
+        u32::from(!worker.run_coop(op, lo, lo + LANES, active as u16))
     }))
     .unwrap_or(1)
 }

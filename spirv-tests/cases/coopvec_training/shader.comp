@@ -17,13 +17,18 @@ void main() {
     coopVecLoadNV(a, x, i * 32);
     coopvecNV<float16_t, 4> b;
     coopVecLoadNV(b, x, i * 32 + 16);
-    // Every invocation into matrix 0; invocations i % 3 == 1 also into matrix 1 + i % 2.
+    // Every invocation into matrix 0; invocations i % 3 == 1 also into matrix 1 + i % 2, and
+    // of those the even ones (i % 6 == 4) into vector 4 of s32: training ops under a divergent
+    // branch, and a branch inside it, add only their lanes.
     coopVecOuterProductAccumulateNV(a, b, m16, 0, 0, gl_CooperativeVectorMatrixLayoutTrainingOptimalNV, gl_ComponentTypeFloat16NV);
     coopVecOuterProductAccumulateNV(a, b, m32, 0, 0, gl_CooperativeVectorMatrixLayoutTrainingOptimalNV, gl_ComponentTypeFloat32NV);
+    coopvecNV<float, 8> wide = coopvecNV<float, 8>(a);
     if (i % 3 == 1) {
         coopVecOuterProductAccumulateNV(a, b, m16, 64 * (1 + i % 2), 0, gl_CooperativeVectorMatrixLayoutTrainingOptimalNV, gl_ComponentTypeFloat16NV);
+        if (i % 2 == 0) {
+            coopVecReduceSumAccumulateNV(wide, s32, 4 * 32);
+        }
     }
     coopVecReduceSumAccumulateNV(a, s16, 0);
-    coopvecNV<float, 8> wide = coopvecNV<float, 8>(a);
     coopVecReduceSumAccumulateNV(wide, s32, (i % 4) * 32);
 }

@@ -1,10 +1,11 @@
 //! Calls from compiled code into Rust: an op run by the interpreter for the chunk
-//! (`ctx::run_op`) or by a native cooperative kernel (`ctx::coop`), with its operands spilled to
-//! the register file first and its results reloaded after.
+//! (`ctx::run_op`) or by a native cooperative kernel (`ctx::coop`, told which lanes are active:
+//! the training ops run under a divergent branch's mask), with its operands spilled to the
+//! register file first and its results reloaded after.
 
 use crate::error::JitResult;
-use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{InstBuilder, Value};
 use tessera_spirv::ir::{Op, Reg, Role};
 
 use super::Gen;
@@ -43,25 +44,23 @@ impl Gen<'_> {
         for &r in &uses {
             self.spill(r, false);
         }
-        let (index, f) = if native {
+        let c = self.chunk();
+        let call = if native {
             self.natives.push(op.clone());
-            (
-                self.natives.len() as i64 - 1,
-                self.ctx_load(I64, field!(coop_fn)),
-            )
+            let index = self.b.ins().iconst(I32, self.natives.len() as i64 - 1);
+            let f = self.ctx_load(I64, field!(coop_fn));
+            let active = self.active_bits();
+            self.b
+                .ins()
+                .call_indirect(self.sigs.coop, f, &[self.ctx, index, c, active])
         } else {
             self.callouts.push(op.clone());
-            (
-                self.callouts.len() as i64 - 1,
-                self.ctx_load(I64, field!(run_op_fn)),
-            )
+            let index = self.b.ins().iconst(I32, self.callouts.len() as i64 - 1);
+            let f = self.ctx_load(I64, field!(run_op_fn));
+            self.b
+                .ins()
+                .call_indirect(self.sigs.run_op, f, &[self.ctx, index, c])
         };
-        let idx = self.b.ins().iconst(I32, index);
-        let c = self.chunk();
-        let call = self
-            .b
-            .ins()
-            .call_indirect(self.sigs.run_op, f, &[self.ctx, idx, c]);
         let stop = self.b.inst_results(call)[0];
         self.abort_if(stop);
         defs.sort_unstable();
@@ -70,6 +69,19 @@ impl Gen<'_> {
             self.reload_result(r)?;
         }
         Ok(())
+    }
+
+    /// The chunk's active lanes as an `I32` of 16 bits (lane `i`: bit `i`): the divergent
+    /// branch's mask under one (`masked`), every lane otherwise.
+    fn active_bits(&mut self) -> Value {
+        match self.mask.as_ref().map(|m| m.lanes) {
+            Some(lanes) => {
+                // 0/1 per lane → 0/0xff, whose high bits are the mask.
+                let on = self.b.ins().ineg(lanes);
+                self.b.ins().vhigh_bits(I32, on)
+            }
+            None => self.b.ins().iconst(I32, 0xffff),
+        }
     }
 
     /// Reads a result the interpreter wrote: lane 0 for a uniform or affine register (the

@@ -438,7 +438,7 @@ impl Gen<'_> {
         let ops = || all_blocks.iter().flat_map(|&b| &ir.blocks[b].ops);
         // (A store into a resident variable changes its row as a window store changes memory.)
         let stores = |op: &Op| {
-            super::masked::window_store(op)
+            super::masked::writes_memory(op)
                 || matches!(op, Op::StoreVar { var, .. } if self.resident[var.base as usize])
         };
         if ops().any(stores) && ops().any(|op| self.tensor_read_may_hand_back(op)) {

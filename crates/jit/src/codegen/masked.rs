@@ -7,7 +7,8 @@
 //! as after an early `return`, each path runs to its `Exit` and the chunk is done after the
 //! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an
 //! acyclic graph of blocks of pure ops, loads and stores of shared memory, buffers and device
-//! addresses, tensor reads and writes, whose branches have regions of their own inside it
+//! addresses, tensor reads and writes, cooperative-vector training ops (which add only the
+//! mask's lanes), whose branches have regions of their own inside it
 //! ([`region_of`]), and loops, nested or not, that every lane leaves at the same iteration
 //! (`exit_loops`), run as real loops under the region's mask. A block that several paths take (a `switch` case falling into the next,
 //! once lowering has made the switch a chain of branches) runs on each of them, under each
@@ -92,11 +93,18 @@ pub(crate) struct Region {
     pub(crate) loops: Vec<usize>,
 }
 
-/// Whether `op` can run under a mask: pure, a window load or a window store, or a store into a
+/// Whether `op` can run under a mask: pure, a window load or a window store, a store into a
 /// local variable (whose registers count as written by it, `Op::for_each_def`, so the join
-/// merges them like any other register the region writes).
+/// merges them like any other register the region writes), or a cooperative-vector training
+/// op (`ctx::coop` adds only the mask's lanes).
 fn maskable_op(op: &Op) -> bool {
-    op.is_pure() || window_store(op) || window_load(op) || matches!(op, Op::StoreVar { .. })
+    op.is_pure()
+        || window_store(op)
+        || window_load(op)
+        || matches!(
+            op,
+            Op::StoreVar { .. } | Op::CoopOuterProduct { .. } | Op::CoopReduceSum { .. }
+        )
 }
 
 /// A store compiled code masks lane by lane: shared memory, a buffer of a known descriptor, a
@@ -115,6 +123,11 @@ pub(crate) fn window_store(op: &Op) -> bool {
             ..
         }
     ) || super::edge::maskable_tensor_write(op)
+}
+
+/// A maskable op that writes memory: a [`window_store`] or a cooperative-vector training op.
+pub(crate) fn writes_memory(op: &Op) -> bool {
+    window_store(op) || matches!(op, Op::CoopOuterProduct { .. } | Op::CoopReduceSum { .. })
 }
 
 /// A load every lane may run, active or not: each lane's access is checked against its window
@@ -514,7 +527,7 @@ impl Gen<'_> {
                     }
                     // A store into a resident variable changes its row: the interpreter would
                     // not see the branch's state on a restart.
-                    seen_store |= window_store(op)
+                    seen_store |= writes_memory(op)
                         || matches!(op, Op::StoreVar { var, .. } if self.resident[var.base as usize]);
                 }
                 for e in ir.blocks[b].term.edges() {

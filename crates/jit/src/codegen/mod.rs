@@ -128,7 +128,10 @@ pub(crate) struct Output {
 
 /// Signatures of the callbacks, and the watchdog poll's trampoline.
 pub(crate) struct Sigs {
+    /// `ctx::run_op`: (ctx, callout index, chunk) → status.
     pub(crate) run_op: SigRef,
+    /// `ctx::coop`: (ctx, native index, chunk, active lanes) → status.
+    pub(crate) coop: SigRef,
     /// `ctx::physical`: (ctx, device address, size) → host address or null.
     pub(crate) physical: SigRef,
     /// `ctx::product`: (ctx, native index, operands, count) → status.
@@ -344,6 +347,8 @@ pub(crate) fn build(
         .params
         .extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
     run_op.returns.push(AbiParam::new(I32));
+    let mut coop = run_op.clone();
+    coop.params.insert(3, AbiParam::new(I32));
     let mut physical = Signature::new(call_conv);
     physical
         .params
@@ -359,6 +364,7 @@ pub(crate) fn build(
     product.returns.push(AbiParam::new(I32));
     let sigs = Sigs {
         run_op: func.import_signature(run_op),
+        coop: func.import_signature(coop),
         physical: func.import_signature(physical),
         product: func.import_signature(product),
         poll,

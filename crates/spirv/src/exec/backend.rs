@@ -263,13 +263,14 @@ impl<'m, 'e> Worker<'m, 'e> {
         self.m.mask[..self.m.lanes].fill(false);
     }
 
-    /// Runs cooperative op `op` natively over lanes `lo..hi` (all active), reading its operands
+    /// Runs cooperative op `op` natively over lanes `lo..hi` (all active; the training ops
+    /// only for the lanes set in `active`, bit `i` for lane `lo + i`), reading its operands
     /// from and writing its results to the register file: how compiled code runs the ops of
     /// `SPV_NV_cooperative_vector` (batched SIMD kernels, not the interpreter). Returns false
     /// for another op.
-    pub fn run_coop(&mut self, op: &Op, lo: usize, hi: usize) -> bool {
+    pub fn run_coop(&mut self, op: &Op, lo: usize, hi: usize, active: u16) -> bool {
         let hi = hi.min(self.m.lanes);
-        self.m.coop_native(op, lo.min(hi), hi)
+        self.m.coop_native(op, lo.min(hi), hi, active)
     }
 
     /// Cooperative-matrix multiply-adds of `form` for one half-subgroup, from and to

@@ -111,9 +111,11 @@ impl Machine<'_> {
         }
     }
 
-    /// Runs cooperative op `op` natively over lanes `lo..hi` (every lane active): the path of
-    /// compiled code. Returns false for an op that is not a cooperative one.
-    pub(crate) fn coop_native(&mut self, op: &Op, lo: usize, hi: usize) -> bool {
+    /// Runs cooperative op `op` natively over lanes `lo..hi`: the path of compiled code. Every
+    /// lane is active, except for the training ops, which add only the lanes whose bit (lane
+    /// `lo + i`, bit `i`) is set in `active` (compiled code runs them under a divergent
+    /// branch's mask). Returns false for an op that is not a cooperative one.
+    pub(crate) fn coop_native(&mut self, op: &Op, lo: usize, hi: usize, active: u16) -> bool {
         match op {
             Op::CoopMatVec {
                 form,
@@ -132,13 +134,13 @@ impl Machine<'_> {
                 }
             }
             Op::CoopOuterProduct { elem, a, b, matrix } => {
-                self.outer_product_chunk(*elem, a, b, *matrix, lo, hi);
+                self.outer_product_chunk(*elem, a, b, *matrix, lo..hi, active);
             }
             Op::CoopReduceSum {
                 elem,
                 values,
                 target,
-            } => self.reduce_sum_chunk(*elem, values, *target, lo, hi),
+            } => self.reduce_sum_chunk(*elem, values, *target, lo..hi, active),
             Op::CoopMatLoad {
                 ty,
                 column_major,
@@ -311,9 +313,14 @@ impl Machine<'_> {
         a: &[Reg],
         b: &[Reg],
         matrix: MemRef,
-        lo: usize,
-        hi: usize,
+        chunk: std::ops::Range<usize>,
+        active: u16,
     ) {
+        let (lo, hi) = (chunk.start, chunk.end);
+        let lanes = active_lanes(lo, hi, active);
+        if lanes.is_empty() {
+            return;
+        }
         let shared = self.uniform(matrix.addr, lo)
             && hi - lo == LANES
             && match matrix.space {
@@ -324,7 +331,7 @@ impl Machine<'_> {
                 _ => true,
             };
         if !shared {
-            for lane in lo..hi {
+            for &lane in &lanes {
                 self.outer_product_lane(elem, a, b, matrix, lane);
             }
             return;
@@ -334,10 +341,10 @@ impl Machine<'_> {
         let es = elem.bytes();
         let ys: Vec<Vec<f64>> = b
             .iter()
-            .map(|&r| (lo..hi).map(|lane| half(self.get(r, lane))).collect())
+            .map(|&r| lanes.iter().map(|&lane| half(self.get(r, lane))).collect())
             .collect();
         for (i, &ra) in a.iter().enumerate() {
-            let xs: Vec<f64> = (lo..hi).map(|lane| half(self.get(ra, lane))).collect();
+            let xs: Vec<f64> = lanes.iter().map(|&lane| half(self.get(ra, lane))).collect();
             for (j, y) in ys.iter().enumerate() {
                 let sum: f64 = xs.iter().zip(y).map(|(x, y)| x * y).sum();
                 let at = base.wrapping_add(((i * b.len() + j) * es) as u64);
@@ -353,9 +360,14 @@ impl Machine<'_> {
         elem: ComponentType,
         values: &[Reg],
         target: MemRef,
-        lo: usize,
-        hi: usize,
+        chunk: std::ops::Range<usize>,
+        active: u16,
     ) {
+        let (lo, hi) = (chunk.start, chunk.end);
+        let lanes = active_lanes(lo, hi, active);
+        if lanes.is_empty() {
+            return;
+        }
         let shared = self.uniform(target.addr, lo)
             && hi - lo == LANES
             && match target.space {
@@ -366,7 +378,7 @@ impl Machine<'_> {
                 _ => true,
             };
         if !shared {
-            for lane in lo..hi {
+            for &lane in &lanes {
                 self.reduce_sum_lane(elem, values, target, lane);
             }
             return;
@@ -374,11 +386,21 @@ impl Machine<'_> {
         let base = self.mem_address(target, lo);
         let es = elem.bytes();
         for (i, &r) in values.iter().enumerate() {
-            let sum: f64 = (lo..hi).map(|lane| elem.float_of(self.get(r, lane))).sum();
+            let sum: f64 = lanes
+                .iter()
+                .map(|&lane| elem.float_of(self.get(r, lane)))
+                .sum();
             let at = base.wrapping_add((i * es) as u64);
             self.atomic_at(target.space, lo, at, es, AtomicOp::FAdd, sum.to_bits(), 0);
         }
     }
+}
+
+/// The lanes of `lo..hi` whose bit is set in `active` (lane `lo + i`: bit `i`).
+fn active_lanes(lo: usize, hi: usize, active: u16) -> Vec<usize> {
+    (lo..hi)
+        .filter(|lane| (lane - lo) < 16 && active & (1 << (lane - lo)) != 0)
+        .collect()
 }
 
 /// A cooperative-matrix load or store's operands.
