@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use super::HALF;
 use super::direct::Place;
+use super::x86::Edge;
 use crate::component::ComponentType;
 
 /// Rows of the accumulator one block keeps in registers.
@@ -80,39 +81,61 @@ unsafe fn row_f32(ty: ComponentType, p: *const u8) -> __m512 {
     }
 }
 
-/// A row of an accumulator (`C`) at `p` as 16 f32: f16 where `half`, else f32.
+/// A row of an accumulator (`C`) at `p`, of type `ty`, as 16 f32.
 ///
 /// # Safety
-/// [`Wide::floats`]; 32 (`half`) or 64 readable bytes at `p`.
+/// [`Wide::floats`]; `16·ty.bytes()` readable bytes at `p`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
 #[inline]
-unsafe fn accumulator_row(p: *const u8, half: bool) -> __m512 {
+unsafe fn accumulator_row(p: *const u8, ty: Edge) -> __m512 {
     // SAFETY: the caller's contract.
     unsafe {
-        if half {
-            _mm512_cvtph_ps(_mm256_loadu_si256(p.cast()))
-        } else {
-            _mm512_loadu_ps(p.cast())
+        match ty {
+            Edge::F16 => _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())),
+            Edge::BF16 => _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
+                _mm256_loadu_si256(p.cast()),
+            ))),
+            Edge::F32 => _mm512_loadu_ps(p.cast()),
         }
     }
 }
 
-/// Writes a result row (`D`) at `p`: rounded once to f16 where `half`, else f32.
+/// Writes a result row (`D`) at `p` as `ty`: rounded once (to nearest even) to f16 or
+/// bfloat16 (a NaN stays a NaN, quiet, as `half::bf16::from_f32` does), or f32.
 ///
 /// # Safety
-/// [`Wide::floats`]; 32 (`half`) or 64 writable bytes at `p`.
+/// [`Wide::floats`]; `16·ty.bytes()` writable bytes at `p`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,f16c,fma")]
 #[inline]
-unsafe fn store_accumulator_row(p: *mut u8, x: __m512, half: bool) {
+unsafe fn store_accumulator_row(p: *mut u8, x: __m512, ty: Edge) {
     // SAFETY: the caller's contract.
     unsafe {
-        if half {
-            let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
-            _mm256_storeu_si256(p.cast(), h);
-        } else {
-            _mm512_storeu_ps(p.cast(), x);
+        match ty {
+            Edge::F16 => {
+                let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
+                _mm256_storeu_si256(p.cast(), h);
+            }
+            Edge::BF16 => _mm256_storeu_si256(p.cast(), bf16_of(x)),
+            Edge::F32 => _mm512_storeu_ps(p.cast(), x),
         }
     }
+}
+
+/// 16 f32 rounded to bfloat16 (to nearest even; a NaN stays a NaN, quiet, as
+/// `half::bf16::from_f32` does).
+///
+/// # Safety
+/// AVX-512F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) unsafe fn bf16_of(x: __m512) -> __m256i {
+    let bits = _mm512_castps_si512(x);
+    let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(bits), _mm512_set1_epi32(1));
+    let rounded = _mm512_add_epi32(bits, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb));
+    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+    let quiet = _mm512_or_si512(bits, _mm512_set1_epi32(0x0040_0000));
+    let pick = _mm512_mask_blend_epi32(nan, rounded, quiet);
+    _mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(pick))
 }
 
 /// Row `p` of `B` as 16 f32: f16 (`BT` 0), bfloat16 (1) or f32 (2), in one or two
@@ -163,7 +186,7 @@ unsafe fn block_steps<P: Place, const BT: u8, const K: usize>(
 
 /// `D = A·B + C` for one half of a float form with `N = 16`: `a` is `A` staged as f32
 /// (`rows × k`), `B` is read at `b` (component `kk` is row `kk`, of `b_ty`), `C` and `D` at
-/// their places (component `i` is row `i`; f16 where `c_half`/`d_half`, else f32).
+/// their places (component `i` is row `i`, of types `c_ty` and `d_ty`).
 ///
 /// # Safety
 /// [`Wide::floats`]; `a` holds `rows·k` values; `b` holds `k` components of `b_ty` (f16,
@@ -175,9 +198,9 @@ pub(super) unsafe fn float_rows<P: Place>(
     b: P,
     b_ty: ComponentType,
     c: P,
-    c_half: bool,
+    c_ty: Edge,
     d: P,
-    d_half: bool,
+    d_ty: Edge,
     rows: usize,
     k: usize,
 ) {
@@ -191,7 +214,7 @@ pub(super) unsafe fn float_rows<P: Place>(
         unsafe {
             for (i, x) in acc.iter_mut().enumerate().take(r) {
                 let p = c.at(row + i);
-                *x = accumulator_row(p, c_half);
+                *x = accumulator_row(p, c_ty);
             }
             let a = a.as_ptr().add(row * k);
             if r == BLOCK {
@@ -218,7 +241,7 @@ pub(super) unsafe fn float_rows<P: Place>(
             }
             for (i, x) in acc.iter().enumerate().take(r) {
                 let p = d.at(row + i);
-                store_accumulator_row(p, *x, d_half);
+                store_accumulator_row(p, *x, d_ty);
             }
         }
         row += r;
@@ -270,9 +293,9 @@ pub(super) unsafe fn float_rows_pair<P: Place>(
     b: P,
     b_ty: ComponentType,
     [c0, c1]: [P; 2],
-    c_half: bool,
+    c_ty: Edge,
     [d0, d1]: [P; 2],
-    d_half: bool,
+    d_ty: Edge,
     k: usize,
 ) {
     let (a0, a1) = (&a0[..BLOCK * k], &a1[..BLOCK * k]);
@@ -286,7 +309,7 @@ pub(super) unsafe fn float_rows_pair<P: Place>(
             } else {
                 c1.at(i - BLOCK)
             };
-            *x = accumulator_row(p, c_half);
+            *x = accumulator_row(p, c_ty);
         }
         let (a0, a1) = (a0.as_ptr(), a1.as_ptr());
         const F16: u8 = 0;
@@ -306,7 +329,7 @@ pub(super) unsafe fn float_rows_pair<P: Place>(
             } else {
                 d1.at(i - BLOCK)
             };
-            store_accumulator_row(p, *x, d_half);
+            store_accumulator_row(p, *x, d_ty);
         }
     }
 }

@@ -85,14 +85,23 @@ fn staged(t: ComponentType) -> bool {
     )
 }
 
-/// f16 and f32 `C` and results are read and written by the kernel itself.
+/// f16, bfloat16 and f32 `C` and results are read and written by the kernel itself.
 fn edge(t: ComponentType) -> bool {
-    matches!(t, ComponentType::Float16 | ComponentType::Float32)
+    matches!(
+        t,
+        ComponentType::Float16 | ComponentType::BFloat16 | ComponentType::Float32
+    )
+}
+
+/// The kernels' edge types of a direct float form's `C` and result (`edge` holds for both).
+#[cfg(target_arch = "x86_64")]
+fn edges(form: &MulAdd) -> [super::x86::Edge; 2] {
+    [form.c, form.result].map(|t| super::x86::Edge::of(t).unwrap_or(super::x86::Edge::F32))
 }
 
 impl HalfProduct {
     /// Whether [`Self::run_rows`] and [`Self::run_strided`] run `form` on this CPU: float
-    /// forms with f16, bfloat16 or f32 `A` and `B`, f16 or f32 `C` and result, `N` a multiple
+    /// forms with f16, bfloat16 or f32 `A`, `B`, `C` and result, `N` a multiple
     /// of 8, on a CPU with AVX2, FMA and F16C; the 8-bit integer forms with 32-bit `C` and
     /// result, `K` even and `N` a multiple of 8.
     pub fn direct(form: &MulAdd) -> bool {
@@ -241,9 +250,9 @@ impl HalfProduct {
                         first.b,
                         form.b,
                         [first.c, second.c],
-                        form.c == ComponentType::Float16,
+                        edges(form)[0],
                         [first.d, second.d],
-                        form.result == ComponentType::Float16,
+                        edges(form)[1],
                         k,
                     );
                 }
@@ -296,9 +305,9 @@ impl HalfProduct {
                     b,
                     form.b,
                     c,
-                    form.c == ComponentType::Float16,
+                    edges(form)[0],
                     d,
-                    form.result == ComponentType::Float16,
+                    edges(form)[1],
                     half_rows,
                     k,
                 );
@@ -320,8 +329,8 @@ impl HalfProduct {
                     super::x86::Edges {
                         c,
                         d,
-                        c_half: form.c == ComponentType::Float16,
-                        d_half: form.result == ComponentType::Float16,
+                        c_ty: edges(form)[0],
+                        d_ty: edges(form)[1],
                     },
                     half_rows,
                     n,

@@ -445,6 +445,65 @@ mod tests {
     /// `run_batch` against the reference: a GEMM step's four products (two `A`s times two
     /// `B`s, accumulators updated in place), the float forms pairing products that share `B`
     /// and the 8-bit forms reusing a staged `B`, with the AVX-512 kernels and without.
+    /// The kernels' bfloat16 rounding of a result (both widths) is `half`'s, which the
+    /// reference uses: to nearest even, overflow to infinity, NaNs quiet with their sign.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn bfloat16_results_round_as_the_reference() {
+        use std::arch::x86_64::*;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut values: Vec<u32> = vec![
+            0,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0001,
+            0x7f80_0001,
+            0xff81_2345,
+            0x7f7f_ffff,
+            0x0000_8000,
+            0x0001_8000,
+            0x0000_7fff,
+            0x3f80_8000,
+            0x3f81_8000,
+            0x3f80_8001,
+            0xbf80_7fff,
+            0x007f_ffff,
+        ];
+        while values.len() < 4096 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push((x >> 32) as u32);
+        }
+        for chunk in values.chunks_exact(16) {
+            let want: Vec<u16> = chunk
+                .iter()
+                .map(|&b| half::bf16::from_f32(f32::from_bits(b)).to_bits())
+                .collect();
+            let mut got = [0u16; 16];
+            if super::x86::has_avx2() {
+                for (i, half) in chunk.chunks_exact(8).enumerate() {
+                    // SAFETY: the CPU has AVX2; 8 floats read, 8 u16 written.
+                    unsafe {
+                        let v = _mm256_loadu_ps(half.as_ptr().cast());
+                        let h = super::x86::bf16_of(v);
+                        _mm_storeu_si128(got[8 * i..].as_mut_ptr().cast(), h);
+                    }
+                }
+                assert_eq!(&got[..], &want[..], "AVX2, {chunk:08x?}");
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F; 16 floats read, 16 u16 written.
+                unsafe {
+                    let v = _mm512_loadu_ps(chunk.as_ptr().cast());
+                    _mm256_storeu_si256(got.as_mut_ptr().cast(), super::avx512::bf16_of(v));
+                }
+                assert_eq!(&got[..], &want[..], "AVX-512, {chunk:08x?}");
+            }
+        }
+    }
+
     #[test]
     fn batches_match_the_reference() {
         use ComponentType::*;
@@ -553,6 +612,7 @@ mod tests {
             (16, 8, 16, Float16, Float32, Float32, 0),
             (16, 8, 8, Float16, Float16, Float16, 0),
             (16, 16, 16, BFloat16, Float32, Float32, 0),
+            (16, 16, 16, BFloat16, BFloat16, BFloat16, 0),
             (16, 16, 8, Float32, Float32, Float32, 0),
             // The 8-bit integer forms: 16 columns (the vector staging) and 8.
             (16, 16, 32, SInt8, SInt32, SInt32, signed),

@@ -22,13 +22,57 @@ pub(super) fn has_f16c_fma() -> bool {
     })
 }
 
-/// Where `rows_product` reads `C` and writes `D`: their components, and whether each is f16
-/// (else f32).
+/// How an accumulator (`C`) or result (`D`) keeps its elements: the kernels sum in f32 and
+/// convert at the edges (a bfloat16 or f16 result rounded once, to nearest even).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Edge {
+    F32,
+    F16,
+    BF16,
+}
+
+impl Edge {
+    /// The edge of component type `ty`, if the kernels read and write it.
+    pub(super) fn of(ty: ComponentType) -> Option<Edge> {
+        match ty {
+            ComponentType::Float32 => Some(Edge::F32),
+            ComponentType::Float16 => Some(Edge::F16),
+            ComponentType::BFloat16 => Some(Edge::BF16),
+            _ => None,
+        }
+    }
+
+    /// Bytes per element.
+    pub(super) fn bytes(self) -> usize {
+        if self == Edge::F32 { 4 } else { 2 }
+    }
+}
+
+/// Where `rows_product` reads `C` and writes `D`: their components and element types.
 pub(super) struct Edges<P> {
     pub c: P,
     pub d: P,
-    pub c_half: bool,
-    pub d_half: bool,
+    pub c_ty: Edge,
+    pub d_ty: Edge,
+}
+
+/// 8 f32 rounded to bfloat16 (to nearest even; a NaN stays a NaN, quiet, as
+/// `half::bf16::from_f32` does), as 8 u16 in the low half.
+///
+/// # Safety
+/// AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn bf16_of(x: __m256) -> __m128i {
+    let bits = _mm256_castps_si256(x);
+    let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(bits), _mm256_set1_epi32(1));
+    let rounded = _mm256_add_epi32(bits, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+    let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+    let quiet = _mm256_or_si256(bits, _mm256_set1_epi32(0x0040_0000));
+    let high = _mm256_srli_epi32::<16>(_mm256_blendv_epi8(rounded, quiet, nan));
+    // Each 128-bit lane packs its 4 values twice; qwords 0 and 2 hold all 8 in order.
+    let packed = _mm256_packus_epi32(high, high);
+    _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(packed))
 }
 
 /// `count` components of `ty` (f16, bfloat16 or f32) at `place` as f32 into `dst`, in order.
@@ -117,14 +161,10 @@ unsafe fn rows_product_in<P: Place, const ROWS_OF: usize, const N: usize, const 
     let (a, b) = (a.as_ptr(), b.as_ptr());
     // Element (r, col) of C or D: component (r·n + col) / 16, lane (r·n + col) % 16 (a run
     // of 8 columns never crosses a component: n and col are multiples of 8).
-    let at = |place: P, half: bool, r: usize, col: usize| {
+    let at = |place: P, ty: Edge, r: usize, col: usize| {
         let e = r * n + col;
         // SAFETY: e / 16 is below the count (r < rows, col < n).
-        unsafe {
-            place
-                .at(e / HALF)
-                .add((e % HALF) * if half { 2 } else { 4 })
-        }
+        unsafe { place.at(e / HALF).add((e % HALF) * ty.bytes()) }
     };
     let mut col = 0;
     while col < n {
@@ -138,11 +178,13 @@ unsafe fn rows_product_in<P: Place, const ROWS_OF: usize, const N: usize, const 
             unsafe {
                 for (i, acc) in acc.iter_mut().enumerate().take(r) {
                     for (v, x) in acc.iter_mut().enumerate().take(w) {
-                        let p = at(edges.c, edges.c_half, row + i, col + 8 * v);
-                        *x = if edges.c_half {
-                            _mm256_cvtph_ps(_mm_loadu_si128(p.cast()))
-                        } else {
-                            _mm256_loadu_ps(p.cast())
+                        let p = at(edges.c, edges.c_ty, row + i, col + 8 * v);
+                        *x = match edges.c_ty {
+                            Edge::F16 => _mm256_cvtph_ps(_mm_loadu_si128(p.cast())),
+                            Edge::BF16 => _mm256_castsi256_ps(_mm256_slli_epi32::<16>(
+                                _mm256_cvtepu16_epi32(_mm_loadu_si128(p.cast())),
+                            )),
+                            Edge::F32 => _mm256_loadu_ps(p.cast()),
                         };
                     }
                 }
@@ -153,12 +195,14 @@ unsafe fn rows_product_in<P: Place, const ROWS_OF: usize, const N: usize, const 
                 }
                 for (i, acc) in acc.iter().enumerate().take(r) {
                     for (v, x) in acc.iter().enumerate().take(w) {
-                        let p = at(edges.d, edges.d_half, row + i, col + 8 * v);
-                        if edges.d_half {
-                            let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(*x);
-                            _mm_storeu_si128(p.cast(), h);
-                        } else {
-                            _mm256_storeu_ps(p.cast(), *x);
+                        let p = at(edges.d, edges.d_ty, row + i, col + 8 * v);
+                        match edges.d_ty {
+                            Edge::F16 => {
+                                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(*x);
+                                _mm_storeu_si128(p.cast(), h);
+                            }
+                            Edge::BF16 => _mm_storeu_si128(p.cast(), bf16_of(*x)),
+                            Edge::F32 => _mm256_storeu_ps(p.cast(), *x),
                         }
                     }
                 }
