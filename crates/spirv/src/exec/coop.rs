@@ -13,9 +13,10 @@
 //!
 //! Cooperative matrices the same way: the reference loads, stores and multiplies lane by lane
 //! and half-subgroup by half-subgroup; compiled code's chunk (a half-subgroup) multiplies with
-//! `tessera_coop::product::HalfProduct` straight from and to its register rows. A store is a
-//! sync op, run for the whole group (every element stored once, by the lanes
-//! `tessera_coop::matrix::MatrixType::stores` names).
+//! `tessera_coop::product::HalfProduct` straight from and to its register rows. A store writes
+//! each element once: each half-subgroup the elements it holds (`B`'s first half all of
+//! them); where the subgroup reads that memory again with no sync op between, lowering puts a
+//! meeting point first (`Op::CoopMatStore`).
 
 use tessera_coop::batch::LANES;
 use tessera_coop::layout::{Number, decode};
