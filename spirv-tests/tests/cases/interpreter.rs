@@ -53,6 +53,7 @@ impl Backend for Direct {
 /// operation is not among them: its latch is guarded, `ir::sched`, and the driver runs each
 /// chunk to it and the reduction for the group.)
 const COMPILED_ROUNDS: &[&str] = &[
+    "atomic_rounds",
     "sg_reduce_rounds",
     "sg_scan_shuffle_rounds",
     "barrier_small_array",

@@ -132,9 +132,14 @@ impl Gen<'_> {
         self.br_table_to(g, &table, done);
         for (i, arm, t) in arms {
             self.b.switch_to_block(arm);
-            if self.subgroup_rounds[i] {
-                // Every lane waits at the reduction: it runs here, for all of them.
-                self.subgroup_round(i)?;
+            if self.op_rounds[i] {
+                // Every lane waits at the subgroup operation or the atomic: it runs here, for
+                // all of them.
+                if self.is_atomic_round(i) {
+                    self.atomic_round(i)?;
+                } else {
+                    self.subgroup_round(i)?;
+                }
             }
             let go = self.b.create_block();
             // (Between rounds every register is in its row: only the function's own variables
@@ -505,9 +510,7 @@ impl Gen<'_> {
         // (A barrier that leads straight to another sync block ends the chunk's round there:
         // no entry to hop into.)
         let round_target = self.round_targets[t].filter(|&n| {
-            self.rounds
-                && !self.subgroup_rounds[t]
-                && !self.sync.get(n as usize).copied().unwrap_or(true)
+            self.rounds && !self.op_rounds[t] && !self.sync.get(n as usize).copied().unwrap_or(true)
         });
         let Some(next_block) = round_target else {
             self.set_chunk_pcs(target);

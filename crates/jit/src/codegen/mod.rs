@@ -34,6 +34,7 @@
 //! register (`build_poll_trampoline`).
 
 mod analysis;
+mod atomic_rounds;
 mod callout;
 mod compare;
 mod conv;
@@ -249,12 +250,13 @@ pub(crate) struct Gen<'a> {
     /// Physical access sites so far (each gets a slot of `Ctx::physical_sites`).
     pub(crate) physical_site: usize,
     /// Barrier rounds (see `next_round`): per block, the block a barrier-only block or a
-    /// subgroup round's block (`rounds`) jumps to; whether any block is one (and the program
-    /// has sync blocks).
+    /// subgroup or atomic round's block (`rounds`, `atomic_rounds`) jumps to; whether any
+    /// block is one (and the program has sync blocks).
     round_targets: Vec<Option<u32>>,
-    /// Per block: whether it is a subgroup round's (`rounds::subgroup_jumps`): every chunk
-    /// must have yielded there before the round computes it, so no chunk hops past it.
-    subgroup_rounds: Vec<bool>,
+    /// Per block: whether it is a subgroup or atomic round's (`rounds::subgroup_jumps`,
+    /// `atomic_rounds::atomic_jumps`): every chunk must have yielded there before the round
+    /// computes it, so no chunk hops past it.
+    op_rounds: Vec<bool>,
     rounds: bool,
     /// Per block: the registers that may have been defined since the chunk last yielded at a
     /// sync block, or since it started (`dirty_registers`).
@@ -444,12 +446,17 @@ pub(crate) fn build(
     let poll = b.declare_var(I32);
     let gathered = b.declare_var(I32);
     let direct = b.declare_var(I32);
-    let subgroup_jumps = rounds::subgroup_jumps(ir, shape.wg_size, &classes);
-    let subgroup_rounds: Vec<bool> = subgroup_jumps.iter().map(Option::is_some).collect();
+    // Blocks of one subgroup operation or one atomic that a round computes.
+    let op_jumps: Vec<Option<u32>> = rounds::subgroup_jumps(ir, shape.wg_size, &classes)
+        .into_iter()
+        .zip(atomic_rounds::atomic_jumps(ir))
+        .map(|(subgroup, atomic)| subgroup.or(atomic))
+        .collect();
+    let op_rounds: Vec<bool> = op_jumps.iter().map(Option::is_some).collect();
     let round_targets: Vec<Option<u32>> = barrier_jumps(ir)
         .into_iter()
-        .zip(subgroup_jumps)
-        .map(|(barrier, subgroup)| barrier.or(subgroup))
+        .zip(op_jumps)
+        .map(|(barrier, op)| barrier.or(op))
         .collect();
     let rounds = has_sync && round_targets.iter().any(Option::is_some);
     let batched = !has_sync && shape.fuse == 1;
@@ -513,7 +520,7 @@ pub(crate) fn build(
         shifted_words: std::collections::HashMap::new(),
         physical_site: 0,
         round_targets,
-        subgroup_rounds,
+        op_rounds,
         rounds,
         dirty,
         gathered,

@@ -1,0 +1,253 @@
+//! Atomics in compiled rounds: a block that holds one integer atomic read-modify-write on a
+//! buffer of a known descriptor or on shared memory, and jumps on, is a round block like a
+//! subgroup operation's (`rounds`): every chunk yields at it, and when all of a call's chunks
+//! have, compiled code runs the atomic for lanes `0..chunk_end·16` one after the other, in lane
+//! order, as the interpreter does, with the processor's atomic instructions; then it enters the
+//! block the atomic jumps to. Without this the driver ran the block on the interpreter and
+//! resumed compiled code, a round trip per atomic.
+//!
+//! Each lane's address is its address register's row plus the op's offset (raw bits,
+//! wrapping, `Machine::address`); `size` bytes past it must lie inside the window, else the
+//! lane reads 0 and writes nothing (`mem::Raw::atomic`). An aligned word takes the atomic
+//! instruction; a misaligned one (no atomic exists) a plain load, the operation and a store,
+//! as `Raw::atomic` does. Shared memory belongs to the lane group's one thread: the same code
+//! is exact there (`mem::slice_atomic`).
+//!
+//! Invariants: a block is an atomic round ([`atomic_jumps`]) only for an op [`round_atomic`]
+//! takes (4- or 8-byte words; not `Load`, `Store` or `FAdd`, whose results differ between the
+//! interpreter's windows), with operands that are not built-ins (their rows hold values only
+//! where the driver wrote them), and a jump without edge copies; the round reads only the
+//! operands' rows and the window, and writes only the result's rows and the window's bytes.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::*;
+use cranelift_codegen::ir::{AtomicRmwOp, BlockArg, InstBuilder, Type};
+use tessera_spirv::ir::{AtomicOp, DescIdx, Ir, Op, Reg, Space, Term};
+
+use super::Gen;
+use super::values::{app_flags, own_flags};
+use crate::ctx::field;
+use crate::error::{JitError, JitResult};
+
+/// The instruction an atomic round runs for `op` (`None`: compare-and-swap).
+fn rmw_op(op: AtomicOp) -> Option<Option<AtomicRmwOp>> {
+    Some(Some(match op {
+        AtomicOp::Add => AtomicRmwOp::Add,
+        AtomicOp::Sub => AtomicRmwOp::Sub,
+        AtomicOp::And => AtomicRmwOp::And,
+        AtomicOp::Or => AtomicRmwOp::Or,
+        AtomicOp::Xor => AtomicRmwOp::Xor,
+        AtomicOp::UMin => AtomicRmwOp::Umin,
+        AtomicOp::UMax => AtomicRmwOp::Umax,
+        AtomicOp::SMin => AtomicRmwOp::Smin,
+        AtomicOp::SMax => AtomicRmwOp::Smax,
+        AtomicOp::Exchange => AtomicRmwOp::Xchg,
+        AtomicOp::CompareExchange => return Some(None),
+        AtomicOp::Load | AtomicOp::Store | AtomicOp::FAdd => return None,
+    }))
+}
+
+/// Whether an atomic round runs `op` of `ir` (see the module docs).
+fn round_atomic(op: &Op, ir: &Ir) -> bool {
+    let Op::Atomic {
+        op: kind,
+        space,
+        bytes,
+        dst,
+        addr,
+        value,
+        comparator,
+        ..
+    } = op
+    else {
+        return false;
+    };
+    let builtin = |r: &Reg| {
+        ir.builtins
+            .ranges()
+            .any(|(base, len)| (base..base + len).contains(r))
+    };
+    let width = |r: &Reg| ir.reg_types.get(*r as usize).map(|t| t.bytes());
+    let size = usize::from(*bytes);
+    rmw_op(*kind).is_some()
+        && matches!(size, 4 | 8)
+        && matches!(
+            space,
+            Space::Shared
+                | Space::Buffer {
+                    desc: DescIdx::Const(_),
+                    ..
+                }
+        )
+        && [dst, value, comparator]
+            .iter()
+            .all(|r| width(r) == Some(size))
+        && addr.is_none_or(|a| matches!(width(&a), Some(4 | 8)))
+        && ![Some(*value), Some(*comparator), *addr]
+            .iter()
+            .flatten()
+            .any(builtin)
+}
+
+/// Per block: `Some(target)` when it is an atomic round (one op [`round_atomic`] takes) that
+/// jumps to `target` with no edge copies.
+pub(super) fn atomic_jumps(ir: &Ir) -> Vec<Option<u32>> {
+    ir.blocks
+        .iter()
+        .map(|blk| match (&blk.term, blk.ops.as_slice()) {
+            (Term::Jump(e), [op]) if e.moves.is_empty() && round_atomic(op, ir) => Some(e.target),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Gen<'_> {
+    /// Whether block `block` is an atomic round's.
+    pub(super) fn is_atomic_round(&self, block: usize) -> bool {
+        self.ir
+            .blocks
+            .get(block)
+            .and_then(|b| b.ops.first())
+            .is_some_and(|op| round_atomic(op, self.ir))
+    }
+
+    /// In a round every chunk of the group entered atomic block `block`: runs its atomic for
+    /// lanes `0..chunk_end·16` in lane order (see the module docs).
+    pub(super) fn atomic_round(&mut self, block: usize) -> JitResult<()> {
+        let op = self
+            .ir
+            .blocks
+            .get(block)
+            .and_then(|b| b.ops.first())
+            .filter(|op| round_atomic(op, self.ir))
+            .ok_or(JitError::Unexpected("an atomic round at another op"))?;
+        let Op::Atomic {
+            op: kind,
+            space,
+            bytes,
+            dst,
+            addr,
+            offset,
+            value,
+            comparator,
+        } = *op
+        else {
+            return Err(JitError::Unexpected("an atomic round at another op"));
+        };
+        let rmw = rmw_op(kind).ok_or(JitError::Unexpected("an atomic round's operation"))?;
+        let size = i64::from(bytes);
+        let ty = Type::int_with_byte_size(u16::from(bytes))
+            .ok_or(JitError::Unexpected("an atomic round's width"))?;
+        let (ptr, len) = self
+            .window(space)
+            .ok_or(JitError::Unexpected("an atomic round's window"))?;
+        let row = |g: &Self, r: Reg| g.layout.offsets[r as usize] as i64;
+        let regfile = self.ctx_load(I64, field!(regfile));
+        let end = self.ctx_load(I32, field!(chunk_end));
+        let end = self.b.ins().uextend(I64, end);
+        let lanes = self.b.ins().imul_imm_s(end, crate::classes::LANES as i64);
+        // The last offset a word may start at (none when the window is shorter than a word).
+        let fits = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, len, size);
+        let room = self.b.ins().iadd_imm_s(len, -size);
+
+        let head = self.b.create_block();
+        let lane = self.b.append_block_param(head, I64);
+        let body = self.b.create_block();
+        let atomic = self.b.create_block();
+        let outside_or_misaligned = self.b.create_block();
+        let misaligned = self.b.create_block();
+        let join = self.b.create_block();
+        let old = self.b.append_block_param(join, ty);
+        let after = self.b.create_block();
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, lane, lanes);
+        self.b.ins().brif(more, body, &[], after, &[]);
+
+        self.b.switch_to_block(body);
+        let lane_row = |g: &mut Self, r: Reg, bytes: i64| {
+            let at = g.b.ins().imul_imm_s(lane, bytes);
+            let offset = row(g, r);
+            let base = g.b.ins().iadd_imm_s(regfile, offset);
+            g.b.ins().iadd(base, at)
+        };
+        let at = match addr {
+            Some(r) => {
+                let abytes = i64::from(self.bytes(r) as u32);
+                let p = lane_row(self, r, abytes);
+                let aty = Type::int_with_byte_size(abytes as u16)
+                    .ok_or(JitError::Unexpected("an atomic round's address width"))?;
+                let a = self.b.ins().load(aty, own_flags(), p, 0);
+                let a = if aty == I64 {
+                    a
+                } else {
+                    self.b.ins().uextend(I64, a)
+                };
+                self.b.ins().iadd_imm_s(a, offset as i64)
+            }
+            None => self.b.ins().iconst(I64, offset as i64),
+        };
+        let vp = lane_row(self, value, size);
+        let v = self.b.ins().load(ty, own_flags(), vp, 0);
+        let cp = lane_row(self, comparator, size);
+        let c = self.b.ins().load(ty, own_flags(), cp, 0);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, at, room);
+        let inside = self.b.ins().band(fits, below);
+        let p = self.b.ins().iadd(ptr, at);
+        let low = self.b.ins().band_imm_s(p, size - 1);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let both = self.b.ins().band(inside, aligned);
+        self.b
+            .ins()
+            .brif(both, atomic, &[], outside_or_misaligned, &[]);
+
+        self.b.switch_to_block(atomic);
+        let was = match rmw {
+            Some(rmw) => self.b.ins().atomic_rmw(ty, app_flags(), rmw, p, v),
+            None => self.b.ins().atomic_cas(app_flags(), p, c, v),
+        };
+        self.b.ins().jump(join, &[BlockArg::Value(was)]);
+
+        self.b.switch_to_block(outside_or_misaligned);
+        let nothing = self.b.ins().iconst(ty, 0);
+        self.b
+            .ins()
+            .brif(inside, misaligned, &[], join, &[BlockArg::Value(nothing)]);
+
+        // No atomic instruction takes a misaligned word: a plain read-modify-write.
+        self.b.switch_to_block(misaligned);
+        let was = self.b.ins().load(ty, app_flags(), p, 0);
+        let new = match rmw {
+            Some(AtomicRmwOp::Add) => self.b.ins().iadd(was, v),
+            Some(AtomicRmwOp::Sub) => self.b.ins().isub(was, v),
+            Some(AtomicRmwOp::And) => self.b.ins().band(was, v),
+            Some(AtomicRmwOp::Or) => self.b.ins().bor(was, v),
+            Some(AtomicRmwOp::Xor) => self.b.ins().bxor(was, v),
+            Some(AtomicRmwOp::Umin) => self.b.ins().umin(was, v),
+            Some(AtomicRmwOp::Umax) => self.b.ins().umax(was, v),
+            Some(AtomicRmwOp::Smin) => self.b.ins().smin(was, v),
+            Some(AtomicRmwOp::Smax) => self.b.ins().smax(was, v),
+            Some(_) => v,
+            None => {
+                let equal = self.b.ins().icmp(IntCC::Equal, was, c);
+                self.b.ins().select(equal, v, was)
+            }
+        };
+        self.b.ins().store(app_flags(), new, p, 0);
+        self.b.ins().jump(join, &[BlockArg::Value(was)]);
+
+        self.b.switch_to_block(join);
+        let out = lane_row(self, dst, size);
+        self.b.ins().store(own_flags(), old, out, 0);
+        let next = self.b.ins().iadd_imm_s(lane, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(next)]);
+
+        self.b.switch_to_block(after);
+        Ok(())
+    }
+}
