@@ -1,7 +1,8 @@
-//! Subgroup operations in compiled rounds: a block that holds one subgroup operation on 32-bit
-//! values compiled code can compute from rows ([`RoundOp`]: reductions, clustered reductions
-//! and scans, `subgroupBroadcastFirst`, broadcasts, shuffles and quad operations whose lane
-//! operand is a constant, and shuffles whose lane operand varies) and jumps on is a sync block like a barrier: every chunk yields
+//! Subgroup operations in compiled rounds: a block that holds one subgroup operation compiled
+//! code can compute from rows ([`RoundOp`]: reductions, clustered reductions and scans of 8-,
+//! 16-, 32- and 64-bit integers and of 32- and 64-bit floats, `subgroupBroadcastFirst`,
+//! broadcasts, shuffles and quad operations of such values whose lane operand is a constant, and
+//! shuffles whose 32-bit lane operand varies) and jumps on is a sync block like a barrier: every chunk yields
 //! at it. When all of a call's chunks have (a round of the whole group, `Gen::next_round`),
 //! compiled code computes the operation for every lane from the rows the chunks just wrote,
 //! writes the result's rows, and enters the block it jumps to, as a barrier round does.
@@ -40,20 +41,30 @@ use crate::error::{JitError, JitResult};
 /// A subgroup operation a round computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RoundOp {
-    /// Every lane of each cluster of `size` lanes gets the cluster's fold (32-bit values).
+    /// Every lane of each cluster of `size` lanes gets the cluster's fold.
     Fold(Arith, usize),
-    /// Lane `i` gets the fold of lanes `0..=i` (`inclusive`) or `0..i` (32-bit values).
+    /// Lane `i` gets the fold of lanes `0..=i` (`inclusive`) or `0..i`.
     Scan(Arith, bool),
-    /// Lane `i` gets lane `source(i)`'s value, or 0 where that is `None` (32-bit values).
+    /// Lane `i` gets lane `source(i)`'s value, or 0 where that is `None`.
     Permute(SubOp, u64),
     /// A broadcast or shuffle (`Broadcast`, `ShuffleXor`, `ShuffleUp`, `ShuffleDown`) whose
     /// 32-bit lane operand varies: each lane's source is computed from the operand's row.
     Shuffle(SubOp),
+    /// A vote or ballot over the subgroup (`Elect`, `All`, `Any`, integer `AllEqual`,
+    /// `Ballot`, `InverseBallot`, `BitCount`), every lane active.
+    Vote(SubOp),
 }
 
-/// Whether a fold or scan takes `arith` (on 32-bit values).
-fn supported(arith: Arith) -> bool {
-    match arith {
+/// Whether a fold or scan takes `arith` at `width` bits on values of `bytes` bytes: integers
+/// of 8 to 64 bits, booleans (and, or, xor), floats of 32 or 64 (binary16 and the narrower
+/// floats round through f32 in `alu`, which a round does not repeat).
+fn supported(arith: Arith, width: u8, bytes: usize) -> bool {
+    if width == 1 {
+        // Booleans (a byte of 0 or 1 each): `subgroupAnd(p)` and the like.
+        return bytes == 1 && matches!(arith, Arith::I(IBin::And | IBin::Or | IBin::Xor));
+    }
+    let fits = usize::from(width) == 8 * bytes;
+    fits && match arith {
         Arith::I(op) => matches!(
             op,
             IBin::Add
@@ -66,7 +77,9 @@ fn supported(arith: Arith) -> bool {
                 | IBin::SMin
                 | IBin::SMax
         ),
-        Arith::F(op) => matches!(op, FBin::Add | FBin::Mul | FBin::Min | FBin::Max),
+        Arith::F(op) => {
+            matches!(width, 32 | 64) && matches!(op, FBin::Add | FBin::Mul | FBin::Min | FBin::Max)
+        }
     }
 }
 
@@ -79,7 +92,7 @@ impl RoundOp {
             width,
             operand,
             value,
-            ..
+            dst,
         } = op
         else {
             return None;
@@ -96,6 +109,9 @@ impl RoundOp {
         }
         let wg = wg_size as usize;
         let whole = |size: usize| wg.is_multiple_of(LANES) && wg.is_multiple_of(size);
+        let bytes = ir.reg_types.get(*value as usize).map_or(0, |t| t.bytes());
+        // A value the round copies: 1 to 8 bytes, all of them its width's.
+        let copied = matches!(bytes, 1 | 2 | 4 | 8) && usize::from(*width) == 8 * bytes;
         let constant = || match classes.get(*operand as usize) {
             Some(Class::Const(c)) => Some(*c),
             _ => None,
@@ -103,12 +119,23 @@ impl RoundOp {
         let round = match *sub {
             SubOp::Reduce(arith, Scan::Clustered(size)) => {
                 let size = (size as usize).clamp(1, SUBGROUP_SIZE);
-                (*width == 32 && supported(arith) && size.is_power_of_two() && whole(size))
+                (supported(arith, *width, bytes) && size.is_power_of_two() && whole(size))
                     .then_some(RoundOp::Fold(arith, size))?
             }
-            SubOp::Reduce(arith, scan) => (*width == 32 && supported(arith))
+            SubOp::Reduce(arith, scan) => supported(arith, *width, bytes)
                 .then_some(RoundOp::Scan(arith, scan == Scan::Inclusive))?,
             SubOp::BroadcastFirst => RoundOp::Permute(SubOp::BroadcastFirst, 0),
+            SubOp::Elect
+            | SubOp::All
+            | SubOp::Any
+            | SubOp::AllEqual { float: false }
+            | SubOp::Ballot
+            | SubOp::InverseBallot
+            | SubOp::BitCount(_) => {
+                let dst_bytes = ir.reg_types.get(*dst as usize).map_or(0, |t| t.bytes());
+                (matches!(bytes, 1 | 2 | 4 | 8) && matches!(dst_bytes, 1 | 2 | 4 | 8))
+                    .then_some(RoundOp::Vote(*sub))?
+            }
             SubOp::Broadcast
             | SubOp::ShuffleXor
             | SubOp::ShuffleUp
@@ -132,8 +159,9 @@ impl RoundOp {
             RoundOp::Fold(..) => Some(round),
             RoundOp::Scan(..) => whole(SUBGROUP_SIZE).then_some(round),
             RoundOp::Permute(..) | RoundOp::Shuffle(_) => {
-                (*width == 32 && whole(SUBGROUP_SIZE)).then_some(round)
+                (copied && whole(SUBGROUP_SIZE)).then_some(round)
             }
+            RoundOp::Vote(_) => whole(SUBGROUP_SIZE).then_some(round),
         }
     }
 
@@ -194,6 +222,7 @@ impl Gen<'_> {
                 dst,
                 value,
                 operand,
+                width,
                 ..
             },
         ) = (
@@ -203,19 +232,22 @@ impl Gen<'_> {
         else {
             return Err(JitError::Unexpected("a subgroup round at another op"));
         };
-        let (dst, value, operand): (Reg, Reg, Reg) = (*dst, *value, *operand);
+        let (dst, value, operand, width): (Reg, Reg, Reg, u8) = (*dst, *value, *operand, *width);
         let bytes = self.bytes(value);
         let ty = Type::int_with_byte_size(bytes as u16)
             .ok_or(JitError::Unexpected("a subgroup round's value width"))?;
+        let dst_bytes = self.bytes(dst);
+        let dst_ty = Type::int_with_byte_size(dst_bytes as u16)
+            .ok_or(JitError::Unexpected("a subgroup round's result width"))?;
         let offset = |r: Reg| self.layout.offsets[r as usize] as i64;
         let (from, to, lane_of) = (offset(value), offset(dst), offset(operand));
         let end = self.ctx_load(I32, field!(chunk_end));
         let end = self.b.ins().uextend(I64, end);
-        let total = self.b.ins().imul_imm_s(end, (LANES * bytes) as i64);
+        let total = self.b.ins().imul_imm_s(end, LANES as i64);
         let regfile = self.ctx_load(I64, field!(regfile));
         let src = self.b.ins().iadd_imm_s(regfile, from);
         let dst_row = self.b.ins().iadd_imm_s(regfile, to);
-        // One span (a cluster or a subgroup) per iteration, `at` its first lane's byte offset.
+        // One span (a cluster or a subgroup) per iteration, `at` its first lane.
         let span = round.span();
         let head = self.b.create_block();
         let at = self.b.append_block_param(head, I64);
@@ -227,8 +259,10 @@ impl Gen<'_> {
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, at, total);
         self.b.ins().brif(more, body, &[], after, &[]);
         self.b.switch_to_block(body);
-        let from_lane = self.b.ins().iadd(src, at);
-        let to_lane = self.b.ins().iadd(dst_row, at);
+        let value_at = self.b.ins().imul_imm_s(at, bytes as i64);
+        let from_lane = self.b.ins().iadd(src, value_at);
+        let dst_at = self.b.ins().imul_imm_s(at, dst_bytes as i64);
+        let to_lane = self.b.ins().iadd(dst_row, dst_at);
         let lanes: Vec<Value> = (0..span)
             .map(|k| {
                 self.b
@@ -239,29 +273,37 @@ impl Gen<'_> {
         let out = match round {
             RoundOp::Shuffle(sub) => {
                 let operands = self.b.ins().iadd_imm_s(regfile, lane_of);
-                let operands = self.b.ins().iadd(operands, at);
-                self.shuffle_values(sub, from_lane, operands, span)
+                let operand_at = self.b.ins().ishl_imm_u(at, 2);
+                let operands = self.b.ins().iadd(operands, operand_at);
+                self.shuffle_values(sub, ty, from_lane, operands, span)
             }
-            _ => self.round_values(round, ty, &lanes)?,
+            RoundOp::Vote(sub) => self.vote_values(sub, ty, dst_ty, &lanes)?,
+            _ => self.round_values(round, ty, width, &lanes)?,
         };
         for (k, v) in out.into_iter().enumerate() {
             self.b
                 .ins()
-                .store(own_flags(), v, to_lane, (bytes * k) as i32);
+                .store(own_flags(), v, to_lane, (dst_bytes * k) as i32);
         }
-        let next = self.b.ins().iadd_imm_s(at, (bytes * span) as i64);
+        let next = self.b.ins().iadd_imm_s(at, span as i64);
         self.b.ins().jump(head, &[BlockArg::Value(next)]);
         self.b.switch_to_block(after);
         Ok(())
     }
 
-    /// The results of `round` for one span's `lanes` (values of type `ty`).
-    fn round_values(&mut self, round: RoundOp, ty: Type, lanes: &[Value]) -> JitResult<Vec<Value>> {
+    /// The results of `round` for one span's `lanes` (values of type `ty`, `width` bits).
+    fn round_values(
+        &mut self,
+        round: RoundOp,
+        ty: Type,
+        width: u8,
+        lanes: &[Value],
+    ) -> JitResult<Vec<Value>> {
         Ok(match round {
             RoundOp::Fold(arith, _) => {
                 let mut acc = lanes[0];
                 for &x in &lanes[1..] {
-                    acc = self.reduce_step(arith, acc, x)?;
+                    acc = self.reduce_step(arith, ty, width, acc, x)?;
                 }
                 vec![acc; lanes.len()]
             }
@@ -271,12 +313,12 @@ impl Gen<'_> {
                 for &x in lanes {
                     let next = match acc {
                         None => x,
-                        Some(a) => self.reduce_step(arith, a, x)?,
+                        Some(a) => self.reduce_step(arith, ty, width, a, x)?,
                     };
                     out.push(match (inclusive, acc) {
                         (true, _) => next,
                         (false, Some(a)) => a,
-                        (false, None) => self.b.ins().iconst(I32, identity(arith, 32) as i64),
+                        (false, None) => self.b.ins().iconst(ty, identity(arith, width) as i64),
                     });
                     acc = Some(next);
                 }
@@ -288,27 +330,29 @@ impl Gen<'_> {
                     .map(|i| source(sub, b, i).map_or(zero, |s| lanes[s]))
                     .collect()
             }
-            RoundOp::Shuffle(_) => {
+            RoundOp::Shuffle(_) | RoundOp::Vote(_) => {
                 return Err(JitError::Unexpected(
-                    "a shuffle's values come from its rows",
+                    "a shuffle's or a vote's values are not a fold's",
                 ));
             }
         })
     }
 
     /// The results of a shuffle `sub` with a varying lane operand for one subgroup whose values
-    /// are at `values` and lane operands at `operands` (32-bit rows): lane `i` reads the value
-    /// of the lane its operand names, or 0 when that lane is outside the subgroup
-    /// (`subgroup::segment`, every lane active).
+    /// (of type `ty`) are at `values` and lane operands at `operands` (a 32-bit row): lane `i`
+    /// reads the value of the lane its operand names, or 0 when that lane is outside the
+    /// subgroup (`subgroup::segment`, every lane active).
     fn shuffle_values(
         &mut self,
         sub: SubOp,
+        ty: Type,
         values: Value,
         operands: Value,
         span: usize,
     ) -> Vec<Value> {
         let last = self.b.ins().iconst(I64, (span - 1) as i64);
-        let zero = self.b.ins().iconst(I32, 0);
+        let zero = self.b.ins().iconst(ty, 0);
+        let shift = i64::from(ty.bytes().trailing_zeros());
         (0..span)
             .map(|i| {
                 let b = self
@@ -330,24 +374,127 @@ impl Gen<'_> {
                     valid = self.b.ins().band(valid, up);
                 }
                 let at = self.b.ins().select(valid, src, last);
-                let at = self.b.ins().ishl_imm_u(at, 2);
+                let at = self.b.ins().ishl_imm_u(at, shift);
                 let at = self.b.ins().iadd(values, at);
-                let x = self.b.ins().load(I32, own_flags(), at, 0);
+                let x = self.b.ins().load(ty, own_flags(), at, 0);
                 self.b.ins().select(valid, x, zero)
             })
             .collect()
     }
 
-    /// `x ∘ y` on 32-bit values as `alu` computes it (`arith` is [`supported`]).
-    fn reduce_step(&mut self, arith: Arith, x: Value, y: Value) -> JitResult<Value> {
+    /// The results of vote or ballot `sub` for one subgroup's `lanes` (values of type `ty`,
+    /// every lane active; results of type `dst_ty`), as `subgroup::segment` computes them.
+    fn vote_values(
+        &mut self,
+        sub: SubOp,
+        ty: Type,
+        dst_ty: Type,
+        lanes: &[Value],
+    ) -> JitResult<Vec<Value>> {
+        let wide: Vec<Value> = lanes
+            .iter()
+            .map(|&x| {
+                if ty == I64 {
+                    x
+                } else {
+                    self.b.ins().uextend(I64, x)
+                }
+            })
+            .collect();
+        let narrow = |g: &mut Self, x: Value| {
+            if dst_ty == I64 {
+                x
+            } else {
+                g.b.ins().ireduce(dst_ty, x)
+            }
+        };
+        let flag = |g: &mut Self, c: Value| {
+            let one = g.b.ins().iconst(dst_ty, 1);
+            let zero = g.b.ins().iconst(dst_ty, 0);
+            g.b.ins().select(c, one, zero)
+        };
+        Ok(match sub {
+            SubOp::Elect => (0..lanes.len())
+                .map(|i| self.b.ins().iconst(dst_ty, i64::from(i == 0)))
+                .collect(),
+            SubOp::All | SubOp::Any | SubOp::AllEqual { .. } => {
+                let mut acc: Option<Value> = None;
+                for &x in &wide {
+                    let c = match sub {
+                        SubOp::AllEqual { .. } => self.b.ins().icmp(IntCC::Equal, x, wide[0]),
+                        _ => self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0),
+                    };
+                    acc = Some(match (acc, sub) {
+                        (None, _) => c,
+                        (Some(a), SubOp::Any) => self.b.ins().bor(a, c),
+                        (Some(a), _) => self.b.ins().band(a, c),
+                    });
+                }
+                let all = acc.unwrap_or_else(|| self.b.ins().iconst(I8, 1));
+                let r = flag(self, all);
+                vec![r; lanes.len()]
+            }
+            SubOp::Ballot => {
+                let mut bits = self.b.ins().iconst(I64, 0);
+                for (i, &x) in wide.iter().enumerate() {
+                    let set = self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0);
+                    let bit = self.b.ins().uextend(I64, set);
+                    let bit = self.b.ins().ishl_imm_u(bit, i as i64);
+                    bits = self.b.ins().bor(bits, bit);
+                }
+                let r = narrow(self, bits);
+                vec![r; lanes.len()]
+            }
+            SubOp::InverseBallot => wide
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    let y = self.b.ins().ushr_imm_u(x, i as i64);
+                    let y = self.b.ins().band_imm_s(y, 1);
+                    narrow(self, y)
+                })
+                .collect(),
+            SubOp::BitCount(scan) => wide
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    let keep = match scan {
+                        Scan::Clustered(_) => u64::from(u32::MAX),
+                        Scan::Inclusive => (2u64 << i) - 1,
+                        Scan::Exclusive => (1u64 << i) - 1,
+                    };
+                    let keep = self.b.ins().iconst(I64, keep as i64);
+                    let y = self.b.ins().band(x, keep);
+                    let y = self.b.ins().popcnt(y);
+                    narrow(self, y)
+                })
+                .collect(),
+            _ => return Err(JitError::Unexpected("a vote round at another operation")),
+        })
+    }
+
+    /// `x ∘ y` on values of type `ty` (`width` bits) as `alu` computes it (`arith` is
+    /// [`supported`] there).
+    fn reduce_step(
+        &mut self,
+        arith: Arith,
+        ty: Type,
+        width: u8,
+        x: Value,
+        y: Value,
+    ) -> JitResult<Value> {
         match arith {
+            Arith::I(IBin::And) if width == 1 => Ok(self.b.ins().band(x, y)),
+            Arith::I(IBin::Or) if width == 1 => Ok(self.b.ins().bor(x, y)),
+            Arith::I(IBin::Xor) if width == 1 => Ok(self.b.ins().bxor(x, y)),
             Arith::I(op) => self
-                .ibin_scalar(op, 32, I32, x, y)
+                .ibin_scalar(op, u32::from(width), ty, x, y)
                 .ok_or(JitError::Unexpected("a subgroup round's integer operation")),
             Arith::F(op) => {
-                let (fx, fy) = (self.bits_to_float(x, F32), self.bits_to_float(y, F32));
+                let fty = if ty == I64 { F64 } else { F32 };
+                let (fx, fy) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
                 let z = self.fop(op, fx, fy);
-                Ok(self.float_to_bits(z, I32))
+                Ok(self.float_to_bits(z, ty))
             }
         }
     }
