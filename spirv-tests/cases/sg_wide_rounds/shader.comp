@@ -1,5 +1,5 @@
 #version 450
-// Subgroup operations on 8-, 16- and 64-bit integers, doubles and booleans, votes, ballots and
+// Subgroup operations on 8-, 16- and 64-bit integers, halves, doubles and booleans, votes, ballots and
 // ballot bit counts, in uniform control flow: each one a round of compiled code (every lane of
 // the workgroup at the operation, computed from the rows in lane order).
 #extension GL_EXT_shader_explicit_arithmetic_types : require
@@ -11,6 +11,7 @@
 #extension GL_EXT_shader_subgroup_extended_types_int8 : require
 #extension GL_EXT_shader_subgroup_extended_types_int16 : require
 #extension GL_EXT_shader_subgroup_extended_types_int64 : require
+#extension GL_EXT_shader_subgroup_extended_types_float16 : require
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer In { uint v[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { uint o[]; };
@@ -18,7 +19,8 @@ layout(set = 0, binding = 2) writeonly buffer Out64 { uint64_t o64[]; };
 void main() {
     uint i = gl_GlobalInvocationID.x;
     uint x = v[i];
-    uint k = i * 16u;
+    uint k = i * 18u;
+    float16_t h = float16_t(float(x % 1000u) * 0.01 - 4.0);
     int8_t x8 = int8_t(x);
     int16_t x16 = int16_t(x * 37u);
     uint64_t x64 = uint64_t(x) * 0x100000001ul;
@@ -41,6 +43,8 @@ void main() {
     o[k + 13u] = uint(subgroupInverseBallot(uvec4(x, 0u, 0u, 0u)));
     o[k + 14u] = uint(subgroupShuffleXor(x16, 5u));
     o[k + 15u] = uint(int(subgroupAdd(d) * 2.0));
+    o[k + 16u] = uint(float16BitsToUint16(subgroupInclusiveAdd(h)));
+    o[k + 17u] = uint(float16BitsToUint16(subgroupExclusiveMin(h))) | (uint(float16BitsToUint16(subgroupMul(h))) << 16);
     o64[i * 4u + 0u] = subgroupExclusiveAdd(x64);
     o64[i * 4u + 1u] = subgroupClusteredMax(x64 ^ 0xF0F0F0F0F0F0F0F0ul, 8u);
     o64[i * 4u + 2u] = subgroupShuffleXor(x64, 3u);

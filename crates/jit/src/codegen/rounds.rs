@@ -1,6 +1,6 @@
 //! Subgroup operations in compiled rounds: a block that holds one subgroup operation compiled
 //! code can compute from rows ([`RoundOp`]: reductions, clustered reductions and scans of 8-,
-//! 16-, 32- and 64-bit integers and of 32- and 64-bit floats, `subgroupBroadcastFirst`,
+//! 16-, 32- and 64-bit integers and of 16-, 32- and 64-bit floats, `subgroupBroadcastFirst`,
 //! broadcasts, shuffles and quad operations of such values whose lane operand is a constant, and
 //! shuffles whose 32-bit lane operand varies) and jumps on is a sync block like a barrier: every chunk yields
 //! at it. When all of a call's chunks have (a round of the whole group, `Gen::next_round`),
@@ -56,8 +56,8 @@ enum RoundOp {
 }
 
 /// Whether a fold or scan takes `arith` at `width` bits on values of `bytes` bytes: integers
-/// of 8 to 64 bits, booleans (and, or, xor), floats of 32 or 64 (binary16 and the narrower
-/// floats round through f32 in `alu`, which a round does not repeat).
+/// of 8 to 64 bits, booleans (and, or, xor), floats of 16, 32 or 64 bits (binary16 as `alu`
+/// computes it: in f32, rounded back once, `half`'s conversions).
 fn supported(arith: Arith, width: u8, bytes: usize) -> bool {
     if width == 1 {
         // Booleans (a byte of 0 or 1 each): `subgroupAnd(p)` and the like.
@@ -78,7 +78,8 @@ fn supported(arith: Arith, width: u8, bytes: usize) -> bool {
                 | IBin::SMax
         ),
         Arith::F(op) => {
-            matches!(width, 32 | 64) && matches!(op, FBin::Add | FBin::Mul | FBin::Min | FBin::Max)
+            matches!(width, 16 | 32 | 64)
+                && matches!(op, FBin::Add | FBin::Mul | FBin::Min | FBin::Max)
         }
     }
 }
@@ -490,6 +491,19 @@ impl Gen<'_> {
             Arith::I(op) => self
                 .ibin_scalar(op, u32::from(width), ty, x, y)
                 .ok_or(JitError::Unexpected("a subgroup round's integer operation")),
+            Arith::F(op) if ty == I16 => {
+                // In f32 on one lane of a vector, with the vector conversions of `half`.
+                let widen = |g: &mut Self, h: Value| {
+                    let h = g.b.ins().uextend(I32, h);
+                    let v = g.b.ins().splat(I32X4, h);
+                    g.half_to_f32(v)
+                };
+                let (fx, fy) = (widen(self, x), widen(self, y));
+                let z = self.fop(op, fx, fy);
+                let h = self.f32_to_half(z);
+                let h = self.b.ins().extractlane(h, 0);
+                Ok(self.b.ins().ireduce(I16, h))
+            }
             Arith::F(op) => {
                 let fty = if ty == I64 { F64 } else { F32 };
                 let (fx, fy) = (self.bits_to_float(x, fty), self.bits_to_float(y, fty));
