@@ -346,9 +346,9 @@ pub(crate) fn merge_blocks(blocks: &mut [Block]) {
     }
 }
 
-/// Splits blocks so that every `sync` op (see `ir::ops`) is alone in its block: a backend that
-/// runs lanes in chunks then stops every chunk at a block boundary before it and resumes at one
-/// after it. The pieces of a block are numbered consecutively, so the structured order (see
+/// Splits blocks so that every `sync` op (see `ir::ops`) is alone in its block, which jumps on
+/// with no edge copies: a backend that runs lanes in chunks then stops every chunk at a block
+/// boundary before it and resumes at one after it. The pieces of a block are numbered consecutively, so the structured order (see
 /// `ir`) is kept; a block's terminator and ordering successors move to its last piece.
 pub(crate) fn isolate_sync_ops(blocks: Vec<Block>) -> Vec<Block> {
     if !blocks.iter().any(|b| b.ops.iter().any(|o| o.is_sync())) {
@@ -370,7 +370,12 @@ pub(crate) fn isolate_sync_ops(blocks: Vec<Block>) -> Vec<Block> {
                     cur.push(op.clone());
                 }
             }
-            if !cur.is_empty() || out.is_empty() {
+            // A sync op that ends its block before an exit, a branch or a jump with copies gets
+            // an empty piece after it for the terminator: its own block then jumps on plainly,
+            // which a backend's rounds (barriers, subgroup operations, atomics) require.
+            let plain_jump = matches!(&b.term, Term::Jump(e) if e.moves.is_empty());
+            let sync_last = cur.is_empty() && out.last().is_some_and(|p| p.len() == 1);
+            if !cur.is_empty() || out.is_empty() || (sync_last && !plain_jump) {
                 out.push(cur);
             }
             out
