@@ -14,6 +14,7 @@
 //! | `rgba_swizzle` | RGBA → BGRA of an R8_UINT [4096, 4096, 4] image tensor (64 MiB), one 4-element array read (`OpTensorReadARM`) and one array write per pixel | bytes read + written |
 //! | `nd_add` | `c = a + b`, R32_SFLOAT [16, 24, 96, 100] (14 MiB a tensor), a 1-D dispatch whose four coordinates come from the flat index by division and remainder (how generated elementwise kernels address N-D tensors) | bytes read + written |
 //! | `f16_add` | `c = a + b`, R16_SFLOAT [4096, 4096] (32 MiB a tensor) | bytes read + written |
+//! | `histogram` | a 256-bin histogram of 16 MiB of bytes: 256-invocation workgroups count 16 bytes an invocation into shared bins (`atomicAdd` on shared memory), then add their bins into a buffer (`atomicAdd`) | bytes read |
 //! | `dense` | the demo's dense layer `y = relu(W·x + b)`, W R32_SFLOAT [512, 1024], one invocation per output row | FLOPs (2·512·1024 a dispatch): criterion's `elem/s` are FLOP/s |
 //!
 //! The GLSL (`GL_ARM_tensors`) sources and their committed SPIR-V are
@@ -54,6 +55,7 @@ use gpu::*;
 
 const TENSOR_ADD_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_tensor_add.spv");
 const ROW_SUM_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_row_sum.spv");
+const HISTOGRAM_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_histogram.spv");
 const ROW_SUM_SUBGROUP_SPV: &[u8] =
     include_bytes!("../spirv-tests/shaders/bench_row_sum_subgroup.spv");
 const TRANSPOSE_SPV: &[u8] = include_bytes!("../spirv-tests/shaders/bench_transpose.spv");
@@ -137,6 +139,13 @@ mod reference {
     pub fn tiny_groups(out: &mut [u32]) {
         for (i, o) in out.iter_mut().enumerate() {
             *o = i as u32 * 3 + 1;
+        }
+    }
+
+    pub fn histogram(bytes: &[u8], bins: &mut [u32; 256]) {
+        *bins = [0; 256];
+        for &b in bytes {
+            bins[usize::from(b)] += 1;
         }
     }
 
@@ -315,6 +324,36 @@ fn shaders(c: &mut Criterion) {
         gpu.destroy_kernel(k);
         gpu.destroy_tensor(src);
         gpu.destroy_buffer(sums);
+    }
+
+    if common::selected("histogram") {
+        let data = gpu.buffer(count as u64);
+        let hist = gpu.buffer(256 * 4);
+        let bytes = pattern_bytes(count, 7);
+        data.mem.write(&bytes);
+        let k = gpu.kernel(
+            HISTOGRAM_SPV,
+            &[
+                Descriptor::Buffer(data.buffer),
+                Descriptor::Buffer(hist.buffer),
+            ],
+            [(count / (16 * 256)) as u32, 1, 1],
+        );
+        hist.mem.fill(0);
+        gpu.submit_wait(k.cb);
+        let mut want = [0u32; 256];
+        reference::histogram(&bytes, &mut want);
+        let bad = first_mismatch(&hist.mem.read::<u32>(256), &want);
+        assert_eq!(bad, None, "histogram on {name}: (bin, got, want)");
+        // (Timed runs keep adding into the same bins.)
+        let tp = Throughput::Bytes(count as u64);
+        time(c, "histogram", tp.clone(), &gpu, &k);
+        time_reference(c, "histogram", tp, || {
+            reference::histogram(&bytes, &mut want);
+        });
+        gpu.destroy_kernel(k);
+        gpu.destroy_buffer(data);
+        gpu.destroy_buffer(hist);
     }
 
     if common::selected("transpose") {

@@ -8,10 +8,10 @@
 //!
 //! Each lane's address is its address register's row plus the op's offset (raw bits,
 //! wrapping, `Machine::address`); `size` bytes past it must lie inside the window, else the
-//! lane reads 0 and writes nothing (`mem::Raw::atomic`). An aligned word takes the atomic
-//! instruction; a misaligned one (no atomic exists) a plain load, the operation and a store,
-//! as `Raw::atomic` does. Shared memory belongs to the lane group's one thread: the same code
-//! is exact there (`mem::slice_atomic`).
+//! lane reads 0 and writes nothing (`mem::Raw::atomic`). An aligned buffer word takes the
+//! atomic instruction; a misaligned one (no atomic exists) a plain load, the operation and a
+//! store, as `Raw::atomic` does. Shared memory belongs to the lane group's one thread: it
+//! always takes the plain path, as `mem::slice_atomic` does.
 //!
 //! Invariants: a block is an atomic round ([`atomic_jumps`]) only for an op [`round_atomic`]
 //! takes (4- or 8-byte words; not `Load`, `Store` or `FAdd`, whose results differ between the
@@ -199,12 +199,17 @@ impl Gen<'_> {
         let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, at, room);
         let inside = self.b.ins().band(fits, below);
         let p = self.b.ins().iadd(ptr, at);
-        let low = self.b.ins().band_imm_s(p, size - 1);
-        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let both = self.b.ins().band(inside, aligned);
-        self.b
-            .ins()
-            .brif(both, atomic, &[], outside_or_misaligned, &[]);
+        if space == Space::Shared {
+            // The lane group's own memory: no other thread reads or writes it.
+            self.b.ins().jump(outside_or_misaligned, &[]);
+        } else {
+            let low = self.b.ins().band_imm_s(p, size - 1);
+            let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+            let both = self.b.ins().band(inside, aligned);
+            self.b
+                .ins()
+                .brif(both, atomic, &[], outside_or_misaligned, &[]);
+        }
 
         self.b.switch_to_block(atomic);
         let was = match rmw {
@@ -219,7 +224,8 @@ impl Gen<'_> {
             .ins()
             .brif(inside, misaligned, &[], join, &[BlockArg::Value(nothing)]);
 
-        // No atomic instruction takes a misaligned word: a plain read-modify-write.
+        // No atomic instruction takes a misaligned word, and shared memory needs none: a plain
+        // read-modify-write.
         self.b.switch_to_block(misaligned);
         let was = self.b.ins().load(ty, app_flags(), p, 0);
         let new = match rmw {
