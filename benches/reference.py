@@ -120,6 +120,21 @@ def row_sum_subgroup():
     return row_sum()
 
 
+def histogram():
+    # 16 MiB of bytes into 256 bins (the shader's bytes differ; the count is the work).
+    rng = np.random.default_rng(7)
+    data = rng.integers(0, 256, N * N, dtype=np.uint8)
+    bins = np.empty(256, np.int64)
+
+    def run():
+        bins[:] = np.bincount(data, minlength=256)
+
+    def check():
+        assert bins.sum() == N * N
+
+    return run, check
+
+
 def transpose():
     src = np.arange(N * N, dtype=np.float32).reshape(N, N)
     dst = np.empty_like(src)
@@ -410,6 +425,7 @@ WORKLOADS = {
         nd_add,
         rgba_swizzle,
         f16_add,
+        histogram,
         dense,
         coopvec_mlp,
         coopmat_gemm_f16,

@@ -87,6 +87,7 @@ const SHADERS: &[&str] = &[
     "nd_add",
     "rgba_swizzle",
     "f16_add",
+    "histogram",
     "dense",
 ];
 /// The data graphs of `benches/graphs.rs` (also the names `benches/reference.py` knows).
