@@ -194,8 +194,13 @@ impl Gen<'_> {
         };
         let vp = lane_row(self, value, size);
         let v = self.b.ins().load(ty, own_flags(), vp, 0);
-        let cp = lane_row(self, comparator, size);
-        let c = self.b.ins().load(ty, own_flags(), cp, 0);
+        // Only a compare-and-swap reads its comparator.
+        let c = if rmw.is_none() {
+            let cp = lane_row(self, comparator, size);
+            self.b.ins().load(ty, own_flags(), cp, 0)
+        } else {
+            v
+        };
         let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, at, room);
         let inside = self.b.ins().band(fits, below);
         let p = self.b.ins().iadd(ptr, at);
@@ -248,8 +253,11 @@ impl Gen<'_> {
         self.b.ins().jump(join, &[BlockArg::Value(was)]);
 
         self.b.switch_to_block(join);
-        let out = lane_row(self, dst, size);
-        self.b.ins().store(own_flags(), old, out, 0);
+        // The old values' row, unless nothing reads it after the block (`atomicAdd(bins[b], 1)`).
+        if self.live.live_out[block].contains(dst) {
+            let out = lane_row(self, dst, size);
+            self.b.ins().store(own_flags(), old, out, 0);
+        }
         let next = self.b.ins().iadd_imm_s(lane, 1);
         self.b.ins().jump(head, &[BlockArg::Value(next)]);
 
