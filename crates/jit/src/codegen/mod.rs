@@ -926,23 +926,17 @@ impl Gen<'_> {
         let k64 = self.b.ins().uextend(I64, k);
         let koff = self.b.ins().imul_imm_s(k64, 16);
         let first = self.b.ins().iadd(ids, koff);
-        let mut out: [Vec<Value>; 3] = Default::default();
-        for (i, vectors) in out.iter_mut().enumerate() {
-            for j in 0..4i32 {
-                let lane = |g: &mut Self, m: i32| {
-                    g.b.ins()
-                        .load(I32, own_flags(), first, 16 * (4 * j + m) + 4 * i as i32)
-                };
-                let x = lane(self, 0);
-                let mut v = self.b.ins().splat(I32X4, x);
-                for m in 1..4 {
-                    let x = lane(self, m);
-                    v = self.b.ins().insertlane(v, x, m as u8);
-                }
-                vectors.push(v);
-            }
-        }
-        out
+        // One 16-byte entry a lane, transposed four lanes at a time into x, y and z vectors.
+        let rows: Vec<Value> = (0..LANES as i32)
+            // (The table's entries are 4-byte aligned: no alignment claimed.)
+            .map(|lane| {
+                self.b
+                    .ins()
+                    .load(I32X4, values::app_flags(), first, 16 * lane)
+            })
+            .collect();
+        let [x, y, z, _] = self.rows_to_components(&rows);
+        [x, y, z]
     }
 
     /// Defines built-in register `r`: lane 0's value `lane0` when uniform or affine, its row

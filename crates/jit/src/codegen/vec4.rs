@@ -36,7 +36,7 @@ const UNPACK_HI64: [u8; 4] = [2, 3, 6, 7];
 impl Gen<'_> {
     /// Sixteen lanes' `vec4`s (one `I32X4` per lane) as four components of four vectors of
     /// four lanes.
-    pub(super) fn rows_to_components(&mut self, rows: &[Value]) -> [Vec<Value>; 4] {
+    pub(crate) fn rows_to_components(&mut self, rows: &[Value]) -> [Vec<Value>; 4] {
         let mut comps: [Vec<Value>; 4] = Default::default();
         for four in rows.chunks(4) {
             let t0 = self.shuffle32(four[0], four[1], UNPACK_LO32);
