@@ -306,6 +306,20 @@ impl Machine<'_> {
         ok
     }
 
+    /// Whether every lane of chunk `lo..hi` (a whole one) names the same `mem`: its address and
+    /// descriptor index agree, so the chunk's sums go to one place.
+    fn chunk_shares(&self, mem: MemRef, lo: usize, hi: usize) -> bool {
+        self.uniform(mem.addr, lo)
+            && hi - lo == LANES
+            && match mem.space {
+                Space::Buffer {
+                    desc: crate::ir::DescIdx::Dyn(r),
+                    ..
+                } => self.uniform(Some(r), lo),
+                _ => true,
+            }
+    }
+
     /// A chunk's outer products: per element, the sum over lanes that share the matrix
     /// address, then one atomic add.
     fn outer_product_chunk(
@@ -322,16 +336,7 @@ impl Machine<'_> {
         if lanes.is_empty() {
             return;
         }
-        let shared = self.uniform(matrix.addr, lo)
-            && hi - lo == LANES
-            && match matrix.space {
-                Space::Buffer {
-                    desc: crate::ir::DescIdx::Dyn(r),
-                    ..
-                } => self.uniform(Some(r), lo),
-                _ => true,
-            };
-        if !shared {
+        if !self.chunk_shares(matrix, lo, hi) {
             for &lane in &lanes {
                 self.outer_product_lane(elem, a, b, matrix, lane);
             }
@@ -369,16 +374,7 @@ impl Machine<'_> {
         if lanes.is_empty() {
             return;
         }
-        let shared = self.uniform(target.addr, lo)
-            && hi - lo == LANES
-            && match target.space {
-                Space::Buffer {
-                    desc: crate::ir::DescIdx::Dyn(r),
-                    ..
-                } => self.uniform(Some(r), lo),
-                _ => true,
-            };
-        if !shared {
+        if !self.chunk_shares(target, lo, hi) {
             for &lane in &lanes {
                 self.reduce_sum_lane(elem, values, target, lane);
             }
