@@ -28,7 +28,9 @@
 //! chunk's run: once every chunk waits at one, the driver runs it for the whole group with the
 //! interpreter, and compiled code resumes the chunks after it (`driver`). When every chunk of a
 //! call waits at the same barrier-only block, compiled code moves them past it itself and runs
-//! the next round in the same call (barrier rounds, `codegen::flow::next_round`).
+//! the next round in the same call (barrier rounds, `codegen::flow::next_round`); at a block of
+//! one subgroup operation or one integer atomic it also computes the operation for every lane
+//! first (`codegen::rounds`, `codegen::atomic_rounds`).
 //!
 //! Strided tensor reads in loops go through tiles (`codegen::tile`); divisions of call
 //! invariants run once per call (`codegen::analysis::hoist_divisions`).
