@@ -18,7 +18,7 @@ def s16(x):
     return x - 65536 if x >= 32768 else x
 
 o = np.zeros(n * 18, np.uint32)
-o64 = np.zeros(n * 4, np.uint64)
+o64 = np.zeros(n * 5, np.uint64)
 for base in range(0, n, SG):
     lanes = range(base, base + SG)
     xs = [int(v[i]) for i in lanes]
@@ -77,9 +77,10 @@ for base in range(0, n, SG):
         o64[i * 4 + 1] = max(x ^ 0xF0F0F0F0F0F0F0F0 for x in x64[c:c + 8])
         o64[i * 4 + 2] = x64[j ^ 3]
         o64[i * 4 + 3] = np.array([max(d)], np.float64).view(np.uint64)[0]
+        o64[n * 4 + i] = x64[(xs[j] >> 3) & 31]
 
 case = Case("Subgroup operations on 8-, 16- and 64-bit integers, doubles and booleans, votes, "
             "ballots and ballot bit counts in uniform control flow (compiled rounds)")
 case.run(dispatch=[GROUPS, 1, 1],
          bindings=[buf(0, v), buf(1, np.zeros(n * 18, np.uint32), o),
-                   buf(2, np.zeros(n * 4, np.uint64), o64, dtype=np.uint64)])
+                   buf(2, np.zeros(n * 5, np.uint64), o64, dtype=np.uint64)])

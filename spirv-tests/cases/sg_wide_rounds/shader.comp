@@ -1,7 +1,8 @@
 #version 450
-// Subgroup operations on 8-, 16- and 64-bit integers, halves, doubles and booleans, votes, ballots and
-// ballot bit counts, in uniform control flow: each one a round of compiled code (every lane of
-// the workgroup at the operation, computed from the rows in lane order).
+// Subgroup operations on 8-, 16- and 64-bit integers, halves, doubles and booleans, votes,
+// ballots and ballot bit counts, a shuffle of 64-bit values by a lane each invocation names, in
+// uniform control flow: each one a round of compiled code (every lane of the workgroup at the
+// operation, computed from the rows in lane order).
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_clustered : require
@@ -20,6 +21,7 @@ void main() {
     uint i = gl_GlobalInvocationID.x;
     uint x = v[i];
     uint k = i * 18u;
+    uint n64 = gl_NumWorkGroups.x * 64u * 4u;
     float16_t h = float16_t(float(x % 1000u) * 0.01 - 4.0);
     int8_t x8 = int8_t(x);
     int16_t x16 = int16_t(x * 37u);
@@ -49,4 +51,5 @@ void main() {
     o64[i * 4u + 1u] = subgroupClusteredMax(x64 ^ 0xF0F0F0F0F0F0F0F0ul, 8u);
     o64[i * 4u + 2u] = subgroupShuffleXor(x64, 3u);
     o64[i * 4u + 3u] = doubleBitsToUint64(subgroupMax(d));
+    o64[n64 + i] = subgroupShuffle(x64, (x >> 3) & 31u);
 }
