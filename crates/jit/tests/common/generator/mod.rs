@@ -10,7 +10,9 @@
 //! out-of-range and NaN float→int, comparisons, selects, bit ops, GLSL.std.450). Control flow:
 //! if/else on per-lane data with phis at the merge, loops with per-lane trip counts (and
 //! breaks), switches (8–64-bit selectors, negative case literals), early returns; in uniform
-//! control flow, shared memory phases between barriers and subgroup operations. Local arrays
+//! control flow, shared memory phases between barriers and subgroup operations, and at the end
+//! atomics on shared words (from an RNG stream of their own: adding them changed no earlier
+//! seed's statements). Local arrays
 //! (3 to 72 u32 elements) are read and written at run-time indices anywhere in that control
 //! flow, and every element is stored to the outputs at the end. Every result is
 //! stored to a slot of its own in an output buffer (`out_<type>[gidx·K + slot]`) or output
@@ -721,6 +723,18 @@ pub fn generate(seed: u64) -> Case {
     }
     while g.budget > 0 {
         g.stmts(0);
+    }
+    // Atomics on shared memory, from a stream of their own so that the statements above are
+    // what they were before the phase existed (the regression seeds keep their programs).
+    if !g.returned && g.uniform && g.shared.is_some() {
+        let mut own = Rng::new(seed ^ 0x5eed_a70c);
+        if own.chance(60) {
+            std::mem::swap(&mut g.rng, &mut own);
+            for _ in 0..g.rng.range(1, 3) {
+                g.atomic_phase();
+            }
+            std::mem::swap(&mut g.rng, &mut own);
+        }
     }
     for (var, len) in g.locals.clone() {
         for k in 0..len {

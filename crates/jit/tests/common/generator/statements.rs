@@ -1,6 +1,6 @@
 //! The generator's outputs and statements: stores of results to buffers and tensors,
-//! branches, loops, switches, early returns, shared-memory phases, subgroup operations and
-//! local arrays (see the parent module).
+//! branches, loops, switches, early returns, shared-memory phases, shared-memory atomics,
+//! subgroup operations and local arrays (see the parent module).
 
 use super::*;
 
@@ -453,6 +453,74 @@ impl Gen {
         self.add(U32, r);
         self.store_scalar(Sc::Int(32, false), r);
         self.summary.push("shared phase".into());
+    }
+
+    /// `s[lidx] = v; barrier; r = atomicOp(s[f(lidx)], w); barrier; out r, s[lidx]` (uniform
+    /// control flow only): add, min, max, bitwise, exchange or compare-and-swap on shared
+    /// words, every lane in lane order on both backends (the JIT's atomic rounds), some
+    /// indices out of range.
+    pub(super) fn atomic_phase(&mut self) {
+        let Some(sh) = self.shared else { return };
+        let u = self.ty(U32);
+        let (t, v) = self.int_scalar(1);
+        let v = self.convert(t, v, U32);
+        let pt = self.ptr(StorageClass::Workgroup, u);
+        let own = self.b.access_chain(pt, None, sh, [self.lidx]).unwrap();
+        self.b.store(own, v, None, []).unwrap();
+        self.barrier();
+        let ls = {
+            let v = self.ls;
+            self.cu32(v)
+        };
+        let idx = match self.rng.below(4) {
+            0 => self.lidx,
+            1 => {
+                let (t, v) = self.int_scalar(2);
+                let x = self.convert(t, v, U32);
+                self.b.u_mod(u, None, x, ls).unwrap()
+            }
+            2 => {
+                let k = {
+                    let v = self.rng.range(1, 8) as u32;
+                    self.cu32(v)
+                };
+                self.b.u_mod(u, None, self.lidx, k).unwrap()
+            }
+            _ => {
+                // Out of range of the array and of all workgroup memory.
+                let k = self.cu32(100_000);
+                self.b.i_add(u, None, self.lidx, k).unwrap()
+            }
+        };
+        let q = self.b.access_chain(pt, None, sh, [idx]).unwrap();
+        let (t, w) = self.int_scalar(3);
+        let w = self.convert(t, w, U32);
+        let scope = self.cu32(spirv::Scope::Workgroup as u32);
+        let none = self.cu32(0);
+        let kind = self.rng.below(8);
+        let r = match kind {
+            0 => self.b.atomic_i_add(u, None, q, scope, none, w),
+            1 => self.b.atomic_u_min(u, None, q, scope, none, w),
+            2 => self.b.atomic_s_max(u, None, q, scope, none, w),
+            3 => self.b.atomic_and(u, None, q, scope, none, w),
+            4 => self.b.atomic_or(u, None, q, scope, none, w),
+            5 => self.b.atomic_xor(u, None, q, scope, none, w),
+            6 => self.b.atomic_exchange(u, None, q, scope, none, w),
+            _ => {
+                let (t, c) = self.int_scalar(4);
+                let c = self.convert(t, c, U32);
+                self.b
+                    .atomic_compare_exchange(u, None, q, scope, none, none, w, c)
+            }
+        }
+        .unwrap();
+        self.barrier();
+        let after = self.b.load(u, None, own, None, []).unwrap();
+        self.barrier();
+        self.add(U32, r);
+        self.store_scalar(Sc::Int(32, false), r);
+        self.store_scalar(Sc::Int(32, false), after);
+        self.summary.push(format!("atomic phase (op {kind})"));
     }
 
     pub(super) fn subgroup(&mut self) {
