@@ -56,6 +56,7 @@ const COMPILED_ROUNDS: &[&str] = &[
     "atomic_rounds",
     "sg_reduce_rounds",
     "sg_scan_shuffle_rounds",
+    "sg_tiny::wgs32",
     "sg_wide_rounds",
     "barrier_small_array",
 ];

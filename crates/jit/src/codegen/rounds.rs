@@ -16,9 +16,9 @@
 //! `Gen::ibin_scalar` and `Gen::fop`), so floats give the same bits; a lane a shuffle names
 //! outside the subgroup reads 0.
 //!
-//! The value operand must not be a built-in: built-ins are not live registers (a yield stores
-//! none), and their rows hold values only where the driver wrote them for the interpreter.
-//! Constants' rows are written once per dispatch.
+//! A built-in value operand (`subgroupBroadcastFirst(gl_WorkGroupID.x)`) is read from the rows
+//! the driver then writes at the start of every group (`Output::builtin_rows`): built-ins are
+//! not live registers a yield stores. Constants' rows are written once per dispatch.
 //!
 //! Invariants: a block is a subgroup round ([`subgroup_jumps`]) only for an op [`RoundOp::of`]
 //! takes, in a workgroup of whole subgroups (whole clusters for a clustered reduction), with a
@@ -98,16 +98,7 @@ impl RoundOp {
         else {
             return None;
         };
-        // A built-in's row holds its values only where the driver wrote them for the
-        // interpreter (built-ins are not live registers a yield stores).
-        let builtin = |r: &Reg| {
-            ir.builtins
-                .ranges()
-                .any(|(base, len)| (base..base + len).contains(r))
-        };
-        if builtin(value) {
-            return None;
-        }
+        let builtin = |r: &Reg| is_builtin(ir, *r);
         let wg = wg_size as usize;
         let whole = |size: usize| wg.is_multiple_of(LANES) && wg.is_multiple_of(size);
         let bytes = ir.reg_types.get(*value as usize).map_or(0, |t| t.bytes());
@@ -175,6 +166,14 @@ impl RoundOp {
     }
 }
 
+/// Whether `r` is a built-in's register: not a live register a yield stores; its row holds
+/// values only where the driver wrote them (`Output::builtin_rows`).
+fn is_builtin(ir: &Ir, r: Reg) -> bool {
+    ir.builtins
+        .ranges()
+        .any(|(base, len)| (base..base + len).contains(&r))
+}
+
 /// The lane of its subgroup whose value lane `lane` of a permutation `sub` with constant lane
 /// operand `b` gets (`subgroup::segment`, every lane active), or `None` for 0.
 fn source(sub: SubOp, b: u64, lane: usize) -> Option<usize> {
@@ -234,6 +233,10 @@ impl Gen<'_> {
             return Err(JitError::Unexpected("a subgroup round at another op"));
         };
         let (dst, value, operand, width): (Reg, Reg, Reg, u8) = (*dst, *value, *operand, *width);
+        if is_builtin(self.ir, value) {
+            // Its rows, written by the driver when a group starts.
+            self.builtin_rows = true;
+        }
         let bytes = self.bytes(value);
         let ty = Type::int_with_byte_size(bytes as u16)
             .ok_or(JitError::Unexpected("a subgroup round's value width"))?;
