@@ -2,12 +2,12 @@
 //! code can compute from rows ([`RoundOp`]: reductions, clustered reductions and scans of 8-,
 //! 16-, 32- and 64-bit integers and of 16-, 32- and 64-bit floats, `subgroupBroadcastFirst`,
 //! broadcasts, shuffles and quad operations of such values whose lane operand is a constant, and
-//! shuffles whose 32-bit lane operand varies) and jumps on is a sync block like a barrier: every chunk yields
-//! at it. When all of a call's chunks have (a round of the whole group, `Gen::next_round`),
-//! compiled code computes the operation for every lane from the rows the chunks just wrote,
-//! writes the result's rows, and enters the block it jumps to, as a barrier round does.
-//! Without this the driver ran the block on the interpreter and resumed compiled code: a round
-//! trip per operation that cost far more than the operation.
+//! shuffles whose 32-bit lane operand varies; votes and ballots) and jumps on is a sync block
+//! like a barrier: every chunk yields at it. When all of a call's chunks have (a round of the
+//! whole group, `Gen::next_round`), compiled code computes the operation for every lane from
+//! the rows the chunks just wrote, writes the result's rows, and enters the block it jumps to,
+//! as a barrier round does. Without this the driver ran the block on the interpreter and
+//! resumed compiled code: a round trip per operation that cost far more than the operation.
 //!
 //! Each subgroup's lanes are taken as `subgroup::segment` takes them, every lane active (a
 //! chunk reaches the round only when its 16 lanes yielded at the block, and rounds run only
