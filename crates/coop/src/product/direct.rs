@@ -77,23 +77,8 @@ pub struct Operands {
     pub d: Strided,
 }
 
-/// f16, bfloat16 and f32 `A` and `B` are converted to f32 on the way in.
-fn staged(t: ComponentType) -> bool {
-    matches!(
-        t,
-        ComponentType::Float16 | ComponentType::BFloat16 | ComponentType::Float32
-    )
-}
-
-/// f16, bfloat16 and f32 `C` and results are read and written by the kernel itself.
-fn edge(t: ComponentType) -> bool {
-    matches!(
-        t,
-        ComponentType::Float16 | ComponentType::BFloat16 | ComponentType::Float32
-    )
-}
-
-/// The kernels' edge types of a direct float form's `C` and result (`edge` holds for both).
+/// The kernels' edge types of a direct float form's `C` and result (`Edge::of` holds for
+/// both: [`HalfProduct::direct`]).
 #[cfg(target_arch = "x86_64")]
 fn edges(form: &MulAdd) -> [super::x86::Edge; 2] {
     [form.c, form.result].map(|t| super::x86::Edge::of(t).unwrap_or(super::x86::Edge::F32))
@@ -112,10 +97,11 @@ impl HalfProduct {
         if form.is_float() {
             #[cfg(target_arch = "x86_64")]
             {
-                staged(form.a)
-                    && staged(form.b)
-                    && edge(form.c)
-                    && edge(form.result)
+                // f16, bfloat16 and f32 `A` and `B` are widened to f32 on the way in, `C` and
+                // the result read and written by the kernel itself.
+                [form.a, form.b, form.c, form.result]
+                    .iter()
+                    .all(|&t| super::x86::Edge::of(t).is_some())
                     && super::x86::has_f16c_fma()
             }
             #[cfg(not(target_arch = "x86_64"))]
@@ -217,6 +203,7 @@ impl HalfProduct {
         #[cfg(target_arch = "x86_64")]
         if form.is_float() && self.wide().floats && form.n as usize == HALF && form.m == 16 {
             let k = form.k as usize;
+            let [c_ty, d_ty] = edges(form);
             fit(&mut self.a, 8 * k);
             fit(&mut self.a_pair, 8 * k);
             let mut done = 0u64;
@@ -250,9 +237,9 @@ impl HalfProduct {
                         first.b,
                         form.b,
                         [first.c, second.c],
-                        edges(form)[0],
+                        c_ty,
                         [first.d, second.d],
-                        edges(form)[1],
+                        d_ty,
                         k,
                     );
                 }
@@ -293,6 +280,8 @@ impl HalfProduct {
             return;
         }
         #[cfg(target_arch = "x86_64")]
+        let [c_ty, d_ty] = edges(form);
+        #[cfg(target_arch = "x86_64")]
         if self.wide().floats && n == HALF {
             fit(&mut self.a, half_rows * k);
             // SAFETY: the CPU has AVX-512 (F, BW, VL), F16C and FMA; `a` holds the shape;
@@ -300,17 +289,7 @@ impl HalfProduct {
             // and `i` of `C` and `D` being rows (N = 16).
             unsafe {
                 super::x86::stage_f32(form.a, a, half_rows * k / HALF, &mut self.a);
-                super::avx512::float_rows(
-                    &self.a,
-                    b,
-                    form.b,
-                    c,
-                    edges(form)[0],
-                    d,
-                    edges(form)[1],
-                    half_rows,
-                    k,
-                );
+                super::avx512::float_rows(&self.a, b, form.b, c, c_ty, d, d_ty, half_rows, k);
             }
             return;
         }
@@ -326,12 +305,7 @@ impl HalfProduct {
                 super::x86::rows_product(
                     &self.a,
                     &self.b,
-                    super::x86::Edges {
-                        c,
-                        d,
-                        c_ty: edges(form)[0],
-                        d_ty: edges(form)[1],
-                    },
+                    super::x86::Edges { c, d, c_ty, d_ty },
                     half_rows,
                     n,
                     k,

@@ -47,30 +47,37 @@ fn rmw_op(op: AtomicOp) -> Option<Option<AtomicRmwOp>> {
     }))
 }
 
-/// Whether an atomic round runs `op` of `ir` (see the module docs).
-fn round_atomic(op: &Op, ir: &Ir) -> bool {
+/// An atomic a round runs: its operands, and the instruction (`None`: compare-and-swap).
+#[derive(Debug, Clone, Copy)]
+struct RoundAtomic {
+    rmw: Option<AtomicRmwOp>,
+    space: Space,
+    bytes: u8,
+    dst: Reg,
+    addr: Option<Reg>,
+    offset: u64,
+    value: Reg,
+    comparator: Reg,
+}
+
+/// `op` of `ir` as an atomic round runs it, if one does (see the module docs).
+fn round_atomic(op: &Op, ir: &Ir) -> Option<RoundAtomic> {
     let Op::Atomic {
         op: kind,
         space,
         bytes,
         dst,
         addr,
+        offset,
         value,
         comparator,
-        ..
-    } = op
+    } = *op
     else {
-        return false;
+        return None;
     };
-    let builtin = |r: &Reg| {
-        ir.builtins
-            .ranges()
-            .any(|(base, len)| (base..base + len).contains(r))
-    };
-    let width = |r: &Reg| ir.reg_types.get(*r as usize).map(|t| t.bytes());
-    let size = usize::from(*bytes);
-    rmw_op(*kind).is_some()
-        && matches!(size, 4 | 8)
+    let width = |r: Reg| ir.reg_types.get(r as usize).map(|t| t.bytes());
+    let size = usize::from(bytes);
+    let takes = matches!(size, 4 | 8)
         && matches!(
             space,
             Space::Shared
@@ -81,12 +88,23 @@ fn round_atomic(op: &Op, ir: &Ir) -> bool {
         )
         && [dst, value, comparator]
             .iter()
-            .all(|r| width(r) == Some(size))
-        && addr.is_none_or(|a| matches!(width(&a), Some(4 | 8)))
-        && ![Some(*value), Some(*comparator), *addr]
+            .all(|&r| width(r) == Some(size))
+        && addr.is_none_or(|a| matches!(width(a), Some(4 | 8)))
+        && ![Some(value), Some(comparator), addr]
             .iter()
             .flatten()
-            .any(builtin)
+            .any(|&r| super::rounds::is_builtin(ir, r));
+    Some(RoundAtomic {
+        rmw: rmw_op(kind)?,
+        space,
+        bytes,
+        dst,
+        addr,
+        offset,
+        value,
+        comparator,
+    })
+    .filter(|_| takes)
 }
 
 /// Per block: `Some(target)` when it is an atomic round (one op [`round_atomic`] takes) that
@@ -95,7 +113,9 @@ pub(super) fn atomic_jumps(ir: &Ir) -> Vec<Option<u32>> {
     ir.blocks
         .iter()
         .map(|blk| match (&blk.term, blk.ops.as_slice()) {
-            (Term::Jump(e), [op]) if e.moves.is_empty() && round_atomic(op, ir) => Some(e.target),
+            (Term::Jump(e), [op]) if e.moves.is_empty() && round_atomic(op, ir).is_some() => {
+                Some(e.target)
+            }
             _ => None,
         })
         .collect()
@@ -108,21 +128,14 @@ impl Gen<'_> {
             .blocks
             .get(block)
             .and_then(|b| b.ops.first())
-            .is_some_and(|op| round_atomic(op, self.ir))
+            .is_some_and(|op| round_atomic(op, self.ir).is_some())
     }
 
     /// In a round every chunk of the group entered atomic block `block`: runs its atomic for
     /// lanes `0..chunk_end·16` in lane order (see the module docs).
     pub(super) fn atomic_round(&mut self, block: usize) -> JitResult<()> {
-        let op = self
-            .ir
-            .blocks
-            .get(block)
-            .and_then(|b| b.ops.first())
-            .filter(|op| round_atomic(op, self.ir))
-            .ok_or(JitError::Unexpected("an atomic round at another op"))?;
-        let Op::Atomic {
-            op: kind,
+        let RoundAtomic {
+            rmw,
             space,
             bytes,
             dst,
@@ -130,11 +143,13 @@ impl Gen<'_> {
             offset,
             value,
             comparator,
-        } = *op
-        else {
-            return Err(JitError::Unexpected("an atomic round at another op"));
-        };
-        let rmw = rmw_op(kind).ok_or(JitError::Unexpected("an atomic round's operation"))?;
+        } = self
+            .ir
+            .blocks
+            .get(block)
+            .and_then(|b| b.ops.first())
+            .and_then(|op| round_atomic(op, self.ir))
+            .ok_or(JitError::Unexpected("an atomic round at another op"))?;
         let size = i64::from(bytes);
         let ty = Type::int_with_byte_size(u16::from(bytes))
             .ok_or(JitError::Unexpected("an atomic round's width"))?;

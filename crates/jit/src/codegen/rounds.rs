@@ -168,7 +168,7 @@ impl RoundOp {
 
 /// Whether `r` is a built-in's register: not a live register a yield stores; its row holds
 /// values only where the driver wrote them (`Output::builtin_rows`).
-fn is_builtin(ir: &Ir, r: Reg) -> bool {
+pub(super) fn is_builtin(ir: &Ir, r: Reg) -> bool {
     ir.builtins
         .ranges()
         .any(|(base, len)| (base..base + len).contains(&r))

@@ -135,13 +135,29 @@ impl Machine<'_> {
                 }
             }
             Op::CoopOuterProduct { elem, a, b, matrix } => {
-                self.outer_product_chunk(*elem, a, b, *matrix, lo..hi, active);
+                let lanes = active_lanes(lo, hi, active);
+                if self.chunk_shares(*matrix, lo, hi) {
+                    self.outer_product_chunk(*elem, a, b, *matrix, &lanes);
+                } else {
+                    for lane in lanes {
+                        self.outer_product_lane(*elem, a, b, *matrix, lane);
+                    }
+                }
             }
             Op::CoopReduceSum {
                 elem,
                 values,
                 target,
-            } => self.reduce_sum_chunk(*elem, values, *target, lo..hi, active),
+            } => {
+                let lanes = active_lanes(lo, hi, active);
+                if self.chunk_shares(*target, lo, hi) {
+                    self.reduce_sum_chunk(*elem, values, *target, &lanes);
+                } else {
+                    for lane in lanes {
+                        self.reduce_sum_lane(*elem, values, *target, lane);
+                    }
+                }
+            }
             Op::CoopMatLoad {
                 ty,
                 column_major,
@@ -320,30 +336,21 @@ impl Machine<'_> {
             }
     }
 
-    /// A chunk's outer products: per element, the sum over lanes that share the matrix
-    /// address, then one atomic add.
+    /// The outer products of `lanes`, which share the matrix (`chunk_shares`): per element, the
+    /// sum over them, then one atomic add (none when no lane is active).
     fn outer_product_chunk(
         &mut self,
         elem: ComponentType,
         a: &[Reg],
         b: &[Reg],
         matrix: MemRef,
-        chunk: std::ops::Range<usize>,
-        active: u16,
+        lanes: &[usize],
     ) {
-        let (lo, hi) = (chunk.start, chunk.end);
-        let lanes = active_lanes(lo, hi, active);
-        if lanes.is_empty() {
+        let Some(&first) = lanes.first() else {
             return;
-        }
-        if !self.chunk_shares(matrix, lo, hi) {
-            for &lane in &lanes {
-                self.outer_product_lane(elem, a, b, matrix, lane);
-            }
-            return;
-        }
+        };
         let half = |bits: u64| f64::from(half::f16::from_bits(bits as u16).to_f32());
-        let base = self.mem_address(matrix, lo);
+        let base = self.mem_address(matrix, first);
         let es = elem.bytes();
         let ys: Vec<Vec<f64>> = b
             .iter()
@@ -354,33 +361,32 @@ impl Machine<'_> {
             for (j, y) in ys.iter().enumerate() {
                 let sum: f64 = xs.iter().zip(y).map(|(x, y)| x * y).sum();
                 let at = base.wrapping_add(((i * b.len() + j) * es) as u64);
-                self.atomic_at(matrix.space, lo, at, es, AtomicOp::FAdd, sum.to_bits(), 0);
+                self.atomic_at(
+                    matrix.space,
+                    first,
+                    at,
+                    es,
+                    AtomicOp::FAdd,
+                    sum.to_bits(),
+                    0,
+                );
             }
         }
     }
 
-    /// A chunk's reduce-sums: per element, the sum over lanes that share the target, then
-    /// one atomic add.
+    /// The reduce-sums of `lanes`, which share the target (`chunk_shares`): per element, the
+    /// sum over them, then one atomic add (none when no lane is active).
     fn reduce_sum_chunk(
         &mut self,
         elem: ComponentType,
         values: &[Reg],
         target: MemRef,
-        chunk: std::ops::Range<usize>,
-        active: u16,
+        lanes: &[usize],
     ) {
-        let (lo, hi) = (chunk.start, chunk.end);
-        let lanes = active_lanes(lo, hi, active);
-        if lanes.is_empty() {
+        let Some(&first) = lanes.first() else {
             return;
-        }
-        if !self.chunk_shares(target, lo, hi) {
-            for &lane in &lanes {
-                self.reduce_sum_lane(elem, values, target, lane);
-            }
-            return;
-        }
-        let base = self.mem_address(target, lo);
+        };
+        let base = self.mem_address(target, first);
         let es = elem.bytes();
         for (i, &r) in values.iter().enumerate() {
             let sum: f64 = lanes
@@ -388,7 +394,15 @@ impl Machine<'_> {
                 .map(|&lane| elem.float_of(self.get(r, lane)))
                 .sum();
             let at = base.wrapping_add((i * es) as u64);
-            self.atomic_at(target.space, lo, at, es, AtomicOp::FAdd, sum.to_bits(), 0);
+            self.atomic_at(
+                target.space,
+                first,
+                at,
+                es,
+                AtomicOp::FAdd,
+                sum.to_bits(),
+                0,
+            );
         }
     }
 }

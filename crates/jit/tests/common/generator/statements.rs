@@ -406,20 +406,31 @@ impl Gen {
         self.b.control_barrier(wg, wg, sem).unwrap();
     }
 
-    /// `s[lidx] = v; barrier; r = s[f(lidx)]; barrier` (uniform control flow only).
-    pub(super) fn shared_phase(&mut self) {
-        let Some(sh) = self.shared else { return };
+    /// The start of a shared-memory phase: `s[lidx] = v; barrier`. Gives the shared array, the
+    /// workgroup `u32` pointer type, the pointer to `s[lidx]` and the workgroup size as a
+    /// constant (`None` without shared memory).
+    fn shared_start(&mut self) -> Option<(Word, Word, Word, Word)> {
+        let sh = self.shared?;
         let u = self.ty(U32);
         let (t, v) = self.int_scalar(1);
         let v = self.convert(t, v, U32);
         let pt = self.ptr(StorageClass::Workgroup, u);
-        let p = self.b.access_chain(pt, None, sh, [self.lidx]).unwrap();
-        self.b.store(p, v, None, []).unwrap();
+        let own = self.b.access_chain(pt, None, sh, [self.lidx]).unwrap();
+        self.b.store(own, v, None, []).unwrap();
         self.barrier();
         let ls = {
             let v = self.ls;
             self.cu32(v)
         };
+        Some((sh, pt, own, ls))
+    }
+
+    /// `s[lidx] = v; barrier; r = s[f(lidx)]; barrier` (uniform control flow only).
+    pub(super) fn shared_phase(&mut self) {
+        let Some((sh, pt, _, ls)) = self.shared_start() else {
+            return;
+        };
+        let u = self.ty(U32);
         let idx = match self.rng.below(4) {
             0 => {
                 let k = {
@@ -460,18 +471,10 @@ impl Gen {
     /// words, every lane in lane order on both backends (the JIT's atomic rounds), some
     /// indices out of range.
     pub(super) fn atomic_phase(&mut self) {
-        let Some(sh) = self.shared else { return };
-        let u = self.ty(U32);
-        let (t, v) = self.int_scalar(1);
-        let v = self.convert(t, v, U32);
-        let pt = self.ptr(StorageClass::Workgroup, u);
-        let own = self.b.access_chain(pt, None, sh, [self.lidx]).unwrap();
-        self.b.store(own, v, None, []).unwrap();
-        self.barrier();
-        let ls = {
-            let v = self.ls;
-            self.cu32(v)
+        let Some((sh, pt, own, ls)) = self.shared_start() else {
+            return;
         };
+        let u = self.ty(U32);
         let idx = match self.rng.below(4) {
             0 => self.lidx,
             1 => {
