@@ -494,6 +494,7 @@ fn results(ir: &Ir, cls: &[Class], op: &Op, aligned: Option<Reg>) -> Vec<(Reg, C
         | Op::CoopMatLoad { ref dsts, .. }
         | Op::CoopMatMulAdd { ref dsts, .. } => dsts.iter().map(|&d| (d, Varying)).collect(),
         Op::Store { .. }
+        | Op::AtomicUpdate { .. }
         | Op::TensorWrite { .. }
         | Op::Barrier {}
         | Op::Converge {}

@@ -30,7 +30,9 @@
 //! call waits at the same barrier-only block, compiled code moves them past it itself and runs
 //! the next round in the same call (barrier rounds, `codegen::flow::next_round`); at a block of
 //! one subgroup operation or one integer atomic it also computes the operation for every lane
-//! first (`codegen::rounds`, `codegen::atomic_rounds`).
+//! first (`codegen::rounds`, `codegen::atomic_rounds`). An atomic whose result nothing reads,
+//! of the one commuting operation of its memory (`Op::AtomicUpdate`), is no sync op: the chunk
+//! takes it inline, lane by lane, under masks too (`codegen::atomic_updates`).
 //!
 //! Strided tensor reads in loops go through tiles (`codegen::tile`); divisions of call
 //! invariants run once per call (`codegen::analysis::hoist_divisions`).

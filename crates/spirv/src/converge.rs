@@ -21,8 +21,9 @@
 //!
 //! Two writes are not a pair: two lanes' stores to one address with nothing between them are a
 //! data race in the Vulkan memory model, and a meeting point between every two stores would
-//! cost a round trip each. Aliasing between bindings is not considered. Atomics are sync ops
-//! already.
+//! cost a round trip each. Nor are two atomic updates (`Op::AtomicUpdate`: every atomic on their
+//! memory is of one commuting operation, so its words end the same in any order); an update and a load or a store are, as it both reads and writes.
+//! Aliasing between bindings is not considered. Other atomics are sync ops already.
 
 use crate::ir::{Block, Op, Space};
 
@@ -36,13 +37,33 @@ enum Memory {
     Physical,
 }
 
-/// One access by a non-sync op: where it is and whether it writes.
+/// How an access touches its memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Read,
+    Write,
+    /// An atomic update (`Op::AtomicUpdate`): a read and a write that commutes with others.
+    Update,
+}
+
+impl Kind {
+    /// Whether lanes that take `self` and `other` on one memory in different orders may see
+    /// different values (see the module docs).
+    fn conflicts(self, other: Kind) -> bool {
+        !matches!(
+            (self, other),
+            (Kind::Read, Kind::Read) | (Kind::Write, Kind::Write) | (Kind::Update, Kind::Update)
+        )
+    }
+}
+
+/// One access by a non-sync op: where it is and how it touches its memory.
 #[derive(Debug, Clone, Copy)]
 struct Access {
     block: usize,
     op: usize,
     memory: Memory,
-    writes: bool,
+    kind: Kind,
 }
 
 fn memory_of(space: &Space) -> Memory {
@@ -54,38 +75,42 @@ fn memory_of(space: &Space) -> Memory {
     }
 }
 
-/// The memory `op` reads or writes (`true`: writes), if it is a load or a store.
-fn access_of(op: &Op) -> Option<(Memory, bool)> {
+/// The memory `op` reads or writes, and how, if it is a load, a store or an atomic update.
+fn access_of(op: &Op) -> Option<(Memory, Kind)> {
     match op {
-        Op::Load { space, .. } => Some((memory_of(space), false)),
-        Op::Store { space, .. } => Some((memory_of(space), true)),
-        Op::TensorRead { tensor, .. } => Some((Memory::Tensor(tensor.slot), false)),
-        Op::TensorWrite { tensor, .. } => Some((Memory::Tensor(tensor.slot), true)),
-        Op::CoopMatLoad { src, .. } => Some((memory_of(&src.space), false)),
-        Op::CoopMatStore { dst, .. } => Some((memory_of(&dst.space), true)),
+        Op::Load { space, .. } => Some((memory_of(space), Kind::Read)),
+        Op::Store { space, .. } => Some((memory_of(space), Kind::Write)),
+        Op::AtomicUpdate { space, .. } => Some((memory_of(space), Kind::Update)),
+        Op::TensorRead { tensor, .. } => Some((Memory::Tensor(tensor.slot), Kind::Read)),
+        Op::TensorWrite { tensor, .. } => Some((Memory::Tensor(tensor.slot), Kind::Write)),
+        Op::CoopMatLoad { src, .. } => Some((memory_of(&src.space), Kind::Read)),
+        Op::CoopMatStore { dst, .. } => Some((memory_of(&dst.space), Kind::Write)),
         _ => None,
     }
 }
 
-/// The accesses that may conflict: to memories both read and written.
+/// The accesses that may conflict: to memories accessed in two conflicting ways.
 fn accesses(blocks: &[Block]) -> Vec<Access> {
-    let all: Vec<(Memory, bool)> = blocks
+    let all: Vec<(Memory, Kind)> = blocks
         .iter()
         .flat_map(|b| &b.ops)
         .filter_map(access_of)
         .collect();
-    let both = |m: Memory| all.contains(&(m, true)) && all.contains(&(m, false));
+    let both = |m: Memory| {
+        all.iter()
+            .any(|&(a, ka)| a == m && all.iter().any(|&(b, kb)| b == m && ka.conflicts(kb)))
+    };
     let mut out = Vec::new();
     for (block, b) in blocks.iter().enumerate() {
         for (op, o) in b.ops.iter().enumerate() {
-            if let Some((memory, writes)) = access_of(o)
+            if let Some((memory, kind)) = access_of(o)
                 && both(memory)
             {
                 out.push(Access {
                     block,
                     op,
                     memory,
-                    writes,
+                    kind,
                 });
             }
         }
@@ -135,7 +160,7 @@ fn conflict_from(blocks: &[Block], list: &[Access], from: &Access) -> Option<Acc
     list.iter()
         .find(|to| {
             to.memory == from.memory
-                && from.writes != to.writes
+                && from.kind.conflicts(to.kind)
                 && ((to.block == from.block && to.op > from.op && to.op < same_block_end)
                     || to.op < reach[to.block])
         })
@@ -291,6 +316,34 @@ mod tests {
         // Stores only.
         let writes = vec![block(vec![elect(), store(), store()], Term::Exit)];
         assert!(!conflict(&writes));
+    }
+
+    fn update() -> Op {
+        Op::AtomicUpdate {
+            op: crate::mem::AtomicOp::Add,
+            space: Space::Shared,
+            bytes: 4,
+            addr: Some(0),
+            offset: 8,
+            value: 1,
+        }
+    }
+
+    #[test]
+    fn an_atomic_update_pairs_with_loads_and_stores_but_not_with_updates() {
+        let updates = vec![block(vec![elect(), update(), update()], Term::Exit)];
+        assert!(!conflict(&updates));
+        for ops in [
+            vec![elect(), update(), load()],
+            vec![elect(), load(), update()],
+            vec![elect(), store(), update()],
+            vec![elect(), update(), store()],
+        ] {
+            let mut blocks = vec![block(ops, Term::Exit)];
+            assert!(conflict(&blocks));
+            insert(&mut blocks);
+            assert_eq!(converges(&blocks), vec![(0, 2)]);
+        }
     }
 
     #[test]

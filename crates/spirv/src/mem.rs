@@ -47,6 +47,26 @@ pub enum AtomicOp {
     FAdd,
 }
 
+impl AtomicOp {
+    /// Whether lanes applying the operation to one word leave the same value in it whatever
+    /// order they take it in: the integer add, sub, and, or, xor, min and max (wrapping; not
+    /// a float add, whose roundings depend on the order, nor an exchange or a store).
+    pub fn commutes(self) -> bool {
+        matches!(
+            self,
+            AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::And
+                | AtomicOp::Or
+                | AtomicOp::Xor
+                | AtomicOp::UMin
+                | AtomicOp::UMax
+                | AtomicOp::SMin
+                | AtomicOp::SMax
+        )
+    }
+}
+
 /// Applies an atomic op to `old`, returning the new value (`w` = 32 or 64).
 fn rmw(op: AtomicOp, w: u8, old: u64, v: u64, cmp: u64) -> u64 {
     use crate::alu::{IBin, ibin};

@@ -30,7 +30,7 @@
 use std::collections::HashMap;
 
 use crate::alu::IBin;
-use crate::ir::{Block, Builtins, Op, Reg, Role, Term};
+use crate::ir::{Block, Builtins, Op, Reg, Role, Space, Term};
 
 /// How far back step 3 looks for the op that computes a stored value: lowering emits the store
 /// right after the computation, and a bound keeps the pass linear in very long blocks.
@@ -346,6 +346,114 @@ pub(crate) fn merge_blocks(blocks: &mut [Block]) {
     }
 }
 
+/// Turns each atomic whose old value nothing reads into an [`Op::AtomicUpdate`] when its
+/// operation [`commutes`](crate::mem::AtomicOp::commutes), its word is 4 or 8 bytes and every
+/// atomic of the program on the same memory (a buffer binding, shared memory, device
+/// addresses) is of the same operation and width: those words then end the same whatever order
+/// lanes take the updates in (an add and a xor on one word would not), so they need not be sync
+/// ops (where every lane of the group meets and takes them in lane order). Their effects order
+/// with the other memory accesses as a store's do: a backend that runs lanes in chunks takes
+/// them chunk by chunk, and `converge` adds meeting points where that could show (a program
+/// with subgroup operations; without, as for stores, nothing may rely on lanes running
+/// together). `vars`: the variables' register ranges (a result in one is read through
+/// `LoadVar`).
+pub(crate) fn unobserved_atomics(blocks: &mut [Block], n: usize, vars: &[(Reg, u32)]) {
+    // The one (memory, operation, width) of each memory's atomics, or `None` once two differ.
+    let mut kinds: Vec<(Memory, Option<(AtomicKind, u8)>)> = Vec::new();
+    for op in blocks.iter().flat_map(|b| &b.ops) {
+        if let Op::Atomic {
+            op: kind,
+            space,
+            bytes,
+            ..
+        } = *op
+        {
+            let memory = Memory::of(space);
+            let this = Some((AtomicKind::of(kind), bytes));
+            match kinds.iter_mut().find(|(m, _)| *m == memory) {
+                Some((_, k)) if *k != this => *k = None,
+                Some(_) => {}
+                None => kinds.push((memory, this)),
+            }
+        }
+    }
+    let uses = count_uses(blocks, n);
+    let in_var = |r: Reg| {
+        vars.iter()
+            .any(|&(base, len)| (base..base + len).contains(&r))
+    };
+    for b in blocks.iter_mut() {
+        for op in &mut b.ops {
+            if let Op::Atomic {
+                op: kind,
+                space,
+                bytes,
+                dst,
+                addr,
+                offset,
+                value,
+                ..
+            } = *op
+                && kind.commutes()
+                && matches!(bytes, 4 | 8)
+                && kinds
+                    .iter()
+                    .any(|(m, k)| *m == Memory::of(space) && k.is_some())
+                && uses.get(dst as usize) == Some(&0)
+                && !in_var(dst)
+            {
+                *op = Op::AtomicUpdate {
+                    op: kind,
+                    space,
+                    bytes,
+                    addr,
+                    offset,
+                    value,
+                };
+            }
+        }
+    }
+}
+
+/// A memory `unobserved_atomics` tells apart: a buffer binding (any descriptor of it), shared
+/// memory, device addresses, push constants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Memory {
+    Buffer(u32),
+    Shared,
+    Physical,
+    Push,
+}
+
+impl Memory {
+    fn of(space: Space) -> Memory {
+        match space {
+            Space::Buffer { slot, .. } => Memory::Buffer(slot),
+            Space::Shared => Memory::Shared,
+            Space::Physical => Memory::Physical,
+            Space::Push => Memory::Push,
+        }
+    }
+}
+
+/// Atomic operations that commute with each other: an add and a sub do, others only with
+/// themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AtomicKind {
+    Sum,
+    Other(crate::mem::AtomicOp),
+}
+
+impl AtomicKind {
+    fn of(op: crate::mem::AtomicOp) -> AtomicKind {
+        use crate::mem::AtomicOp;
+        match op {
+            AtomicOp::Add | AtomicOp::Sub => AtomicKind::Sum,
+            other => AtomicKind::Other(other),
+        }
+    }
+}
+
 /// Splits blocks so that every `sync` op (see `ir::ops`) is alone in its block, which jumps on
 /// with no edge copies: a backend that runs lanes in chunks then stops every chunk at a block
 /// boundary before it and resumes at one after it. The pieces of a block are numbered consecutively, so the structured order (see
@@ -526,6 +634,58 @@ mod tests {
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
         Block::new(ops, term)
+    }
+
+    fn atomic(op: crate::mem::AtomicOp, space: Space, bytes: u8, dst: Reg) -> Op {
+        Op::Atomic {
+            op,
+            space,
+            bytes,
+            dst,
+            addr: Some(0),
+            offset: 0,
+            value: 1,
+            comparator: 1,
+        }
+    }
+
+    /// Atomics whose result nothing reads become updates when every atomic on their memory
+    /// commutes with them; a read result, a variable's register, an exchange, a 2-byte word, or
+    /// an add and a xor on one memory keep them atomics.
+    #[test]
+    fn unobserved_commuting_atomics_become_updates() {
+        use crate::mem::AtomicOp::{Add, Exchange, Sub, UMax, Xor};
+        let buffer = |slot| Space::Buffer {
+            slot,
+            desc: crate::ir::DescIdx::Const(0),
+        };
+        let mut blocks = vec![block(
+            vec![
+                atomic(Add, buffer(0), 4, 10),
+                atomic(Sub, buffer(0), 4, 11),
+                atomic(Add, buffer(1), 4, 12),
+                atomic(Xor, buffer(1), 4, 13),
+                atomic(UMax, Space::Shared, 8, 14),
+                atomic(UMax, Space::Shared, 8, 15),
+                atomic(Exchange, buffer(2), 4, 16),
+                atomic(Add, buffer(3), 2, 17),
+                atomic(Add, buffer(4), 4, 18),
+                atomic(Add, buffer(5), 4, 20),
+                Op::Mov { dst: 19, src: 15 },
+            ],
+            Term::Exit,
+        )];
+        unobserved_atomics(&mut blocks, 21, &[(20, 1)]);
+        let updates: Vec<bool> = blocks[0].ops[..10]
+            .iter()
+            .map(|op| matches!(op, Op::AtomicUpdate { .. }))
+            .collect();
+        assert_eq!(
+            updates,
+            [
+                true, true, false, false, true, false, false, false, true, false
+            ]
+        );
     }
 
     /// `var += c` as lowering emits it (load, add, store) becomes one in-place add; the SSA copy

@@ -54,6 +54,7 @@ impl Backend for Direct {
 /// chunk to it and the reduction for the group.)
 const COMPILED_ROUNDS: &[&str] = &[
     "atomic_rounds",
+    "atomic_updates",
     "sg_reduce_rounds",
     "sg_scan_shuffle_rounds",
     "sg_tiny::wgs32",

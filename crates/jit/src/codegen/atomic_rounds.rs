@@ -21,7 +21,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{AtomicRmwOp, BlockArg, InstBuilder, Type};
+use cranelift_codegen::ir::{AtomicRmwOp, BlockArg, InstBuilder, Type, Value};
 use tessera_spirv::ir::{AtomicOp, DescIdx, Ir, Op, Reg, Space, Term};
 
 use super::Gen;
@@ -30,7 +30,7 @@ use crate::ctx::field;
 use crate::error::{JitError, JitResult};
 
 /// The instruction an atomic round runs for `op` (`None`: compare-and-swap).
-fn rmw_op(op: AtomicOp) -> Option<Option<AtomicRmwOp>> {
+pub(super) fn rmw_op(op: AtomicOp) -> Option<Option<AtomicRmwOp>> {
     Some(Some(match op {
         AtomicOp::Add => AtomicRmwOp::Add,
         AtomicOp::Sub => AtomicRmwOp::Sub,
@@ -122,6 +122,22 @@ pub(super) fn atomic_jumps(ir: &Ir) -> Vec<Option<u32>> {
 }
 
 impl Gen<'_> {
+    /// The word `rmw` leaves where `was` was, given operand `v`.
+    pub(super) fn rmw_value(&mut self, rmw: AtomicRmwOp, was: Value, v: Value) -> Value {
+        match rmw {
+            AtomicRmwOp::Add => self.b.ins().iadd(was, v),
+            AtomicRmwOp::Sub => self.b.ins().isub(was, v),
+            AtomicRmwOp::And => self.b.ins().band(was, v),
+            AtomicRmwOp::Or => self.b.ins().bor(was, v),
+            AtomicRmwOp::Xor => self.b.ins().bxor(was, v),
+            AtomicRmwOp::Umin => self.b.ins().umin(was, v),
+            AtomicRmwOp::Umax => self.b.ins().umax(was, v),
+            AtomicRmwOp::Smin => self.b.ins().smin(was, v),
+            AtomicRmwOp::Smax => self.b.ins().smax(was, v),
+            _ => v,
+        }
+    }
+
     /// Whether block `block` is an atomic round's.
     pub(super) fn is_atomic_round(&self, block: usize) -> bool {
         self.ir
@@ -249,16 +265,7 @@ impl Gen<'_> {
         self.b.switch_to_block(misaligned);
         let was = self.b.ins().load(ty, app_flags(), p, 0);
         let new = match rmw {
-            Some(AtomicRmwOp::Add) => self.b.ins().iadd(was, v),
-            Some(AtomicRmwOp::Sub) => self.b.ins().isub(was, v),
-            Some(AtomicRmwOp::And) => self.b.ins().band(was, v),
-            Some(AtomicRmwOp::Or) => self.b.ins().bor(was, v),
-            Some(AtomicRmwOp::Xor) => self.b.ins().bxor(was, v),
-            Some(AtomicRmwOp::Umin) => self.b.ins().umin(was, v),
-            Some(AtomicRmwOp::Umax) => self.b.ins().umax(was, v),
-            Some(AtomicRmwOp::Smin) => self.b.ins().smin(was, v),
-            Some(AtomicRmwOp::Smax) => self.b.ins().smax(was, v),
-            Some(_) => v,
+            Some(rmw) => self.rmw_value(rmw, was, v),
             None => {
                 let equal = self.b.ins().icmp(IntCC::Equal, was, c);
                 self.b.ins().select(equal, v, was)

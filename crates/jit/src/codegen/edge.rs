@@ -75,7 +75,7 @@ enum Oob {
 
 impl Gen<'_> {
     /// A stack slot of `bytes`, 16-byte aligned, and its address.
-    fn edge_slot(&mut self, bytes: u32) -> Value {
+    pub(super) fn edge_slot(&mut self, bytes: u32) -> Value {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             bytes.max(16),
@@ -85,7 +85,7 @@ impl Gen<'_> {
     }
 
     /// Spills `v`'s 16 lanes of `bytes` bytes to `at + offset`, in lane order.
-    fn edge_spill(&mut self, v: &JVal, bytes: usize, at: Value, offset: i32) {
+    pub(super) fn edge_spill(&mut self, v: &JVal, bytes: usize, at: Value, offset: i32) {
         for (m, x) in self.vectors(v, bytes).into_iter().enumerate() {
             self.b
                 .ins()

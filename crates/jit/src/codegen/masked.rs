@@ -6,8 +6,8 @@
 //! join (the branch's immediate post-dominator; when they meet only where their lanes finish,
 //! as after an early `return`, each path runs to its `Exit` and the chunk is done after the
 //! region: [`EXIT_JOIN`], for a rest of the program of at most [`EXIT_REGION_OPS`] ops): an
-//! acyclic graph of blocks of pure ops, loads and stores of shared memory, buffers and device
-//! addresses, tensor reads and writes, cooperative-vector training ops (which add only the
+//! acyclic graph of blocks of pure ops, loads, stores and atomic updates of shared memory, buffers
+//! and device addresses, tensor reads and writes, cooperative-vector training ops (which add only the
 //! mask's lanes), whose branches have regions of their own inside it
 //! ([`region_of`]), and loops, nested or not, that every lane leaves at the same iteration
 //! (`exit_loops`), run as real loops under the region's mask. A block that several paths take (a `switch` case falling into the next,
@@ -108,12 +108,21 @@ fn maskable_op(op: &Op) -> bool {
 }
 
 /// A store compiled code masks lane by lane: shared memory, a buffer of a known descriptor, a
-/// device address (inactive lanes store into the scratch slot), a tensor write the edge path
-/// takes (`edge`).
+/// device address (inactive lanes store into the scratch slot), an atomic update of one of
+/// those (`atomic_updates`: only active lanes update), a tensor write the edge path takes
+/// (`edge`).
 pub(crate) fn window_store(op: &Op) -> bool {
     matches!(
         op,
         Op::Store {
+            space: Space::Shared
+                | Space::Physical
+                | Space::Buffer {
+                    desc: DescIdx::Const(_),
+                    ..
+                },
+            ..
+        } | Op::AtomicUpdate {
             space: Space::Shared
                 | Space::Physical
                 | Space::Buffer {

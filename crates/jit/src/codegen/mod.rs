@@ -35,6 +35,7 @@
 
 mod analysis;
 mod atomic_rounds;
+mod atomic_updates;
 mod callout;
 mod compare;
 mod conv;

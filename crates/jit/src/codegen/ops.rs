@@ -165,6 +165,14 @@ impl Gen<'_> {
             | Op::TensorWrite { .. }
             | Op::TensorQuery { .. }
             | Op::ArrayLength { .. } => self.memory(op)?,
+            Op::AtomicUpdate {
+                op,
+                space,
+                bytes,
+                addr,
+                offset,
+                value,
+            } => self.atomic_update(*op, *space, *bytes, *addr, *offset, *value)?,
             Op::CoopMatMulAdd { .. } => {
                 self.mul_add(op)?;
                 true

@@ -428,6 +428,25 @@ impl OpHandlers for Machine<'_> {
         }
     }
 
+    fn atomic_update(
+        &mut self,
+        op: AtomicOp,
+        space: Space,
+        bytes: u8,
+        addr: Option<Reg>,
+        offset: u64,
+        value: Reg,
+    ) {
+        let size = usize::from(bytes);
+        for lane in self.lo..self.hi {
+            if self.mask[lane] {
+                let a = self.address(addr, offset, lane);
+                let v = self.get(value, lane);
+                self.atomic_at(space, lane, a, size, op, v, 0);
+            }
+        }
+    }
+
     fn array_length(&mut self, slot: u32, desc: DescIdx, offset: u64, stride: u64, dst: Reg) {
         self.each_lane(|m, lane| {
             let len = m.buffer(slot, desc, lane).len() as u64;

@@ -63,6 +63,11 @@ macro_rules! for_each_op {
             Store store [] { space: space, bytes: data(u8), value: use, addr: opt_use, offset: data(u64) },
             /// Atomic read-modify-write; `dst` gets the old value (0 when out of range).
             Atomic atomic [sync] { op: data(AtomicOp), space: space, bytes: data(u8), dst: def, addr: opt_use, offset: data(u64), value: use, comparator: use },
+            /// An atomic read-modify-write whose old value nobody reads, of an operation whose
+            /// result does not depend on the order the lanes take it in (`AtomicOp::commutes`,
+            /// and every atomic on its memory of that operation): not a sync op, so each lane
+            /// takes it where it is (`opt::unobserved_atomics`).
+            AtomicUpdate atomic_update [] { op: data(AtomicOp), space: space, bytes: data(u8), addr: opt_use, offset: data(u64), value: use },
             /// Element count of the runtime array at byte `offset` (element `stride`) of a buffer.
             ArrayLength array_length [pure] { slot: data(u32), desc: desc, offset: data(u64), stride: data(u64), dst: def },
             /// `OpTensorReadARM`: `dsts.len()` consecutive elements from `coords` (each

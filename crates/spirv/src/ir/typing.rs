@@ -227,6 +227,19 @@ pub(crate) fn operand_types(op: &Op) -> (Vec<Want>, Vec<Want>) {
             reads.extend([Int(bytes * 8), Int(bytes * 8)]);
             vec![Int(bytes * 8)]
         }
+        Op::AtomicUpdate {
+            space: sp,
+            bytes,
+            addr,
+            ..
+        } => {
+            space(&mut reads, sp);
+            if addr.is_some() {
+                reads.push(address(*sp));
+            }
+            reads.push(Int(bytes * 8));
+            vec![]
+        }
         Op::ArrayLength { desc: d, .. } => {
             desc(&mut reads, d);
             vec![Int(32)]

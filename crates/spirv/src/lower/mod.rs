@@ -258,6 +258,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         &l.builtins,
         kept_loops,
     );
+    crate::opt::unobserved_atomics(&mut blocks, reg_types.len(), &l.var_ranges);
     crate::converge::insert(&mut blocks);
     let blocks = crate::opt::isolate_sync_ops(blocks);
     let blocks = crate::switches::switch_chains(blocks, &mut reg_types, &mut l.consts_init);
@@ -295,9 +296,10 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
 fn uses_physical(op: &Op) -> bool {
     let physical = |m: &crate::ir::MemRef| m.space == Space::Physical;
     match op {
-        Op::Load { space, .. } | Op::Store { space, .. } | Op::Atomic { space, .. } => {
-            *space == Space::Physical
-        }
+        Op::Load { space, .. }
+        | Op::Store { space, .. }
+        | Op::Atomic { space, .. }
+        | Op::AtomicUpdate { space, .. } => *space == Space::Physical,
         Op::CoopMatVec { matrix, bias, .. } => {
             physical(matrix) || bias.as_ref().is_some_and(physical)
         }
