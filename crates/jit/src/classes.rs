@@ -488,7 +488,7 @@ fn results(ir: &Ir, cls: &[Class], op: &Op, aligned: Option<Reg>) -> Vec<(Reg, C
             regs.extend(acc);
             vec![(dst, uniform_if(all_uniform(&regs)))]
         }
-        // Atomics and subgroup operations run in the interpreter; their results vary.
+        // Atomics' and subgroup operations' results (rounds or the interpreter) vary.
         Op::Atomic { dst, .. } | Op::Subgroup { dst, .. } => vec![(dst, Varying)],
         Op::CoopMatVec { ref dsts, .. }
         | Op::CoopMatLoad { ref dsts, .. }

@@ -27,9 +27,10 @@
 
 use crate::ir::{Block, Op, Space};
 
-/// A memory the analysis tells apart.
+/// A memory the analysis (and `opt::unobserved_atomics`) tells apart: a buffer binding (any
+/// descriptor of it), a tensor binding, shared memory, push constants, device addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Memory {
+pub(crate) enum Memory {
     Buffer(u32),
     Tensor(u32),
     Shared,
@@ -66,7 +67,7 @@ struct Access {
     kind: Kind,
 }
 
-fn memory_of(space: &Space) -> Memory {
+pub(crate) fn memory_of(space: &Space) -> Memory {
     match *space {
         Space::Buffer { slot, .. } => Memory::Buffer(slot),
         Space::Shared => Memory::Shared,

@@ -30,7 +30,8 @@
 use std::collections::HashMap;
 
 use crate::alu::IBin;
-use crate::ir::{Block, Builtins, Op, Reg, Role, Space, Term};
+use crate::converge::{Memory, memory_of};
+use crate::ir::{Block, Builtins, Op, Reg, Role, Term};
 
 /// How far back step 3 looks for the op that computes a stored value: lowering emits the store
 /// right after the computation, and a bound keeps the pass linear in very long blocks.
@@ -368,7 +369,7 @@ pub(crate) fn unobserved_atomics(blocks: &mut [Block], n: usize, vars: &[(Reg, u
             ..
         } = *op
         {
-            let memory = Memory::of(space);
+            let memory = memory_of(&space);
             let this = Some((AtomicKind::of(kind), bytes));
             match kinds.iter_mut().find(|(m, _)| *m == memory) {
                 Some((_, k)) if *k != this => *k = None,
@@ -398,7 +399,7 @@ pub(crate) fn unobserved_atomics(blocks: &mut [Block], n: usize, vars: &[(Reg, u
                 && matches!(bytes, 4 | 8)
                 && kinds
                     .iter()
-                    .any(|(m, k)| *m == Memory::of(space) && k.is_some())
+                    .any(|(m, k)| *m == memory_of(&space) && k.is_some())
                 && uses.get(dst as usize) == Some(&0)
                 && !in_var(dst)
             {
@@ -411,27 +412,6 @@ pub(crate) fn unobserved_atomics(blocks: &mut [Block], n: usize, vars: &[(Reg, u
                     value,
                 };
             }
-        }
-    }
-}
-
-/// A memory `unobserved_atomics` tells apart: a buffer binding (any descriptor of it), shared
-/// memory, device addresses, push constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Memory {
-    Buffer(u32),
-    Shared,
-    Physical,
-    Push,
-}
-
-impl Memory {
-    fn of(space: Space) -> Memory {
-        match space {
-            Space::Buffer { slot, .. } => Memory::Buffer(slot),
-            Space::Shared => Memory::Shared,
-            Space::Physical => Memory::Physical,
-            Space::Push => Memory::Push,
         }
     }
 }
@@ -630,7 +610,7 @@ fn replace_def(op: &mut Op, old: Reg, new: Reg) {
 mod tests {
     use super::*;
     use crate::alu::FBin;
-    use crate::ir::Edge;
+    use crate::ir::{Edge, Space};
 
     fn block(ops: Vec<Op>, term: Term) -> Block {
         Block::new(ops, term)
