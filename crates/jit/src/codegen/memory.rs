@@ -10,7 +10,10 @@
 //! vectors), an affine tensor coordinate set (one range check per chunk, then vectors or strided
 //! scalars); an address that varies in no affine way, checked four lanes at a time at run time
 //! for dense or shared rows (`quads`, which also loads a packed `vec4<i8>` per lane as one
-//! word); bool elements are bytes, read as true when not zero. `PhysicalStorageBuffer`
+//! word); bool elements are bytes, read as true when not zero. A contiguous access whose lanes
+//! are not all inside the window takes each lane in a loop of generated code (`lane_loop`):
+//! unrolled, the 16 lanes' addresses, which depend only on the address's base, were hoisted out
+//! of the shader's loops by Cranelift and kept live (spilled) around them. `PhysicalStorageBuffer`
 //! accesses are `physical.rs`'s; the tensor ops' code is `tensor.rs`'s. Tensor accesses whose lanes are not all in bounds go to the
 //! interpreter; a run-time descriptor index of a tensor looks its view up first (`dynamic`), one
 //! of a buffer goes to the interpreter.
@@ -18,12 +21,12 @@
 use crate::error::JitResult;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 use tessera_spirv::ir::{DescIdx, Op, Reg, Space, TensorAcc};
 
 use super::Gen;
 use super::quads::Window;
-use super::values::{JVal, app_flags, per_vec, scalar_ty, vec_ty};
+use super::values::{JVal, app_flags, own_flags, scalar_ty, vec_ty};
 use crate::classes::LANES;
 use crate::ctx::field;
 
@@ -405,6 +408,47 @@ impl Gen<'_> {
         })
     }
 
+    /// Runs `body` for lanes 0 to 15 in a loop of generated code (its lane index an `I64`
+    /// block parameter), in the current block, which continues after it. Nothing a lane needs
+    /// is computed before the loop, so Cranelift cannot hoist it out of a shader's loop.
+    pub(super) fn lane_loop(&mut self, mut body: impl FnMut(&mut Self, Value)) {
+        let head = self.b.create_block();
+        let lane = self.b.append_block_param(head, I64);
+        let step = self.b.create_block();
+        let after = self.b.create_block();
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let done = self.b.ins().icmp_imm_s(IntCC::Equal, lane, LANES as i64);
+        self.b.ins().brif(done, after, &[], step, &[]);
+        self.enter_sealed(step);
+        body(self, lane);
+        let next = self.b.ins().iadd_imm_s(lane, 1);
+        self.b.ins().jump(head, &[BlockArg::Value(next)]);
+        self.b.seal_block(head);
+        self.enter_sealed(after);
+    }
+
+    /// The byte offset (`I64`) of lane `lane` (an `I64`) of the affine address `base +
+    /// lane·stride` (+ `offset`): computed at the address's width (`abytes`), where it wraps,
+    /// as [`Gen::lane_offset`] computes it for a constant lane.
+    fn affine_lane_offset(
+        &mut self,
+        base: Value,
+        abytes: usize,
+        stride: u64,
+        offset: u64,
+        lane: Value,
+    ) -> Value {
+        let ty = scalar_ty(abytes);
+        let base = self.fit(base, ty);
+        let lane = self.fit(lane, ty);
+        let step = self.b.ins().imul_imm_s(lane, stride as i64);
+        let x = self.b.ins().iadd(base, step);
+        let x = self.fit(x, I64);
+        self.b.ins().iadd_imm_s(x, offset as i64)
+    }
+
     /// The contiguous fast path of an affine address `base + i·size` (+ `offset`): loads
     /// (`load`) or stores `values` as 16-lane vectors when all 16 lanes lie inside the window
     /// and the address does not wrap at its width; otherwise a per-lane path, for loads `None`
@@ -443,25 +487,23 @@ impl Gen<'_> {
                 .collect();
             self.b.ins().jump(join, &args);
             self.enter_sealed(slow);
-            let a = Some((JVal::Affine(base, size as u64), abytes));
-            let mut vecs = Vec::new();
-            let mut cur = None;
-            let pv = per_vec(size);
+            // Lane by lane in a loop: 16 unrolled lanes' addresses, which depend only on
+            // `base`, would be hoisted out of the shader's loops and kept live (spilled) there.
+            let results = self.edge_slot((LANES * size) as u32);
             let ty = scalar_ty(size);
-            for i in 0..LANES {
-                let at = self.lane_offset(&a, offset, i);
-                let (q, lok) = self.checked(ptr, len, at, size as u64);
-                let x = self.b.ins().load(ty, app_flags(), q, 0);
-                let z = self.b.ins().iconst(ty, 0);
-                let x = self.b.ins().select(lok, x, z);
-                cur = Some(match cur {
-                    None => self.b.ins().splat(vt, x),
-                    Some(c) => self.b.ins().insertlane(c, x, (i % pv) as u8),
-                });
-                if i % pv == pv - 1 {
-                    vecs.extend(cur.take());
-                }
-            }
+            self.lane_loop(|g, lane| {
+                let at = g.affine_lane_offset(base, abytes, size as u64, offset, lane);
+                let (q, ok) = g.checked(ptr, len, at, size as u64);
+                let x = g.b.ins().load(ty, app_flags(), q, 0);
+                let z = g.b.ins().iconst(ty, 0);
+                let x = g.b.ins().select(ok, x, z);
+                let to = g.b.ins().imul_imm_s(lane, size as i64);
+                let to = g.b.ins().iadd(results, to);
+                g.b.ins().store(own_flags(), x, to, 0);
+            });
+            let vecs: Vec<Value> = (0..size)
+                .map(|j| self.b.ins().load(vt, own_flags(), results, (16 * j) as i32))
+                .collect();
             let args: Vec<cranelift_codegen::ir::BlockArg> = vecs
                 .iter()
                 .map(|&v| cranelift_codegen::ir::BlockArg::Value(v))
@@ -481,8 +523,18 @@ impl Gen<'_> {
         }
         self.b.ins().jump(join, &[]);
         self.enter_sealed(slow);
-        let a = Some((JVal::Affine(base, size as u64), abytes));
-        self.scatter(ptr, len, &a, offset, size, &JVal::Varying(values.to_vec()));
+        // Lane by lane in a loop, in lane order (see the load's slow path).
+        let spilled = self.edge_slot((LANES * size) as u32);
+        self.edge_spill(&JVal::Varying(values.to_vec()), size, spilled, 0);
+        let ty = scalar_ty(size);
+        self.lane_loop(|g, lane| {
+            let at = g.affine_lane_offset(base, abytes, size as u64, offset, lane);
+            let (q, _) = g.checked(ptr, len, at, size as u64);
+            let from = g.b.ins().imul_imm_s(lane, size as i64);
+            let from = g.b.ins().iadd(spilled, from);
+            let x = g.b.ins().load(ty, own_flags(), from, 0);
+            g.b.ins().store(app_flags(), x, q, 0);
+        });
         self.b.ins().jump(join, &[]);
         self.enter_sealed(join);
         Some(Vec::new())
