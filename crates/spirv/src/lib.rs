@@ -10,8 +10,9 @@
 //!    only after its loop is copied at the loop's exits, `loop_exits`; a loop-carried value is
 //!    computed in place, `coalesce`), writes out small counted loops (`unroll`) and folds the
 //!    counters that leaves known, variables at constant indices becoming registers
-//!    (`constants`), and writes switches as chains of two-way branches (`switches`). Everything unsupported is rejected here with an
-//!    error naming the opcode/capability and where it is.
+//!    (`constants`), keeps a buffer word a loop accumulates into in a register across the loop
+//!    (`promote`), and writes switches as chains of two-way branches (`switches`). Everything
+//!    unsupported is rejected here with an error naming the opcode/capability and where it is.
 //! 3. [`Program::dispatch`] — runs workgroups as lane groups (one workgroup, or several tiny fused
 //!    workgroups when the shader has no workgroup-scope barrier or shared memory) with an active
 //!    mask, on `threads` scoped worker threads. All application memory is touched through the
@@ -37,6 +38,7 @@ mod lower;
 pub mod math;
 mod mem;
 mod opt;
+mod promote;
 pub mod subgroup;
 mod switches;
 mod unroll;

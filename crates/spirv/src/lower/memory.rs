@@ -243,6 +243,22 @@ impl<'m> Lowerer<'m> {
         Ok(true)
     }
 
+    /// Whether a declaration or a struct member of the module is decorated `Aliased`,
+    /// `Coherent` or `Volatile`: its memory may change under a register copy of it.
+    pub(super) fn may_alias_memory(&self) -> bool {
+        let marks = |i: &&Instruction| {
+            i.operands.iter().any(|o| {
+                matches!(
+                    o,
+                    Operand::Decoration(
+                        Decoration::Aliased | Decoration::Coherent | Decoration::Volatile
+                    )
+                )
+            })
+        };
+        self.decos.values().flatten().any(&marks) || self.member_decos.values().flatten().any(marks)
+    }
+
     fn binding(&self, id: Id) -> (u32, u32) {
         (
             self.deco_lit(id, Decoration::DescriptorSet).unwrap_or(0),

@@ -258,6 +258,26 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         &l.builtins,
         kept_loops,
     );
+    // Loop accumulators in buffer words become registers, unless a declaration may alias
+    // another or memory is reached through device addresses (`promote`).
+    if !l.may_alias_memory()
+        && !l.variable_pointers.descriptor_addresses
+        && !blocks.iter().flat_map(|b| &b.ops).any(uses_physical)
+        && crate::promote::loop_accumulators(
+            &mut blocks,
+            &mut reg_types,
+            &l.consts_init,
+            &l.var_ranges,
+        )
+    {
+        crate::opt::optimize(
+            &mut blocks,
+            reg_types.len() as u32,
+            &l.var_ranges,
+            &l.consts_init,
+            &l.builtins,
+        );
+    }
     crate::opt::unobserved_atomics(&mut blocks, reg_types.len(), &l.var_ranges);
     crate::converge::insert(&mut blocks);
     let blocks = crate::opt::isolate_sync_ops(blocks);
