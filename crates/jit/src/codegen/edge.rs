@@ -35,7 +35,6 @@ use tessera_spirv::ir::{DescIdx, Op, Reg, TensorAcc};
 use super::Gen;
 use super::tensor::coords_fit;
 use super::values::{JVal, app_flags, own_flags, scalar_ty, vec_ty};
-use crate::classes::LANES;
 use crate::error::JitResult;
 
 /// Bytes a coordinate's or a value's lanes take in the spill slots (16 lanes of at most 8).
@@ -191,99 +190,79 @@ impl Gen<'_> {
         let size = t.elem.bytes();
         let ty = scalar_ty(size);
         let last = site.dims.len() - 1;
-        let head = self.b.create_block();
-        let lane = self.b.append_block_param(head, I64);
-        let body = self.b.create_block();
-        let after = self.b.create_block();
-        let zero = self.b.ins().iconst(I64, 0);
-        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
-        self.b.switch_to_block(head);
-        let done = self.b.ins().icmp_imm_s(IntCC::Equal, lane, LANES as i64);
-        self.b.ins().brif(done, after, &[], body, &[]);
-        self.enter_sealed(body);
-        let mut inside = site.ok;
-        let mut offset = zero;
-        let mut inner = zero;
-        for (k, &bytes) in site.widths.iter().enumerate() {
-            // The coordinate is the low `cw` bits of the register's lane.
-            let at = self.b.ins().imul_imm_s(lane, bytes as i64);
-            let at = self.b.ins().iadd(site.coords, at);
-            let x = self
-                .b
-                .ins()
-                .load(scalar_ty(bytes), own_flags(), at, (ROW as usize * k) as i32);
-            let x = self.fit(x, scalar_ty(cb));
-            let x = if signed {
-                self.b.ins().sextend(I64, x)
-            } else {
-                self.b.ins().uextend(I64, x)
+        self.lane_loop(|g, lane| {
+            let zero = g.b.ins().iconst(I64, 0);
+            let mut inside = site.ok;
+            let mut offset = zero;
+            let mut inner = zero;
+            for (k, &bytes) in site.widths.iter().enumerate() {
+                // The coordinate is the low `cw` bits of the register's lane.
+                let at = g.b.ins().imul_imm_s(lane, bytes as i64);
+                let at = g.b.ins().iadd(site.coords, at);
+                let x =
+                    g.b.ins()
+                        .load(scalar_ty(bytes), own_flags(), at, (ROW as usize * k) as i32);
+                let x = g.fit(x, scalar_ty(cb));
+                let x = if signed {
+                    g.b.ins().sextend(I64, x)
+                } else {
+                    g.b.ins().uextend(I64, x)
+                };
+                // Dimensions are below 2^40 and x within ±2^32: signed compares are exact.
+                if signed {
+                    let nonneg = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
+                    inside = g.b.ins().band(inside, nonneg);
+                }
+                if k == last {
+                    inner = x;
+                } else {
+                    let below = g.b.ins().icmp(IntCC::SignedLessThan, x, site.dims[k]);
+                    inside = g.b.ins().band(inside, below);
+                }
+                let term = g.b.ins().imul(x, site.strides[k]);
+                offset = g.b.ins().iadd(offset, term);
+            }
+            if let Some(flags) = site.active {
+                let at = g.b.ins().iadd(flags, lane);
+                let on = g.b.ins().load(I8, own_flags(), at, 0);
+                inside = g.b.ins().band(inside, on);
+            }
+            let base = g.b.ins().iadd(site.ptr, offset);
+            let lane_at = g.b.ins().imul_imm_s(lane, size as i64);
+            // Element `j` of this lane: its address when in bounds, else the scratch bytes.
+            let element = |g: &mut Self, j: usize| {
+                let at = g.b.ins().iadd_imm_s(inner, j as i64);
+                let below = g.b.ins().icmp(IntCC::SignedLessThan, at, site.dims[last]);
+                let inb = g.b.ins().band(inside, below);
+                let step = g.b.ins().imul_imm_s(site.strides[last], j as i64);
+                let p = g.b.ins().iadd(base, step);
+                (g.b.ins().select(inb, p, site.scratch), inb)
             };
-            // Dimensions are below 2^40 and x within ±2^32: signed compares are exact.
-            if signed {
-                let nonneg = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, x, 0);
-                inside = self.b.ins().band(inside, nonneg);
-            }
-            if k == last {
-                inner = x;
-            } else {
-                let below = self.b.ins().icmp(IntCC::SignedLessThan, x, site.dims[k]);
-                inside = self.b.ins().band(inside, below);
-            }
-            let term = self.b.ins().imul(x, site.strides[k]);
-            offset = self.b.ins().iadd(offset, term);
-        }
-        if let Some(flags) = site.active {
-            let at = self.b.ins().iadd(flags, lane);
-            let on = self.b.ins().load(I8, own_flags(), at, 0);
-            inside = self.b.ins().band(inside, on);
-        }
-        let base = self.b.ins().iadd(site.ptr, offset);
-        let lane_at = self.b.ins().imul_imm_s(lane, size as i64);
-        // Element `j` of this lane: its address when in bounds, else the scratch bytes.
-        let element = |g: &mut Self, j: usize| {
-            let at = g.b.ins().iadd_imm_s(inner, j as i64);
-            let below = g.b.ins().icmp(IntCC::SignedLessThan, at, site.dims[last]);
-            let inb = g.b.ins().band(inside, below);
-            let step = g.b.ins().imul_imm_s(site.strides[last], j as i64);
-            let p = g.b.ins().iadd(base, step);
-            (g.b.ins().select(inb, p, site.scratch), inb)
-        };
-        match work {
-            Work::Read { count, results } => {
-                for j in 0..count {
-                    let (p, inb) = element(self, j);
-                    let x = self.b.ins().load(ty, app_flags(), p, 0);
-                    let fallback = match site.oob {
-                        Oob::Same(v) => v,
-                        Oob::Lanes(at) => {
-                            let at = self.b.ins().iadd(at, lane_at);
-                            self.b.ins().load(ty, own_flags(), at, 0)
-                        }
-                    };
-                    let x = self.b.ins().select(inb, x, fallback);
-                    let at = self.b.ins().iadd(results, lane_at);
-                    self.b
-                        .ins()
-                        .store(own_flags(), x, at, (16 * size * j) as i32);
+            match work {
+                Work::Read { count, results } => {
+                    for j in 0..count {
+                        let (p, inb) = element(g, j);
+                        let x = g.b.ins().load(ty, app_flags(), p, 0);
+                        let fallback = match site.oob {
+                            Oob::Same(v) => v,
+                            Oob::Lanes(at) => {
+                                let at = g.b.ins().iadd(at, lane_at);
+                                g.b.ins().load(ty, own_flags(), at, 0)
+                            }
+                        };
+                        let x = g.b.ins().select(inb, x, fallback);
+                        let at = g.b.ins().iadd(results, lane_at);
+                        g.b.ins().store(own_flags(), x, at, (16 * size * j) as i32);
+                    }
+                }
+                Work::Write { element: j, values } => {
+                    let (p, _) = element(g, j);
+                    let at = g.b.ins().iadd(values, lane_at);
+                    let x = g.b.ins().load(ty, own_flags(), at, (16 * size * j) as i32);
+                    g.b.ins().store(app_flags(), x, p, 0);
                 }
             }
-            Work::Write { element: j, values } => {
-                let (p, _) = element(self, j);
-                let at = self.b.ins().iadd(values, lane_at);
-                let x = self
-                    .b
-                    .ins()
-                    .load(ty, own_flags(), at, (16 * size * j) as i32);
-                self.b.ins().store(app_flags(), x, p, 0);
-            }
-        }
-        let next = self.b.ins().iadd_imm_s(lane, 1);
-        self.b.ins().jump(head, &[BlockArg::Value(next)]);
-        self.b.seal_block(head);
-        self.enter_sealed(after);
+        });
     }
 
     /// Where `out` is set (a lane out of bounds): `edge`, which ends its block when it takes

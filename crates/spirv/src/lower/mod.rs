@@ -166,6 +166,19 @@ fn small_loops_written_out(
     crate::unroll::drop_unreachable(blocks);
 }
 
+impl Lowerer<'_> {
+    /// `opt`'s clean-up passes over `blocks` (registers `0..nregs`).
+    fn optimize(&self, blocks: &mut [Block], nregs: usize) {
+        crate::opt::optimize(
+            blocks,
+            nregs as u32,
+            &self.var_ranges,
+            &self.consts_init,
+            &self.builtins,
+        );
+    }
+}
+
 /// Lowers `entry` of `m` with the given specialization values.
 pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerResult<Program> {
     let mut l = Lowerer {
@@ -234,13 +247,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
         .map(|b| b as usize)
         .collect();
     let mut reg_types = typing::finish(&mut blocks, &mut l.reg_types, &mut l.consts_init)?;
-    crate::opt::optimize(
-        &mut blocks,
-        reg_types.len() as u32,
-        &l.var_ranges,
-        &l.consts_init,
-        &l.builtins,
-    );
+    l.optimize(&mut blocks, reg_types.len());
     crate::opt::merge_blocks(&mut blocks);
     crate::loop_exits::sink_loop_copies(&mut blocks, reg_types.len() as u32);
     crate::coalesce::coalesce_edge_copies(
@@ -270,13 +277,7 @@ pub(crate) fn lower(m: &Module, entry: &str, spec: &[(u32, Vec<u8>)]) -> LowerRe
             &l.var_ranges,
         )
     {
-        crate::opt::optimize(
-            &mut blocks,
-            reg_types.len() as u32,
-            &l.var_ranges,
-            &l.consts_init,
-            &l.builtins,
-        );
+        l.optimize(&mut blocks, reg_types.len());
     }
     crate::opt::unobserved_atomics(&mut blocks, reg_types.len(), &l.var_ranges);
     crate::converge::insert(&mut blocks);
