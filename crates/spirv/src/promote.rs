@@ -8,21 +8,25 @@
 //! A word (binding, constant descriptor index, address, offset, width) is promoted out of loop
 //! `L` when:
 //! - its address is one value wherever `L` uses it: registers assigned once, by the same
-//!   lane-wise ops of the same operands (lowering computes an access chain again at each access,
-//!   inside the loop too), as the register the store before the loop uses ([`Values::same`]);
+//!   lane-wise ops that read no memory, of the same operands (lowering computes an access chain
+//!   again at each access, inside the loop too), as the register the store before the loop
+//!   uses ([`Values::same`]);
 //! - no variable or member of the module is decorated `Aliased`, `Coherent` or `Volatile` (the
 //!   caller checks those, and that nothing in the program reaches memory through a device
 //!   address);
 //! - every other op of `L` that touches memory is a load or store of another binding, of shared
 //!   memory or of push constants, a tensor read or a local variable's access (SPIR-V lets a
 //!   compiler assume that memory object declarations not decorated `Aliased` do not alias),
-//!   and `L` has no atomic, barrier, subgroup or cooperative op;
+//!   and every other op of `L` is lane-wise and reads no memory (no atomic, barrier, subgroup
+//!   or cooperative op);
 //! - the invocation stored to the word before the loop, in the straight-line blocks that lead
-//!   to it: the store on exit, made even when the loop stored nothing, writes the word the
-//!   invocation already wrote, so it races with no access the program did not already race with;
-//! - what the loads of the word read flows, through pure ops of `L` only, into stores of the word
-//!   and nowhere else: where the address lies outside its binding (loads read 0, stores drop),
-//!   the register's other values are then never seen either;
+//!   to it, with no barrier, atomic or subgroup op after that store: the store on exit, made even
+//!   when the loop stored nothing, writes the word the invocation already wrote, so it races
+//!   with no access the program did not already race with;
+//! - what the loads of the word read flows, through lane-wise ops of `L` only and no local
+//!   variable's register, into stores of the word and nowhere else: where the address lies
+//!   outside its binding (loads read 0, stores drop), the register's other values are then
+//!   never seen either;
 //! - its loads and stores move the word's whole width (their registers are as wide);
 //! - `L` is entered by one jump to its header, and the blocks from the header up to the header's
 //!   immediate post-dominator (the loop, and its `break`s' paths up to where they meet) are
@@ -139,7 +143,8 @@ impl Values {
     }
 
     /// Whether registers `a` and `b` hold the same value wherever both are read: the same
-    /// register assigned once, or two assigned once by equal lane-wise ops whose operands are
+    /// register assigned once, or two assigned once by equal lane-wise ops that read no memory
+    /// ([`lanewise_value`]), whose operands are
     /// the same in turn (up to `depth` ops deep); from `at` on (see [`Values::once`]).
     fn same(&self, a: Reg, b: Reg, depth: u32, at: At) -> bool {
         if a == b {
@@ -155,7 +160,7 @@ impl Values {
         };
         let mut results = 0;
         x.for_each_def(|_| results += 1);
-        if !x.is_lanewise() || !x.is_pure() || results != 1 {
+        if !lanewise_value(x) || results != 1 {
             return false;
         }
         let uses = |op: &Op| {
@@ -298,8 +303,10 @@ fn slot_of(op: &Op) -> Option<u32> {
     }
 }
 
-/// Whether `op` may sit in a loop whose words are promoted: it touches no memory but its own
-/// binding's, shared memory, push constants, tensors it reads or local variables.
+/// Whether `op` may sit in a loop whose words are promoted: a load or store of a binding,
+/// shared memory or push constants (no device address), a local variable's access, a tensor
+/// read or size query, a buffer's length, or a lane-wise pure op that reads no memory (no
+/// sync, subgroup or cooperative op).
 fn allowed(op: &Op) -> bool {
     match op {
         Op::Load { space, .. } => *space != Space::Physical,
@@ -311,10 +318,19 @@ fn allowed(op: &Op) -> bool {
                     ..
                 }
         ),
-        Op::StoreVar { .. } => true,
-        Op::CoopMatLoad { .. } | Op::CoopMatVec { .. } => false,
-        _ => op.is_pure() && !op.is_sync(),
+        Op::StoreVar { .. }
+        | Op::LoadVar { .. }
+        | Op::TensorRead { .. }
+        | Op::TensorQuery { .. }
+        | Op::ArrayLength { .. } => true,
+        _ => lanewise_value(op),
     }
+}
+
+/// Whether `op` computes each lane's results from that lane's operands alone: pure, lane-wise,
+/// no sync op and no memory read (a cooperative-vector product reads its matrix).
+fn lanewise_value(op: &Op) -> bool {
+    op.is_pure() && op.is_lanewise() && !op.is_sync() && !matches!(op, Op::CoopMatVec { .. })
 }
 
 /// Promotes the loop accumulators of `blocks` (see the module docs; `consts`: the registers
@@ -511,9 +527,9 @@ fn widths_match(
         })
 }
 
-/// Whether what the loop's loads of `word` read reaches, through pure ops of the loop, only
-/// stores of `word` (as the stored value): no other op, edge copy or branch, in the loop or
-/// after it, reads it.
+/// Whether what the loop's loads of `word` read reaches, through lane-wise ops of the loop
+/// ([`lanewise_value`]) and no local variable's register, only stores of `word` (as the stored
+/// value): no other op, edge copy or branch, in the loop or after it, reads it.
 fn flows_only_into_stores(
     blocks: &[Block],
     body: &[bool],
@@ -535,13 +551,20 @@ fn flows_only_into_stores(
     loop {
         let mut grew = false;
         for op in inside.iter().flat_map(|&b| &blocks[b].ops) {
-            if op.is_pure() && word.accessed_by(op, values).is_none() && reads_flow(op, &flow) {
+            if lanewise_value(op) && reads_flow(op, &flow) {
                 op.for_each_def(|r| grew |= flow.insert(r));
             }
         }
         if !grew {
             break;
         }
+    }
+    // A local variable's register is read by `LoadVar`s that do not list it.
+    if flow
+        .iter()
+        .any(|&r| values.var.get(r as usize).copied().unwrap_or(true))
+    {
+        return false;
     }
     blocks.iter().enumerate().all(|(b, block)| {
         let ops_ok = block.ops.iter().all(|op| {
@@ -553,7 +576,7 @@ fn flows_only_into_stores(
             }
             match (word.accessed_by(op, values), op) {
                 (Some(true), Op::Store { addr, .. }) => addr.is_none_or(|a| !flow.contains(&a)),
-                (None, op) => op.is_pure(),
+                (None, op) => lanewise_value(op),
                 _ => false,
             }
         });
@@ -571,7 +594,7 @@ fn flows_only_into_stores(
 /// `addr`, `offset`, `bytes`) in the straight-line blocks that lead to `entry`'s end (each the
 /// only predecessor of the next, joined by jumps), and where that store is, if there is one
 /// whose address register holds one value from there on (so nothing changes it before the
-/// loop).
+/// loop) and no op after it but pure ones and stores (no barrier, atomic or subgroup op).
 #[allow(clippy::too_many_arguments)]
 fn stored_before(
     blocks: &[Block],
@@ -596,6 +619,12 @@ fn stored_before(
                 && values.same_addr(a, addr, (b, k))
             {
                 return Some((a, (b, k)));
+            }
+            // Past a barrier, an atomic or a subgroup op, another invocation may write the word
+            // without racing with the store before it: the store on exit could undo that.
+            let quiet = op.is_pure() && !op.is_sync();
+            if !quiet && !matches!(op, Op::Store { .. } | Op::StoreVar { .. }) {
+                return None;
             }
         }
         let [p] = preds[b][..] else { return None };
@@ -716,19 +745,35 @@ mod tests {
     }
 
     /// A barrier in the loop, an address from a register assigned twice, a loaded value read
-    /// after the loop, or another word of the binding in the loop keep the word in memory.
+    /// after the loop, another word of the binding in the loop, a barrier between the store
+    /// before the loop and the loop, a loaded value copied into a local variable's register
+    /// (`%11`), or read by an op that is not lane-wise keep the word in memory.
     #[test]
     fn words_stay_in_memory_when_not_provably_private() {
+        let barrier_before = {
+            let (mut blocks, types) = program(0, Vec::new(), Vec::new());
+            blocks[0].ops.push(Op::Barrier {});
+            (blocks, types)
+        };
+        let not_lanewise = Op::LoadVar {
+            dst: 10,
+            var: crate::ir::Var { base: 11, len: 1 },
+            offset: 0,
+            index: 3,
+        };
         let cases = [
             program(0, vec![Op::Barrier {}], Vec::new()),
             program(6, vec![Op::Mov { dst: 6, src: 5 }], Vec::new()),
             program(0, Vec::new(), vec![Op::Mov { dst: 10, src: 3 }]),
             program(0, vec![load(11, 9)], Vec::new()),
+            barrier_before,
+            program(0, vec![Op::Mov { dst: 11, src: 3 }], Vec::new()),
+            program(0, vec![not_lanewise], Vec::new()),
         ];
         for (k, (mut blocks, mut types)) in cases.into_iter().enumerate() {
             let before = blocks.clone();
             assert!(
-                !loop_accumulators(&mut blocks, &mut types, &[(9, 4)], &[]),
+                !loop_accumulators(&mut blocks, &mut types, &[(9, 4)], &[(11, 1)]),
                 "case {k}"
             );
             assert_eq!(blocks, before, "case {k}");

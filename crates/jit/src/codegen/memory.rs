@@ -451,8 +451,9 @@ impl Gen<'_> {
 
     /// The contiguous fast path of an affine address `base + i·size` (+ `offset`): loads
     /// (`load`) or stores `values` as 16-lane vectors when all 16 lanes lie inside the window
-    /// and the address does not wrap at its width; otherwise a per-lane path, for loads `None`
-    /// (the caller gathers) and for stores done here lane by lane.
+    /// and the address does not wrap at its width; otherwise lane by lane, in a loop of
+    /// generated code (`lane_loop`): a lane outside the window reads 0 or stores nothing.
+    /// Returns the loaded vectors (none for a store).
     #[allow(clippy::too_many_arguments)]
     fn contiguous(
         &mut self,
@@ -468,7 +469,7 @@ impl Gen<'_> {
         let total = (LANES * size) as u64;
         let (p, ok) = self.checked_lanes(ptr, len, base, abytes, offset, size as u64, total);
         if load {
-            // Out of bounds: the caller's gather (an uncommon path) handles the lanes.
+            // A lane out of bounds: the slow path below (uncommon) takes each lane.
             let fast = self.b.create_block();
             let slow = self.b.create_block();
             let join = self.b.create_block();
