@@ -335,8 +335,8 @@ fn lanewise_value(op: &Op) -> bool {
 
 /// Promotes the loop accumulators of `blocks` (see the module docs; `consts`: the registers
 /// set before the first block; `vars`: the local variables' register ranges). New registers are
-/// added to `reg_types`. Returns whether it
-/// promoted any (the address computations the loops no longer use are then dead).
+/// added to `reg_types`. Returns whether it promoted any (the address computations the loops
+/// no longer use are then dead).
 pub(crate) fn loop_accumulators(
     blocks: &mut [Block],
     reg_types: &mut Vec<RegType>,
