@@ -356,10 +356,14 @@ pub(crate) fn loop_accumulators(
     // the loops inside it.
     let headers = back_edge_targets(blocks);
     let mut any = false;
+    // Rebuilt only after a promotion, which adds ops and registers.
+    let mut values = Values::new(blocks, consts, vars, reg_types.len());
     for header in (0..blocks.len()).filter(|&h| headers[h]) {
         let Some(exit) = post[header] else { continue };
-        let values = Values::new(blocks, consts, vars, reg_types.len());
-        any |= promote_in(blocks, reg_types, &values, &preds, header, exit);
+        if promote_in(blocks, reg_types, &values, &preds, header, exit) {
+            any = true;
+            values = Values::new(blocks, consts, vars, reg_types.len());
+        }
     }
     any
 }
@@ -643,10 +647,7 @@ mod tests {
     use crate::ir::Edge;
 
     fn jump(target: u32) -> Term {
-        Term::Jump(Edge {
-            target,
-            moves: Vec::new(),
-        })
+        Term::Jump(Edge::to(target))
     }
 
     const OUT: Space = Space::Buffer {
@@ -710,14 +711,8 @@ mod tests {
                 Vec::new(),
                 Term::Branch {
                     cond: 7,
-                    if_true: Edge {
-                        target: 2,
-                        moves: Vec::new(),
-                    },
-                    if_false: Edge {
-                        target: 3,
-                        moves: Vec::new(),
-                    },
+                    if_true: Edge::to(2),
+                    if_false: Edge::to(3),
                 },
             ),
             Block::new(body, jump(1)),
