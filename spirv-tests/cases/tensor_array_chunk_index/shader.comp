@@ -1,8 +1,7 @@
 #version 450
 // Arrays of tensors indexed by a varying value that is the same in each chunk of 16 lanes
-// ((i / 16) % 3: one view lookup per chunk, compiled code) and by one that is not
-// ((i / 8) % 3: the interpreter takes those chunks): reads, writes and size queries of tensors
-// of three shapes.
+// ((i / 16) % 3: one view lookup per chunk) and by one that is not ((i / 8) % 3: one pass for
+// each tensor a chunk names): reads, writes and size queries of tensors of three shapes.
 #extension GL_ARM_tensors : require
 #extension GL_EXT_nonuniform_qualifier : require
 layout(local_size_x = 64) in;

@@ -250,10 +250,13 @@ impl Gen<'_> {
     /// Emits a hand-back of the current chunk at the current position (`self.at`): the live
     /// registers are saved and the interpreter will continue with that op. Under a divergent
     /// branch's mask it restarts where `Masked::restart` says instead: the region's branch with
-    /// the values the registers had there, or a masked loop's iteration start.
+    /// the values the registers had there, or a masked loop's iteration start (or the current
+    /// op, as without a mask: `Restart::Op`).
     pub(crate) fn hand_back(&mut self) {
-        let (blk, k) = match self.mask.as_ref().map(|m| m.restart.clone()) {
-            None => self.at,
+        let restart = self.mask.as_ref().map(|m| m.restart.clone());
+        let here = matches!(restart, None | Some(Restart::Op));
+        let (blk, k) = match restart {
+            None | Some(Restart::Op) => self.at,
             Some(Restart::At(at, snapshot)) => {
                 let regs: Vec<Reg> = self.live_at(at.0 as usize, at.1).iter().collect();
                 for r in regs {
@@ -277,7 +280,7 @@ impl Gen<'_> {
                 (LANE_PCS, 0)
             }
         };
-        if self.mask.is_none() {
+        if here {
             let regs: Vec<Reg> = self.live_at(blk as usize, k).iter().collect();
             for r in regs {
                 self.spill(r, true);

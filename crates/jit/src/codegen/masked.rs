@@ -70,6 +70,11 @@ pub(crate) enum Restart {
         exit: u32,
         values: Vec<(Reg, JVal)>,
     },
+    /// Every lane at the current op (`Gen::at`) with every register live there, as with no
+    /// mask: a tensor access whose lanes name several tensors, run once for each under the
+    /// mask of the lanes naming it (`dynamic`). The interpreter then runs the whole op again;
+    /// what a pass before wrote it writes again, with the same values.
+    Op,
 }
 
 /// A branch's region (see the module docs).
