@@ -25,6 +25,11 @@ pub enum JitError {
     /// spilling most of its values): it would overflow the stack of the thread that runs it.
     #[error("a stack frame of {bytes} bytes, over the {limit} the JIT allows")]
     FrameTooLarge { bytes: u64, limit: u64 },
+    /// An op that goes to the interpreter came up in a block the stepper runs for some lanes
+    /// (the interpreter would run it for every lane): the function is built again without the
+    /// stepper.
+    #[error("an interpreter op in a stepped block")]
+    SteppedCallout,
     /// Compiling panicked (caught; a JIT bug).
     #[error("the JIT panicked")]
     Panicked,

@@ -698,13 +698,32 @@ fn compile_fresh(
     let isa = target_isa(allocator)?;
     let (mut module, mut cctx, mut fctx, poll_id) = module_with_poll(isa)?;
     let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
-    let out = codegen::build(
+    let built = codegen::build(
         program,
         &mut cctx.func,
         &mut fctx,
         module.target_config(),
         poll,
-    )?;
+        true,
+    );
+    let out = match built {
+        Err(JitError::SteppedCallout) => {
+            // Again without the stepper (see `codegen::stepping`).
+            tracing::debug!("an interpreter op in a stepped block: building without stepping");
+            cctx.func.clear();
+            let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
+            let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
+            codegen::build(
+                program,
+                &mut cctx.func,
+                &mut fctx,
+                module.target_config(),
+                poll,
+                false,
+            )?
+        }
+        other => other?,
+    };
     let insts = cctx.func.dfg.num_insts();
     if by_size
         && allocator == RegisterAllocator::Backtracking

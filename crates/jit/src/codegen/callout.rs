@@ -28,6 +28,10 @@ impl Gen<'_> {
 
     /// [`Self::callout`] (`native` false) or [`Self::native_call`].
     pub(super) fn call_rust(&mut self, op: &Op, native: bool) -> JitResult<()> {
+        if let Some(super::masked::Restart::Pcs) = self.mask.as_ref().map(|m| &m.restart) {
+            // Its operands' and results' rows would change for every lane (`stepping`).
+            return Err(crate::error::JitError::SteppedCallout);
+        }
         let mut uses = Vec::new();
         let mut defs = Vec::new();
         op.for_each_reg(&mut |r, role| {

@@ -40,10 +40,11 @@ impl Gen<'_> {
         let mixed = self.b.create_block();
         self.b.ins().brif(all.unwrap_or(p0), same, &[], mixed, &[]);
         self.b.switch_to_block(mixed);
-        self.hand_back_from_pcs();
+        self.enter_stepper();
         self.b.switch_to_block(same);
         // Entries: the blocks a sync block leads to; sync blocks and finished lanes skip the
-        // chunk; anything else goes back to the interpreter.
+        // chunk; anything else goes to the stepper (lanes at different blocks too), which hands
+        // the chunk back to the interpreter where it has no stepped block.
         // Also the blocks a guarded latch leads to (the driver runs a latch every chunk waits
         // at for the whole group), and the latches themselves (chunks that wait there).
         let mut entries = self.guarded.clone();
@@ -81,7 +82,7 @@ impl Gen<'_> {
         self.b.switch_to_block(dispatch);
         self.br_table_to(p0, &table, fallback);
         self.b.switch_to_block(fallback);
-        self.hand_back_from_pcs();
+        self.enter_stepper();
         for (i, s) in stubs {
             self.b.switch_to_block(s);
             let regs: Vec<Reg> = self.live.live_in[i].iter().collect();
@@ -254,6 +255,10 @@ impl Gen<'_> {
     /// op, as without a mask: `Restart::Op`).
     pub(crate) fn hand_back(&mut self) {
         let restart = self.mask.as_ref().map(|m| m.restart.clone());
+        if let Some(Restart::Pcs) = restart {
+            self.hand_back_from_pcs();
+            return;
+        }
         let here = matches!(restart, None | Some(Restart::Op));
         let (blk, k) = match restart {
             None | Some(Restart::Op) => self.at,
@@ -267,6 +272,7 @@ impl Gen<'_> {
                 }
                 at
             }
+            Some(Restart::Pcs) => return,
             Some(Restart::Lanes {
                 active,
                 header,
@@ -380,6 +386,8 @@ impl Gen<'_> {
                             self.masked_region(i, region, vs[0])?;
                         } else if let Some(plan) = self.maskable_loop(i) {
                             self.masked_loop(i, plan, vs[0])?;
+                        } else if self.can_step_branch(i) {
+                            self.step_branch(i, vs[0])?;
                         } else {
                             self.hand_back();
                         }

@@ -75,6 +75,9 @@ pub(crate) enum Restart {
     /// mask of the lanes naming it (`dynamic`). The interpreter then runs the whole op again;
     /// what a pass before wrote it writes again, with the same values.
     Op,
+    /// Every lane where its block index says (`ctx.pcs`), with the registers in their rows: a
+    /// stepped block, before any of its effects (`stepping`).
+    Pcs,
 }
 
 /// A branch's region (see the module docs).

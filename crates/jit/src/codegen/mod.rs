@@ -12,9 +12,11 @@
 //!   group), or by handing the chunk back to the interpreter (`hand_back`: live registers saved,
 //!   `ctx.stop_block`/`stop_op` set, status `HAND_BACK`) when its lanes diverge or a check of
 //!   the compiled form fails; a divergent branch whose paths meet again through maskable
-//!   blocks runs both ways under masks instead, merging with selects (`masked`), and a loop
+//!   blocks runs both ways under masks instead, merging with selects (`masked`), a loop
 //!   whose lanes leave at different iterations goes on under the mask of those still in it
-//!   (`loops`);
+//!   (`loops`), and any other divergent branch steps its lanes block by block, lowest block
+//!   first, with the registers in their rows (`stepping`, which also takes a chunk resumed
+//!   with its lanes at different blocks);
 //! - at the end of the chunk range, when every chunk yielded at the same barrier-only block,
 //!   the next round starts at chunk 0, each chunk entering the barrier's target with unchecked
 //!   reloads (`next_round`, `round_dispatch`; the driver allows it per call with `ctx.rounds`);
@@ -24,7 +26,7 @@
 //!   out of the chunk loop (see `leave`).
 //!
 //! Files: this one builds the function and its chunk loop; `flow` its control flow (blocks,
-//! edges, yields, rounds, hand-backs); `analysis` the passes over the IR before and over the
+//! edges, yields, rounds, hand-backs); `stepping` the block-by-block run of divergent lanes; `analysis` the passes over the IR before and over the
 //! function after; `callout` the calls into Rust; one file per op family for the rest.
 //!
 //! Invariants: generated code reads and writes application memory only after checking the access
@@ -61,6 +63,7 @@ mod physical;
 mod product;
 mod quads;
 mod rounds;
+mod stepping;
 mod tensor;
 mod tern;
 mod tile;
@@ -195,6 +198,9 @@ pub(crate) struct Gen<'a> {
     builtin_rows: bool,
     /// Where code is being generated: (block, op index), for hand-backs.
     pub(crate) at: (u32, usize),
+    /// The stepper, which runs divergent lanes block by block (`stepping`); none in group
+    /// batches.
+    pub(crate) stepping: Option<stepping::Stepping>,
     /// While a path of a divergent branch runs under a mask (`masked`): its active lanes and
     /// where a hand-back restarts instead of `at`, with what.
     pub(crate) mask: Option<masked::Masked>,
@@ -333,6 +339,7 @@ pub(crate) fn build(
     fctx: &mut FunctionBuilderContext,
     target: cranelift_codegen::isa::TargetFrontendConfig,
     poll: FuncRef,
+    with_stepper: bool,
 ) -> JitResult<Output> {
     let call_conv = target.default_call_conv;
     let ir = program.ir();
@@ -462,6 +469,7 @@ pub(crate) fn build(
     let rounds = has_sync && round_targets.iter().any(Option::is_some);
     let batched = !has_sync && shape.fuse == 1;
     let group = b.declare_var(I32);
+    let stepping = (!batched && with_stepper).then(|| stepping::Stepping::new(&mut b));
     let mut g = Gen {
         ir,
         layout: program.reg_layout(),
@@ -502,6 +510,7 @@ pub(crate) fn build(
         builtin_rows: false,
         at: (0, 0),
         mask: None,
+        stepping,
         regions,
         loop_headers,
         loops,
@@ -780,6 +789,7 @@ impl Gen<'_> {
             }
             self.block(i)?;
         }
+        self.build_stepper()?;
 
         // The loop's exits, laid out last (see `leave`).
         self.b.switch_to_block(finish);
