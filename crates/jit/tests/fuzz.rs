@@ -4,7 +4,8 @@
 //! payloads are not something the two backends promise to agree on). Every generated program
 //! must also compile on the JIT.
 //!
-//! By default a fixed seed set runs (CI), and the seeds of past failures (`REGRESSIONS`).
+//! By default a fixed seed set runs (CI), and the seeds of past failures (`REGRESSIONS`,
+//! `STEPPED_REGRESSIONS`).
 //! Environment:
 //! - `TESSERA_FUZZ_SEED=N`: run seed N only, printing what it generated;
 //! - `TESSERA_FUZZ_SECONDS=S`: run random seeds for S seconds (`TESSERA_FUZZ_START` picks the
@@ -70,6 +71,20 @@ const REGRESSIONS: &[u64] = &[
     1028393, 1028954, 1029107,
 ];
 
+/// Seeds that once failed with random starts (`TESSERA_FUZZ_SECONDS`): a store into a
+/// 72-element local array at a computed index (an op the interpreter runs for every lane) in a
+/// block the stepper ran for some lanes (`codegen::stepping`); such a function must build
+/// without the stepper.
+const STEPPED_REGRESSIONS: &[u64] = &[
+    1796683142324976437,
+    1796683142324976678,
+    1796683142324976899,
+    1796683142324977082,
+    1796683142324977142,
+    1796683142324977808,
+    1796683142324977886,
+];
+
 fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
@@ -121,7 +136,8 @@ fn fuzz_interpreter_vs_jit() {
     } else {
         let default = if cfg!(debug_assertions) { 40 } else { 1500 };
         let n = env_u64("TESSERA_FUZZ_SEEDS").unwrap_or(default);
-        for seed in (0..n).chain(REGRESSIONS.iter().copied()) {
+        let past = REGRESSIONS.iter().chain(STEPPED_REGRESSIONS).copied();
+        for seed in (0..n).chain(past) {
             tally(run_seed(seed), &mut failures);
             programs += 1;
         }

