@@ -698,18 +698,23 @@ fn compile_fresh(
     let isa = target_isa(allocator)?;
     let (mut module, mut cctx, mut fctx, poll_id) = module_with_poll(isa)?;
     let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
-    let built = codegen::build(
-        program,
-        &mut cctx.func,
-        &mut fctx,
-        module.target_config(),
-        poll,
-        true,
-    );
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        codegen::build(
+            program,
+            &mut cctx.func,
+            &mut fctx,
+            module.target_config(),
+            poll,
+            true,
+        )
+    }))
+    .unwrap_or(Err(JitError::Panicked));
     let out = match built {
-        Err(JitError::SteppedCallout) => {
-            // Again without the stepper (see `codegen::stepping`).
-            tracing::debug!("an interpreter op in a stepped block: building without stepping");
+        Err(e) => {
+            // Again without the stepper (see `codegen::stepping`): an interpreter op in a
+            // stepped block (`SteppedCallout`), or any failure or panic, which then costs no
+            // shader its compiled code.
+            tracing::debug!(error = %e, "building again without stepping");
             cctx.func.clear();
             let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
             let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
@@ -722,7 +727,7 @@ fn compile_fresh(
                 false,
             )?
         }
-        other => other?,
+        Ok(out) => out,
     };
     let insts = cctx.func.dfg.num_insts();
     if by_size

@@ -469,7 +469,7 @@ pub(crate) fn build(
     let rounds = has_sync && round_targets.iter().any(Option::is_some);
     let batched = !has_sync && shape.fuse == 1;
     let group = b.declare_var(I32);
-    let stepping = (!batched && with_stepper).then(|| stepping::Stepping::new(&mut b));
+    let stepping = (!batched && with_stepper).then(|| stepping::Stepping::new(&mut b, ir));
     let mut g = Gen {
         ir,
         layout: program.reg_layout(),

@@ -20,14 +20,16 @@
 //! - and to the interpreter otherwise (a hand-back with the lanes where they are).
 //!
 //! Which blocks get a stepped copy: those a branch that entered the stepper reaches before
-//! its paths meet (all it reaches when they meet only where the lanes finish). A stepped
+//! its paths meet (all it reaches when they meet only where the lanes finish), up to
+//! [`MAX_STEPPED_OPS`] ops for the function; past that a divergent branch hands back. A stepped
 //! block reloads its registers from their rows (a uniform or affine register checked over the
 //! active lanes, from the first active lane), runs its ops under the mask (`Gen::mask`, with
 //! [`Restart::Pcs`]), and takes its terminator lane by lane.
 //!
 //! An op that goes to the interpreter (`Gen::callout`, a native cooperative call) would write
 //! every lane's rows, so it may not come up in a stepped block: the build fails with
-//! `JitError::SteppedCallout` and the compiler builds the function again without the stepper.
+//! `JitError::SteppedCallout` and the compiler builds the function again without the stepper
+//! (as it does after any failure of a build with it).
 //!
 //! Invariants: while a chunk steps, each lane's rows hold the registers live at the block its
 //! index names, for that lane (a stepped block writes rows and indices only for its active
@@ -40,7 +42,7 @@ use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::Variable;
 use tessera_spirv::ir::postdom::post_dominators;
-use tessera_spirv::ir::{Edge, Op, Reg, Term};
+use tessera_spirv::ir::{Edge, Ir, Op, Reg, Term};
 
 use super::masked::{Masked, Restart, maskable_block, writes_memory};
 use super::values::{JVal, own_flags, scalar_ty, vec_ty};
@@ -48,6 +50,11 @@ use super::{DONE, Gen};
 use crate::classes::{Class, LANES};
 use crate::ctx::field;
 use crate::error::{JitError, JitResult};
+
+/// The most IR ops the stepped copies of a function may copy (their blocks counted once for
+/// each branch that reaches them): past it a divergent branch hands its chunk back, so that an
+/// early `return` before a large rest of a program does not double the function.
+const MAX_STEPPED_OPS: usize = 2048;
 
 /// The stepper of a function (see the module docs).
 pub(crate) struct Stepping {
@@ -57,15 +64,43 @@ pub(crate) struct Stepping {
     mask: Variable,
     /// The divergent branches that enter the stepper (their blocks).
     branches: Vec<usize>,
+    /// The blocks' immediate post-dominators (`None`: the exit).
+    post: Vec<Option<u32>>,
+    /// The ops of the blocks the branches taken so far reach.
+    ops: usize,
 }
 
 impl Stepping {
-    pub(crate) fn new(b: &mut cranelift_frontend::FunctionBuilder<'_>) -> Self {
+    pub(crate) fn new(b: &mut cranelift_frontend::FunctionBuilder<'_>, ir: &Ir) -> Self {
         Stepping {
             dispatch: b.create_block(),
             mask: b.declare_var(I8X16),
             branches: Vec::new(),
+            post: post_dominators(ir),
+            ops: 0,
         }
+    }
+
+    /// The blocks branch block `i` reaches before its paths meet (all it reaches when they
+    /// meet only at the exit), and where they meet.
+    fn region(&self, ir: &Ir, i: usize) -> (Vec<usize>, Option<usize>) {
+        let join = self.post[i].map(|j| j as usize);
+        let mut stack: Vec<usize> = ir.blocks[i]
+            .term
+            .edges()
+            .iter()
+            .map(|e| e.target as usize)
+            .collect();
+        let mut seen = vec![false; ir.blocks.len()];
+        let mut blocks = Vec::new();
+        while let Some(b) = stack.pop() {
+            if Some(b) == join || std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            blocks.push(b);
+            stack.extend(ir.blocks[b].term.edges().iter().map(|e| e.target as usize));
+        }
+        (blocks, join)
     }
 }
 
@@ -113,28 +148,41 @@ impl Gen<'_> {
     /// (not in group batches), no mask is active, and the branch's moves fit (as in a
     /// stepped block).
     pub(super) fn can_step_branch(&self, i: usize) -> bool {
-        if self.stepping.is_none() || self.mask.is_some() {
+        let Some(stepping) = self.stepping.as_ref().filter(|_| self.mask.is_none()) else {
             return false;
-        }
+        };
         let Term::Branch {
             if_true, if_false, ..
         } = &self.ir.blocks[i].term
         else {
             return false;
         };
-        if_true
-            .moves
-            .iter()
-            .chain(&if_false.moves)
-            .all(|&(d, _)| self.resident[d as usize] || self.classes[d as usize] == Class::Varying)
+        let fits =
+            if_true.moves.iter().chain(&if_false.moves).all(|&(d, _)| {
+                self.resident[d as usize] || self.classes[d as usize] == Class::Varying
+            });
+        fits && stepping.ops + self.region_ops(i) <= MAX_STEPPED_OPS
+    }
+
+    /// The ops of the blocks branch block `i` reaches before its paths meet.
+    fn region_ops(&self, i: usize) -> usize {
+        self.stepping.as_ref().map_or(0, |s| {
+            let (blocks, _) = s.region(self.ir, i);
+            blocks
+                .iter()
+                .map(|&b| self.ir.blocks[b].ops.len() + 1)
+                .sum()
+        })
     }
 
     /// Enters the stepper from the divergent branch ending block `i` on `cond` (`I8X16` of
     /// 0/1): each lane takes its edge's moves, and the registers the two targets read go to
     /// their rows, with each lane's block index.
     pub(super) fn step_branch(&mut self, i: usize, cond: Value) -> JitResult<()> {
+        let ops = self.region_ops(i);
         if let Some(s) = self.stepping.as_mut() {
             s.branches.push(i);
+            s.ops += ops;
         }
         let one = self.b.ins().iconst(I8, 1);
         let all = self.b.ins().splat(I8X16, one);
@@ -182,30 +230,18 @@ impl Gen<'_> {
         let mut stepped = vec![false; n];
         let mut joins = vec![false; n];
         let mut waits = vec![false; n];
-        {
-            let post = post_dominators(ir);
-            for &i in &branches {
-                let join = post[i].map(|j| j as usize);
-                if let Some(j) = join {
-                    joins[j] = !self.sync[j] && !self.guarded[j];
-                }
-                let mut stack: Vec<usize> = ir.blocks[i]
-                    .term
-                    .edges()
-                    .iter()
-                    .map(|e| e.target as usize)
-                    .collect();
-                let mut seen = vec![false; n];
-                while let Some(b) = stack.pop() {
-                    if Some(b) == join || std::mem::replace(&mut seen[b], true) {
-                        continue;
-                    }
-                    if self.sync[b] {
-                        waits[b] = true;
-                    } else if self.steppable(b) {
-                        stepped[b] = true;
-                    }
-                    stack.extend(ir.blocks[b].term.edges().iter().map(|e| e.target as usize));
+        for &i in &branches {
+            let Some((blocks, join)) = self.stepping.as_ref().map(|s| s.region(ir, i)) else {
+                continue;
+            };
+            if let Some(j) = join {
+                joins[j] = !self.sync[j] && !self.guarded[j];
+            }
+            for b in blocks {
+                if self.sync[b] {
+                    waits[b] = true;
+                } else if self.steppable(b) {
+                    stepped[b] = true;
                 }
             }
         }
@@ -258,7 +294,8 @@ impl Gen<'_> {
         self.enter_sealed(wait);
         self.end_round_here();
         self.b.ins().jump(self.chunk_done, &[]);
-        self.enter_sealed(fallback);
+        // (Sealed with the rest at the end: the join arms below branch to it too.)
+        self.b.switch_to_block(fallback);
         self.hand_back_from_pcs();
         for (b, arm) in arms {
             self.enter_sealed(arm);
