@@ -17,6 +17,9 @@
 //! and only when all 16·16 elements lie inside the tensor's window (`step < 2^40`, packed
 //! elements, `base0 + 15·step + 64 <= len`).
 //!
+//! Only reads of a tensor known at compile time get tiles: through an array indexed at run time,
+//! one offset may lie in another tensor each iteration.
+//!
 //! Invariant: a tile's bytes are what the window held when it was filled, and nothing wrote
 //! memory since (within this call; other invocations' unsynchronised writes are a data race).
 
@@ -26,7 +29,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::*;
 use cranelift_codegen::ir::{Block, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value};
 use cranelift_frontend::Variable;
-use tessera_spirv::ir::{Ir, Op};
+use tessera_spirv::ir::{DescIdx, Ir, Op};
 
 use super::Gen;
 use super::values::{lane_flags, own_flags};
@@ -86,7 +89,8 @@ fn in_loop(ir: &Ir, blk: usize) -> bool {
 
 impl Gen<'_> {
     /// Declares a tile for every tensor read that may use one: in a loop, one element of 4
-    /// bytes, its innermost coordinate uniform and another affine. Before any code is
+    /// bytes, its innermost coordinate uniform and another affine, of a tensor known at compile
+    /// time (through an array indexed at run time, the same offset may be another tensor's). Before any code is
     /// generated, so that every store can empty every tile.
     pub(crate) fn plan_tiles(&mut self) {
         let ir = self.ir;
@@ -107,6 +111,7 @@ impl Gen<'_> {
                 };
                 let class = |r: u32| self.classes[r as usize];
                 if dsts.len() != 1
+                    || !matches!(tensor.desc, DescIdx::Const(_))
                     || tensor.elem.bytes() != ELEM
                     || class(innermost) != Class::Uniform
                     || !outer.iter().any(|&c| matches!(class(c), Class::Affine(_)))
