@@ -401,10 +401,11 @@ pub(crate) fn maskable_tensor_write(op: &Op) -> bool {
 
 impl Gen<'_> {
     /// Whether a tensor read may still hand its chunk back (see the module docs): 64-bit
-    /// coordinates, a descriptor chosen at run time, or coordinates uniform across the chunk
-    /// with a run of several elements or an `oob` operand that is not uniform or not the
-    /// element's width. Masked regions and loops restart a hand-back before their effects, so
-    /// they keep such a read before every store.
+    /// coordinates, a descriptor chosen at run time, an `oob` operand not of the element's
+    /// width (the edge path refuses it), or coordinates uniform across the chunk with a run of
+    /// several elements or an `oob` operand that is not uniform. Masked regions, loops and
+    /// stepped blocks restart a hand-back before their effects, so they keep such a read before
+    /// every store.
     pub(crate) fn tensor_read_may_hand_back(&self, op: &Op) -> bool {
         let Op::TensorRead {
             tensor,
@@ -418,9 +419,11 @@ impl Gen<'_> {
             return false;
         };
         let uniform = |r: Reg| self.classes[r as usize].is_uniform();
-        let odd_oob = oob.is_some_and(|r| !uniform(r) || self.bytes(r) != tensor.elem.bytes());
+        let other_width = oob.is_some_and(|r| self.bytes(r) != tensor.elem.bytes());
+        let varying_oob = oob.is_some_and(|r| !uniform(r));
         *coord_width > 32
             || matches!(tensor.desc, DescIdx::Dyn(_))
-            || (coords.iter().all(|&c| uniform(c)) && (dsts.len() > 1 || odd_oob))
+            || other_width
+            || (coords.iter().all(|&c| uniform(c)) && (dsts.len() > 1 || varying_oob))
     }
 }
