@@ -696,38 +696,33 @@ fn compile_fresh(
     started: Instant,
 ) -> JitResult<(JitKernel, Option<(saved::Fresh, RegisterAllocator)>)> {
     let isa = target_isa(allocator)?;
-    let (mut module, mut cctx, mut fctx, poll_id) = module_with_poll(isa)?;
-    let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
-    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        codegen::build(
-            program,
-            &mut cctx.func,
-            &mut fctx,
-            module.target_config(),
-            poll,
-            true,
-        )
-    }))
-    .unwrap_or(Err(JitError::Panicked));
-    let out = match built {
+    let (mut module, mut cctx, _, poll_id) = module_with_poll(isa)?;
+    let mut build = |cctx: &mut cranelift_codegen::Context, with_stepper: bool| {
+        let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
+        let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
+        let target = module.target_config();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            codegen::build(
+                program,
+                &mut cctx.func,
+                &mut fctx,
+                target,
+                poll,
+                with_stepper,
+            )
+        }))
+        .unwrap_or(Err(JitError::Panicked))
+    };
+    let out = match build(&mut cctx, true) {
+        Ok(out) => out,
         Err(e) => {
             // Again without the stepper (see `codegen::stepping`): an interpreter op in a
             // stepped block (`SteppedCallout`), or any failure or panic, which then costs no
             // shader its compiled code.
             tracing::debug!(error = %e, "building again without stepping");
             cctx.func.clear();
-            let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
-            let poll = module.declare_func_in_func(poll_id, &mut cctx.func);
-            codegen::build(
-                program,
-                &mut cctx.func,
-                &mut fctx,
-                module.target_config(),
-                poll,
-                false,
-            )?
+            build(&mut cctx, false)?
         }
-        Ok(out) => out,
     };
     let insts = cctx.func.dfg.num_insts();
     if by_size

@@ -79,11 +79,7 @@ impl Gen<'_> {
     /// branch's mask under one (`masked`), every lane otherwise.
     fn active_bits(&mut self) -> Value {
         match self.mask.as_ref().map(|m| m.lanes) {
-            Some(lanes) => {
-                // 0/1 per lane → 0/0xff, whose high bits are the mask.
-                let on = self.b.ins().ineg(lanes);
-                self.b.ins().vhigh_bits(I32, on)
-            }
+            Some(lanes) => self.lane_bits(lanes),
             None => self.b.ins().iconst(I32, 0xffff),
         }
     }

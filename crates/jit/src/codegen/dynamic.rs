@@ -84,14 +84,14 @@ impl Gen<'_> {
         let bytes = self.bytes(index);
         let (chosen, agreed) = self.first_lane_agreed(&v, bytes);
         let Some(agreed) = agreed else {
-            return self.on_site(t, chosen, &access);
+            return self.on_site(t, chosen, false, &access);
         };
         let same = self.b.create_block();
         let split = self.b.create_block();
         let join = self.b.create_block();
         self.b.ins().brif(agreed, same, &[], split, &[]);
         self.enter_sealed(same);
-        let taken = self.on_site(t, chosen, &access)?;
+        let taken = self.on_site(t, chosen, false, &access)?;
         self.b.ins().jump(join, &[]);
         self.enter_sealed(split);
         if taken {
@@ -102,14 +102,21 @@ impl Gen<'_> {
         Ok(taken)
     }
 
-    /// Runs `access` on the site of the tensor whose index is `index` (a scalar).
+    /// Runs `access` on the site of the tensor whose index is `index` (a scalar), after a
+    /// check of its view when `check_view` (a write under a mask: the edge path leaves that
+    /// check to its caller).
     fn on_site(
         &mut self,
         t: &TensorAcc,
         index: Value,
+        check_view: bool,
         access: &impl Fn(&mut Self) -> JitResult<bool>,
     ) -> JitResult<bool> {
         let fields = self.dynamic_site(t, index);
+        if check_view {
+            let not_ok = self.b.ins().icmp_imm_s(IntCC::Equal, fields[2], 0);
+            self.hand_back_if(not_ok);
+        }
         self.dyn_site = Some((self.at, fields));
         let cold = std::mem::replace(&mut self.cold_loads, true);
         let done = access(self);
@@ -150,12 +157,7 @@ impl Gen<'_> {
         self.b.ins().brif(any, pass, &[], done, &[]);
         self.enter_sealed(pass);
         // The lowest lane left, and its index.
-        let zero = self.b.ins().iconst(I8, 0);
-        let zeros = self.b.ins().splat(I8X16, zero);
-        let signs = self.b.ins().isub(zeros, left);
-        let bits = self.b.ins().vhigh_bits(I32, signs);
-        let lane = self.b.ins().ctz(bits);
-        let lane = self.b.ins().uextend(I64, lane);
+        let lane = self.first_lane(left);
         let at = self.b.ins().imul_imm_s(lane, bytes as i64);
         let at = self.b.ins().iadd(indices, at);
         let index = self.b.ins().load(scalar_ty(bytes), own_flags(), at, 0);
@@ -175,17 +177,7 @@ impl Gen<'_> {
         let before: Vec<JVal> = dsts.iter().map(|&d| self.get(d)).collect();
         let restart = outer.as_ref().map_or(Restart::Op, |m| m.restart.clone());
         self.mask = Some(Masked { lanes, restart });
-        let fields = self.dynamic_site(t, index);
-        if matches!(kind, Access::Write) {
-            // Under a mask the edge path leaves the view's check to its caller.
-            let not_ok = self.b.ins().icmp_imm_s(IntCC::Equal, fields[2], 0);
-            self.hand_back_if(not_ok);
-        }
-        self.dyn_site = Some((self.at, fields));
-        let cold = std::mem::replace(&mut self.cold_loads, true);
-        let taken = access(self);
-        self.cold_loads = cold;
-        self.dyn_site = None;
+        let taken = self.on_site(t, index, matches!(kind, Access::Write), access);
         self.mask = outer;
         if !taken? {
             return Err(JitError::Unexpected(

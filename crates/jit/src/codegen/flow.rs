@@ -11,7 +11,7 @@ use tessera_spirv::ir::liveness::RegSet;
 use tessera_spirv::ir::{Edge, Op, Reg, Role, Term};
 
 use super::masked::Restart;
-use super::values::{JVal, own_flags, vec_ty};
+use super::values::{ActiveLanes, JVal, own_flags, vec_ty};
 use super::{DONE, Gen, ROUND_MIXED, ROUND_NONE};
 use crate::classes::LANES;
 use crate::ctx::{LANE_PCS, field, status};
@@ -85,16 +85,28 @@ impl Gen<'_> {
         self.enter_stepper();
         for (i, s) in stubs {
             self.b.switch_to_block(s);
-            let regs: Vec<Reg> = self.live.live_in[i].iter().collect();
-            let mut bad = None;
-            for r in regs {
-                bad = self.reload(r, bad)?;
-            }
-            if let Some(bad) = bad {
-                self.branch_out_if(bad, Self::hand_back_from_pcs);
-            }
+            self.reload_live_in(i, None)?;
             // Through `goto`: a guarded latch checks the floor again.
             self.goto(i as u32, None)?;
+        }
+        Ok(())
+    }
+
+    /// Reloads the registers live into block `b` from their rows, checked against their
+    /// classes over the lanes of `active` (every lane when `None`); a chunk whose rows do not
+    /// fit goes to the interpreter with its lanes where their block indices say.
+    pub(super) fn reload_live_in(
+        &mut self,
+        b: usize,
+        active: Option<ActiveLanes>,
+    ) -> JitResult<()> {
+        let regs: Vec<Reg> = self.live.live_in[b].iter().collect();
+        let mut bad = None;
+        for r in regs {
+            bad = self.reload_lanes(r, active, bad)?;
+        }
+        if let Some(bad) = bad {
+            self.branch_out_if(bad, Self::hand_back_from_pcs);
         }
         Ok(())
     }

@@ -45,7 +45,7 @@ use tessera_spirv::ir::postdom::post_dominators;
 use tessera_spirv::ir::{Edge, Ir, Op, Reg, Term};
 
 use super::masked::{Masked, Restart, maskable_block, writes_memory};
-use super::values::{JVal, own_flags, scalar_ty, vec_ty};
+use super::values::{ActiveLanes, JVal, own_flags, vec_ty};
 use super::{DONE, Gen};
 use crate::classes::{Class, LANES};
 use crate::ctx::field;
@@ -346,34 +346,15 @@ impl Gen<'_> {
     /// Enters block `b`'s normal code with every lane there: its registers reloaded from their
     /// rows and checked against their classes (else the interpreter takes the chunk).
     fn join_entry(&mut self, b: usize) -> JitResult<()> {
-        let regs: Vec<Reg> = self.live.live_in[b].iter().collect();
-        let mut bad = None;
-        for r in regs {
-            bad = self.reload(r, bad)?;
-        }
-        if let Some(bad) = bad {
-            self.branch_out_if(bad, Self::hand_back_from_pcs);
-        }
+        self.reload_live_in(b, None)?;
         self.goto(b as u32, None)
     }
 
     /// Block `b` for the lanes of `lanes` (see the module docs).
     fn stepped_block(&mut self, b: usize, lanes: Value) -> JitResult<()> {
         let ir = self.ir;
-        let zero = self.b.ins().iconst(I8, 0);
-        let zeros = self.b.ins().splat(I8X16, zero);
-        let signs = self.b.ins().isub(zeros, lanes);
-        let bits = self.b.ins().vhigh_bits(I32, signs);
-        let first = self.b.ins().ctz(bits);
-        let first = self.b.ins().uextend(I64, first);
-        let regs: Vec<Reg> = self.live.live_in[b].iter().collect();
-        let mut bad = None;
-        for r in regs {
-            bad = self.reload_active(r, lanes, first, bad)?;
-        }
-        if let Some(bad) = bad {
-            self.branch_out_if(bad, Self::hand_back_from_pcs);
-        }
+        let first = self.first_lane(lanes);
+        self.reload_live_in(b, Some(ActiveLanes { lanes, first }))?;
         let outer = self.mask.replace(Masked {
             lanes,
             restart: Restart::Pcs,
@@ -390,75 +371,6 @@ impl Gen<'_> {
         let dispatch = self.dispatch_block()?;
         self.poll_then(dispatch);
         Ok(())
-    }
-
-    /// Reads register `r` from its row for the active lanes of `lanes` (`first` the lowest
-    /// active lane, an `I64`): a uniform or affine register from the first active lane, and
-    /// `bad` set when an active lane does not fit that shape.
-    fn reload_active(
-        &mut self,
-        r: Reg,
-        lanes: Value,
-        first: Value,
-        bad: Option<Value>,
-    ) -> JitResult<Option<Value>> {
-        let class = self.classes[r as usize];
-        if matches!(class, Class::Const(_) | Class::Undefined) || self.resident[r as usize] {
-            return Ok(bad);
-        }
-        let bytes = self.bytes(r);
-        let addr = self.row_addr(r);
-        let vt = vec_ty(bytes);
-        let vs: Vec<Value> = (0..bytes)
-            .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
-            .collect();
-        let stride = match class {
-            Class::Uniform => 0,
-            Class::Affine(s) => s,
-            _ => {
-                self.set(r, JVal::Varying(vs))?;
-                return Ok(bad);
-            }
-        };
-        let at = self.b.ins().imul_imm_s(first, bytes as i64);
-        let at = self.b.ins().iadd(addr, at);
-        let ty = scalar_ty(bytes);
-        let x = self.b.ins().load(ty, own_flags(), at, 0);
-        // Lane 0's value: the first active lane's less its lane number times the stride.
-        let x0 = if stride == 0 {
-            x
-        } else {
-            let lane = self.fit(first, ty);
-            let back = self.b.ins().imul_imm_s(lane, stride as i64);
-            self.b.ins().isub(x, back)
-        };
-        let want = if stride == 0 {
-            JVal::Uniform(x0)
-        } else {
-            JVal::Affine(x0, stride)
-        };
-        let want_vs = self.vectors(&want, bytes);
-        let masks = self.masks_from_bools(lanes, bytes);
-        let mut ok = None;
-        for ((&a, w), &m) in vs.iter().zip(want_vs).zip(&masks) {
-            let eq = self.b.ins().icmp(IntCC::Equal, a, w);
-            let inactive = self.b.ins().bnot(m);
-            let fine = self.b.ins().bor(eq, inactive);
-            let all = self.b.ins().vall_true(fine);
-            ok = Some(match ok {
-                None => all,
-                Some(o) => self.b.ins().band(o, all),
-            });
-        }
-        self.set(r, want)?;
-        let not_ok = match ok {
-            Some(o) => self.b.ins().bxor_imm_s(o, 1),
-            None => self.b.ins().iconst(I8, 0),
-        };
-        Ok(Some(match bad {
-            None => not_ok,
-            Some(b) => self.b.ins().bor(b, not_ok),
-        }))
     }
 
     /// The lanes of `lanes` leave block `b` by its terminator: each takes its edge's moves

@@ -9,7 +9,7 @@
 //! [`JVal`] is a value in one of those forms; `Gen::get`/`Gen::set` move values in and out of
 //! the Cranelift variables of a register, converting to the register's class on the way in
 //! (a `resident` register has no variables: `get`/`set` load and store its row).
-//! Register-file rows are read and written here too (`spill`, `reload`): chunk `c`'s lanes of a
+//! Register-file rows are read and written here too (`spill`, `reload_lanes`): chunk `c`'s lanes of a
 //! row start at `row offset + 16·c·bytes`.
 
 use crate::error::{JitError, JitResult};
@@ -84,6 +84,14 @@ pub(crate) fn own_flags() -> MemFlagsData {
 
 pub(crate) fn lane_flags() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// The lanes a checked reload looks at (`Gen::reload_lanes`): an `I8X16` of 0/1 and the lowest
+/// lane set in it (an `I64`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ActiveLanes {
+    pub(crate) lanes: Value,
+    pub(crate) first: Value,
 }
 
 impl Gen<'_> {
@@ -380,8 +388,14 @@ impl Gen<'_> {
     }
 
     /// Reads register `r` from its row for the current chunk. For a uniform or affine register,
-    /// `bad` becomes true (an `I8`) when the lanes do not have that shape.
-    pub(crate) fn reload(&mut self, r: Reg, bad: Option<Value>) -> JitResult<Option<Value>> {
+    /// `bad` becomes true (an `I8`) when the lanes of `active` (every lane when `None`) do not
+    /// have that shape; its value comes from the first of those lanes.
+    pub(crate) fn reload_lanes(
+        &mut self,
+        r: Reg,
+        active: Option<ActiveLanes>,
+        bad: Option<Value>,
+    ) -> JitResult<Option<Value>> {
         let class = self.classes[r as usize];
         if matches!(class, Class::Const(_)) || self.resident[r as usize] {
             return Ok(bad);
@@ -392,38 +406,74 @@ impl Gen<'_> {
         let vs: Vec<Value> = (0..bytes)
             .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
             .collect();
-        match class {
-            Class::Uniform | Class::Affine(_) => {
-                let x = self.b.ins().load(scalar_ty(bytes), own_flags(), addr, 0);
-                let want = match class {
-                    Class::Affine(s) => JVal::Affine(x, s),
-                    _ => JVal::Uniform(x),
-                };
-                let want_vs = self.vectors(&want, bytes);
-                let mut ok = None;
-                for (a, w) in vs.iter().zip(want_vs) {
-                    let eq = self.b.ins().icmp(IntCC::Equal, *a, w);
-                    let all = self.b.ins().vall_true(eq);
-                    ok = Some(match ok {
-                        None => all,
-                        Some(o) => self.b.ins().band(o, all),
-                    });
-                }
-                self.set(r, want)?;
-                let not_ok = match ok {
-                    Some(o) => self.b.ins().bxor_imm_s(o, 1),
-                    None => self.b.ins().iconst(I8, 0),
-                };
-                Ok(Some(match bad {
-                    None => not_ok,
-                    Some(b) => self.b.ins().bor(b, not_ok),
-                }))
-            }
+        let stride = match class {
+            Class::Uniform => 0,
+            Class::Affine(s) => s,
             _ => {
                 self.set(r, JVal::Varying(vs))?;
-                Ok(bad)
+                return Ok(bad);
             }
+        };
+        let ty = scalar_ty(bytes);
+        let x = match active {
+            None => self.b.ins().load(ty, own_flags(), addr, 0),
+            Some(a) => {
+                // Lane 0's value: the first active lane's less its lane number times the stride.
+                let at = self.b.ins().imul_imm_s(a.first, bytes as i64);
+                let at = self.b.ins().iadd(addr, at);
+                let x = self.b.ins().load(ty, own_flags(), at, 0);
+                if stride == 0 {
+                    x
+                } else {
+                    let lane = self.fit(a.first, ty);
+                    let back = self.b.ins().imul_imm_s(lane, stride as i64);
+                    self.b.ins().isub(x, back)
+                }
+            }
+        };
+        let want = if stride == 0 {
+            JVal::Uniform(x)
+        } else {
+            JVal::Affine(x, stride)
+        };
+        let want_vs = self.vectors(&want, bytes);
+        let masks = active.map(|a| self.masks_from_bools(a.lanes, bytes));
+        let mut ok = None;
+        for (j, (&a, w)) in vs.iter().zip(want_vs).enumerate() {
+            let mut eq = self.b.ins().icmp(IntCC::Equal, a, w);
+            if let Some(masks) = &masks {
+                let inactive = self.b.ins().bnot(masks[j]);
+                eq = self.b.ins().bor(eq, inactive);
+            }
+            let all = self.b.ins().vall_true(eq);
+            ok = Some(match ok {
+                None => all,
+                Some(o) => self.b.ins().band(o, all),
+            });
         }
+        self.set(r, want)?;
+        let not_ok = match ok {
+            Some(o) => self.b.ins().bxor_imm_s(o, 1),
+            None => self.b.ins().iconst(I8, 0),
+        };
+        Ok(Some(match bad {
+            None => not_ok,
+            Some(b) => self.b.ins().bor(b, not_ok),
+        }))
+    }
+
+    /// The lanes of `lanes` (an `I8X16` of 0/1) as the low 16 bits of an `I32`, lane `i` bit `i`.
+    pub(crate) fn lane_bits(&mut self, lanes: Value) -> Value {
+        // 0/1 per lane → 0/0xff, whose high bits are the mask.
+        let on = self.b.ins().ineg(lanes);
+        self.b.ins().vhigh_bits(I32, on)
+    }
+
+    /// The lowest lane of `lanes` (an `I8X16` of 0/1, some lane set), as an `I64`.
+    pub(crate) fn first_lane(&mut self, lanes: Value) -> Value {
+        let bits = self.lane_bits(lanes);
+        let lane = self.b.ins().ctz(bits);
+        self.b.ins().uextend(I64, lane)
     }
 
     /// Reads register `r` from its row for the current chunk, trusting the row to have its
@@ -445,7 +495,7 @@ impl Gen<'_> {
                 }
             }
             Class::Varying | Class::Undefined => {
-                // (As `reload` does for both.)
+                // (As `reload_lanes` does for both.)
                 let vt = vec_ty(bytes);
                 let vs: Vec<Value> = (0..bytes)
                     .map(|j| self.b.ins().load(vt, own_flags(), addr, (16 * j) as i32))
