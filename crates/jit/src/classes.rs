@@ -193,6 +193,74 @@ fn divergence_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
             rules.push((vec![cond], read_at(&split.written, live, meet)));
         }
     }
+    rules.extend(loop_exit_rules(ir, live));
+    rules
+}
+
+/// Temporal divergence of every natural loop, masked by compiled code or not: when a branch
+/// that leaves the loop diverges, lanes leave at different iterations (the stepper runs such a
+/// loop lane by lane), so a register the loop writes that is read after an exit holds each
+/// lane's last value, even one that every iteration computes alike for the lanes still in the
+/// loop (`s += i·j` with uniform `i`, `j`). The rule makes varying the loop's registers live
+/// into an exit target and the destinations of the moves on exit edges.
+fn loop_exit_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
+    use tessera_spirv::ir::loops::{natural_loop, predecessors};
+    let preds = predecessors(&ir.blocks);
+    let mut rules = Vec::new();
+    for (latch, block) in ir.blocks.iter().enumerate() {
+        for e in block.term.edges() {
+            let header = e.target as usize;
+            if header > latch {
+                continue;
+            }
+            let body = natural_loop(&preds, header, latch);
+            let mut triggers = Vec::new();
+            let mut exits = Vec::new();
+            let mut moved = Vec::new();
+            for (b, inside) in body.iter().enumerate() {
+                if !inside {
+                    continue;
+                }
+                let term = &ir.blocks[b].term;
+                let leaving: Vec<&tessera_spirv::ir::Edge> = term
+                    .edges()
+                    .into_iter()
+                    .filter(|x| !body.get(x.target as usize).copied().unwrap_or(false))
+                    .collect();
+                if leaving.is_empty() {
+                    continue;
+                }
+                triggers.extend(term.condition());
+                for x in leaving {
+                    exits.push(x.target as usize);
+                    moved.extend(x.moves.iter().map(|&(d, _)| d));
+                }
+            }
+            if triggers.is_empty() {
+                continue;
+            }
+            let mut written = Vec::new();
+            for (b, _) in body.iter().enumerate().filter(|&(_, &inside)| inside) {
+                for op in &ir.blocks[b].ops {
+                    op.for_each_def(|r| written.push(r));
+                }
+                for x in ir.blocks[b].term.edges() {
+                    written.extend(x.moves.iter().map(|&(d, _)| d));
+                }
+            }
+            written.sort_unstable();
+            written.dedup();
+            let mut regs = moved;
+            for &exit in &exits {
+                regs.extend(read_at(&written, live, exit));
+            }
+            regs.sort_unstable();
+            regs.dedup();
+            if !regs.is_empty() {
+                rules.push((triggers, regs));
+            }
+        }
+    }
     rules
 }
 
@@ -552,6 +620,58 @@ mod tests {
         assert_eq!(exact_quotient_stride(IBin::UDiv, 1 << 29, 2, 32), None);
         assert_eq!(exact_quotient_stride(IBin::ShrL, 4, 32, 32), None);
         assert_eq!(exact_quotient_stride(IBin::SDiv, 4, 2, 32), None);
+    }
+
+    /// A loop whose exit branch reads `%0` writes `%1` (read after the exit) and `%3` (not
+    /// read after it), and its exit edge moves `%1` into `%4`: `%1` and `%4` hold each lane's
+    /// last values once `%0` is varying, `%3` is dead there.
+    #[test]
+    fn loop_exits_make_live_outs_varying() {
+        use tessera_spirv::ir::{Block, Builtins, Edge, Term};
+        let edge = |target: u32, moves: Vec<(Reg, Reg)>| Edge { target, moves };
+        let block = |ops: Vec<Op>, term: Term| Block {
+            ops,
+            term,
+            order_succ: Vec::new(),
+        };
+        let ir = Ir {
+            blocks: vec![
+                block(Vec::new(), Term::Jump(edge(1, Vec::new()))),
+                block(
+                    vec![
+                        Op::IBin {
+                            op: IBin::Add,
+                            width: 32,
+                            dst: 1,
+                            lhs: 1,
+                            rhs: 2,
+                        },
+                        Op::Mov { dst: 3, src: 2 },
+                    ],
+                    Term::Branch {
+                        cond: 0,
+                        if_true: edge(1, Vec::new()),
+                        if_false: edge(2, vec![(4, 1)]),
+                    },
+                ),
+                block(vec![Op::Mov { dst: 5, src: 1 }], Term::Exit),
+            ],
+            reg_types: vec![
+                RegType::Bool,
+                RegType::Int(32),
+                RegType::Int(32),
+                RegType::Int(32),
+                RegType::Int(32),
+                RegType::Int(32),
+            ],
+            consts: vec![(2, 1)],
+            builtins: Builtins::default(),
+            shared_size: 0,
+            needs_whole_group: false,
+            shapes: Vec::new(),
+        };
+        let rules = loop_exit_rules(&ir, &Liveness::of(&ir));
+        assert_eq!(rules, vec![(vec![0], vec![1, 4])]);
     }
 
     /// Every class `aligned_ibin` claims holds over each chunk-aligned run of 16 indices.
