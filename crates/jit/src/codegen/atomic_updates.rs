@@ -147,7 +147,15 @@ impl Gen<'_> {
             let (vat, mat) = (16 * abytes, 16 * (abytes + size));
             let spill = self.edge_slot((mat + 16) as u32);
             self.edge_spill(&x, abytes, spill, 0);
-            self.edge_spill(&v, size, spill, vat as i32);
+            // A value every lane shares (`atomicAdd(bins[b], 1)`) stays a register.
+            let shared_value = if v.is_scalar() {
+                self.scalar(&v, size)
+            } else {
+                None
+            };
+            if shared_value.is_none() {
+                self.edge_spill(&v, size, spill, vat as i32);
+            }
             if let Some(mask) = active {
                 self.b.ins().store(own_flags(), mask, spill, mat as i32);
             }
@@ -188,8 +196,13 @@ impl Gen<'_> {
                 }
                 None => None,
             };
-            let vp = row(self, size, vat);
-            let x = self.b.ins().load(ty, own_flags(), vp, 0);
+            let x = match shared_value {
+                Some(x) => x,
+                None => {
+                    let vp = row(self, size, vat);
+                    self.b.ins().load(ty, own_flags(), vp, 0)
+                }
+            };
             self.update_word(place, rmw, ty, at, on, |_| x);
             let next = self.b.ins().iadd_imm_s(lane, 1);
             self.b.ins().jump(head, &[BlockArg::Value(next)]);

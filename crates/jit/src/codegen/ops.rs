@@ -557,6 +557,11 @@ impl Gen<'_> {
             _ => false,
         };
         if op == IBin::Mul
+            && let Some(out) = self.mul_by_power_of_two(a, b, bytes)
+        {
+            return Some(JVal::Varying(out));
+        }
+        if op == IBin::Mul
             && bytes == 8
             && let Some(out) = self.mul_widened_by_uniform(a, b)
         {
@@ -673,6 +678,33 @@ impl Gen<'_> {
     /// row index times a row pitch) by a uniform `u`: `x·u_low + (x·u_high) << 32`, two
     /// `pmuludq` per pair of lanes, where x64's general 64-bit product takes three and five
     /// more instructions. `None` for other operands.
+    /// A varying product by a constant power of two, as a shift: Cranelift lowers a vector
+    /// `imul` by a splat constant as a general product (`pmulld`, or two `pmuludq` and more
+    /// for 64-bit lanes). `None` for other operands and for bytes (no 8-bit vector shift).
+    fn mul_by_power_of_two(&mut self, a: &JVal, b: &JVal, bytes: usize) -> Option<Vec<Value>> {
+        let ((JVal::Varying(_), JVal::Const(k)) | (JVal::Const(k), JVal::Varying(_))) = (a, b)
+        else {
+            return None;
+        };
+        let x = if matches!(a, JVal::Varying(_)) { a } else { b };
+        let bits = 8 * bytes as u32;
+        let k = if bits == 64 {
+            *k
+        } else {
+            *k & ((1u64 << bits) - 1)
+        };
+        if bytes == 1 || !k.is_power_of_two() {
+            return None;
+        }
+        let shift = i64::from(k.trailing_zeros());
+        Some(
+            self.vectors(x, bytes)
+                .into_iter()
+                .map(|v| self.b.ins().ishl_imm_u(v, shift))
+                .collect(),
+        )
+    }
+
     fn mul_widened_by_uniform(&mut self, a: &JVal, b: &JVal) -> Option<Vec<Value>> {
         let (lanes, uniform) = match (a, b) {
             (JVal::Varying(v), u) | (u, JVal::Varying(v)) if u.is_scalar() => (v.clone(), u),
