@@ -6,6 +6,12 @@
 //! takes the vector path, checked at run time. (A flat index split over a view whose sizes
 //! are the divisors is caught before this path, with no per-lane offsets: `flat`.)
 //!
+//! Before any per-lane offset, a chunk checks its 32-bit coordinates themselves (`run_path`):
+//! when the innermost one holds `x0 + i·count` in lane `i` and every other one the same value
+//! in all lanes (a clamp that clamps nothing, workgroup ids of one-invocation workgroups in a
+//! row), the access is affine after all, and takes the affine bounds check and the vector
+//! load or store.
+//!
 //! Invariants: no load or store happens before every lane's coordinates were checked against
 //! the view's dimensions; in bounds, an element lies inside the window (`ok` includes the
 //! view's footprint, as for the affine paths in `memory`).
@@ -262,6 +268,78 @@ impl Gen<'_> {
         }
     }
 
+    /// The run check of `run_path` for an access this path takes with 32-bit coordinates
+    /// (`lane_offsets_vectors`): emits, in the current block, the check that the lanes'
+    /// coordinates form one run of `count` elements, in bounds and packed, and in that case
+    /// calls `body` with the run's first byte; then continues in a new block for the other
+    /// chunks. `body` must end its block. Does nothing for coordinates of another shape.
+    #[allow(clippy::too_many_arguments)]
+    fn run_path(
+        &mut self,
+        t: &TensorAcc,
+        coords: &[Reg],
+        signed: bool,
+        count: usize,
+        (ptr, dims, strides, ok): (Value, Value, Value, Value),
+        body: impl FnOnce(&mut Self, Value),
+    ) {
+        let last = coords.len() - 1;
+        let mut values = Vec::with_capacity(coords.len());
+        let mut same: Option<Value> = None;
+        for (k, &c) in coords.iter().enumerate() {
+            let v = self.get(c);
+            let value = match &v {
+                JVal::Varying(xs) => {
+                    let x0 = self.b.ins().extractlane(xs[0], 0);
+                    let first = self.b.ins().splat(I32X4, x0);
+                    let step = if k == last { count as u64 } else { 0 };
+                    for (j, &x) in xs.iter().enumerate() {
+                        let want = self.const_vec(4, j, |i| step * i as u64);
+                        let want = self.b.ins().iadd(first, want);
+                        let eq = self.b.ins().icmp(IntCC::Equal, x, want);
+                        same = Some(match same {
+                            None => eq,
+                            Some(a) => self.b.ins().band(a, eq),
+                        });
+                    }
+                    if k == last {
+                        JVal::Affine(x0, count as u64)
+                    } else {
+                        JVal::Uniform(x0)
+                    }
+                }
+                JVal::Affine(_, stride) if k != last || *stride != count as u64 => return,
+                other => other.clone(),
+            };
+            values.push(value);
+        }
+        let Some(same) = same else {
+            return;
+        };
+        let Some((base, step, estep, inb, _)) =
+            self.tensor_affine_of(&values, signed, 32, count, dims, strides, ok)
+        else {
+            return;
+        };
+        let size = t.elem.bytes();
+        let run = self.b.ins().vall_true(same);
+        let packed = self.runs_packed(step, estep, count, size);
+        let take = self.b.ins().band(run, inb);
+        let take = self.b.ins().band(take, packed);
+        let (fast, other) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(take, fast, &[], other, &[]);
+        self.enter_sealed(fast);
+        // In bounds, so inside the window (`ok` includes the view's footprint).
+        let first = self.b.ins().iadd(ptr, base);
+        body(self, first);
+        self.enter_sealed(other);
+    }
+
+    /// Whether `run_path` applies: 32-bit coordinates that `lane_offsets_vectors` takes.
+    fn takes_runs(&self, t: &TensorAcc, coords: &[Reg], cw: u8) -> bool {
+        cw == 32 && coords_fit(t, coords, cw) && coords.iter().all(|&c| self.bytes(c) == 4)
+    }
+
     /// Lane `i`'s offset (`I64`).
     fn lane_offset_of(&mut self, lanes: &LaneOffsets, i: usize) -> Value {
         match &lanes.offsets {
@@ -326,9 +404,6 @@ impl Gen<'_> {
         let size = t.elem.bytes();
         let count = dsts.len();
         let (ptr, _, ok, _, dims, strides) = self.site(t);
-        let Some(lanes) = self.lane_offsets(t, coords, signed, cw, count, dims, strides, ok) else {
-            return Ok(false);
-        };
         let vt = vec_ty(size);
         let join = self.b.create_block();
         let params: Vec<Vec<Value>> = (0..count)
@@ -338,6 +413,15 @@ impl Gen<'_> {
                     .collect()
             })
             .collect();
+        if self.takes_runs(t, coords, cw) {
+            let site = (ptr, dims, strides, ok);
+            self.run_path(t, coords, signed, count, site, |g, first| {
+                g.packed_read(first, count, size, join)
+            });
+        }
+        let Some(lanes) = self.lane_offsets(t, coords, signed, cw, count, dims, strides, ok) else {
+            return Ok(false);
+        };
         let out = self.b.ins().bxor_imm_s(lanes.all_in, 1);
         self.edge_read_if(out, t, coords, signed, cw, count, join)?;
         let packed = self.runs_back_to_back(&lanes, count, size);
@@ -392,13 +476,20 @@ impl Gen<'_> {
         let size = t.elem.bytes();
         let count = values.len();
         let (ptr, _, ok, _, dims, strides) = self.site(t);
+        let join = self.b.create_block();
+        let vals: Vec<JVal> = values.iter().map(|&v| self.get(v)).collect();
+        if self.takes_runs(t, coords, cw) {
+            let site = (ptr, dims, strides, ok);
+            self.run_path(t, coords, signed, count, site, |g, first| {
+                g.packed_write(first, &vals, size);
+                g.b.ins().jump(join, &[]);
+            });
+        }
         let Some(lanes) = self.lane_offsets(t, coords, signed, cw, count, dims, strides, ok) else {
             return Ok(false);
         };
-        let join = self.b.create_block();
         let out = self.b.ins().bxor_imm_s(lanes.all_in, 1);
         self.edge_write_if(out, t, coords, signed, cw, values, join)?;
-        let vals: Vec<JVal> = values.iter().map(|&v| self.get(v)).collect();
         let packed = self.runs_back_to_back(&lanes, count, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();

@@ -65,10 +65,26 @@ impl Gen<'_> {
         strides: Value,
         ok: Value,
     ) -> Option<(Value, Value, Value, Value, Value)> {
-        let cb = usize::from(cw / 8).max(1);
         if !coords_fit(t, coords, cw) {
             return None;
         }
+        let values: Vec<JVal> = coords.iter().map(|&c| self.get(c)).collect();
+        self.tensor_affine_of(&values, signed, cw, count, dims, strides, ok)
+    }
+
+    /// `tensor_affine` for coordinates with the values `coords` (which `coords_fit` admits).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn tensor_affine_of(
+        &mut self,
+        coords: &[JVal],
+        signed: bool,
+        cw: u8,
+        count: usize,
+        dims: Value,
+        strides: Value,
+        ok: Value,
+    ) -> Option<(Value, Value, Value, Value, Value)> {
+        let cb = usize::from(cw / 8).max(1);
         let mut base = self.b.ins().iconst(I64, 0);
         let mut step = self.b.ins().iconst(I64, 0);
         // `ok` is 0 or 1 (the driver's `TensorSite`): usable as the flag itself.
@@ -76,8 +92,8 @@ impl Gen<'_> {
         let last = coords.len() - 1;
         let mut elem_step = None;
         let mut innermost = None;
-        for (k, &c) in coords.iter().enumerate() {
-            let (c0, s) = match self.get(c) {
+        for (k, c) in coords.iter().enumerate() {
+            let (c0, s) = match *c {
                 JVal::Const(v) => (self.iconst(scalar_ty(cb), v), 0i64),
                 JVal::Uniform(x) => (self.fit(x, scalar_ty(cb)), 0),
                 JVal::Affine(x, s) => {
