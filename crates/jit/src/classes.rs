@@ -193,17 +193,25 @@ fn divergence_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
             rules.push((vec![cond], read_at(&split.written, live, meet)));
         }
     }
-    rules.extend(loop_exit_rules(ir, live));
+    rules.extend(loop_exit_rules(ir, live, &regions));
     rules
 }
 
-/// Temporal divergence of every natural loop, masked by compiled code or not: when a branch
-/// that leaves the loop diverges, lanes leave at different iterations (the stepper runs such a
-/// loop lane by lane), so a register the loop writes that is read after an exit holds each
-/// lane's last value, even one that every iteration computes alike for the lanes still in the
-/// loop (`s += i·j` with uniform `i`, `j`). The rule makes varying the loop's registers live
-/// into an exit target and the destinations of the moves on exit edges.
-fn loop_exit_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
+/// Temporal divergence of every natural loop, masked by compiled code or not: when lanes may
+/// leave the loop at different iterations (the stepper runs such a loop lane by lane), a
+/// register the loop writes that is read after an exit holds each lane's last value, even one
+/// that every iteration computes alike for the lanes still in the loop (`s += i·j` with
+/// uniform `i`, `j`). The triggers are the conditions of the loop's branches without a masked
+/// region of their own (`regions`) that may send lanes two ways, inside the loop or out of
+/// it; the rule makes varying the loop's registers live into an exit target and the
+/// destinations of the moves on exit edges. An early `return` counts too: the stepper runs the
+/// lowest block first, so lanes that returned at different iterations run the return's block
+/// together.
+fn loop_exit_rules(
+    ir: &Ir,
+    live: &Liveness,
+    regions: &[Option<crate::codegen::masked::Region>],
+) -> Vec<(Vec<Reg>, Vec<Reg>)> {
     use tessera_spirv::ir::loops::{natural_loop, predecessors};
     let preds = predecessors(&ir.blocks);
     let mut rules = Vec::new();
@@ -214,33 +222,31 @@ fn loop_exit_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
                 continue;
             }
             let body = natural_loop(&preds, header, latch);
+            let inside = |b: u32| body.get(b as usize).copied().unwrap_or(false);
             let mut triggers = Vec::new();
             let mut exits = Vec::new();
-            let mut moved = Vec::new();
-            for (b, inside) in body.iter().enumerate() {
-                if !inside {
-                    continue;
-                }
+            let mut regs = Vec::new();
+            for b in (0..body.len()).filter(|&b| body[b]) {
                 let term = &ir.blocks[b].term;
-                let leaving: Vec<&tessera_spirv::ir::Edge> = term
-                    .edges()
-                    .into_iter()
-                    .filter(|x| !body.get(x.target as usize).copied().unwrap_or(false))
-                    .collect();
-                if leaving.is_empty() {
-                    continue;
+                let mut ways: Vec<u32> = Vec::new();
+                for x in term.edges() {
+                    ways.push(x.target);
+                    if !inside(x.target) {
+                        exits.push(x.target as usize);
+                        regs.extend(x.moves.iter().map(|&(d, _)| d));
+                    }
                 }
-                triggers.extend(term.condition());
-                for x in leaving {
-                    exits.push(x.target as usize);
-                    moved.extend(x.moves.iter().map(|&(d, _)| d));
+                ways.sort_unstable();
+                ways.dedup();
+                if ways.len() > 1 && regions.get(b).is_none_or(|r| r.is_none()) {
+                    triggers.extend(term.condition());
                 }
             }
-            if triggers.is_empty() {
+            if triggers.is_empty() || exits.is_empty() {
                 continue;
             }
             let mut written = Vec::new();
-            for (b, _) in body.iter().enumerate().filter(|&(_, &inside)| inside) {
+            for b in (0..body.len()).filter(|&b| body[b]) {
                 for op in &ir.blocks[b].ops {
                     op.for_each_def(|r| written.push(r));
                 }
@@ -250,7 +256,6 @@ fn loop_exit_rules(ir: &Ir, live: &Liveness) -> Vec<(Vec<Reg>, Vec<Reg>)> {
             }
             written.sort_unstable();
             written.dedup();
-            let mut regs = moved;
             for &exit in &exits {
                 regs.extend(read_at(&written, live, exit));
             }
@@ -670,8 +675,62 @@ mod tests {
             needs_whole_group: false,
             shapes: Vec::new(),
         };
-        let rules = loop_exit_rules(&ir, &Liveness::of(&ir));
+        let rules = loop_exit_rules(&ir, &Liveness::of(&ir), &[]);
         assert_eq!(rules, vec![(vec![0], vec![1, 4])]);
+    }
+
+    /// A loop with an early return (to block 6) and a branch whose two sides stay in the loop
+    /// (block 2) before a latch that leaves on `%5`: all three conditions are triggers (lanes
+    /// that return at different iterations run block 6 together), and `%1`, which both exits
+    /// read, is varying.
+    #[test]
+    fn early_returns_and_inner_branches() {
+        use tessera_spirv::ir::{Block, Builtins, Edge, Term};
+        let edge = |target: u32| Edge {
+            target,
+            moves: Vec::new(),
+        };
+        let branch = |cond: Reg, t: u32, f: u32| Term::Branch {
+            cond,
+            if_true: edge(t),
+            if_false: edge(f),
+        };
+        let block = |ops: Vec<Op>, term: Term| Block {
+            ops,
+            term,
+            order_succ: Vec::new(),
+        };
+        let add = Op::IBin {
+            op: IBin::Add,
+            width: 32,
+            dst: 1,
+            lhs: 1,
+            rhs: 2,
+        };
+        let mut reg_types = vec![RegType::Bool; 10];
+        for r in [1, 2, 8, 9] {
+            reg_types[r] = RegType::Int(32);
+        }
+        let ir = Ir {
+            blocks: vec![
+                block(Vec::new(), branch(0, 1, 7)),
+                block(vec![add], branch(3, 2, 6)),
+                block(Vec::new(), branch(4, 3, 4)),
+                block(Vec::new(), Term::Jump(edge(4))),
+                block(Vec::new(), branch(5, 1, 5)),
+                block(vec![Op::Mov { dst: 8, src: 1 }], Term::Jump(edge(7))),
+                block(vec![Op::Mov { dst: 9, src: 1 }], Term::Exit),
+                block(Vec::new(), Term::Exit),
+            ],
+            reg_types,
+            consts: vec![(2, 1)],
+            builtins: Builtins::default(),
+            shared_size: 0,
+            needs_whole_group: false,
+            shapes: Vec::new(),
+        };
+        let rules = loop_exit_rules(&ir, &Liveness::of(&ir), &[]);
+        assert_eq!(rules, vec![(vec![3, 4, 5], vec![1])]);
     }
 
     /// Every class `aligned_ibin` claims holds over each chunk-aligned run of 16 indices.
