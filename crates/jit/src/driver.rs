@@ -80,6 +80,9 @@ pub(crate) fn run_groups(
     let guarded = kernel.out.guarded.as_slice();
     let wg_size = kernel.out.wg_size.max(1) as usize;
     worker.set_floor(DONE, guarded);
+    // Padded to whole chunks: compiled code builds the ids of one-invocation workgroups from 16
+    // entries a chunk (`Gen::lane_workgroup_ids`), also for lanes past a last, partial group,
+    // whose values no real lane reads (zeros).
     let mut wg_ids: Vec<[u32; 4]> = Vec::new();
     let mut c = Box::new(Ctx {
         regfile: std::ptr::null_mut(),
@@ -133,18 +136,14 @@ pub(crate) fn run_groups(
         run_batches(kernel, worker, next, &mut c, (wg_size / LANES) as u32);
         return;
     }
+    wg_ids.resize((fuse.max(1) as usize).next_multiple_of(LANES), [0; 4]);
     let mut sync_rounds = 0u32;
     while let Some(g) = next() {
         let lanes = worker.begin_group(g);
         if kernel.out.builtin_rows {
             worker.write_builtins();
         }
-        wg_ids.clear();
-        wg_ids.extend(worker.workgroup_ids(g).map(|id| [id[0], id[1], id[2], 0]));
-        // Padded to whole chunks: compiled code builds the ids of one-invocation workgroups
-        // from 16 entries a chunk (`Gen::lane_workgroup_ids`), also for lanes past a last,
-        // partial group, whose values no real lane reads.
-        wg_ids.resize((fuse.max(1) as usize).next_multiple_of(LANES), [0; 4]);
+        worker.fill_workgroup_ids(g, &mut wg_ids);
         let full = (lanes / LANES) as u32;
         c.regfile = worker.regfile();
         c.pcs = worker.pcs_ptr();

@@ -109,13 +109,14 @@ impl<'m, 'e> Worker<'m, 'e> {
         env.workgroup_ids(wg, 1).next().unwrap_or_default()
     }
 
-    /// The workgroup ids of lane group `group`'s workgroups, in order (base included).
-    pub fn workgroup_ids(&self, group: u64) -> impl Iterator<Item = [u32; 3]> + use<'e> {
+    /// Writes the ids of lane group `group`'s workgroups into `out` as `[x, y, z, 0]` entries,
+    /// in order (base included), and zeros after the last one.
+    pub fn fill_workgroup_ids(&self, group: u64, out: &mut [[u32; 4]]) {
         let env = self.m.env;
         let fuse = u64::from(env.shape.fuse);
         let first = group * fuse;
         let n = env.total_wg.saturating_sub(first).min(fuse) as usize;
-        env.workgroup_ids(first, n)
+        env.fill_workgroup_ids(first, n, out);
     }
 
     /// Lane groups a worker takes per claim (consecutive ones; fewer at the end): a backend

@@ -214,6 +214,11 @@ impl Env<'_> {
     pub(crate) fn workgroup_ids(&self, first: u64, n: usize) -> impl Iterator<Item = [u32; 3]> {
         workgroup_ids(self.count, self.base, first, n)
     }
+
+    /// [`Self::workgroup_ids`] as `[x, y, z, 0]` entries in `out`, zeros after the `n`th.
+    pub(crate) fn fill_workgroup_ids(&self, first: u64, n: usize, out: &mut [[u32; 4]]) {
+        fill_workgroup_ids(self.count, self.base, first, n, out);
+    }
 }
 
 /// The ids (`base` added) of `n` consecutive workgroups of a `count` grid from the `first`th,
@@ -244,6 +249,39 @@ fn workgroup_ids(
         }
         now
     })
+}
+
+/// [`workgroup_ids`] written into `out` as `[x, y, z, 0]` entries (`n` of them, zeros after):
+/// a plain loop over one store an entry, for a backend that reads a table of ids per lane group.
+fn fill_workgroup_ids(count: [u32; 3], base: [u32; 3], first: u64, n: usize, out: &mut [[u32; 4]]) {
+    let [cx, cy, _] = count.map(u64::from);
+    let n = n.min(out.len());
+    if n > 0 {
+        let (mut x, mut y, mut z) = (
+            (first % cx) as u32,
+            ((first / cx) % cy) as u32,
+            (first / (cx * cy)) as u32,
+        );
+        let [cx, cy, _] = count;
+        for entry in &mut out[..n] {
+            *entry = [
+                x.wrapping_add(base[0]),
+                y.wrapping_add(base[1]),
+                z.wrapping_add(base[2]),
+                0,
+            ];
+            x += 1;
+            if x == cx {
+                x = 0;
+                y += 1;
+                if y == cy {
+                    y = 0;
+                    z += 1;
+                }
+            }
+        }
+    }
+    out[n..].fill([0; 4]);
 }
 
 thread_local! {
@@ -374,7 +412,7 @@ pub(crate) fn local_id_rows(local: [u32; 3]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::workgroup_ids;
+    use super::{fill_workgroup_ids, workgroup_ids};
 
     #[test]
     fn workgroup_ids_count_on_as_division_would() {
@@ -394,6 +432,13 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "from workgroup {first}");
+            let mut table = vec![[7u32; 4]; 32];
+            let n = (total - first) as usize;
+            fill_workgroup_ids(count, base, first, n, &mut table);
+            let filled: Vec<[u32; 3]> = table[..n].iter().map(|e| [e[0], e[1], e[2]]).collect();
+            assert_eq!(filled, want, "table from workgroup {first}");
+            assert!(table[..n].iter().all(|e| e[3] == 0));
+            assert!(table[n..].iter().all(|&e| e == [0; 4]));
         }
     }
 }
