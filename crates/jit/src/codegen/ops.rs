@@ -673,11 +673,6 @@ impl Gen<'_> {
         Some(JVal::Varying(out))
     }
 
-    /// A 64-bit product of varying lanes that are zero-extended 32-bit values (each `I64X2` a
-    /// `uwiden_low`/`uwiden_high` of an `I32X4`, as a 32 → 64-bit conversion makes them; a
-    /// row index times a row pitch) by a uniform `u`: `x·u_low + (x·u_high) << 32`, two
-    /// `pmuludq` per pair of lanes, where x64's general 64-bit product takes three and five
-    /// more instructions. `None` for other operands.
     /// A varying product by a constant power of two, as a shift: Cranelift lowers a vector
     /// `imul` by a splat constant as a general product (`pmulld`, or two `pmuludq` and more
     /// for 64-bit lanes). `None` for other operands and for bytes (no 8-bit vector shift).
@@ -705,6 +700,11 @@ impl Gen<'_> {
         )
     }
 
+    /// A 64-bit product of varying lanes that are zero-extended 32-bit values (each `I64X2` a
+    /// `uwiden_low`/`uwiden_high` of an `I32X4`, as a 32 → 64-bit conversion makes them; a
+    /// row index times a row pitch) by a uniform `u`: `x·u_low + (x·u_high) << 32`, two
+    /// `pmuludq` per pair of lanes, where x64's general 64-bit product takes three and five
+    /// more instructions. `None` for other operands.
     fn mul_widened_by_uniform(&mut self, a: &JVal, b: &JVal) -> Option<Vec<Value>> {
         let (lanes, uniform) = match (a, b) {
             (JVal::Varying(v), u) | (u, JVal::Varying(v)) if u.is_scalar() => (v.clone(), u),
