@@ -17,8 +17,9 @@ def read(r, c, oob):
     return int(src[r, c]) if r < ROWS and c < COLS else oob
 
 
-out = np.zeros(GX * GY * 6, np.int32)
+out = np.zeros(GX * GY * 7, np.int32)
 dst = np.full((ROWS, COLS), -1, np.int32)
+runs = np.full((ROWS, COLS), -1, np.int32)
 for y in range(GY):
     for x in range(GX):
         lane = y * GX + x
@@ -29,12 +30,18 @@ for y in range(GY):
         # Element by element: those past the row's end read the oob value.
         run = [read(r, c4 + j, -8) for j in range(4)]
         w = read(r, min(x, 1000) + 0xFFFFFFF8, -9)
-        out[lane * 6:lane * 6 + 6] = [v, *run, w]
+        odd = read(r, cx, -6) if x % 2 else -6
+        out[lane * 7:lane * 7 + 7] = [v, *run, w, odd]
         if r < ROWS:
             dst[r, cx] = v + 1000
+            # Element by element: those past the row's end are dropped.
+            for j in range(4):
+                if c4 + j < COLS:
+                    runs[r, c4 + j] = run[j] + 1 + j
 
 case = Case("Tensor accesses at coordinates that form runs only at run time: rows from a "
-            "buffer, clamped columns, 4-element arrays, a wrapped column; packed and padded "
+            "buffer, clamped columns, 4-element arrays read and written, a wrapped column, a read "
+            "under a branch; packed and padded "
             "views",
             shaders=[shader("shader.spv", "shader.comp")])
 for name, strides in [("packed", "packed"), ("padded", "padded")]:
@@ -42,4 +49,6 @@ for name, strides in [("packed", "packed"), ("padded", "padded")]:
              bindings=[tensor(0, tensor_el("i32", src, strides=strides)),
                        tensor(1, tensor_el("i32", np.full((ROWS, COLS), -1, np.int32), dst,
                                            strides=strides)),
-                       buf(2, rows), buf(3, np.zeros_like(out), out, dtype=np.int32)])
+                       buf(2, rows), buf(3, np.zeros_like(out), out, dtype=np.int32),
+                       tensor(4, tensor_el("i32", np.full((ROWS, COLS), -1, np.int32), runs,
+                                           strides=strides))])

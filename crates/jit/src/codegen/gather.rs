@@ -284,6 +284,10 @@ impl Gen<'_> {
         body: impl FnOnce(&mut Self, Value),
     ) {
         let last = coords.len() - 1;
+        // A uniform innermost coordinate gives every lane the same element: never a run.
+        if self.get(coords[last]).is_scalar() {
+            return;
+        }
         let mut values = Vec::with_capacity(coords.len());
         let mut same: Option<Value> = None;
         for (k, &c) in coords.iter().enumerate() {
