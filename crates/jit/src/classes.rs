@@ -12,7 +12,9 @@
 //! edge copies. The local invocation index, when chunks are aligned to it, also makes the
 //! subgroup id uniform and the subgroup invocation id affine ([`aligned_index`]).
 //! Divergence that compiled code runs under masks makes the registers that merge values of
-//! several lanes' paths varying ([`divergence_rules`]).
+//! several lanes' paths varying ([`divergence_rules`]), and a loop whose lanes may leave at
+//! different iterations (masked or stepped) makes what it writes varying after its exits
+//! ([`loop_exit_rules`]).
 
 use tessera_spirv::alu::{self, Conv, IBin};
 use tessera_spirv::exec::GroupShape;
