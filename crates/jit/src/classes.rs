@@ -629,54 +629,73 @@ mod tests {
         assert_eq!(exact_quotient_stride(IBin::SDiv, 4, 2, 32), None);
     }
 
-    /// A loop whose exit branch reads `%0` writes `%1` (read after the exit) and `%3` (not
-    /// read after it), and its exit edge moves `%1` into `%4`: `%1` and `%4` hold each lane's
-    /// last values once `%0` is varying, `%3` is dead there.
-    #[test]
-    fn loop_exits_make_live_outs_varying() {
-        use tessera_spirv::ir::{Block, Builtins, Edge, Term};
-        let edge = |target: u32, moves: Vec<(Reg, Reg)>| Edge { target, moves };
-        let block = |ops: Vec<Op>, term: Term| Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        };
-        let ir = Ir {
-            blocks: vec![
-                block(Vec::new(), Term::Jump(edge(1, Vec::new()))),
-                block(
-                    vec![
-                        Op::IBin {
-                            op: IBin::Add,
-                            width: 32,
-                            dst: 1,
-                            lhs: 1,
-                            rhs: 2,
-                        },
-                        Op::Mov { dst: 3, src: 2 },
-                    ],
-                    Term::Branch {
-                        cond: 0,
-                        if_true: edge(1, Vec::new()),
-                        if_false: edge(2, vec![(4, 1)]),
-                    },
-                ),
-                block(vec![Op::Mov { dst: 5, src: 1 }], Term::Exit),
-            ],
-            reg_types: vec![
-                RegType::Bool,
-                RegType::Int(32),
-                RegType::Int(32),
-                RegType::Int(32),
-                RegType::Int(32),
-                RegType::Int(32),
-            ],
+    use tessera_spirv::ir::{Block, Builtins, Edge, Term};
+
+    fn edge(target: u32, moves: Vec<(Reg, Reg)>) -> Edge {
+        Edge { target, moves }
+    }
+
+    fn branch(cond: Reg, if_true: Edge, if_false: Edge) -> Term {
+        Term::Branch {
+            cond,
+            if_true,
+            if_false,
+        }
+    }
+
+    /// `%dst = %lhs + %rhs` on 32 bits.
+    fn add(dst: Reg, lhs: Reg, rhs: Reg) -> Op {
+        Op::IBin {
+            op: IBin::Add,
+            width: 32,
+            dst,
+            lhs,
+            rhs,
+        }
+    }
+
+    /// An IR of `blocks` (ops, terminator) whose registers `ints` are 32-bit integers, the
+    /// others bools, and `%2` is the constant 1.
+    fn loop_ir(blocks: Vec<(Vec<Op>, Term)>, regs: usize, ints: &[usize]) -> Ir {
+        let mut reg_types = vec![RegType::Bool; regs];
+        for &r in ints {
+            reg_types[r] = RegType::Int(32);
+        }
+        Ir {
+            blocks: blocks
+                .into_iter()
+                .map(|(ops, term)| Block {
+                    ops,
+                    term,
+                    order_succ: Vec::new(),
+                })
+                .collect(),
+            reg_types,
             consts: vec![(2, 1)],
             builtins: Builtins::default(),
             shared_size: 0,
             needs_whole_group: false,
             shapes: Vec::new(),
-        };
+        }
+    }
+
+    /// A loop whose exit branch reads `%0` writes `%1` (read after the exit) and `%3` (not
+    /// read after it), and its exit edge moves `%1` into `%4`: `%1` and `%4` hold each lane's
+    /// last values once `%0` is varying, `%3` is dead there.
+    #[test]
+    fn loop_exits_make_live_outs_varying() {
+        let ir = loop_ir(
+            vec![
+                (Vec::new(), Term::Jump(edge(1, Vec::new()))),
+                (
+                    vec![add(1, 1, 2), Op::Mov { dst: 3, src: 2 }],
+                    branch(0, edge(1, Vec::new()), edge(2, vec![(4, 1)])),
+                ),
+                (vec![Op::Mov { dst: 5, src: 1 }], Term::Exit),
+            ],
+            6,
+            &[1, 2, 3, 4, 5],
+        );
         let rules = loop_exit_rules(&ir, &Liveness::of(&ir), &[]);
         assert_eq!(rules, vec![(vec![0], vec![1, 4])]);
     }
@@ -687,50 +706,21 @@ mod tests {
     /// read, is varying.
     #[test]
     fn early_returns_and_inner_branches() {
-        use tessera_spirv::ir::{Block, Builtins, Edge, Term};
-        let edge = |target: u32| Edge {
-            target,
-            moves: Vec::new(),
-        };
-        let branch = |cond: Reg, t: u32, f: u32| Term::Branch {
-            cond,
-            if_true: edge(t),
-            if_false: edge(f),
-        };
-        let block = |ops: Vec<Op>, term: Term| Block {
-            ops,
-            term,
-            order_succ: Vec::new(),
-        };
-        let add = Op::IBin {
-            op: IBin::Add,
-            width: 32,
-            dst: 1,
-            lhs: 1,
-            rhs: 2,
-        };
-        let mut reg_types = vec![RegType::Bool; 10];
-        for r in [1, 2, 8, 9] {
-            reg_types[r] = RegType::Int(32);
-        }
-        let ir = Ir {
-            blocks: vec![
-                block(Vec::new(), branch(0, 1, 7)),
-                block(vec![add], branch(3, 2, 6)),
-                block(Vec::new(), branch(4, 3, 4)),
-                block(Vec::new(), Term::Jump(edge(4))),
-                block(Vec::new(), branch(5, 1, 5)),
-                block(vec![Op::Mov { dst: 8, src: 1 }], Term::Jump(edge(7))),
-                block(vec![Op::Mov { dst: 9, src: 1 }], Term::Exit),
-                block(Vec::new(), Term::Exit),
+        let to = |target: u32| edge(target, Vec::new());
+        let ir = loop_ir(
+            vec![
+                (Vec::new(), branch(0, to(1), to(7))),
+                (vec![add(1, 1, 2)], branch(3, to(2), to(6))),
+                (Vec::new(), branch(4, to(3), to(4))),
+                (Vec::new(), Term::Jump(to(4))),
+                (Vec::new(), branch(5, to(1), to(5))),
+                (vec![Op::Mov { dst: 8, src: 1 }], Term::Jump(to(7))),
+                (vec![Op::Mov { dst: 9, src: 1 }], Term::Exit),
+                (Vec::new(), Term::Exit),
             ],
-            reg_types,
-            consts: vec![(2, 1)],
-            builtins: Builtins::default(),
-            shared_size: 0,
-            needs_whole_group: false,
-            shapes: Vec::new(),
-        };
+            10,
+            &[1, 2, 8, 9],
+        );
         let rules = loop_exit_rules(&ir, &Liveness::of(&ir), &[]);
         assert_eq!(rules, vec![(vec![3, 4, 5], vec![1])]);
     }

@@ -62,7 +62,7 @@ impl Gen<'_> {
         if !coords_fit(t, coords, cw) {
             return None;
         }
-        if cb == 4 && coords.iter().all(|&c| self.bytes(c) == 4) {
+        if self.takes_runs(t, coords, cw) {
             return Some(self.lane_offsets_vectors(coords, signed, count, dims, strides, ok));
         }
         let last = coords.len() - 1;
@@ -339,7 +339,8 @@ impl Gen<'_> {
         self.enter_sealed(other);
     }
 
-    /// Whether `run_path` applies: 32-bit coordinates that `lane_offsets_vectors` takes.
+    /// Whether the access has 32-bit coordinates in 32-bit registers: `lane_offsets` then
+    /// takes them four lanes to a vector (`lane_offsets_vectors`), and `run_path` applies.
     fn takes_runs(&self, t: &TensorAcc, coords: &[Reg], cw: u8) -> bool {
         cw == 32 && coords_fit(t, coords, cw) && coords.iter().all(|&c| self.bytes(c) == 4)
     }

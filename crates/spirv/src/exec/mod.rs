@@ -253,6 +253,8 @@ fn workgroup_ids(
 
 /// [`workgroup_ids`] written into `out` as `[x, y, z, 0]` entries (`n` of them, zeros after):
 /// a plain loop over one store an entry, for a backend that reads a table of ids per lane group.
+/// It counts on as `workgroup_ids` does (a unit test holds the two equal): zipping that
+/// iterator into `out` instead ran tiny_groups about 10 % slower.
 fn fill_workgroup_ids(count: [u32; 3], base: [u32; 3], first: u64, n: usize, out: &mut [[u32; 4]]) {
     let [cx, cy, _] = count.map(u64::from);
     let n = n.min(out.len());
